@@ -1,0 +1,127 @@
+# Makefile: builds the kernel and its GRUB ISO images; `make run` boots it, `make test` proves it.
+#
+#   make            build/kernel.elf, build/kernel.asm, build/kernel.sym, build/ftrace-os.iso
+#   make run        boot in QEMU (TCG), serial console on this terminal; SMP=N MEM=256M
+#   make debug      same, stopped at the first instruction, waiting for gdb
+#   make test       host unit tests, in-kernel self-tests, QEMU integration tests
+#   make format     clang-format the C sources
+
+# --- What a user may override -------------------------------------------------------------
+CROSS   ?=
+CFLAGS  ?= -O2 -g
+SMP     ?= 1
+MEM     ?= 256M
+QEMU    ?= qemu-system-x86_64
+PYTHON  ?= /usr/bin/python3
+
+CC      := $(CROSS)gcc
+LD      := $(CROSS)ld
+NM      := $(CROSS)nm
+OBJDUMP := $(CROSS)objdump
+NASM    := nasm
+HOSTCC  := gcc
+
+# --- What the kernel needs, whatever the user says ----------------------------------------
+KCFLAGS := -std=gnu11 -I.
+KCFLAGS += -ffreestanding -nostdinc -isystem $(shell $(CC) -print-file-name=include)  # no libc
+KCFLAGS += -fno-pic -fno-pie -mcmodel=kernel  # linked at 0xffffffff80000000; direct `call rel32`
+KCFLAGS += -mno-red-zone                      # interrupts push onto the stack below rsp
+KCFLAGS += -mno-sse -mno-mmx -mgeneral-regs-only  # no FPU/SIMD state to save on interrupts
+KCFLAGS += -fno-stack-protector -fcf-protection=none  # no canary setup, no endbr64 before fentry
+KCFLAGS += -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer  # backtraces follow rbp
+KCFLAGS += -fno-asynchronous-unwind-tables
+KCFLAGS += -Wall -Wextra -Wno-unused-parameter
+KCFLAGS += -MMD -MP                           # header dependencies
+LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
+
+B := build
+SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c lib/*.c tests/kernel/*.c)
+SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm)
+OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
+
+.PHONY: all run debug test unit deps format clean iso iso-test
+all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso
+
+$(B)/%.o: %.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/kallsyms%.o: $(B)/kallsyms%.c
+	$(CC) $(KCFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/%.o: %.asm Makefile
+	@mkdir -p $(dir $@)
+	$(NASM) -f elf64 -g -F dwarf $< -o $@
+
+# --- kallsyms: link once without names, generate the table from that link, link again -----
+$(B)/tools/kallsyms: tools/kallsyms.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -O2 -Wall -o $@ $<
+
+$(B)/kallsyms0.c: $(B)/tools/kallsyms
+	$(B)/tools/kallsyms < /dev/null > $@
+
+$(B)/kernel.tmp.elf: $(OBJS) $(B)/kallsyms0.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o
+
+$(B)/kallsyms.c: $(B)/kernel.tmp.elf $(B)/tools/kallsyms
+	$(NM) -n -S --defined-only $< | $(B)/tools/kallsyms > $@
+
+# The table sits in .rodata, after .text, so adding it must not move a single function.
+$(B)/kernel.elf: $(OBJS) $(B)/kallsyms.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms.o
+	@$(NM) -n $(B)/kernel.tmp.elf | grep -i ' t ' > $(B)/text.tmp.sym
+	@$(NM) -n $@ | grep -i ' t ' > $(B)/text.sym
+	@cmp -s $(B)/text.tmp.sym $(B)/text.sym || { echo "kallsyms: text moved between links"; rm -f $@; exit 1; }
+
+$(B)/kernel.asm: $(B)/kernel.elf
+	$(OBJDUMP) -d $< > $@
+
+$(B)/kernel.sym: $(B)/kernel.elf
+	$(NM) -n $< > $@
+
+# --- ISO images: the same kernel, two command lines ---------------------------------------
+$(B)/ftrace-os.iso: $(B)/kernel.elf iso/grub/grub.cfg tools/mkiso.sh
+	tools/mkiso.sh $< "" $@
+
+$(B)/ftrace-os-test.iso: $(B)/kernel.elf iso/grub/grub.cfg tools/mkiso.sh
+	tools/mkiso.sh $< "test" $@
+
+iso: $(B)/ftrace-os.iso
+iso-test: $(B)/ftrace-os-test.iso
+
+# --- Running -------------------------------------------------------------------------------
+# stdio is shared by the serial port and the QEMU monitor: Ctrl-A X quits, Ctrl-A C switches.
+# signal=off lets Ctrl-C reach the kernel's shell instead of killing QEMU.
+QEMU_ARGS := -m $(MEM) -smp $(SMP) -display none -no-reboot \
+	-chardev stdio,id=con,mux=on,signal=off -serial chardev:con -mon chardev=con,mode=readline \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04
+
+deps:
+	@tools/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@echo "ftrace-os: booting in QEMU (TCG). Quit: type 'poweroff', or Ctrl-A then X."
+	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os.iso -boot d
+
+debug: deps
+	@$(MAKE) --no-print-directory all
+	@echo "QEMU waits for gdb. In another terminal:"
+	@echo "  gdb $(B)/kernel.elf -ex 'target remote :1234' -ex 'break kmain' -ex continue"
+	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os.iso -boot d -s -S
+
+test: deps
+	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@tools/run-tests
+
+unit:
+	@$(MAKE) --no-print-directory -f tests/unit/Makefile run
+
+format:
+	clang-format -i $(SRCS_C) $(wildcard kernel/*.h kernel/*/*.h arch/x86/*.h lib/*.h) tools/kallsyms.c
+
+clean:
+	rm -rf $(B)
+
+-include $(OBJS:.o=.d) $(B)/kallsyms0.d $(B)/kallsyms.d

@@ -1,0 +1,26 @@
+/* Local APIC (per-CPU interrupts, timer, EOI) and IOAPIC (routing device IRQs to vectors). */
+#ifndef ARCH_X86_APIC_H
+#define ARCH_X86_APIC_H
+
+#include "lib/types.h"
+
+void lapic_init(void);
+void lapic_eoi(void);
+u32 lapic_id(void);
+/* Starts the periodic timer at hz interrupts a second, calibrated against the PIT. */
+void lapic_timer_init(unsigned int hz);
+extern u32 lapic_timer_ticks_per_sec;
+
+void ioapic_init(void);
+/* Sends ISA interrupt `irq` (edge, active high) to `vector` on the boot CPU. */
+void ioapic_route(int irq, int vector);
+
+/* The legacy 8259 PICs are remapped away from the exception vectors and masked. */
+void pic_disable(void);
+
+
+/* For calibration only. */
+void lapic_timer_start_oneshot_max(void);
+u32 lapic_timer_current(void);
+
+#endif

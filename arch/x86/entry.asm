@@ -1,0 +1,87 @@
+; entry.asm: the first instructions of every interrupt and exception.
+;
+; Each vector has a tiny stub that makes the stack look the same for all of them (an error code,
+; a dummy 0 if the CPU pushed none, then the vector number) and jumps to one common path, which
+; saves the general registers as a struct pt_regs and calls do_irq(regs) in traps.c.
+;
+;   high  ss, rsp, rflags, cs, rip   <- pushed by the CPU
+;         error_code, vector         <- pushed by the stub
+;   low   rdi ... r15                <- pushed here: struct pt_regs starts at rsp
+
+bits 64
+section .text
+
+extern do_irq
+
+%macro ISR_NOERR 1
+isr_%1:
+	push 0
+	push %1
+	jmp isr_common
+%endmacro
+
+%macro ISR_ERR 1
+isr_%1:
+	push %1
+	jmp isr_common
+%endmacro
+
+isr_common:
+	push rdi
+	push rsi
+	push rdx
+	push rcx
+	push rax
+	push r8
+	push r9
+	push r10
+	push r11
+	push rbx
+	push rbp
+	push r12
+	push r13
+	push r14
+	push r15
+	cld
+	mov rdi, rsp
+	call do_irq
+global irq_return
+irq_return:
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbp
+	pop rbx
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rax
+	pop rcx
+	pop rdx
+	pop rsi
+	pop rdi
+	add rsp, 16                     ; vector and error code
+	iretq
+
+; The CPU pushes an error code for these vectors only.
+%assign v 0
+%rep 256
+%if v == 8 || v == 10 || v == 11 || v == 12 || v == 13 || v == 14 || v == 17 || v == 21 || v == 29 || v == 30
+	ISR_ERR v
+%else
+	ISR_NOERR v
+%endif
+%assign v v + 1
+%endrep
+
+section .rodata
+global isr_stub_table
+align 8
+isr_stub_table:
+%assign v 0
+%rep 256
+	dq isr_ %+ v
+%assign v v + 1
+%endrep

@@ -1,0 +1,61 @@
+/* The GDT (64-bit code and data segments, the TSS) and the TSS's IST stacks for faults that need them. */
+#include "arch/x86/traps.h"
+#include "lib/compiler.h"
+#include "lib/string.h"
+
+#define IST_STACK_SIZE 8192
+
+/* 64-bit TSS: in long mode it only holds stack pointers, for privilege changes and the IST. */
+struct tss {
+	u32 reserved0;
+	u64 rsp[3];
+	u64 reserved1;
+	u64 ist[7];
+	u64 reserved2;
+	u16 reserved3;
+	u16 iomap_base;
+} __packed;
+
+struct desc_ptr {
+	u16 limit;
+	u64 base;
+} __packed;
+
+static struct tss tss;
+static u64 gdt[5] __aligned(16);
+/* A double fault often means the stack is gone, and an NMI can land anywhere: give each its own. */
+static u8 ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+
+void gdt_init(void)
+{
+	u64 base = (u64)&tss;
+	u64 limit = sizeof(tss) - 1;
+	struct desc_ptr p = { sizeof(gdt) - 1, (u64)gdt };
+
+	tss.ist[0] = (u64)ist_stacks[0] + IST_STACK_SIZE; /* IST1: #DF */
+	tss.ist[1] = (u64)ist_stacks[1] + IST_STACK_SIZE; /* IST2: NMI */
+	tss.ist[2] = (u64)ist_stacks[2] + IST_STACK_SIZE; /* IST3: #MC */
+	tss.iomap_base = sizeof(tss);
+
+	gdt[0] = 0;
+	gdt[1] = 0x00af9a000000ffffULL; /* 0x08 kernel code: present, DPL 0, long mode */
+	gdt[2] = 0x00cf92000000ffffULL; /* 0x10 kernel data */
+	/* 0x18: the TSS descriptor takes two slots in long mode. */
+	gdt[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ULL << 40) |
+		 (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
+	gdt[4] = base >> 32;
+
+	__asm__ volatile("lgdt %0" : : "m"(p));
+	/* Reload CS with a far return, and the data segments, so nothing refers to the boot GDT. */
+	__asm__ volatile("pushq $0x08\n\t"
+			 "leaq 1f(%%rip), %%rax\n\t"
+			 "pushq %%rax\n\t"
+			 "lretq\n"
+			 "1:\n\t"
+			 "movw $0x10, %%ax\n\t"
+			 "movw %%ax, %%ds\n\t"
+			 "movw %%ax, %%es\n\t"
+			 "movw %%ax, %%ss\n\t"
+			 "ltr %w0"
+			 : : "r"(0x18) : "rax", "memory");
+}

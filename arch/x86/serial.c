@@ -1,0 +1,80 @@
+/* 16550 UART driver for COM1 (0x3f8): the console the shell talks through. */
+#include "arch/x86/serial.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/traps.h"
+
+#define COM1 0x3f8
+#define COM1_IRQ 4
+#define RBR 0 /* receive buffer (read) / transmit holding (write) */
+#define IER 1
+#define FCR 2
+#define LCR 3
+#define MCR 4
+#define LSR 5
+#define LSR_DATA_READY 0x01
+#define LSR_THR_EMPTY 0x20
+
+/*
+ * Typed bytes wait here between the interrupt and the shell. Single producer (the IRQ handler)
+ * and single consumer (the shell), so head and tail need no lock, only ordered accesses.
+ */
+#define RX_RING 1024
+static u8 rx_ring[RX_RING];
+static volatile u32 rx_head, rx_tail;
+
+void serial_init(void)
+{
+	outb(COM1 + IER, 0x00);
+	outb(COM1 + LCR, 0x80); /* DLAB: next two writes set the divisor */
+	outb(COM1 + 0, 1);      /* 115200 baud */
+	outb(COM1 + 1, 0);
+	outb(COM1 + LCR, 0x03); /* 8 bits, no parity, one stop bit */
+	outb(COM1 + FCR, 0xc7); /* FIFO on, cleared, interrupt at 14 bytes */
+	outb(COM1 + MCR, 0x0b); /* DTR, RTS, OUT2: OUT2 gates the IRQ line on PC hardware */
+}
+
+static void serial_irq(struct pt_regs *regs)
+{
+	(void)regs;
+	while (inb(COM1 + LSR) & LSR_DATA_READY) {
+		u8 c = inb(COM1 + RBR);
+		u32 next = (rx_head + 1) % RX_RING;
+		if (next != rx_tail) { /* a full ring drops the byte rather than overwrite unread input */
+			rx_ring[rx_head] = c;
+			__atomic_store_n(&rx_head, next, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+void serial_enable_irq(void)
+{
+	set_irq_handler(SERIAL_VECTOR, serial_irq);
+	ioapic_route(COM1_IRQ, SERIAL_VECTOR);
+	outb(COM1 + IER, 0x01); /* interrupt when data is received */
+	serial_irq(NULL);       /* anything typed during boot */
+}
+
+void serial_putc(char c)
+{
+	while (!(inb(COM1 + LSR) & LSR_THR_EMPTY))
+		cpu_relax();
+	outb(COM1 + RBR, c);
+}
+
+int serial_getc(void)
+{
+	int c;
+
+	if (rx_tail == __atomic_load_n(&rx_head, __ATOMIC_ACQUIRE)) {
+		/* Before the IRQ is routed, poll; interrupts off keeps us the only producer meanwhile. */
+		unsigned long flags = local_irq_save();
+		serial_irq(NULL);
+		local_irq_restore(flags);
+		if (rx_tail == __atomic_load_n(&rx_head, __ATOMIC_ACQUIRE))
+			return -1;
+	}
+	c = rx_ring[rx_tail];
+	__atomic_store_n(&rx_tail, (rx_tail + 1) % RX_RING, __ATOMIC_RELEASE);
+	return c;
+}

@@ -1,0 +1,14 @@
+/* The 16550 UART on COM1: polled output, interrupt-driven input into a ring. */
+#ifndef ARCH_X86_SERIAL_H
+#define ARCH_X86_SERIAL_H
+
+#include "lib/types.h"
+
+void serial_init(void);
+/* Routes the UART's receive interrupt through the IOAPIC; needs interrupts set up. */
+void serial_enable_irq(void);
+void serial_putc(char c);
+/* Next received byte, or -1 if the ring is empty. */
+int serial_getc(void);
+
+#endif

@@ -1,0 +1,137 @@
+/* Exceptions and interrupt dispatch: a fault is loud (registers, symbolized backtrace) and then fatal. */
+#include "arch/x86/traps.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/paging.h"
+#include "kernel/kallsyms.h"
+#include "kernel/mm.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+
+static irq_handler_t irq_handlers[256];
+bool (*int3_hook)(struct pt_regs *regs);
+int oops_count;
+
+static const char *const exception_names[32] = {
+	[X86_TRAP_DE] = "#DE divide error",
+	[X86_TRAP_DB] = "#DB debug",
+	[X86_TRAP_NMI] = "NMI",
+	[X86_TRAP_BP] = "#BP int3",
+	[X86_TRAP_OF] = "#OF overflow",
+	[X86_TRAP_BR] = "#BR bounds",
+	[X86_TRAP_UD] = "#UD invalid opcode",
+	[X86_TRAP_NM] = "#NM device not available",
+	[X86_TRAP_DF] = "#DF double fault",
+	[X86_TRAP_TS] = "#TS invalid TSS",
+	[X86_TRAP_NP] = "#NP segment not present",
+	[X86_TRAP_SS] = "#SS stack segment",
+	[X86_TRAP_GP] = "#GP general protection fault",
+	[X86_TRAP_PF] = "#PF page fault",
+	[X86_TRAP_MF] = "#MF x87 floating point",
+	[X86_TRAP_AC] = "#AC alignment check",
+	[X86_TRAP_MC] = "#MC machine check",
+	[X86_TRAP_XF] = "#XF SIMD floating point",
+};
+
+void set_irq_handler(int vector, irq_handler_t fn)
+{
+	irq_handlers[vector] = fn;
+}
+
+/* A frame pointer we may follow: mapped, aligned, in the kernel half. Reading it must not fault. */
+static bool frame_ok(unsigned long fp)
+{
+	int level;
+	if (fp < PAGE_OFFSET || (fp & 7))
+		return false;
+	return lookup_pte(fp, &level) && lookup_pte(fp + 8, &level);
+}
+
+void show_stack(unsigned long ip, unsigned long bp)
+{
+	char sym[KSYM_NAME_LEN + 32];
+
+	printk(KERN_EMERG "Call Trace:\n");
+	if (ip) {
+		sprint_symbol(sym, sizeof(sym), ip);
+		printk(KERN_EMERG " %s\n", sym);
+	}
+	for (int depth = 0; depth < 32 && frame_ok(bp); depth++) {
+		unsigned long next = ((unsigned long *)bp)[0];
+		unsigned long ret = ((unsigned long *)bp)[1];
+		if (!is_kernel_text(ret))
+			break;
+		sprint_backtrace(sym, sizeof(sym), ret);
+		printk(KERN_EMERG " %s\n", sym);
+		if (next <= bp)
+			break;
+		bp = next;
+	}
+}
+
+void show_regs(const struct pt_regs *r)
+{
+	char sym[KSYM_NAME_LEN + 32];
+
+	sprint_symbol(sym, sizeof(sym), r->ip);
+	printk(KERN_EMERG "RIP: %04lx:%s\n", r->cs, sym);
+	printk(KERN_EMERG "RSP: %04lx:%016lx EFLAGS: %08lx\n", r->ss, r->sp, r->flags);
+	printk(KERN_EMERG "RAX: %016lx RBX: %016lx RCX: %016lx\n", r->ax, r->bx, r->cx);
+	printk(KERN_EMERG "RDX: %016lx RSI: %016lx RDI: %016lx\n", r->dx, r->si, r->di);
+	printk(KERN_EMERG "RBP: %016lx R08: %016lx R09: %016lx\n", r->bp, r->r8, r->r9);
+	printk(KERN_EMERG "R10: %016lx R11: %016lx R12: %016lx\n", r->r10, r->r11, r->r12);
+	printk(KERN_EMERG "R13: %016lx R14: %016lx R15: %016lx\n", r->r13, r->r14, r->r15);
+	printk(KERN_EMERG "CR2: %016lx CR3: %016lx CR4: %016lx\n", read_cr2(), read_cr3(),
+	       read_cr4());
+	show_stack(0, r->bp);
+}
+
+static void __noreturn die(const char *what, struct pt_regs *regs)
+{
+	local_irq_disable();
+	/* A fault while printing a fault: say so briefly instead of recursing. */
+	if (++oops_count > 1)
+		panic("Fatal exception in exception handler (%s)", what);
+	console_force_unlock();
+	printk(KERN_EMERG "Oops: %s, error code 0x%04lx [#%d] CPU %d\n", what, regs->error_code,
+	       oops_count, smp_processor_id());
+	show_regs(regs);
+	panic("Fatal exception");
+}
+
+/* Until other CPUs exist nothing sends NMIs on purpose; say so, as Linux does, and carry on. */
+static bool nmi_handler(struct pt_regs *regs)
+{
+	pr_emerg("Uhhuh. NMI received for unknown reason on CPU %d (rip %pS).\n", smp_processor_id(),
+		 (void *)regs->ip);
+	return true;
+}
+
+static void do_exception(struct pt_regs *regs)
+{
+	int v = regs->vector;
+
+	if (v == X86_TRAP_BP && int3_hook && int3_hook(regs))
+		return;
+	if (v == X86_TRAP_NMI && nmi_handler(regs))
+		return;
+	die(v < 32 && exception_names[v] ? exception_names[v] : "reserved exception", regs);
+}
+
+void do_irq(struct pt_regs *regs)
+{
+	int v = regs->vector;
+
+	if (v < IRQ_VECTOR_BASE) {
+		do_exception(regs);
+		return;
+	}
+	if (v == SPURIOUS_VECTOR)
+		return; /* spurious interrupts are not acknowledged */
+	if (irq_handlers[v])
+		irq_handlers[v](regs);
+	else
+		pr_warn("irq: unexpected vector %d\n", v);
+	lapic_eoi();
+}

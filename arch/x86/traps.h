@@ -1,0 +1,52 @@
+/* Interrupt and exception entry: the saved register frame and the per-vector handler table. */
+#ifndef ARCH_X86_TRAPS_H
+#define ARCH_X86_TRAPS_H
+
+#include "lib/types.h"
+
+/*
+ * What arch/x86/entry.asm pushes, lowest address first: the general registers, then the vector and
+ * error code, then the frame the CPU itself pushed. The order of the registers is Linux's.
+ */
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di;
+	unsigned long vector, error_code;
+	unsigned long ip, cs, flags, sp, ss;
+};
+
+/* Exception vectors. */
+enum {
+	X86_TRAP_DE = 0, X86_TRAP_DB = 1, X86_TRAP_NMI = 2, X86_TRAP_BP = 3, X86_TRAP_OF = 4,
+	X86_TRAP_BR = 5, X86_TRAP_UD = 6, X86_TRAP_NM = 7, X86_TRAP_DF = 8, X86_TRAP_TS = 10,
+	X86_TRAP_NP = 11, X86_TRAP_SS = 12, X86_TRAP_GP = 13, X86_TRAP_PF = 14, X86_TRAP_MF = 16,
+	X86_TRAP_AC = 17, X86_TRAP_MC = 18, X86_TRAP_XF = 19,
+};
+
+/* Device interrupt vectors. */
+#define IRQ_VECTOR_BASE 0x20
+#define TIMER_VECTOR 0x20
+#define SERIAL_VECTOR 0x24
+#define SPURIOUS_VECTOR 0xff
+
+typedef void (*irq_handler_t)(struct pt_regs *regs);
+
+/* Handlers for vectors 32..255; exceptions are handled in traps.c. */
+void set_irq_handler(int vector, irq_handler_t fn);
+
+/* A hook the #BP handler asks first; returns true if it handled the int3 (text_poke_bp uses it). */
+extern bool (*int3_hook)(struct pt_regs *regs);
+
+void gdt_init(void);
+void idt_init(void);
+void idt_load(void);
+
+/* Prints the registers and a symbolized backtrace of a frame. */
+void show_regs(const struct pt_regs *regs);
+/* Prints "Call Trace:" and one symbolized line per frame, following the frame pointer chain. */
+void show_stack(unsigned long ip, unsigned long bp);
+
+/* The number of the exception dump ("[#1]"), for tests that expect exactly one. */
+extern int oops_count;
+
+#endif

@@ -1,0 +1,58 @@
+/* fault (test mode only): raise an exception on purpose, to prove a fault is loud and ends the run. */
+#include "kernel/shell.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "lib/string.h"
+
+/* Each fault lives in its own non-inlined function so the backtrace names it. */
+/* Kept in a variable so the compiler cannot see (and warn about) the bad pointer. */
+static volatile unsigned long bad_addr = 0x10;
+
+static noinline void fault_page(void)
+{
+	*(volatile int *)bad_addr = 1; /* nothing is mapped at the bottom of the address space */
+}
+
+static noinline void fault_text_write(void)
+{
+	/* W^X: kernel text is read-only, even for the kernel. */
+	*(volatile u8 *)(void *)fault_page = 0xcc;
+}
+
+static noinline void fault_gp(void)
+{
+	*(volatile u64 *)0x8000000000000000UL = 1; /* non-canonical address: #GP, not #PF */
+}
+
+static noinline void fault_ud(void)
+{
+	__asm__ volatile("ud2");
+}
+
+static noinline void fault_de(void)
+{
+	unsigned long zero = 0;
+	__asm__ volatile("xor %%edx, %%edx; div %1" : : "a"(1UL), "r"(zero) : "rdx");
+}
+
+static int cmd_fault(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} kinds[] = { { "pf", fault_page }, { "wx", fault_text_write }, { "gp", fault_gp },
+		      { "ud", fault_ud }, { "de", fault_de } };
+
+	if (argc == 2 && !strcmp(argv[1], "panic"))
+		panic("fault command");
+	for (size_t i = 0; argc == 2 && i < ARRAY_SIZE(kinds); i++) {
+		if (!strcmp(argv[1], kinds[i].name)) {
+			kinds[i].fn();
+			cprintf("fault: %s returned?\n", argv[1]);
+			return 1;
+		}
+	}
+	cprintf("usage: fault pf|wx|gp|ud|de|panic\n");
+	return 2;
+}
+SHELL_TEST_CMD(fault, cmd_fault, "fault pf|wx|gp|ud|de|panic: crash on purpose (test mode)");

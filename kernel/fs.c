@@ -1,0 +1,145 @@
+/* The in-memory file tree: nodes, path resolution, and the read/write doors every file goes through. */
+#include "kernel/fs.h"
+#include "kernel/mm.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+static struct fnode root = { .name = "", .is_dir = true };
+
+struct fnode *fs_root(void)
+{
+	return &root;
+}
+
+static struct fnode *child(struct fnode *dir, const char *name, size_t len)
+{
+	for (struct fnode *c = dir->children; c; c = c->next)
+		if (strlen(c->name) == len && !strncmp(c->name, name, len))
+			return c;
+	return NULL;
+}
+
+static struct fnode *add_node(struct fnode *parent, const char *name, bool is_dir)
+{
+	struct fnode *n, **pp;
+
+	if (strlen(name) > FS_NAME_MAX || child(parent, name, strlen(name)))
+		return NULL;
+	n = kzalloc(sizeof(*n));
+	if (!n)
+		return NULL;
+	strscpy(n->name, name, sizeof(n->name));
+	n->is_dir = is_dir;
+	n->parent = parent;
+	/* Keep children sorted so ls and completion list them in a stable order. */
+	for (pp = &parent->children; *pp && strcmp((*pp)->name, name) < 0; pp = &(*pp)->next)
+		;
+	n->next = *pp;
+	*pp = n;
+	return n;
+}
+
+struct fnode *fs_mkdir(struct fnode *parent, const char *name)
+{
+	struct fnode *n = child(parent, name, strlen(name));
+	if (n)
+		return n->is_dir ? n : NULL;
+	return add_node(parent, name, true);
+}
+
+struct fnode *fs_create(struct fnode *parent, const char *name, const struct file_ops *ops,
+			void *priv)
+{
+	struct fnode *n = add_node(parent, name, false);
+	if (n) {
+		n->ops = ops;
+		n->priv = priv;
+	}
+	return n;
+}
+
+struct fnode *fs_mkdir_p(const char *path)
+{
+	struct fnode *dir = &root;
+	char part[FS_NAME_MAX + 1];
+
+	while (*path) {
+		size_t len = strcspn(path, "/");
+		if (len && len <= FS_NAME_MAX) {
+			memcpy(part, path, len);
+			part[len] = '\0';
+			dir = fs_mkdir(dir, part);
+			if (!dir)
+				return NULL;
+		}
+		path += len;
+		if (*path == '/')
+			path++;
+	}
+	return dir;
+}
+
+int fs_resolve(struct fnode *cwd, const char *path, struct fnode **out)
+{
+	struct fnode *n = path[0] == '/' ? &root : cwd;
+
+	while (*path) {
+		size_t len = strcspn(path, "/");
+		if (len == 0 || (len == 1 && path[0] == '.')) {
+			/* "//" and "." stay where they are */
+		} else if (!n->is_dir) {
+			return -ENOTDIR;
+		} else if (len == 2 && !strncmp(path, "..", 2)) {
+			n = n->parent ? n->parent : n;
+		} else {
+			n = child(n, path, len);
+			if (!n)
+				return -ENOENT;
+		}
+		path += len;
+		if (*path == '/') {
+			path++;
+			if (!n->is_dir)
+				return -ENOTDIR;
+		}
+	}
+	*out = n;
+	return 0;
+}
+
+void fs_path(const struct fnode *n, char *buf, size_t size)
+{
+	const struct fnode *chain[32];
+	int depth = 0;
+	size_t len = 0;
+
+	for (; n && n->parent && depth < 32; n = n->parent)
+		chain[depth++] = n;
+	buf[0] = '\0';
+	if (!depth)
+		strscpy(buf, "/", size);
+	while (depth-- > 0 && len + 1 < size) {
+		buf[len++] = '/';
+		buf[len] = '\0';
+		strscpy(buf + len, chain[depth]->name, size - len);
+		len = strlen(buf);
+	}
+}
+
+int fs_read(struct fnode *f, struct seq_file *m)
+{
+	if (f->is_dir)
+		return -EISDIR;
+	if (!f->ops || !f->ops->show)
+		return -EACCES;
+	return f->ops->show(m, f);
+}
+
+int fs_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	if (f->is_dir)
+		return -EISDIR;
+	if (!f->ops || !f->ops->write)
+		return -EACCES;
+	return f->ops->write(f, buf, len, flags);
+}

@@ -1,0 +1,63 @@
+/* A small in-memory file tree (like tracefs/procfs): directories, and files with read/write handlers. */
+#ifndef KERNEL_FS_H
+#define KERNEL_FS_H
+
+#include "lib/types.h"
+#include "lib/compiler.h"
+
+#define FS_NAME_MAX 63
+#define FS_PATH_MAX 256
+
+/* How a write opened the file: `>` truncates (O_TRUNC), `>>` appends (O_APPEND). */
+#define FS_TRUNC 0x1
+#define FS_APPEND 0x2
+
+/* Output of a read: text goes into buf and, when it fills, to flush() (the console, for cat). */
+struct seq_file {
+	char *buf;
+	size_t size, count;
+	void (*flush)(struct seq_file *m); /* NULL: keep what fits, note the overflow */
+	bool overflow;
+};
+
+void seq_write(struct seq_file *m, const char *s, size_t len);
+void seq_puts(struct seq_file *m, const char *s);
+void seq_putc(struct seq_file *m, char c);
+void seq_printf(struct seq_file *m, const char *fmt, ...) __printf(2, 3);
+void seq_flush(struct seq_file *m);
+
+struct fnode;
+
+struct file_ops {
+	/* Prints the file's content; returns 0 or -errno. */
+	int (*show)(struct seq_file *m, struct fnode *f);
+	/* Takes the bytes of one write (`echo` appends "\n"); returns 0 or -errno, leaving the
+	 * file's state unchanged on error. */
+	int (*write)(struct fnode *f, const char *buf, size_t len, unsigned int flags);
+};
+
+struct fnode {
+	char name[FS_NAME_MAX + 1];
+	bool is_dir;
+	const struct file_ops *ops;
+	void *priv;
+	struct fnode *parent, *children, *next; /* children kept in name order */
+};
+
+struct fnode *fs_root(void);
+/* Creates a directory (or returns the existing one). */
+struct fnode *fs_mkdir(struct fnode *parent, const char *name);
+/* Creates a file; NULL if the name is taken or memory ran out. */
+struct fnode *fs_create(struct fnode *parent, const char *name, const struct file_ops *ops,
+			void *priv);
+/* Makes every directory of an absolute path, like mkdir -p. */
+struct fnode *fs_mkdir_p(const char *path);
+/* Resolves path (absolute, or relative to cwd; "." and ".." allowed); 0 or -ENOENT/-ENOTDIR. */
+int fs_resolve(struct fnode *cwd, const char *path, struct fnode **out);
+/* Writes the absolute path of n into buf. */
+void fs_path(const struct fnode *n, char *buf, size_t size);
+
+int fs_read(struct fnode *f, struct seq_file *m);
+int fs_write(struct fnode *f, const char *buf, size_t len, unsigned int flags);
+
+#endif

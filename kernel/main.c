@@ -1,0 +1,56 @@
+/* kmain(): the order in which the kernel brings itself up, from the boot stub to the shell prompt. */
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/serial.h"
+#include "arch/x86/traps.h"
+#include "kernel/fs.h"
+#include "kernel/kallsyms.h"
+#include "kernel/mm.h"
+#include "kernel/multiboot.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/procfs.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+
+static void mm_init(void)
+{
+	page_alloc_init(boot_info.ram, boot_info.nr_ram, 0, __pa(_end));
+	page_alloc_reserve(boot_info.info_pa, boot_info.info_len);
+	paging_init();
+	pr_info("Memory: %zuK/%zuK available (%zuK kernel image)\n", pages_free() * 4,
+		pages_total() * 4, ((unsigned long)_end - (unsigned long)_text) / 1024);
+}
+
+static void interrupts_init(void)
+{
+	pic_disable();
+	lapic_init();
+	ioapic_init();
+	tsc_calibrate();
+	timer_init();
+	serial_enable_irq();
+	local_irq_enable();
+}
+
+void kmain(u32 magic, unsigned long info_pa)
+{
+	serial_init();
+	multiboot_parse(magic, info_pa);
+	test_mode = cmdline_has("test");
+	kallsyms_init();
+	printk(KERN_NOTICE "%s", linux_banner);
+	pr_info("Command line: %s\n", boot_info.cmdline);
+
+	/* Our own GDT before paging_init(): the boot GDT lives in memory that is about to vanish. */
+	gdt_init();
+	idt_init();
+	mm_init();
+	interrupts_init();
+
+	procfs_init();
+	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
+	pr_info("shell: type 'help' for commands\n");
+	shell_run();
+}

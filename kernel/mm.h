@@ -1,0 +1,65 @@
+/* Memory: the virtual layout, physical page frames, and the kernel heap (kmalloc). */
+#ifndef KERNEL_MM_H
+#define KERNEL_MM_H
+
+#include "lib/types.h"
+
+/*
+ * Virtual memory map (the upper half; the lower half is unmapped once paging_init() has run):
+ *
+ *   0xffff888000000000  direct map of all physical memory (RW, NX; kernel text/rodata pages RO)
+ *   0xffffc90000000000  ioremap area: device registers (LAPIC, IOAPIC), uncached
+ *   0xffffffff80000000  the kernel image, linked here (-mcmodel=kernel needs the top 2 GiB)
+ *   0xffffffffff000000  text_poke slots: short-lived writable aliases of text pages
+ */
+#define PAGE_SIZE 4096UL
+#define PAGE_SHIFT 12
+#define PAGE_OFFSET 0xffff888000000000UL
+#define IOREMAP_BASE 0xffffc90000000000UL
+#define KERNEL_VMA 0xffffffff80000000UL
+#define POKE_BASE 0xffffffffff000000UL
+
+/* Linker-script symbols bounding each part of the image. */
+extern char _text[], _etext[], _rodata[], _erodata[], _data[], _end[];
+
+/* Until paging_init() switches page tables, physical memory is reached through the boot map. */
+extern unsigned long phys_map_base;
+
+static inline void *__va(unsigned long pa)
+{
+	return (void *)(pa + phys_map_base);
+}
+
+/* Physical address of a direct-map or kernel-image address. */
+static inline unsigned long __pa(const void *va)
+{
+	unsigned long v = (unsigned long)va;
+	return v >= KERNEL_VMA ? v - KERNEL_VMA : v - phys_map_base;
+}
+
+static inline bool is_kernel_text(unsigned long addr)
+{
+	return addr >= (unsigned long)_text && addr < (unsigned long)_etext;
+}
+
+/* Physical page frames (kernel/mm/page_alloc.c). */
+struct mem_region {
+	u64 base, len;
+};
+void page_alloc_init(const struct mem_region *ram, int n, u64 reserved_lo, u64 reserved_hi);
+void page_alloc_reserve(u64 base, u64 len);
+unsigned long alloc_pages(size_t n); /* physical address, 0 when none */
+void free_pages(unsigned long pa, size_t n);
+void *alloc_page_zeroed(void);       /* direct-map address of a zeroed page, NULL when none */
+size_t pages_total(void);
+size_t pages_free(void);
+u64 phys_mem_top(void);
+
+/* Kernel heap (kernel/mm/kmalloc.c). */
+void *kmalloc(size_t size);
+void *kzalloc(size_t size);
+void kfree(const void *p);
+size_t ksize(const void *p);
+size_t kmalloc_bytes_in_use(void);
+
+#endif

@@ -1,0 +1,167 @@
+/* Kernel heap: power-of-two slabs of one page each for small objects, page runs for large ones.
+ *
+ *   one slab page (objects of 64 bytes):          a large allocation (3 pages):
+ *   +--------+-----+-----+-----+-- ... --+        +--------+---------------------------------+
+ *   | header | obj | obj | obj |         |        | header | object ...                      |
+ *   +--------+-----+-----+-----+-- ... --+        +--------+---------------------------------+
+ *   kfree(p) finds the header by rounding p down to its page: the object never starts past the
+ *   first page of its allocation.
+ */
+#include "kernel/mm.h"
+#include "kernel/panic.h"
+#include "kernel/spinlock.h"
+#include "lib/string.h"
+
+#define SLAB_MAGIC 0x51ab51abU
+#define LARGE_MAGIC 0x1a9e1a9eU
+#define HDR_SIZE 64
+#define MIN_SHIFT 4  /* 16 bytes */
+#define MAX_SHIFT 11 /* 2048 bytes */
+#define NR_CLASSES (MAX_SHIFT - MIN_SHIFT + 1)
+
+struct slab {
+	u32 magic;
+	u32 obj_size;      /* for a large allocation: number of pages */
+	u32 nr_free;
+	u32 nr_objs;
+	struct slab *next; /* next slab of this class that has a free object */
+	void *freelist;    /* free objects chained through their first word */
+};
+
+struct size_class {
+	struct slab *partial; /* slabs with at least one free object */
+	spinlock_t lock;
+};
+
+static struct size_class classes[NR_CLASSES];
+static size_t bytes_in_use;
+
+static int class_of(size_t size)
+{
+	int shift = MIN_SHIFT;
+	while (((size_t)1 << shift) < size)
+		shift++;
+	return shift - MIN_SHIFT;
+}
+
+static struct slab *slab_new(u32 obj_size)
+{
+	unsigned long pa = alloc_pages(1);
+	struct slab *s;
+	char *obj;
+
+	if (!pa)
+		return NULL;
+	s = __va(pa);
+	s->magic = SLAB_MAGIC;
+	s->obj_size = obj_size;
+	s->nr_objs = (PAGE_SIZE - HDR_SIZE) / obj_size;
+	s->nr_free = s->nr_objs;
+	s->next = NULL;
+	s->freelist = NULL;
+	obj = (char *)s + HDR_SIZE;
+	for (u32 i = 0; i < s->nr_objs; i++, obj += obj_size) {
+		*(void **)obj = s->freelist;
+		s->freelist = obj;
+	}
+	return s;
+}
+
+static void *kmalloc_large(size_t size)
+{
+	size_t n = (size + HDR_SIZE + PAGE_SIZE - 1) / PAGE_SIZE;
+	unsigned long pa = alloc_pages(n);
+	struct slab *s;
+
+	if (!pa)
+		return NULL;
+	s = __va(pa);
+	s->magic = LARGE_MAGIC;
+	s->obj_size = n;
+	__atomic_fetch_add(&bytes_in_use, n * PAGE_SIZE, __ATOMIC_RELAXED);
+	return (char *)s + HDR_SIZE;
+}
+
+void *kmalloc(size_t size)
+{
+	struct size_class *c;
+	struct slab *s;
+	unsigned long flags;
+	void *obj = NULL;
+
+	if (size == 0)
+		size = 1;
+	if (size > (1UL << MAX_SHIFT))
+		return kmalloc_large(size);
+	c = &classes[class_of(size)];
+	flags = spin_lock_irqsave(&c->lock);
+	s = c->partial;
+	if (!s) {
+		s = slab_new(1U << (class_of(size) + MIN_SHIFT));
+		c->partial = s;
+	}
+	if (s) {
+		obj = s->freelist;
+		s->freelist = *(void **)obj;
+		if (--s->nr_free == 0)
+			c->partial = s->next; /* full slabs leave the list until something is freed */
+		__atomic_fetch_add(&bytes_in_use, s->obj_size, __ATOMIC_RELAXED);
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	return obj;
+}
+
+void *kzalloc(size_t size)
+{
+	void *p = kmalloc(size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+static struct slab *slab_of(const void *p)
+{
+	struct slab *s = (struct slab *)ALIGN_DOWN((unsigned long)p, PAGE_SIZE);
+	BUG_ON(s->magic != SLAB_MAGIC && s->magic != LARGE_MAGIC);
+	return s;
+}
+
+void kfree(const void *p)
+{
+	struct slab *s;
+	struct size_class *c;
+	unsigned long flags;
+
+	if (!p)
+		return;
+	s = slab_of(p);
+	if (s->magic == LARGE_MAGIC) {
+		__atomic_fetch_sub(&bytes_in_use, s->obj_size * PAGE_SIZE, __ATOMIC_RELAXED);
+		s->magic = 0;
+		free_pages(__pa(s), s->obj_size);
+		return;
+	}
+	c = &classes[class_of(s->obj_size)];
+	flags = spin_lock_irqsave(&c->lock);
+	*(void **)p = s->freelist;
+	s->freelist = (void *)p;
+	__atomic_fetch_sub(&bytes_in_use, s->obj_size, __ATOMIC_RELAXED);
+	if (++s->nr_free == 1) {
+		s->next = c->partial;
+		c->partial = s;
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+size_t ksize(const void *p)
+{
+	struct slab *s = slab_of(p);
+	if (s->magic == LARGE_MAGIC)
+		return s->obj_size * PAGE_SIZE - HDR_SIZE;
+	return s->obj_size;
+}
+
+size_t kmalloc_bytes_in_use(void)
+{
+	return __atomic_load_n(&bytes_in_use, __ATOMIC_RELAXED);
+}

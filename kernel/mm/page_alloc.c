@@ -1,0 +1,134 @@
+/* Physical page frames: one bit per 4 KiB frame, first-fit search for runs of free frames. */
+#include "kernel/mm.h"
+#include "kernel/spinlock.h"
+#include "kernel/printk.h"
+#include "kernel/panic.h"
+#include "lib/string.h"
+
+/* 16 GiB of frames is plenty for QEMU's -m; memory above it is left unused (and said so). */
+#define MAX_FRAMES (16UL << (30 - PAGE_SHIFT))
+
+static u64 frame_used[MAX_FRAMES / 64]; /* bit set = frame not available */
+static size_t nr_frames, nr_free, nr_usable;
+static size_t search_hint;
+static DEFINE_SPINLOCK(frame_lock);
+
+static inline bool frame_is_used(size_t f)
+{
+	return frame_used[f / 64] & (1UL << (f % 64));
+}
+
+static inline void frame_set(size_t f, bool used)
+{
+	if (used)
+		frame_used[f / 64] |= 1UL << (f % 64);
+	else
+		frame_used[f / 64] &= ~(1UL << (f % 64));
+}
+
+/* Marks [base, base+len) used; frames already used stay as they are. */
+void page_alloc_reserve(u64 base, u64 len)
+{
+	size_t f = base >> PAGE_SHIFT;
+	size_t last = MIN((base + len + PAGE_SIZE - 1) >> PAGE_SHIFT, nr_frames);
+
+	for (; f < last; f++) {
+		if (!frame_is_used(f)) {
+			frame_set(f, true);
+			nr_free--;
+		}
+	}
+}
+
+/* Frees the usable RAM GRUB reported, then takes back [reserved_lo, reserved_hi) (the kernel). */
+void page_alloc_init(const struct mem_region *ram, int n, u64 reserved_lo, u64 reserved_hi)
+{
+	memset(frame_used, 0xff, sizeof(frame_used));
+	for (int i = 0; i < n; i++) {
+		/* Only whole frames inside the region are usable. */
+		size_t f = (ram[i].base + PAGE_SIZE - 1) >> PAGE_SHIFT;
+		size_t last = (ram[i].base + ram[i].len) >> PAGE_SHIFT;
+
+		if (last > MAX_FRAMES) {
+			pr_warn("mm: ignoring RAM above %lu GiB\n", MAX_FRAMES >> (30 - PAGE_SHIFT));
+			last = MAX_FRAMES;
+		}
+		for (; f < last; f++) {
+			frame_set(f, false);
+			nr_free++;
+			nr_usable++;
+		}
+		if (last > nr_frames)
+			nr_frames = last;
+	}
+	page_alloc_reserve(reserved_lo, reserved_hi - reserved_lo);
+}
+
+static bool run_is_free(size_t f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (frame_is_used(f + i))
+			return false;
+	return true;
+}
+
+unsigned long alloc_pages(size_t n)
+{
+	unsigned long flags = spin_lock_irqsave(&frame_lock);
+	unsigned long pa = 0;
+
+	for (size_t pass = 0; pass < 2 && !pa; pass++) {
+		size_t start = pass ? 0 : search_hint;
+		for (size_t f = start; f + n <= nr_frames; f++) {
+			if (run_is_free(f, n)) {
+				for (size_t i = 0; i < n; i++)
+					frame_set(f + i, true);
+				nr_free -= n;
+				search_hint = f + n;
+				pa = f << PAGE_SHIFT;
+				break;
+			}
+		}
+	}
+	spin_unlock_irqrestore(&frame_lock, flags);
+	return pa;
+}
+
+void free_pages(unsigned long pa, size_t n)
+{
+	unsigned long flags = spin_lock_irqsave(&frame_lock);
+	size_t f = pa >> PAGE_SHIFT;
+
+	for (size_t i = 0; i < n; i++) {
+		BUG_ON(f + i >= nr_frames || !frame_is_used(f + i)); /* double free */
+		frame_set(f + i, false);
+	}
+	nr_free += n;
+	if (f < search_hint)
+		search_hint = f;
+	spin_unlock_irqrestore(&frame_lock, flags);
+}
+
+void *alloc_page_zeroed(void)
+{
+	unsigned long pa = alloc_pages(1);
+	if (!pa)
+		return NULL;
+	memset(__va(pa), 0, PAGE_SIZE);
+	return __va(pa);
+}
+
+size_t pages_total(void)
+{
+	return nr_usable;
+}
+
+size_t pages_free(void)
+{
+	return nr_free;
+}
+
+u64 phys_mem_top(void)
+{
+	return (u64)nr_frames << PAGE_SHIFT;
+}

@@ -1,0 +1,105 @@
+/* /proc: version, cmdline, uptime, meminfo, and the one tunable sys/kernel/printk, in Linux's formats. */
+#include "kernel/procfs.h"
+#include "arch/x86/paging.h"
+#include "kernel/fs.h"
+#include "kernel/mm.h"
+#include "kernel/multiboot.h"
+#include "kernel/printk.h"
+#include "kernel/time.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+const char linux_banner[] = "ftrace-os version " FTRACE_OS_VERSION " (" FTRACE_OS_BUILDER
+			    ") (gcc " __VERSION__ ") #1 SMP\n";
+
+static int version_show(struct seq_file *m, struct fnode *f)
+{
+	(void)f;
+	seq_puts(m, linux_banner);
+	return 0;
+}
+
+static int cmdline_show(struct seq_file *m, struct fnode *f)
+{
+	(void)f;
+	seq_printf(m, "%s\n", boot_info.cmdline);
+	return 0;
+}
+
+static int uptime_show(struct seq_file *m, struct fnode *f)
+{
+	u64 cs = ktime_get_ns() / 10000000ULL; /* hundredths, as Linux prints */
+	(void)f;
+	seq_printf(m, "%llu.%02llu 0.00\n", cs / 100, cs % 100);
+	return 0;
+}
+
+static void meminfo_line(struct seq_file *m, const char *label, u64 kb)
+{
+	seq_printf(m, "%-16s%8llu kB\n", label, kb);
+}
+
+int meminfo_show(struct seq_file *m, struct fnode *f)
+{
+	(void)f;
+	meminfo_line(m, "MemTotal:", pages_total() * (PAGE_SIZE / 1024));
+	meminfo_line(m, "MemFree:", pages_free() * (PAGE_SIZE / 1024));
+	meminfo_line(m, "KernelImage:", ((unsigned long)_end - (unsigned long)_text) / 1024);
+	meminfo_line(m, "Slab:", kmalloc_bytes_in_use() / 1024);
+	meminfo_line(m, "PageTables:", page_table_pages * (PAGE_SIZE / 1024));
+	return 0;
+}
+
+static int printk_show(struct seq_file *m, struct fnode *f)
+{
+	(void)f;
+	seq_printf(m, "%d\t%d\t%d\t%d\n", console_loglevel, default_message_loglevel,
+		   minimum_console_loglevel, default_console_loglevel);
+	return 0;
+}
+
+/* Up to four levels, each 0..7, whitespace separated; all are checked before any is set. */
+static int printk_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	int *targets[4] = { &console_loglevel, &default_message_loglevel,
+			    &minimum_console_loglevel, &default_console_loglevel };
+	int vals[4], n = 0;
+	char tmp[64], *p = tmp, *tok;
+
+	(void)f;
+	(void)flags;
+	if (len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	while ((tok = strsep(&p, " \t\n")) != NULL) {
+		unsigned long v;
+		if (!*tok)
+			continue;
+		if (n == 4 || kstrtoul(tok, 10, &v) || v > 7)
+			return -EINVAL;
+		vals[n++] = v;
+	}
+	if (!n)
+		return -EINVAL;
+	for (int i = 0; i < n; i++)
+		*targets[i] = vals[i];
+	return 0;
+}
+
+static const struct file_ops version_ops = { .show = version_show };
+static const struct file_ops cmdline_ops = { .show = cmdline_show };
+static const struct file_ops uptime_ops = { .show = uptime_show };
+static const struct file_ops meminfo_ops = { .show = meminfo_show };
+static const struct file_ops printk_ops = { .show = printk_show, .write = printk_write };
+
+void procfs_init(void)
+{
+	struct fnode *proc = fs_mkdir_p("/proc");
+
+	fs_create(proc, "version", &version_ops, NULL);
+	fs_create(proc, "cmdline", &cmdline_ops, NULL);
+	fs_create(proc, "uptime", &uptime_ops, NULL);
+	fs_create(proc, "meminfo", &meminfo_ops, NULL);
+	fs_create(fs_mkdir_p("/proc/sys/kernel"), "printk", &printk_ops, NULL);
+}

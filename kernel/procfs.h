@@ -1,0 +1,18 @@
+/* /proc files, and the banner they share with the boot log. */
+#ifndef KERNEL_PROCFS_H
+#define KERNEL_PROCFS_H
+
+#include "kernel/fs.h"
+
+#define FTRACE_OS_VERSION "0.1.0"
+#ifndef FTRACE_OS_BUILDER
+#define FTRACE_OS_BUILDER "root@ftrace-os"
+#endif
+
+/* "ftrace-os version ..." : the first line the kernel prints, and /proc/version. */
+extern const char linux_banner[];
+
+void procfs_init(void);
+int meminfo_show(struct seq_file *m, struct fnode *f);
+
+#endif

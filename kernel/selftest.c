@@ -1,0 +1,76 @@
+/* Runs the registered self-tests and reports them in KTAP, which tests/ktap.py parses on the host. */
+#include "kernel/selftest.h"
+#include "kernel/printk.h"
+#include "kernel/shell.h"
+#include "lib/glob.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+extern const struct selftest __start_selftests[], __stop_selftests[];
+
+void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vscnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cprintf("# %s: %s:%d: %s\n", t->name, file, line, msg);
+	t->failed = true;
+}
+
+void ktest_skip(struct ktest *t, const char *why)
+{
+	cprintf("# %s: skipped: %s\n", t->name, why);
+	t->skipped = true;
+}
+
+static bool selected(const struct selftest *s, const char *glob)
+{
+	return !glob || glob_match(glob, s->name);
+}
+
+int selftest_run(const char *glob)
+{
+	const struct selftest *s;
+	int n = 0, pass = 0, fail = 0, skip = 0;
+
+	for (s = __start_selftests; s < __stop_selftests; s++)
+		n += selected(s, glob);
+	cprintf("KTAP version 1\n1..%d\n", n);
+	n = 0;
+	for (s = __start_selftests; s < __stop_selftests; s++) {
+		struct ktest t = { .name = s->name };
+		if (!selected(s, glob))
+			continue;
+		s->fn(&t);
+		n++;
+		if (t.failed) {
+			fail++;
+			cprintf("not ok %d %s\n", n, s->name);
+		} else if (t.skipped) {
+			skip++;
+			cprintf("ok %d %s # SKIP\n", n, s->name);
+		} else {
+			pass++;
+			cprintf("ok %d %s\n", n, s->name);
+		}
+	}
+	cprintf("# Totals: pass:%d fail:%d skip:%d\n", pass, fail, skip);
+	return fail;
+}
+
+static int cmd_selftest(int argc, char **argv)
+{
+	if (argc > 2) {
+		cprintf("usage: selftest [GLOB]\n");
+		return 2;
+	}
+	if (argc == 2 && !glob_valid(argv[1])) {
+		cprintf("selftest: %s: invalid glob\n", argv[1]);
+		return 2;
+	}
+	return selftest_run(argc == 2 ? argv[1] : NULL) ? 1 : 0;
+}
+SHELL_CMD(selftest, cmd_selftest, "selftest [GLOB]: run in-kernel self-tests, report KTAP");

@@ -1,0 +1,31 @@
+/* Compiler attributes, named as Linux names them so code reads the same side by side. */
+#ifndef LIB_COMPILER_H
+#define LIB_COMPILER_H
+
+/* Keep gcc's -pg from planting `call __fentry__` in this function. */
+#define notrace __attribute__((no_instrument_function))
+#define __noreturn __attribute__((noreturn))
+#define __packed __attribute__((packed))
+#define __aligned(x) __attribute__((aligned(x)))
+#define __section(s) __attribute__((section(s)))
+#define __used __attribute__((used))
+#define __unused __attribute__((unused))
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#define __always_inline inline __attribute__((always_inline))
+#define noinline __attribute__((noinline))
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define barrier() __asm__ __volatile__("" ::: "memory")
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ALIGN(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+
+#endif

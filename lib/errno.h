@@ -1,0 +1,31 @@
+/* Linux's errno numbers, so messages and return codes match what a Linux user sees. */
+#ifndef LIB_ERRNO_H
+#define LIB_ERRNO_H
+
+#define EPERM 1
+#define ENOENT 2
+#define EIO 5
+#define E2BIG 7
+#define ENOEXEC 8
+#define EAGAIN 11
+#define ENOMEM 12
+#define EACCES 13
+#define EFAULT 14
+#define EBUSY 16
+#define EEXIST 17
+#define ENODEV 19
+#define ENOTDIR 20
+#define EISDIR 21
+#define EINVAL 22
+#define ENOSPC 28
+#define ESPIPE 29
+#define EROFS 30
+#define ERANGE 34
+#define ENAMETOOLONG 36
+#define ENOSYS 38
+#define ENOTEMPTY 39
+
+/* Linux's message for each errno above ("Invalid argument"), "Unknown error N" otherwise. */
+const char *strerror(int err);
+
+#endif

@@ -1,0 +1,21 @@
+/* Formatted output into buffers: C99 vsnprintf() plus Linux's %pS/%ps symbol pointers. */
+#ifndef LIB_PRINTF_H
+#define LIB_PRINTF_H
+
+#include "lib/types.h"
+#include "lib/compiler.h"
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap) __printf(3, 0);
+int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap) __printf(3, 0);
+int scnprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+
+/*
+ * How %pS ("name+0x1a/0x60") and %ps ("name") find names: the kernel points
+ * this at its kallsyms lookup once the symbol table is ready. The hook writes
+ * NUL-terminated text into buf and returns its length, or <= 0 if addr is
+ * not in any symbol; then, as while the hook is NULL, the raw address prints.
+ */
+extern int (*vsprintf_symbol_hook)(char *buf, size_t size, unsigned long addr, bool with_offset);
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Installs the Debian packages the build, `make run` and `make test` need, only those missing.
+# As root it runs apt-get itself; otherwise it prints the exact command and fails.
+set -e
+
+need=""
+want() { # want PACKAGE CHECK-COMMAND...
+	pkg=$1; shift
+	"$@" >/dev/null 2>&1 || need="$need $pkg"
+}
+
+want nasm            command -v nasm
+want grub-pc-bin     test -d /usr/lib/grub/i386-pc
+want grub-common     command -v grub-mkrescue
+want xorriso         command -v xorriso
+want mtools          command -v mformat
+want qemu-system-x86 command -v qemu-system-x86_64
+want python3-pytest  /usr/bin/python3 -c 'import pytest'
+want gcc             command -v gcc
+want make            command -v make
+want binutils        command -v objdump
+
+[ -z "$need" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "missing packages:$need" >&2
+	echo "run as root: apt-get update && apt-get install -y$need" >&2
+	exit 1
+fi
+echo "deps: installing$need"
+export DEBIAN_FRONTEND=noninteractive
+# apt's lists may be empty on a fresh machine: update once, then install.
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $need >/dev/null

@@ -1,0 +1,11 @@
+#!/bin/sh
+# Makes a bootable GRUB (multiboot2) ISO: mkiso.sh KERNEL.elf "COMMAND LINE" OUT.iso
+set -e
+kernel=$1 cmdline=$2 out=$3
+dir=$(mktemp -d "${out%.iso}.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/boot/grub"
+cp "$kernel" "$dir/boot/kernel.elf"
+sed "s|@CMDLINE@|$cmdline|" "$(dirname "$0")/../iso/grub/grub.cfg" > "$dir/boot/grub/grub.cfg"
+grub-mkrescue -o "$out" "$dir" > "$dir.log" 2>&1 || { cat "$dir.log"; rm -f "$dir.log"; exit 1; }
+rm -f "$dir.log"
