@@ -32,6 +32,12 @@ KCFLAGS += -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer  # backtraces fo
 KCFLAGS += -fno-asynchronous-unwind-tables
 KCFLAGS += -Wall -Wextra -Wno-unused-parameter
 KCFLAGS += -MMD -MP                           # header dependencies
+# Every function starts with `call __fentry__`, and gcc lists those sites in __mcount_loc.
+FTRACE_CFLAGS := -pg -mfentry -mrecord-mcount
+# ...except the code that must never be traced: the tracer itself, the patching path, the
+# exception entry path (an int3 handler hitting a site being patched would never end), lib/.
+NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/idt.c \
+	arch/x86/gdt.c arch/x86/paging.c arch/x86/text_poke.c arch/x86/ftrace.c
 LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
 
 B := build
@@ -44,7 +50,7 @@ all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso
 
 $(B)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(KCFLAGS) $(if $(filter $<,$(NOTRACE_SRCS)),,$(FTRACE_CFLAGS)) $(CFLAGS) -c $< -o $@
 
 $(B)/kallsyms%.o: $(B)/kallsyms%.c
 	$(CC) $(KCFLAGS) $(CFLAGS) -c $< -o $@

@@ -13,6 +13,8 @@
 #include "kernel/procfs.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "kernel/trace/ftrace.h"
+#include "arch/x86/text_poke.h"
 
 static void mm_init(void)
 {
@@ -48,8 +50,12 @@ void kmain(u32 magic, unsigned long info_pa)
 	idt_init();
 	mm_init();
 	interrupts_init();
+	text_poke_init();
+	ftrace_init();
 
 	procfs_init();
+	ftrace_files_init();
+	func_hits_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
 	pr_info("shell: type 'help' for commands\n");
 	shell_run();

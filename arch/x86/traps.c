@@ -7,6 +7,7 @@
 #include "kernel/mm.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/percpu.h"
 #include "kernel/smp.h"
 
 static irq_handler_t irq_handlers[256];
@@ -119,19 +120,29 @@ static void do_exception(struct pt_regs *regs)
 	die(v < 32 && exception_names[v] ? exception_names[v] : "reserved exception", regs);
 }
 
+struct cpu_local cpu_local[NR_CPUS];
+
+/* Entered from entry.asm for every vector. Keeps count of nesting so ftrace knows its context. */
 void do_irq(struct pt_regs *regs)
 {
+	struct cpu_local *c = this_cpu();
 	int v = regs->vector;
 
 	if (v < IRQ_VECTOR_BASE) {
+		if (v == X86_TRAP_NMI)
+			c->nmi_depth++;
 		do_exception(regs);
+		if (v == X86_TRAP_NMI)
+			c->nmi_depth--;
 		return;
 	}
 	if (v == SPURIOUS_VECTOR)
 		return; /* spurious interrupts are not acknowledged */
+	c->irq_depth++;
 	if (irq_handlers[v])
 		irq_handlers[v](regs);
 	else
 		pr_warn("irq: unexpected vector %d\n", v);
+	c->irq_depth--;
 	lapic_eoi();
 }

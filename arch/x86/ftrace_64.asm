@@ -1,0 +1,173 @@
+; ftrace_64.asm: what a call site calls once ftrace turns it on.
+;
+; Every traced function starts with a 5-byte `call __fentry__`. Before boot-time conversion that
+; call lands on __fentry__, a plain `ret`. After it, the site is a NOP; when an ftrace_ops wants the
+; function, the site becomes `call ftrace_caller` (or ftrace_regs_caller), which saves what the
+; traced function still needs, calls the callback through the patchable `call` at ftrace_call, and
+; returns into the function as if nothing happened.
+;
+; The stack when a site calls us (F = traced function, P = its caller):
+;     [rsp]     F + 5   return into F, just past the call site
+;     [rsp+8]   P ...   return into P: F's own return address
+; We push two fake frames so a backtrace taken inside a callback reads "callback, F, P":
+;     frame F: [rbp] = frame P, [rbp+8] = F + 5
+;     frame P: [rbp] = P's rbp, [rbp+8] = P's return address
+;
+; The templates are self-contained between ftrace_caller and ftrace_caller_end: the ops-pointer
+; load (ftrace_caller_op_ptr) and the callback call (ftrace_call) are at fixed offsets and nothing
+; else depends on where the code sits, so a per-ops trampoline can be a copy of it.
+
+bits 64
+section .text
+
+MCOUNT_INSN_SIZE equ 5
+
+; struct pt_regs offsets (arch/x86/traps.h)
+PT_R15 equ 0
+PT_R14 equ 8
+PT_R13 equ 16
+PT_R12 equ 24
+PT_BP  equ 32
+PT_BX  equ 40
+PT_R11 equ 48
+PT_R10 equ 56
+PT_R9  equ 64
+PT_R8  equ 72
+PT_AX  equ 80
+PT_CX  equ 88
+PT_DX  equ 96
+PT_SI  equ 104
+PT_DI  equ 112
+PT_VEC equ 120
+PT_ERR equ 128
+PT_IP  equ 136
+PT_CS  equ 144
+PT_FLAGS equ 152
+PT_SP  equ 160
+PT_SS  equ 168
+PT_SIZE equ 176
+
+extern function_trace_op
+
+global __fentry__
+global ftrace_stub
+global ftrace_caller, ftrace_caller_op_ptr, ftrace_call, ftrace_caller_end
+global ftrace_regs_caller, ftrace_regs_caller_op_ptr, ftrace_regs_call, ftrace_regs_caller_end
+
+; What every site calls until ftrace_init() turns it into a NOP.
+__fentry__:
+	ret
+
+; The callback that does nothing: what ftrace_call calls while no ops is registered.
+ftrace_stub:
+	ret
+
+; Two fake frames (see above); afterwards rbp = frame F.
+%macro PUSH_FRAMES 0
+	push qword [rsp + 8]            ; P's return address
+	push rbp
+	mov rbp, rsp
+	push qword [rsp + 16]           ; F + 5
+	push rbp
+	mov rbp, rsp
+%endmacro
+
+; Frame offsets from rbp once PUSH_FRAMES has run.
+FRAME_F_RET    equ 8                ; copy of F + 5
+FRAME_P_RET    equ 24               ; copy of P's return address
+RETURN_SLOT    equ 32               ; the real `F + 5` slot the final ret pops
+ENTRY_SP       equ 40               ; rsp as F saw it on entry (pointing at P's return address)
+
+ftrace_caller:
+	PUSH_FRAMES
+	; Argument registers of F (and rax, the vector count of a varargs call) must survive.
+	sub rsp, 64                     ; 7 registers + 8 bytes keeps the call 16-byte aligned
+	mov [rsp + 0], rdi
+	mov [rsp + 8], rsi
+	mov [rsp + 16], rdx
+	mov [rsp + 24], rcx
+	mov [rsp + 32], r8
+	mov [rsp + 40], r9
+	mov [rsp + 48], rax
+	mov rdi, [rbp + FRAME_F_RET]
+	sub rdi, MCOUNT_INSN_SIZE       ; ip: the call site, i.e. F's first byte
+	mov rsi, [rbp + FRAME_P_RET]    ; parent_ip
+ftrace_caller_op_ptr:
+	mov rdx, [rel function_trace_op] ; op: a trampoline's copy loads its own ops here
+	xor ecx, ecx                    ; regs: none
+ftrace_call:
+	call ftrace_stub                ; patched to ops->func, or ftrace_ops_list_func
+	mov rdi, [rsp + 0]
+	mov rsi, [rsp + 8]
+	mov rdx, [rsp + 16]
+	mov rcx, [rsp + 24]
+	mov r8, [rsp + 32]
+	mov r9, [rsp + 40]
+	mov rax, [rsp + 48]
+	mov rbp, [rbp + 16]             ; F's rbp, as it was
+	add rsp, 64 + 32                ; saved registers and both fake frames
+	ret
+ftrace_caller_end:
+
+; The same, with a full struct pt_regs the callback may change: registers, flags, and ip (the
+; address the final `ret` goes to: a livepatch sets it to the replacement function).
+ftrace_regs_caller:
+	PUSH_FRAMES
+	sub rsp, PT_SIZE                ; 176 bytes: the call stays 16-byte aligned
+	mov [rsp + PT_R15], r15
+	mov [rsp + PT_R14], r14
+	mov [rsp + PT_R13], r13
+	mov [rsp + PT_R12], r12
+	mov [rsp + PT_BX], rbx
+	mov [rsp + PT_R11], r11
+	mov [rsp + PT_R10], r10
+	mov [rsp + PT_R9], r9
+	mov [rsp + PT_R8], r8
+	mov [rsp + PT_AX], rax
+	mov [rsp + PT_CX], rcx
+	mov [rsp + PT_DX], rdx
+	mov [rsp + PT_SI], rsi
+	mov [rsp + PT_DI], rdi
+	mov rax, [rbp + 16]             ; F's rbp
+	mov [rsp + PT_BP], rax
+	mov qword [rsp + PT_VEC], 0
+	mov qword [rsp + PT_ERR], 0
+	mov rax, [rbp + FRAME_F_RET]
+	mov [rsp + PT_IP], rax          ; where F resumes: F + 5
+	mov qword [rsp + PT_CS], 0x08
+	pushfq
+	pop qword [rsp + PT_FLAGS]
+	lea rax, [rbp + ENTRY_SP]
+	mov [rsp + PT_SP], rax
+	mov qword [rsp + PT_SS], 0x10
+	mov rdi, [rbp + FRAME_F_RET]
+	sub rdi, MCOUNT_INSN_SIZE
+	mov rsi, [rbp + FRAME_P_RET]
+ftrace_regs_caller_op_ptr:
+	mov rdx, [rel function_trace_op]
+	mov rcx, rsp                    ; regs
+ftrace_regs_call:
+	call ftrace_stub
+	; The callback may have moved ip: the final ret goes wherever regs->ip says.
+	mov rax, [rsp + PT_IP]
+	mov [rbp + RETURN_SLOT], rax
+	push qword [rsp + PT_FLAGS]
+	popfq
+	mov r15, [rsp + PT_R15]
+	mov r14, [rsp + PT_R14]
+	mov r13, [rsp + PT_R13]
+	mov r12, [rsp + PT_R12]
+	mov rbx, [rsp + PT_BX]
+	mov r11, [rsp + PT_R11]
+	mov r10, [rsp + PT_R10]
+	mov r9, [rsp + PT_R9]
+	mov r8, [rsp + PT_R8]
+	mov rcx, [rsp + PT_CX]
+	mov rdx, [rsp + PT_DX]
+	mov rsi, [rsp + PT_SI]
+	mov rdi, [rsp + PT_DI]
+	mov rax, [rsp + PT_AX]
+	mov rbp, [rsp + PT_BP]
+	lea rsp, [rsp + PT_SIZE + 32]   ; lea leaves the restored flags alone
+	ret
+ftrace_regs_caller_end:

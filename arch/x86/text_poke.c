@@ -1,0 +1,80 @@
+/* text_poke: change kernel text without ever making the text mapping itself writable.
+ *
+ *   virtual                        physical
+ *   0xffffffff80201000 (RX) ----+
+ *                               +--> frame 0x201000  <-- the same bytes, two mappings
+ *   POKE_BASE + cpu slot (RW NX) +    (alias exists only for the few instructions of the write)
+ *
+ * Each CPU has its own two-page slot (a write may cross a page boundary), so pokes on different
+ * CPUs never share a mapping. The slot is unmapped and its TLB entry flushed before we return.
+ */
+#include "arch/x86/text_poke.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/paging.h"
+#include "kernel/mm.h"
+#include "kernel/panic.h"
+#include "kernel/smp.h"
+#include "lib/string.h"
+
+unsigned long text_poke_count;
+
+static unsigned long poke_slot(void)
+{
+	return POKE_BASE + (unsigned long)smp_processor_id() * 2 * PAGE_SIZE;
+}
+
+void text_poke_init(void)
+{
+	/* Map and unmap each slot once so its page tables exist before any patching runs. */
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		unsigned long va = POKE_BASE + (unsigned long)cpu * 2 * PAGE_SIZE;
+		if (map_page(va, 0, PTE_NX) || map_page(va + PAGE_SIZE, 0, PTE_NX))
+			panic("text_poke: no memory for the alias page tables");
+		unmap_page(va);
+		unmap_page(va + PAGE_SIZE);
+	}
+}
+
+/* Physical frame behind a text address, from the page tables (text may be 4 KiB or 2 MiB). */
+static unsigned long text_pa(unsigned long va)
+{
+	int level;
+	u64 *pte = lookup_pte(va, &level);
+	unsigned long page = level == 2 ? (2UL << 20) : PAGE_SIZE;
+
+	BUG_ON(!pte);
+	return (*pte & PTE_ADDR & ~(page - 1)) + (va & (page - 1));
+}
+
+static void __text_poke(void *addr, const void *opcode, size_t len)
+{
+	unsigned long va = (unsigned long)addr, slot = poke_slot();
+	unsigned long off = va & (PAGE_SIZE - 1);
+	bool cross = off + len > PAGE_SIZE;
+
+	BUG_ON(len > 16);
+	map_page(slot, ALIGN_DOWN(text_pa(va), PAGE_SIZE), PTE_W | PTE_NX);
+	if (cross)
+		map_page(slot + PAGE_SIZE, ALIGN_DOWN(text_pa(va + len - 1), PAGE_SIZE), PTE_W | PTE_NX);
+	memcpy((void *)(slot + off), opcode, len);
+	unmap_page(slot);
+	if (cross)
+		unmap_page(slot + PAGE_SIZE);
+	/* The write went through another virtual address: this CPU must refetch the real one. */
+	sync_core();
+	text_poke_count++;
+}
+
+void text_poke(void *addr, const void *opcode, size_t len)
+{
+	/* Interrupts off: an interrupt handler on this CPU must not reuse the slot mid-write. */
+	unsigned long flags = local_irq_save();
+	__text_poke(addr, opcode, len);
+	local_irq_restore(flags);
+}
+
+void text_poke_early(void *addr, const void *opcode, size_t len)
+{
+	BUG_ON(!irqs_disabled());
+	__text_poke(addr, opcode, len);
+}

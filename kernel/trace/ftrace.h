@@ -1,0 +1,177 @@
+/* Dynamic ftrace: call-site records, ftrace_ops with filter hashes, and switching sites live. */
+#ifndef KERNEL_TRACE_FTRACE_H
+#define KERNEL_TRACE_FTRACE_H
+
+#include "lib/types.h"
+#include "lib/compiler.h"
+#include "arch/x86/traps.h"
+
+#define MCOUNT_INSN_SIZE 5 /* `call __fentry__` and the NOP that replaces it are 5 bytes */
+
+/*
+ * One record per call site (as Linux's struct dyn_ftrace). flags packs a reference count of the
+ * ops that want this function traced (low bits) with state bits:
+ *
+ *   31        27       23                    0
+ *   | ENABLED REGS REGS_EN TRAMP TRAMP_EN IPMODIFY DISABLED DIRECT DIRECT_EN | ref count |
+ *
+ * The wanted state (count > 0, REGS, TRAMP) is computed from the ops; the _EN bits and ENABLED say
+ * what the bytes at ip are now. The update patches exactly the records where the two differ.
+ */
+struct dyn_ftrace {
+	unsigned long ip;
+	unsigned long flags;
+};
+
+#define FTRACE_REF_MAX_SHIFT 20
+#define FTRACE_REF_MAX ((1UL << FTRACE_REF_MAX_SHIFT) - 1)
+#define FTRACE_FL_ENABLED (1UL << 31)   /* the site calls a trampoline (not the NOP) */
+#define FTRACE_FL_REGS (1UL << 30)      /* some ops on it wants the full register frame */
+#define FTRACE_FL_REGS_EN (1UL << 29)   /* ... and the site calls ftrace_regs_caller now */
+#define FTRACE_FL_TRAMP (1UL << 28)     /* its only ops has its own trampoline */
+#define FTRACE_FL_TRAMP_EN (1UL << 27)  /* ... and the site calls that trampoline now */
+#define FTRACE_FL_IPMODIFY (1UL << 26)  /* an ops on it may change the return ip */
+#define FTRACE_FL_DISABLED (1UL << 25)  /* never touched again (ftrace_bug, or not convertible) */
+#define FTRACE_FL_DIRECT (1UL << 24)
+#define FTRACE_FL_DIRECT_EN (1UL << 23)
+
+static inline unsigned long ftrace_rec_count(const struct dyn_ftrace *rec)
+{
+	return rec->flags & FTRACE_REF_MAX;
+}
+
+/* Records live in groups of whole pages, chained, sorted by ip (Linux's ftrace_pages). */
+struct ftrace_page {
+	struct ftrace_page *next;
+	struct dyn_ftrace *records;
+	int index; /* records in use */
+	int size;  /* records that fit */
+};
+
+extern struct ftrace_page *ftrace_pages_start;
+
+#define do_for_each_ftrace_rec(pg, rec)                                                   \
+	for (pg = ftrace_pages_start; pg; pg = pg->next) {                                \
+		int _____i;                                                               \
+		for (_____i = 0; _____i < pg->index; _____i++) {                          \
+			rec = &pg->records[_____i];
+
+#define while_for_each_ftrace_rec()                                                       \
+		}                                                                         \
+	}
+
+/* A set of function addresses (Linux's ftrace_hash): buckets of singly linked entries. */
+struct ftrace_func_entry {
+	struct ftrace_func_entry *next;
+	unsigned long ip;
+};
+
+struct ftrace_hash {
+	unsigned int size_bits;
+	unsigned long count;
+	struct ftrace_func_entry **buckets;
+};
+
+struct ftrace_ops_hash {
+	struct ftrace_hash *filter_hash;  /* empty: every function */
+	struct ftrace_hash *notrace_hash; /* empty: none; notrace wins over filter */
+};
+
+struct ftrace_ops;
+typedef void (*ftrace_func_t)(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			      struct pt_regs *regs);
+
+#define FTRACE_OPS_FL_ENABLED (1UL << 0)   /* registered and live */
+#define FTRACE_OPS_FL_SAVE_REGS (1UL << 1) /* func gets a full pt_regs (ftrace_regs_caller) */
+#define FTRACE_OPS_FL_IPMODIFY (1UL << 2)  /* func may change regs->ip; needs SAVE_REGS */
+#define FTRACE_OPS_FL_RECURSION (1UL << 3) /* func protects itself against recursion */
+
+struct ftrace_ops {
+	ftrace_func_t func;
+	const char *name;
+	unsigned long flags;
+	void *private;
+	struct ftrace_ops *next;              /* ftrace_ops_list, newest first */
+	struct ftrace_ops_hash local_hash;    /* this ops's own filter and notrace sets */
+	struct ftrace_ops_hash *func_hash;    /* the sets in force: local_hash, or shared */
+	unsigned long trampoline;             /* per-ops trampoline, 0 if none */
+	unsigned long trampoline_size;
+};
+
+/* Registration: 0, or -EBUSY (already registered), -EINVAL, -ENODEV (ftrace is dead). */
+int register_ftrace_function(struct ftrace_ops *ops);
+int unregister_ftrace_function(struct ftrace_ops *ops);
+
+/* Replaces (reset) or extends an ops's filter or notrace set with functions matching a
+ * filter string (Linux's syntax). On error nothing changes. */
+int ftrace_set_filter(struct ftrace_ops *ops, const char *buf, bool reset);
+int ftrace_set_notrace(struct ftrace_ops *ops, const char *buf, bool reset);
+int ftrace_set_filter_ip(struct ftrace_ops *ops, unsigned long ip, bool remove, bool reset);
+
+/* The ops whose sets are set_ftrace_filter / set_ftrace_notrace (the function tracer's). */
+extern struct ftrace_ops global_ops;
+
+bool ftrace_ops_test(struct ftrace_ops *ops, unsigned long ip);
+struct dyn_ftrace *ftrace_lookup_ip(unsigned long ip);
+/* Index (0-based, address order) of a record, for per-function counters. */
+long ftrace_rec_index(const struct dyn_ftrace *rec);
+unsigned long ftrace_nr_records(void);
+
+extern int ftrace_disabled;         /* set for good by ftrace_bug() */
+extern int ftrace_enabled;          /* the kill switch: /proc/sys/kernel/ftrace_enabled */
+extern unsigned long ftrace_bug_count;
+
+void ftrace_init(void);
+/* Reports a site whose bytes were not what we expected, and stops all further code changes. */
+void ftrace_bug(int failed, struct dyn_ftrace *rec);
+extern const char *ftrace_bug_action; /* what the update was doing, for the report */
+extern const u8 *ftrace_expected;     /* the bytes it expected */
+int ftrace_set_enabled(int on);
+void ftrace_files_init(void);
+void func_hits_init(void);
+
+/* Called from an ops callback to guard against recursion in this CPU's current context. */
+int ftrace_test_recursion_trylock(void);
+void ftrace_test_recursion_unlock(int bit);
+
+/* The dispatch functions ftrace_caller may call (exported for `dis` and the self-tests). */
+void ftrace_stub(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+		 struct pt_regs *regs); /* a bare `ret`, in ftrace_64.asm */
+void ftrace_ops_list_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			  struct pt_regs *regs);
+void ftrace_ops_assist_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			    struct pt_regs *regs);
+extern ftrace_func_t ftrace_trace_function; /* what ftrace_call calls now */
+
+/* Hash helpers (kernel/trace/ftrace_hash.c). */
+struct ftrace_hash *alloc_ftrace_hash(unsigned int size_bits);
+struct ftrace_hash *alloc_and_copy_ftrace_hash(const struct ftrace_hash *src);
+void free_ftrace_hash(struct ftrace_hash *hash);
+bool ftrace_lookup_hash(const struct ftrace_hash *hash, unsigned long ip);
+int ftrace_hash_add(struct ftrace_hash *hash, unsigned long ip);
+void ftrace_hash_remove(struct ftrace_hash *hash, unsigned long ip);
+static inline bool ftrace_hash_empty(const struct ftrace_hash *hash)
+{
+	return !hash || !hash->count;
+}
+
+/* Applies one filter write (several tokens) to hash; 0 or -EINVAL (hash then undefined). */
+int ftrace_match_records(struct ftrace_hash *hash, const char *buf);
+
+/* Instructions at a call site (arch/x86/ftrace.c). */
+extern const u8 ftrace_nop5[MCOUNT_INSN_SIZE];
+void ftrace_call_replace(u8 insn[MCOUNT_INSN_SIZE], unsigned long ip, unsigned long addr);
+unsigned long ftrace_call_target(unsigned long ip);
+extern bool ftrace_poke_late;
+
+/* The trampolines in arch/x86/ftrace_64.asm. */
+extern char __fentry__[], ftrace_caller[], ftrace_caller_op_ptr[], ftrace_call[],
+	ftrace_caller_end[], ftrace_regs_caller[], ftrace_regs_caller_op_ptr[], ftrace_regs_call[],
+	ftrace_regs_caller_end[];
+extern struct ftrace_ops *function_trace_op;
+
+/* The single door for every code change, and the check of every record's bytes. */
+int ftrace_modify_code(unsigned long ip, const u8 *old, const u8 *new);
+int ftrace_verify_all_sites(char *why, size_t size);
+
+#endif

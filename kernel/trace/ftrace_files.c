@@ -1,0 +1,137 @@
+/* The dynamic-ftrace control files, with Linux's names, syntax and output:
+ *
+ *   /sys/kernel/tracing/available_filter_functions   every traceable function, address order
+ *   /sys/kernel/tracing/enabled_functions            sites calling into ftrace now, with flags
+ *   /sys/kernel/tracing/set_ftrace_filter            global_ops's filter set (`>` replaces, `>>` adds)
+ *   /sys/kernel/tracing/set_ftrace_notrace           global_ops's notrace set
+ *   /proc/sys/kernel/ftrace_enabled                  the kill switch
+ */
+#include "kernel/trace/ftrace.h"
+#include "kernel/fs.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+struct ftrace_ops global_ops = { .name = "global_ops" };
+
+static int available_show(struct seq_file *m, struct fnode *f)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+
+	do_for_each_ftrace_rec(pg, rec) {
+		seq_printf(m, "%ps\n", (void *)rec->ip);
+	} while_for_each_ftrace_rec();
+	return 0;
+}
+
+static int enabled_show(struct seq_file *m, struct fnode *f)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+
+	do_for_each_ftrace_rec(pg, rec) {
+		if (!(rec->flags & FTRACE_FL_ENABLED))
+			continue;
+		seq_printf(m, "%ps (%lu)%s%s%s\n", (void *)rec->ip, ftrace_rec_count(rec),
+			   rec->flags & FTRACE_FL_REGS ? " R" : "  ",
+			   rec->flags & FTRACE_FL_IPMODIFY ? " I" : "  ",
+			   rec->flags & FTRACE_FL_DIRECT ? " D" : "  ");
+	} while_for_each_ftrace_rec();
+	return 0;
+}
+
+/* Lists a set in address order, or Linux's line for an empty one. */
+static void show_hash(struct seq_file *m, const struct ftrace_hash *hash, const char *empty)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+
+	if (ftrace_hash_empty(hash)) {
+		seq_puts(m, empty);
+		return;
+	}
+	do_for_each_ftrace_rec(pg, rec) {
+		if (ftrace_lookup_hash(hash, rec->ip))
+			seq_printf(m, "%ps\n", (void *)rec->ip);
+	} while_for_each_ftrace_rec();
+}
+
+static int filter_show(struct seq_file *m, struct fnode *f)
+{
+	show_hash(m, global_ops.local_hash.filter_hash, "#### all functions enabled ####\n");
+	return 0;
+}
+
+static int notrace_show(struct seq_file *m, struct fnode *f)
+{
+	show_hash(m, global_ops.local_hash.notrace_hash, "#### no functions disabled ####\n");
+	return 0;
+}
+
+/* The bytes of one write as a C string; too long for any filter is an error, not a cut. */
+static int copy_write(char *dst, size_t size, const char *buf, size_t len)
+{
+	if (len >= size)
+		return -EINVAL;
+	memcpy(dst, buf, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[1024];
+	int err = copy_write(text, sizeof(text), buf, len);
+
+	if (err)
+		return err;
+	if (ftrace_disabled)
+		return -ENODEV;
+	return ftrace_set_filter(&global_ops, text, flags & FS_TRUNC);
+}
+
+static int notrace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[1024];
+	int err = copy_write(text, sizeof(text), buf, len);
+
+	if (err)
+		return err;
+	if (ftrace_disabled)
+		return -ENODEV;
+	return ftrace_set_notrace(&global_ops, text, flags & FS_TRUNC);
+}
+
+static int enabled_sysctl_show(struct seq_file *m, struct fnode *f)
+{
+	seq_printf(m, "%d\n", ftrace_enabled);
+	return 0;
+}
+
+static int enabled_sysctl_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[32];
+	unsigned long v;
+
+	if (copy_write(text, sizeof(text), buf, len) || kstrtoul(text, 10, &v) || v > 1)
+		return -EINVAL;
+	return ftrace_set_enabled(v);
+}
+
+static const struct file_ops available_ops = { .show = available_show };
+static const struct file_ops enabled_ops = { .show = enabled_show };
+static const struct file_ops filter_ops = { .show = filter_show, .write = filter_write };
+static const struct file_ops notrace_ops = { .show = notrace_show, .write = notrace_write };
+static const struct file_ops sysctl_ops = { .show = enabled_sysctl_show,
+					    .write = enabled_sysctl_write };
+
+void ftrace_files_init(void)
+{
+	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing");
+
+	fs_create(dir, "available_filter_functions", &available_ops, NULL);
+	fs_create(dir, "enabled_functions", &enabled_ops, NULL);
+	fs_create(dir, "set_ftrace_filter", &filter_ops, NULL);
+	fs_create(dir, "set_ftrace_notrace", &notrace_ops, NULL);
+	fs_create(fs_mkdir_p("/proc/sys/kernel"), "ftrace_enabled", &sysctl_ops, NULL);
+}

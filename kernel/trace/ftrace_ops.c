@@ -1,0 +1,408 @@
+/* ftrace_ops: who wants which functions, and bringing the call sites in line with that.
+ *
+ *   register_ftrace_function(ops)          ftrace_ops_list: ops -> ops -> NULL
+ *        |
+ *   ftrace_update()                        1. recount: per record, how many ops want it, and
+ *        |                                    whether one needs full registers (REGS)
+ *   ftrace_run_update_code()               2. ftrace_call -> the list function (safe for any set)
+ *                                          3. each record whose bytes differ from what it wants:
+ *                                             NOP <-> call ftrace_caller / ftrace_regs_caller
+ *                                          4. ftrace_call -> the final function: nothing, one
+ *                                             ops's func directly, or the list function
+ */
+#include "kernel/trace/ftrace.h"
+#include "arch/x86/cpu.h"
+#include "kernel/percpu.h"
+#include "kernel/spinlock.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+static struct ftrace_ops *ftrace_ops_list;
+int ftrace_enabled = 1;
+struct ftrace_ops *function_trace_op;
+ftrace_func_t ftrace_trace_function = ftrace_stub;
+static DEFINE_SPINLOCK(ftrace_lock);
+
+/* Guards a callback against itself: a traced function called from inside it is not traced,
+ * but an interrupt arriving meanwhile is (it runs in another context, with its own bit). */
+int ftrace_test_recursion_trylock(void)
+{
+	struct cpu_local *c = this_cpu();
+	int bit = trace_context();
+
+	if (c->trace_recursion & (1UL << bit))
+		return -1;
+	c->trace_recursion |= 1UL << bit;
+	barrier();
+	return bit;
+}
+
+void ftrace_test_recursion_unlock(int bit)
+{
+	barrier();
+	this_cpu()->trace_recursion &= ~(1UL << bit);
+}
+
+bool ftrace_ops_test(struct ftrace_ops *ops, unsigned long ip)
+{
+	struct ftrace_ops_hash *h = ops->func_hash;
+
+	return (ftrace_hash_empty(h->filter_hash) || ftrace_lookup_hash(h->filter_hash, ip)) &&
+	       !ftrace_lookup_hash(h->notrace_hash, ip);
+}
+
+/* What ftrace_call calls when several ops are live: each one whose sets accept this function. */
+void ftrace_ops_list_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *ignored,
+			  struct pt_regs *regs)
+{
+	int bit = ftrace_test_recursion_trylock();
+
+	if (bit < 0)
+		return;
+	for (struct ftrace_ops *op = READ_ONCE(ftrace_ops_list); op; op = READ_ONCE(op->next)) {
+		/* An ops that needs registers cannot run from the plain ftrace_caller. */
+		if ((op->flags & FTRACE_OPS_FL_SAVE_REGS) && !regs)
+			continue;
+		if ((op->flags & FTRACE_OPS_FL_ENABLED) && ftrace_ops_test(op, ip))
+			op->func(ip, parent_ip, op, regs);
+	}
+	ftrace_test_recursion_unlock(bit);
+}
+
+/* A single ops that does not guard itself against recursion is called through this. */
+void ftrace_ops_assist_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			    struct pt_regs *regs)
+{
+	int bit = ftrace_test_recursion_trylock();
+
+	if (bit < 0)
+		return;
+	op->func(ip, parent_ip, op, regs);
+	ftrace_test_recursion_unlock(bit);
+}
+
+/* Step 1: each record's wanted state, recomputed from every live ops. */
+static void ftrace_rec_recount(void)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+
+	do_for_each_ftrace_rec(pg, rec) {
+		unsigned long count = 0, want = 0;
+		for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next) {
+			if (!(op->flags & FTRACE_OPS_FL_ENABLED) || !ftrace_ops_test(op, rec->ip))
+				continue;
+			count++;
+			if (op->flags & FTRACE_OPS_FL_SAVE_REGS)
+				want |= FTRACE_FL_REGS;
+			if (op->flags & FTRACE_OPS_FL_IPMODIFY)
+				want |= FTRACE_FL_IPMODIFY;
+		}
+		rec->flags &= ~(FTRACE_REF_MAX | FTRACE_FL_REGS | FTRACE_FL_IPMODIFY);
+		rec->flags |= count | want;
+	} while_for_each_ftrace_rec();
+}
+
+static unsigned long ftrace_get_addr_new(const struct dyn_ftrace *rec)
+{
+	return (unsigned long)(rec->flags & FTRACE_FL_REGS ? ftrace_regs_caller : ftrace_caller);
+}
+
+static unsigned long ftrace_get_addr_curr(const struct dyn_ftrace *rec)
+{
+	return (unsigned long)(rec->flags & FTRACE_FL_REGS_EN ? ftrace_regs_caller : ftrace_caller);
+}
+
+/* The bytes a record holds now (from its _EN flags) or should hold (from its wanted state). */
+static void rec_insn(const struct dyn_ftrace *rec, bool on, unsigned long addr, u8 *insn)
+{
+	if (on)
+		ftrace_call_replace(insn, rec->ip, addr);
+	else
+		memcpy(insn, ftrace_nop5, MCOUNT_INSN_SIZE);
+}
+
+/* Step 3 for one record: patch it if what it holds is not what it wants. */
+static int __ftrace_replace_code(struct dyn_ftrace *rec)
+{
+	bool want_on = ftrace_enabled && ftrace_rec_count(rec);
+	bool is_on = rec->flags & FTRACE_FL_ENABLED;
+	unsigned long want = want_on ? ftrace_get_addr_new(rec) : 0;
+	unsigned long cur = is_on ? ftrace_get_addr_curr(rec) : 0;
+	static u8 old[MCOUNT_INSN_SIZE], new[MCOUNT_INSN_SIZE];
+	int err;
+
+	if (want == cur)
+		return 0;
+	rec_insn(rec, is_on, cur, old);
+	rec_insn(rec, want_on, want, new);
+	ftrace_bug_action = !want_on ? "Setting ftrace call site to NOP" :
+			    !is_on ? "Setting ftrace call site to call ftrace function" :
+				     "Updating ftrace call site to call a different ftrace function";
+	ftrace_expected = old;
+	err = ftrace_modify_code(rec->ip, old, new);
+	if (err)
+		return err;
+	rec->flags &= ~(FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN);
+	if (want_on)
+		rec->flags |= FTRACE_FL_ENABLED | (rec->flags & FTRACE_FL_REGS ? FTRACE_FL_REGS_EN : 0);
+	return 0;
+}
+
+static int ftrace_replace_code(void)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+
+	do_for_each_ftrace_rec(pg, rec) {
+		int err;
+		if (rec->flags & FTRACE_FL_DISABLED)
+			continue;
+		err = __ftrace_replace_code(rec);
+		if (err) {
+			ftrace_bug(err, rec);
+			return err;
+		}
+	} while_for_each_ftrace_rec();
+	return 0;
+}
+
+/* The `call` inside both callers, at ftrace_call and ftrace_regs_call, checked then replaced. */
+static ftrace_func_t ftrace_call_cur = ftrace_stub;
+
+static int update_ftrace_func(ftrace_func_t func)
+{
+	static char *const sites[] = { ftrace_call, ftrace_regs_call };
+	u8 old[MCOUNT_INSN_SIZE], new[MCOUNT_INSN_SIZE];
+
+	if (func == ftrace_call_cur)
+		return 0;
+	for (unsigned i = 0; i < ARRAY_SIZE(sites); i++) {
+		unsigned long ip = (unsigned long)sites[i];
+		ftrace_call_replace(old, ip, (unsigned long)ftrace_call_cur);
+		ftrace_call_replace(new, ip, (unsigned long)func);
+		if (ftrace_modify_code(ip, old, new))
+			return -EINVAL;
+	}
+	ftrace_call_cur = func;
+	return 0;
+}
+
+/* Step 4's choice: what ftrace_call should call for the live ops. */
+static ftrace_func_t ftrace_choose_func(struct ftrace_ops **op_out)
+{
+	struct ftrace_ops *only = NULL;
+	int n = 0;
+
+	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
+		if (op->flags & FTRACE_OPS_FL_ENABLED) {
+			only = op;
+			n++;
+		}
+	*op_out = only;
+	if (!ftrace_enabled || n == 0)
+		return ftrace_stub;
+	if (n > 1)
+		return ftrace_ops_list_func;
+	return only->flags & FTRACE_OPS_FL_RECURSION ? only->func : ftrace_ops_assist_func;
+}
+
+/* Steps 2-4. On a single CPU with interrupts off nothing can run the code being changed;
+ * stop_machine and the int3 protocol take this place once there are other CPUs. */
+static int ftrace_run_update_code(void)
+{
+	struct ftrace_ops *op;
+	ftrace_func_t func = ftrace_choose_func(&op);
+	unsigned long flags = local_irq_save();
+	int err = 0;
+
+	if (func != ftrace_call_cur)
+		err = update_ftrace_func(ftrace_ops_list_func);
+	if (!err)
+		err = ftrace_replace_code();
+	if (!err) {
+		WRITE_ONCE(function_trace_op, op);
+		err = update_ftrace_func(func);
+	}
+	ftrace_trace_function = ftrace_call_cur;
+	local_irq_restore(flags);
+	return err;
+}
+
+static int ftrace_update(void)
+{
+	ftrace_rec_recount();
+	return ftrace_run_update_code();
+}
+
+/* Two ops may not both move the ip of one function: which replacement would win? */
+static bool ipmodify_conflict(struct ftrace_ops *ops)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+
+	if (!(ops->flags & FTRACE_OPS_FL_IPMODIFY))
+		return false;
+	do_for_each_ftrace_rec(pg, rec) {
+		if ((rec->flags & FTRACE_FL_IPMODIFY) && ftrace_ops_test(ops, rec->ip))
+			return true;
+	} while_for_each_ftrace_rec();
+	return false;
+}
+
+int register_ftrace_function(struct ftrace_ops *ops)
+{
+	int err;
+
+	if (!ops->func_hash)
+		ops->func_hash = &ops->local_hash;
+	if ((ops->flags & FTRACE_OPS_FL_IPMODIFY) && !(ops->flags & FTRACE_OPS_FL_SAVE_REGS))
+		return -EINVAL;
+	spin_lock(&ftrace_lock);
+	if (ftrace_disabled)
+		err = -ENODEV;
+	else if (ops->flags & FTRACE_OPS_FL_ENABLED)
+		err = -EBUSY;
+	else if (ipmodify_conflict(ops))
+		err = -EBUSY;
+	else {
+		ops->next = ftrace_ops_list;
+		ops->flags |= FTRACE_OPS_FL_ENABLED;
+		/* Publish only a fully built ops: list walkers may run on other CPUs. */
+		__atomic_store_n(&ftrace_ops_list, ops, __ATOMIC_RELEASE);
+		err = ftrace_update();
+	}
+	spin_unlock(&ftrace_lock);
+	return err;
+}
+
+int unregister_ftrace_function(struct ftrace_ops *ops)
+{
+	struct ftrace_ops **pp;
+	int err;
+
+	spin_lock(&ftrace_lock);
+	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
+		;
+	if (!*pp) {
+		spin_unlock(&ftrace_lock);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*pp, ops->next);
+	ops->flags &= ~FTRACE_OPS_FL_ENABLED;
+	err = ftrace_disabled ? -ENODEV : ftrace_update();
+	spin_unlock(&ftrace_lock);
+	return err;
+}
+
+int ftrace_set_enabled(int on)
+{
+	int err;
+
+	spin_lock(&ftrace_lock);
+	if (ftrace_disabled) {
+		err = -ENODEV;
+	} else {
+		ftrace_enabled = on;
+		err = ftrace_update();
+	}
+	spin_unlock(&ftrace_lock);
+	return err;
+}
+
+/*
+ * Replaces one of an ops's sets with a new one, and brings the sites in line. The old set is
+ * freed only after the update, when no call site can be using it through this ops any more.
+ */
+static int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter,
+				       struct ftrace_hash *new)
+{
+	struct ftrace_hash **slot = filter ? &ops->func_hash->filter_hash :
+					      &ops->func_hash->notrace_hash;
+	struct ftrace_hash *old;
+	int err = 0;
+
+	spin_lock(&ftrace_lock);
+	if (ftrace_disabled) {
+		spin_unlock(&ftrace_lock);
+		free_ftrace_hash(new);
+		return -ENODEV;
+	}
+	old = *slot;
+	WRITE_ONCE(*slot, new);
+	err = ftrace_update();
+	spin_unlock(&ftrace_lock);
+	free_ftrace_hash(old);
+	return err;
+}
+
+static int ftrace_set_hash(struct ftrace_ops *ops, const char *buf, bool reset, bool filter)
+{
+	struct ftrace_hash *cur, *new;
+	int err;
+
+	if (!ops->func_hash)
+		ops->func_hash = &ops->local_hash;
+	cur = filter ? ops->func_hash->filter_hash : ops->func_hash->notrace_hash;
+	new = reset ? alloc_ftrace_hash(0) : alloc_and_copy_ftrace_hash(cur);
+	if (!new)
+		return -ENOMEM;
+	err = ftrace_match_records(new, buf);
+	if (err) {
+		free_ftrace_hash(new);
+		return err;
+	}
+	return ftrace_hash_move_and_update(ops, filter, new);
+}
+
+int ftrace_set_filter(struct ftrace_ops *ops, const char *buf, bool reset)
+{
+	return ftrace_set_hash(ops, buf, reset, true);
+}
+
+int ftrace_set_notrace(struct ftrace_ops *ops, const char *buf, bool reset)
+{
+	return ftrace_set_hash(ops, buf, reset, false);
+}
+
+int ftrace_set_filter_ip(struct ftrace_ops *ops, unsigned long ip, bool remove, bool reset)
+{
+	struct ftrace_hash *new;
+
+	if (!ftrace_lookup_ip(ip))
+		return -ENOENT;
+	if (!ops->func_hash)
+		ops->func_hash = &ops->local_hash;
+	new = reset ? alloc_ftrace_hash(0) : alloc_and_copy_ftrace_hash(ops->func_hash->filter_hash);
+	if (!new)
+		return -ENOMEM;
+	if (remove)
+		ftrace_hash_remove(new, ip);
+	else if (ftrace_hash_add(new, ip)) {
+		free_ftrace_hash(new);
+		return -ENOMEM;
+	}
+	return ftrace_hash_move_and_update(ops, true, new);
+}
+
+/* Every record's bytes against its flags: the check tests run after stress. */
+int ftrace_verify_all_sites(char *why, size_t size)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+
+	do_for_each_ftrace_rec(pg, rec) {
+		u8 want[MCOUNT_INSN_SIZE];
+		bool on = rec->flags & FTRACE_FL_ENABLED;
+		if (rec->flags & FTRACE_FL_DISABLED)
+			continue;
+		rec_insn(rec, on, on ? ftrace_get_addr_curr(rec) : 0, want);
+		if (memcmp((void *)rec->ip, want, MCOUNT_INSN_SIZE)) {
+			snprintf(why, size, "%ps: bytes do not match flags %lx", (void *)rec->ip,
+				 rec->flags);
+			return -EINVAL;
+		}
+	} while_for_each_ftrace_rec();
+	return 0;
+}

@@ -1,0 +1,81 @@
+/* func_hits: the smallest useful ftrace_ops, a counter per function, to watch patching work.
+ *
+ *   echo 'kmalloc kfree' > set_ftrace_filter    choose functions (shared with the function tracer)
+ *   echo 1 > func_hits                          register the ops: those sites become calls
+ *   cat func_hits                               calls counted per function
+ *   echo 0 > func_hits                          unregister: the sites are NOPs again
+ */
+#include "kernel/trace/ftrace.h"
+#include "kernel/fs.h"
+#include "kernel/mm.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+static u64 *hits; /* one counter per record, indexed like available_filter_functions */
+
+static void func_hits_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			   struct pt_regs *regs)
+{
+	struct dyn_ftrace *rec = ftrace_lookup_ip(ip);
+
+	if (rec)
+		__atomic_fetch_add(&hits[ftrace_rec_index(rec)], 1, __ATOMIC_RELAXED);
+}
+
+/* It calls nothing traceable, so it cannot recurse: ftrace may call it directly. */
+static struct ftrace_ops func_hits_ops = {
+	.func = func_hits_call,
+	.name = "func_hits",
+	.flags = FTRACE_OPS_FL_RECURSION,
+	.func_hash = &global_ops.local_hash,
+};
+
+static int func_hits_show(struct seq_file *m, struct fnode *f)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+	long i = 0;
+
+	seq_printf(m, "# func_hits: %s\n", func_hits_ops.flags & FTRACE_OPS_FL_ENABLED ? "on" : "off");
+	seq_printf(m, "# %-38s %12s\n", "FUNCTION", "HITS");
+	do_for_each_ftrace_rec(pg, rec) {
+		u64 n = hits ? __atomic_load_n(&hits[i], __ATOMIC_RELAXED) : 0;
+		if (n)
+			seq_printf(m, "  %-38ps %12llu\n", (void *)rec->ip, n);
+		i++;
+	} while_for_each_ftrace_rec();
+	return 0;
+}
+
+static int func_hits_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	bool on = func_hits_ops.flags & FTRACE_OPS_FL_ENABLED;
+	char text[8];
+	unsigned long v;
+
+	if (len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	if (kstrtoul(text, 10, &v) || v > 1)
+		return -EINVAL;
+	if (!hits) {
+		hits = kzalloc(ftrace_nr_records() * sizeof(*hits) + 1);
+		if (!hits)
+			return -ENOMEM;
+	}
+	if (v && !on) {
+		memset(hits, 0, ftrace_nr_records() * sizeof(*hits));
+		return register_ftrace_function(&func_hits_ops);
+	}
+	if (!v && on)
+		return unregister_ftrace_function(&func_hits_ops);
+	return 0;
+}
+
+static const struct file_ops func_hits_fops = { .show = func_hits_show, .write = func_hits_write };
+
+void func_hits_init(void)
+{
+	fs_create(fs_mkdir_p("/sys/kernel/tracing"), "func_hits", &func_hits_fops, NULL);
+}
