@@ -205,3 +205,10 @@ void ftrace_bug(int failed, struct dyn_ftrace *rec)
 	ftrace_disabled = 1;
 	ftrace_bug_count++;
 }
+
+/* Test-only: after a self-test provoked ftrace_bug() and put the site right, let ftrace work again. */
+void ftrace_selftest_revive(struct dyn_ftrace *rec)
+{
+	rec->flags &= ~(FTRACE_FL_DISABLED | FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN);
+	ftrace_disabled = 0;
+}

@@ -126,6 +126,7 @@ void ftrace_init(void);
 void ftrace_bug(int failed, struct dyn_ftrace *rec);
 extern const char *ftrace_bug_action; /* what the update was doing, for the report */
 extern const u8 *ftrace_expected;     /* the bytes it expected */
+void ftrace_selftest_revive(struct dyn_ftrace *rec);
 int ftrace_set_enabled(int on);
 void ftrace_files_init(void);
 void func_hits_init(void);

@@ -1,0 +1,122 @@
+"""tests/conftest.py: fixtures that boot ftrace-os in QEMU, and the hook that keeps the serial log of failed tests.
+
+Fixtures
+    console        one QEMU per test module, shared by its tests (restarted if a test left it crashed or hung)
+    fresh_console  a QEMU of its own for one test: for tests that end the machine (fault, poweroff, reboot)
+
+Number of CPUs: a module sets `SMP = 4` or `pytestmark = pytest.mark.smp(4)`; a fresh_console test may use
+`@pytest.mark.smp(2)` on itself.  Extra QEMU arguments: `QEMU_ARGS = [...]` or `@pytest.mark.qemu_args(...)`.
+
+On failure the whole serial log goes to build/test-logs/<test id>.log and its last lines into the report.
+"""
+
+import glob
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)     # so `from tests.console import ...` works however pytest was started
+
+import pytest  # noqa: E402
+
+from tests.console import LOG_DIR, Console, ConsoleError, log_path_for  # noqa: E402
+
+LOG_TAIL_LINES = 60
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "smp(n): boot QEMU with -smp n (module-wide for `console`)")
+    config.addinivalue_line("markers", "qemu_args(*args): extra QEMU command-line arguments")
+
+
+def pytest_sessionstart(session):
+    """Logs describe the last run only: drop those of earlier runs."""
+    for path in glob.glob(os.path.join(LOG_DIR, "*.log")):
+        os.remove(path)
+
+
+def _smp(request):
+    """-smp for this fixture: the closest smp marker, else the module's SMP variable, else 1."""
+    marker = request.node.get_closest_marker("smp")
+    if marker is not None:
+        return int(marker.args[0])
+    return int(getattr(request.module, "SMP", 1))
+
+
+def _extra_args(request):
+    args = list(getattr(request.module, "QEMU_ARGS", []))
+    for marker in reversed(list(request.node.iter_markers("qemu_args"))):
+        args += [str(a) for a in marker.args]
+    return args
+
+
+def _boot(request):
+    """Start a Console for `request`; a failed boot saves its log before the error reaches pytest."""
+    console = Console(smp=_smp(request), extra_args=_extra_args(request), name=request.node.nodeid)
+    request.addfinalizer(console.close)
+    try:
+        console.start()
+    except ConsoleError:
+        console.save_log(log_path_for(request.node.nodeid + "--boot"))
+        raise
+    return console
+
+
+@pytest.fixture(scope="module")
+def console(request):
+    """The module's shared QEMU, at a prompt in the initial directory."""
+    return _boot(request)
+
+
+@pytest.fixture
+def fresh_console(request):
+    """A QEMU for this test alone, killed after it."""
+    return _boot(request)
+
+
+@pytest.fixture(autouse=True)
+def _console_guard(request):
+    """Give each test a console at a prompt; afterwards fail it if late output holds a bad pattern."""
+    consoles = []
+    if "console" in request.fixturenames:
+        console = request.getfixturevalue("console")
+        if console.needs_restart():
+            console.restart()
+        consoles.append(console)
+    if "fresh_console" in request.fixturenames:
+        consoles.append(request.getfixturevalue("fresh_console"))
+    yield
+    for console in consoles:
+        if console.proc is not None and not console.dirty:   # a dirty console has already failed the test
+            console.check()
+
+
+def _consoles_of(item):
+    """The Console objects a test used: fixture values that are consoles or have a `.console`."""
+    found = []
+    for value in getattr(item, "funcargs", {}).values():
+        for candidate in (value, getattr(value, "console", None)):
+            if isinstance(candidate, Console) and candidate not in found:
+                found.append(candidate)
+    return found
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """When a test fails, save the serial log of its consoles and put the log's tail into the report."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    consoles = _consoles_of(item)
+    for i, console in enumerate(consoles):
+        suffix = "" if len(consoles) == 1 else "-%d" % i
+        name = item.nodeid + ("" if report.when == "call" else "--" + report.when) + suffix
+        path = os.path.relpath(console.save_log(log_path_for(name)), ROOT)
+        if call.excinfo is not None and call.excinfo.errisinstance(ConsoleError):
+            # The error message already ends with the tail of the log.
+            report.sections.append(("serial log", "whole log: %s" % path))
+        else:
+            report.sections.append(("serial log, last %d lines (whole log: %s)" % (LOG_TAIL_LINES, path),
+                                    console.log_tail(LOG_TAIL_LINES)))

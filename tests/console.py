@@ -1,0 +1,508 @@
+"""tests/console.py: boot ftrace-os in QEMU and talk to its shell over the serial line (engine of the pytest fixtures).
+
+The design follows U-Boot's test/py console: one object owns one QEMU process, a reader thread collects every
+byte QEMU writes to the serial port, and the test thread waits on regular expressions over that text, always with
+a timeout.  While waiting it watches for "bad patterns" (a panic, an Oops dump, an ftrace bug report, a second boot
+banner) and fails at once when one appears, so a crash is reported as a crash and not as a timeout minutes later.
+
+    console = Console(smp=2)
+    console.start()                   # boots, waits for the banner and the first prompt
+    out = console.run("ls /proc")     # "cmdline\nmeminfo\n..." (echo and prompt removed, no \\r)
+    status = console.run_to_exit("poweroff")[0]
+    console.close()
+
+Everything this file assumes about the kernel's serial behaviour is in the SPEC block below.
+"""
+
+import atexit
+import contextlib
+import ctypes
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+import weakref
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# ---------------------------------------------------------------------------------------------------------------
+# SERIAL / BOOT SPEC: what the harness expects from the kernel.  Adjust here, nowhere else.
+# ---------------------------------------------------------------------------------------------------------------
+
+TEST_ISO = os.path.join(ROOT, "build", "ftrace-os-test.iso")   # built by `make iso-test`; command line has `test`
+QEMU = "qemu-system-x86_64"
+QEMU_ARGS = [                                   # TCG only: never -accel kvm (see ENGINEERING.md section 8)
+    "-m", "256M",
+    "-display", "none",
+    "-serial", "stdio",                         # COM1 <-> our pipes
+    "-monitor", "none",
+    "-no-reboot",                               # a reset (reboot, triple fault) ends QEMU with status 0
+    "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",   # outb(V, 0xf4) ends QEMU with status (V << 1) | 1
+]
+
+BANNER = r"ftrace-os version"                   # first kernel line; seen twice = the machine rebooted
+PROMPT = r"root@ftrace-os:(?P<cwd>[^#\r\n]*)# "  # the shell prompt; the group is the current directory
+INITIAL_CWD = "/sys/kernel/tracing"
+ENTER = b"\r"                                   # what a terminal sends for the Enter key
+NEWLINE = "\r\n"                                # what the kernel sends at the end of a line
+LOG_LINE = r"^\[(?=[ \d]{5}) *\d+\.\d{6}\] "     # printk prefix "[%5lu.%06lu] "
+
+BAD_PATTERNS = {                                # name -> regex; a test may disable some with disable_check()
+    "panic": r"Kernel panic - not syncing",
+    "oops": r"Oops:",
+    "ftrace_bug": r"\[ ftrace bug \]",          # "------------[ ftrace bug ]------------"
+    "banner": BANNER,                           # only from the second one on
+}
+
+
+def debug_exit_status(value):
+    """QEMU's exit status after the guest writes `value` to the isa-debug-exit port."""
+    return (value << 1) | 1
+
+
+EXIT_POWEROFF = 0                               # ACPI power off, and reboot under -no-reboot
+EXIT_PANIC = debug_exit_status(1)               # 3: the test-mode kernel writes 1 to the port after a panic
+
+TIMEOUT_SCALE = float(os.environ.get("FTRACE_OS_TIMEOUT_SCALE", "1"))   # for very slow hosts
+BOOT_TIMEOUT = 60 * TIMEOUT_SCALE               # QEMU start to the first prompt (TCG on a loaded 2-core host)
+COMMAND_TIMEOUT = 20 * TIMEOUT_SCALE            # one shell command
+EXIT_TIMEOUT = 30 * TIMEOUT_SCALE               # a crash or poweroff until QEMU has exited
+
+LOG_DIR = os.path.join(ROOT, "build", "test-logs")
+
+# Development aid: FTRACE_OS_FAKE_KERNEL=1 runs tests/fake_kernel.py (a Python imitation of the shell) in place
+# of QEMU, so the harness can be worked on without a kernel.  Never set by `make test`.
+FAKE_KERNEL = os.environ.get("FTRACE_OS_FAKE_KERNEL", "") not in ("", "0")
+FAKE_KERNEL_SCRIPT = os.path.join(ROOT, "tests", "fake_kernel.py")
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class ConsoleError(Exception):
+    """Something went wrong on the serial console; the message ends with the last lines of output."""
+
+
+class ConsoleTimeout(ConsoleError):
+    """A wait did not see what it waited for in time."""
+
+
+class BadPatternError(ConsoleError):
+    """The kernel printed a bad pattern (panic, Oops, ftrace bug, second banner)."""
+
+
+class ConsoleExited(ConsoleError):
+    """QEMU exited while we still expected output from it."""
+
+
+def printable(text):
+    """`text` with \\r\\n turned into \\n and other control characters shown as escapes, for logs and reports."""
+    text = text.replace("\r\n", "\n")
+    return re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", lambda m: "\\x%02x" % ord(m.group()), text)
+
+
+def log_path_for(nodeid):
+    """The file under build/test-logs/ that keeps the serial log of the test (or module) `nodeid`."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "--")).strip("_")
+    return os.path.join(LOG_DIR, name + ".log")
+
+
+def qemu_command(smp=1, extra_args=(), iso=TEST_ISO):
+    """The argument vector that boots the test ISO with `smp` CPUs."""
+    if FAKE_KERNEL:
+        return [sys.executable, FAKE_KERNEL_SCRIPT, "-smp", str(smp)] + list(extra_args)
+    return ([QEMU] + QEMU_ARGS + ["-smp", str(smp), "-cdrom", iso, "-boot", "d"] + list(extra_args))
+
+
+class SuppressedOutput:
+    """What a disable_check() block let through: `hits[name]` lists the lines that matched bad pattern `name`."""
+
+    def __init__(self, names):
+        self.names = names
+        self.hits = {name: [] for name in names}
+
+    def __bool__(self):
+        return any(self.hits.values())
+
+
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl   # looked up here: the forked child must not dlopen
+except (OSError, AttributeError):
+    _prctl = None
+
+
+def _kill_with_parent():
+    """Run in the QEMU child before exec: Linux sends it SIGKILL if pytest dies, so no QEMU is left behind."""
+    if _prctl is not None:
+        _prctl(1, signal.SIGKILL)    # 1 = PR_SET_PDEATHSIG
+
+
+_live_consoles = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all():
+    for console in list(_live_consoles):
+        console.close()
+
+
+class Console:
+    """One QEMU running ftrace-os, driven through its serial console."""
+
+    def __init__(self, smp=1, extra_args=(), iso=TEST_ISO, name="console"):
+        self.smp = smp
+        self.extra_args = list(extra_args)
+        self.iso = iso
+        self.name = name
+        self.proc = None
+        self.returncode = None       # QEMU's exit status once it has been reaped
+        self.boot_text = ""          # what came before the first prompt (\r removed)
+        self.cwd = None              # directory shown by the last prompt we matched
+        self.dirty = False           # a wait failed: the shell may be in an unknown state (see needs_restart)
+        self._old_logs = ""          # serial text of earlier boots of this object (restart)
+        self._cond = threading.Condition()
+        self._disabled = {name: 0 for name in BAD_PATTERNS}
+        self._suppressed = []        # SuppressedOutput objects of the active disable_check() blocks
+        self._bad = {name: re.compile(rx) for name, rx in BAD_PATTERNS.items()}
+        self._reset_buffers()
+
+    def _reset_buffers(self):
+        self._raw = bytearray()      # every byte from QEMU's stdout, appended by the reader thread
+        self._stderr = bytearray()   # QEMU's own messages ("could not open ...")
+        self._eof = False            # stdout closed: QEMU has exited
+        self._text = ""              # self._raw decoded (latin-1: one character per byte), owned by the test thread
+        self._pos = 0                # waits search self._text from here; a match moves it past the match
+        self._checked = 0            # bad patterns have been checked on the complete lines before this offset
+        self._banner_seen = False
+        self._threads = []
+
+    # -- starting and stopping ---------------------------------------------------------------------------------
+
+    def start(self):
+        """Start QEMU, wait for the banner and the first prompt.  Raises ConsoleError on any failure."""
+        if not FAKE_KERNEL and not os.path.exists(self.iso):
+            self.dirty = True
+            raise ConsoleError("test ISO %s not found: build it with `make iso-test` (`make test` does it for you)"
+                               % os.path.relpath(self.iso, ROOT))
+        self._reset_buffers()
+        self.dirty = False
+        self.command = qemu_command(self.smp, self.extra_args, self.iso)
+        try:
+            self.proc = subprocess.Popen(self.command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, start_new_session=True,
+                                         preexec_fn=_kill_with_parent)
+        except OSError as e:
+            self.dirty = True
+            raise ConsoleError("cannot start %s: %s" % (self.command[0], e)) from None
+        _live_consoles.add(self)
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        for stream, sink in ((self.proc.stdout, self._raw), (self.proc.stderr, self._stderr)):
+            thread = threading.Thread(target=self._reader, args=(stream.fileno(), sink, stream is self.proc.stdout),
+                                      name="serial-reader", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        self._boot()
+        return self
+
+    def _boot(self):
+        deadline = time.monotonic() + BOOT_TIMEOUT
+        self._wait_for(re.compile(BANNER), deadline, "the boot banner")
+        m = self._wait_for(re.compile(PROMPT), deadline, "the first shell prompt")
+        self.boot_text = self._text[:m.start()].replace("\r", "")
+        # Synchronise with the shell: an empty line must give exactly a fresh prompt.  After this the prompt is
+        # known to be the last thing received, which is what run() relies on.
+        self.send(ENTER)
+        m = self._wait_for(re.compile(re.escape(NEWLINE) + PROMPT + r"\Z"), deadline, "a prompt after an empty line")
+        self.cwd = m.group("cwd")
+
+    def restart(self):
+        """Kill QEMU and boot again with the same settings; the old serial text stays in log_text()."""
+        self.close()
+        self._old_logs += self._text + "\n======== %s: QEMU restarted ========\n" % self.name
+        self.start()
+
+    def needs_restart(self):
+        """True when QEMU has exited or a wait failed, so the shell is not known to sit at a prompt."""
+        return self.dirty or self.proc is None or self.proc.poll() is not None
+
+    def close(self):
+        """Kill QEMU (if still running) and reap it.  Safe to call more than once."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        for thread in self._threads:
+            thread.join(timeout=5)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self._sync()
+        self.returncode = proc.returncode
+        _live_consoles.discard(self)
+
+    def _reader(self, fd, sink, is_stdout):
+        """Reader thread: append everything QEMU writes on `fd` to `sink` and wake up waiters."""
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                data = b""
+            with self._cond:
+                if data:
+                    sink.extend(data)
+                elif is_stdout:
+                    self._eof = True
+                self._cond.notify_all()
+            if not data:
+                return
+
+    # -- sending -------------------------------------------------------------------------------------------------
+
+    def send(self, data):
+        """Write raw bytes (or a str, sent as latin-1) to the serial port; does not wait for any answer."""
+        if isinstance(data, str):
+            data = data.encode("latin-1")
+        if self.proc is None:
+            raise self._error(ConsoleExited, "cannot send %r: QEMU is not running" % data)
+        fd = self.proc.stdin.fileno()
+        deadline = time.monotonic() + COMMAND_TIMEOUT
+        while data:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._error(ConsoleTimeout, "QEMU did not accept serial input for %ds" % COMMAND_TIMEOUT)
+            select.select([], [fd], [], remaining)
+            try:
+                data = data[os.write(fd, data):]
+            except BlockingIOError:
+                continue
+            except BrokenPipeError:
+                raise self._error(ConsoleExited, "QEMU exited (status %s) while we were typing"
+                                  % self.proc.poll()) from None
+
+    # -- waiting -------------------------------------------------------------------------------------------------
+
+    def wait_for(self, pattern, timeout=COMMAND_TIMEOUT):
+        """Wait until `pattern` (regex str or compiled) matches the raw received text after the last match.
+
+        The text is raw: lines end in \\r\\n and control characters are kept.  Returns the re.Match (over the whole
+        text); following waits start after it.  Raises ConsoleTimeout, ConsoleExited or BadPatternError."""
+        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        return self._wait_for(rx, time.monotonic() + timeout, "/%s/" % rx.pattern)
+
+    def wait_for_prompt(self, timeout=COMMAND_TIMEOUT):
+        """Wait until the received text ends with a prompt; return the text before it (\\r removed)."""
+        return self._wait_prompt(time.monotonic() + timeout)
+
+    def _wait_prompt(self, deadline):
+        start = self._pos
+        m = self._wait_for(re.compile(PROMPT + r"\Z"), deadline, "the shell prompt")
+        self.cwd = m.group("cwd")
+        return self._text[start:m.start()].replace("\r", "")
+
+    def run(self, cmd, timeout=COMMAND_TIMEOUT):
+        """Type `cmd` and Enter, wait for its echo and the next prompt, return the output between them.
+
+        The output has \\r removed and no final newline ("" for no output).  `cmd` must be printable text:
+        use run_keys() for editing keys."""
+        if re.search(r"[\x00-\x1f\x7f]", cmd):
+            raise ValueError("run() takes printable text, use run_keys() for control characters: %r" % cmd)
+        deadline = time.monotonic() + timeout
+        self.send(cmd.encode("latin-1") + ENTER)
+        self._wait_for(re.compile(re.escape(cmd + NEWLINE)), deadline, "the echo of %r" % cmd)
+        out = self._wait_prompt(deadline)
+        return out[:-1] if out.endswith("\n") else out
+
+    def run_keys(self, keys, timeout=COMMAND_TIMEOUT):
+        """Send raw key bytes that end the line (last key Enter or Ctrl-C), return everything up to the next prompt.
+
+        The result holds the echo, erase sequences and redraws as the kernel sent them, \\r and the final newline
+        removed.  To know where that output ends even when it contains redrawn prompts, an empty line is sent
+        after the keys and we wait for "prompt, newline, prompt" at the end.  So `keys` must not contain an empty
+        Enter itself."""
+        deadline = time.monotonic() + timeout
+        start = self._pos
+        self.send(keys)
+        self.send(ENTER)
+        sync = PROMPT.replace("?P<cwd>", "")
+        m = self._wait_for(re.compile("(%s)%s%s\\Z" % (sync, re.escape(NEWLINE), PROMPT)), deadline,
+                           "the prompt after keys %r" % keys)
+        self.cwd = m.group("cwd")
+        text = self._text[start:m.start()].replace("\r", "")
+        return text[:-1] if text.endswith("\n") else text
+
+    def run_to_exit(self, cmd, timeout=EXIT_TIMEOUT):
+        """Type `cmd` (poweroff, fault ...) and wait for QEMU to exit; return (exit status, output after the echo)."""
+        self.send(cmd.encode("latin-1") + ENTER)
+        self.wait_for(re.escape(cmd + NEWLINE), timeout)
+        start = self._pos
+        status = self.wait_exit(timeout)
+        return status, self._text[start:].replace("\r", "")
+
+    def wait_exit(self, timeout=EXIT_TIMEOUT):
+        """Wait for QEMU to exit; return its exit status.  All output is checked for bad patterns first."""
+        if self.proc is None:
+            return self.returncode
+        deadline = time.monotonic() + timeout
+        self._wait_until(lambda: True if self._eof else None, deadline, "QEMU to exit", allow_exit=True)
+        self._check_bad_patterns(final=True)
+        proc = self.proc
+        try:
+            status = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise self._error(ConsoleTimeout, "QEMU closed the serial port but did not exit") from None
+        self._pos = len(self._text)
+        self.close()
+        return status
+
+    def check(self):
+        """Check output received since the last wait for bad patterns (raises BadPatternError); never blocks."""
+        self._sync()
+        self._check_bad_patterns(final=self._eof)
+
+    # -- bad patterns --------------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def disable_check(self, *names):
+        """Within the block, lines matching the named BAD_PATTERNS do not fail the test.
+
+        Yields a SuppressedOutput whose `hits` tell which lines matched.  Output received up to the end of the
+        block is judged with the block's rules."""
+        for name in names:
+            if name not in BAD_PATTERNS:
+                raise ValueError("unknown bad pattern %r (known: %s)" % (name, ", ".join(BAD_PATTERNS)))
+        seen = SuppressedOutput(names)
+        for name in names:
+            self._disabled[name] += 1
+        self._suppressed.append(seen)
+        try:
+            yield seen
+            self.check()
+        finally:
+            self._suppressed.remove(seen)
+            for name in names:
+                self._disabled[name] -= 1
+
+    def expected_bugs(self):
+        """Context: the test expects ftrace bug reports (`[ ftrace bug ]`); yields the SuppressedOutput."""
+        return self.disable_check("ftrace_bug")
+
+    def expected_crash(self):
+        """Context: the test expects an Oops dump and a panic (the fault command)."""
+        return self.disable_check("oops", "panic")
+
+    def _check_bad_patterns(self, final=False):
+        """Check each complete line once (and the unfinished last line if `final`); raise on a bad pattern."""
+        text = self._text
+        end = len(text) if final else text.rfind("\n", self._checked) + 1
+        while self._checked < end:
+            nl = text.find("\n", self._checked, end)
+            line_end = end if nl < 0 else nl + 1
+            line = text[self._checked:line_end]
+            self._checked = line_end
+            for name, rx in self._bad.items():
+                if not rx.search(line):
+                    continue
+                if name == "banner" and not self._banner_seen:
+                    self._banner_seen = True
+                elif self._disabled[name]:
+                    for seen in self._suppressed:
+                        if name in seen.hits:
+                            seen.hits[name].append(line.rstrip("\r\n"))
+                else:
+                    self._settle()
+                    self._checked = len(self._text)      # the rest of this crash is reported with it, once
+                    what = {"banner": "a second boot banner: the machine rebooted"}.get(name, "bad pattern %r" % name)
+                    raise self._error(BadPatternError, "%s in line: %s" % (what, line.rstrip("\r\n")))
+
+    def _settle(self, max_wait=2.0, quiet=0.3):
+        """Before reporting a crash, let the rest of the dump arrive: until QEMU exits, output pauses for
+        `quiet` seconds, or `max_wait` seconds passed."""
+        deadline = time.monotonic() + max_wait
+        while not self._eof and time.monotonic() < deadline:
+            before = len(self._raw)
+            with self._cond:
+                self._cond.wait(quiet)
+            if len(self._raw) == before:
+                break
+        self._sync()
+
+    # -- internals -----------------------------------------------------------------------------------------------
+
+    def _sync(self):
+        """Bring self._text up to date with the bytes the reader thread collected."""
+        with self._cond:
+            new = bytes(self._raw[len(self._text):])
+        self._text += new.decode("latin-1")
+
+    def _wait_for(self, rx, deadline, what):
+        def find():
+            m = rx.search(self._text, self._pos)
+            if m:
+                self._pos = m.end()
+            return m
+        return self._wait_until(find, deadline, what)
+
+    def _wait_until(self, probe, deadline, what, allow_exit=False):
+        """Poll `probe()` on new output until it returns non-None, checking bad patterns as output arrives."""
+        try:
+            while True:
+                eof = self._eof          # read before _sync(): the reader appends all data before setting it
+                self._sync()
+                self._check_bad_patterns(final=eof)
+                result = probe()
+                if result is not None:
+                    return result
+                if eof and not allow_exit:
+                    status = self.proc.wait(timeout=5) if self.proc else None
+                    raise self._error(ConsoleExited, "QEMU exited with status %s while waiting for %s"
+                                      % (status, what))
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise self._error(ConsoleTimeout, "timed out waiting for %s" % what)
+                with self._cond:
+                    if len(self._raw) == len(self._text) and not self._eof:
+                        self._cond.wait(min(remaining, 1.0))
+        except ConsoleError:
+            self.dirty = True
+            raise
+
+    def _error(self, cls, message, lines=60):
+        self.dirty = True
+        stderr = bytes(self._stderr).decode("utf-8", "replace").strip()
+        if stderr:
+            message += "\nQEMU stderr:\n" + stderr
+        return cls("%s\n---- last %d lines of serial output (%s) ----\n%s"
+                   % (message, lines, self.name, self.log_tail(lines)))
+
+    # -- logs ----------------------------------------------------------------------------------------------------
+
+    def log_text(self):
+        """Everything received over the serial line, from all boots of this object, in printable form."""
+        self._sync()
+        text = printable(self._old_logs + self._text)
+        stderr = bytes(self._stderr).decode("utf-8", "replace")
+        if stderr.strip():
+            text += "\n======== QEMU stderr ========\n" + stderr
+        return text
+
+    def log_tail(self, lines=60):
+        """The last `lines` lines of log_text()."""
+        return "\n".join(self.log_text().rstrip("\n").split("\n")[-lines:])
+
+    def save_log(self, path):
+        """Write log_text() to `path` (directories created); return the path."""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write("# %s\n# %s\n" % (self.name, " ".join(getattr(self, "command", []) or [])))
+            f.write(self.log_text())
+        return path
