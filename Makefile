@@ -46,7 +46,7 @@ SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
 .PHONY: all run debug test unit deps format clean iso iso-test
-all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso
+all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
 $(B)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)

@@ -4,15 +4,10 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 
-static void flush_to_console(struct seq_file *m)
-{
-	console_write(m->buf, m->count);
-}
-
 static int cmd_cat(int argc, char **argv)
 {
 	char buf[1024];
-	struct seq_file m = { .buf = buf, .size = sizeof(buf), .flush = flush_to_console };
+	struct seq_file m = { .buf = buf, .size = sizeof(buf), .flush = seq_console_flush };
 	int status = 0;
 
 	if (argc < 2) {

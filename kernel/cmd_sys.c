@@ -56,15 +56,10 @@ static int cmd_uptime(int argc, char **argv)
 }
 SHELL_CMD(uptime, cmd_uptime, "time since boot");
 
-static void flush_to_console(struct seq_file *m)
-{
-	console_write(m->buf, m->count);
-}
-
 static int cmd_meminfo(int argc, char **argv)
 {
 	char buf[256];
-	struct seq_file m = { .buf = buf, .size = sizeof(buf), .flush = flush_to_console };
+	struct seq_file m = { .buf = buf, .size = sizeof(buf), .flush = seq_console_flush };
 	meminfo_show(&m, NULL);
 	seq_flush(&m);
 	return 0;

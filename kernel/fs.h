@@ -25,6 +25,7 @@ void seq_puts(struct seq_file *m, const char *s);
 void seq_putc(struct seq_file *m, char c);
 void seq_printf(struct seq_file *m, const char *fmt, ...) __printf(2, 3);
 void seq_flush(struct seq_file *m);
+void seq_console_flush(struct seq_file *m);
 
 struct fnode;
 

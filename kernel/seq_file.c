@@ -1,5 +1,6 @@
 /* seq_file: how a file's show handler produces text without knowing where it goes. */
 #include "kernel/fs.h"
+#include "kernel/printk.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
@@ -51,4 +52,10 @@ void seq_printf(struct seq_file *m, const char *fmt, ...)
 	n = vscnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	seq_write(m, buf, n);
+}
+
+/* A flush function that prints: what `cat` and other commands that show a file use. */
+void seq_console_flush(struct seq_file *m)
+{
+	console_write(m->buf, m->count);
 }
