@@ -4,6 +4,7 @@
 #   make run        boot in QEMU (TCG), serial console on this terminal; SMP=N MEM=256M
 #   make debug      same, stopped at the first instruction, waiting for gdb
 #   make test       host unit tests, in-kernel self-tests, QEMU integration tests
+#   make bench      guest instructions per traced call (QEMU -icount) -> docs/BENCHMARKS.md
 #   make format     clang-format the C sources
 
 # --- What a user may override -------------------------------------------------------------
@@ -45,7 +46,7 @@ SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c lib/*.c tests/kernel
 SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
-.PHONY: all run debug test unit deps format clean iso iso-test
+.PHONY: all run debug test unit bench deps format clean iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
 $(B)/%.o: %.c Makefile
@@ -120,6 +121,11 @@ debug: deps
 test: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
 	@tools/run-tests
+
+# Exact guest instruction counts (-icount), written into docs/BENCHMARKS.md. Never part of `make test`.
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/bench.py
 
 unit:
 	@$(MAKE) --no-print-directory -f tests/unit/Makefile run

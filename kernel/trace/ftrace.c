@@ -26,6 +26,7 @@ struct ftrace_page *ftrace_pages_start;
 static unsigned long nr_records;
 int ftrace_disabled;
 unsigned long ftrace_bug_count;
+u64 ftrace_init_ticks; /* TSC ticks the boot conversion took: instructions under -icount */
 /* What the failing update was doing, for the report (Linux's ftrace_bug_type). */
 const char *ftrace_bug_action = "Initializing ftrace call sites";
 const u8 *ftrace_expected;
@@ -130,9 +131,11 @@ void ftrace_init(void)
 		converted++;
 	} while_for_each_ftrace_rec();
 out:
+	ftrace_init_ticks = rdtsc() - t0;
 	local_irq_restore(flags);
 	ftrace_poke_late = true;
-	pr_info("ftrace: converted %lu sites in %llu us\n", converted, tsc_to_ns(rdtsc() - t0) / 1000);
+	pr_info("ftrace: converted %lu sites in %llu us\n", converted,
+		tsc_to_ns(ftrace_init_ticks) / 1000);
 }
 
 /* Binary search of the sorted records. */

@@ -1,0 +1,23 @@
+/* `bench`: guest instructions (TSC ticks under -icount) per event, printed as Markdown table rows. */
+#ifndef KERNEL_BENCH_H
+#define KERNEL_BENCH_H
+
+#include "lib/types.h"
+
+#define BENCH_LOOPS 1000
+#define BENCH_RUNS 7
+
+/* A traced function and its notrace twin: the same body, one with a call site. */
+int bench_target(int x);
+int bench_target_notrace(int x);
+
+/* Median, over BENCH_RUNS runs, of the TSC ticks one call of fn costs (loop included). */
+u64 bench_per_call(int (*fn)(int));
+
+/* Prints one table row: name, ticks per call, ticks above the baseline, and ns. */
+void bench_row(const char *what, u64 ticks, u64 baseline);
+
+/* Benchmark groups, each printing its own rows (one per subsystem). */
+void bench_ftrace_core(u64 baseline);
+
+#endif

@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""tools/bench.py: `make bench`. Boots the kernel with -icount shift=0 (one TSC tick per guest instruction),
+runs the in-kernel `bench` command on each CPU count asked for, and writes docs/BENCHMARKS.md.
+
+    tools/bench.py [--smp 1,2,4] [--out docs/BENCHMARKS.md]
+"""
+
+import argparse
+import datetime
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from tests.console import Console  # noqa: E402  (the same console the tests drive)
+
+ICOUNT = ["-icount", "shift=0,sleep=off"]
+ISO = os.path.join(ROOT, "build", "ftrace-os.iso")
+
+
+def run_bench(smp):
+    con = Console(smp=smp, extra_args=ICOUNT, iso=ISO, name="bench-smp%d" % smp)
+    try:
+        con.start()
+        return con.run("bench", timeout=600)
+    finally:
+        con.close()
+
+
+def qemu_version():
+    out = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True, text=True).stdout
+    return out.splitlines()[0] if out else "unknown"
+
+
+HEADER = """# Benchmarks
+
+Written by `make bench` ({date}); do not edit by hand: run it again.
+
+How: `tools/bench.py` boots `build/ftrace-os.iso` in {qemu} under TCG with `-icount shift=0,sleep=off`, so the
+guest TSC advances exactly one tick per guest instruction, and types `bench` at the shell. Each row is the
+median of {runs} runs of a {loops}-call loop with interrupts off; **ticks** are guest instructions per call
+(loop and indirect call included), **+base** is the cost above the untraced baseline measured in the same run,
+**ns** converts ticks with the kernel's own TSC calibration (under icount, 1 tick = 1 ns of virtual time, so it
+repeats the instruction count; it says nothing about real hardware). Benchmarks are read, never asserted:
+tests check behaviour only.
+
+Reproduce: `make bench`, or boot with `make run QEMU="qemu-system-x86_64 -icount shift=0,sleep=off"` and
+type `bench`.
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--smp", default="1")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
+    args = ap.parse_args()
+    text = HEADER.format(date=datetime.date.today().isoformat(), qemu=qemu_version(), runs=7, loops=1000)
+    for smp in [int(s) for s in args.smp.split(",")]:
+        out = run_bench(smp)
+        print(out)
+        text += "\n## -smp %d\n\n%s\n" % (smp, out.strip())
+    with open(args.out, "w") as f:
+        f.write(text)
+    print("wrote " + os.path.relpath(args.out, ROOT))
+
+
+if __name__ == "__main__":
+    main()
