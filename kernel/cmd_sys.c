@@ -68,10 +68,12 @@ SHELL_CMD(meminfo, cmd_meminfo, "memory use (as /proc/meminfo)");
 
 static int cmd_cpus(int argc, char **argv)
 {
+	int cpu;
+
 	cprintf("CPU  APIC  STATE    TICKS\n");
-	for (int cpu = 0; cpu < num_online_cpus(); cpu++)
-		cprintf("%3d  %4u  %-7s  %llu\n", cpu, lapic_id(), "online",
-			(unsigned long long)cpu_ticks[cpu]);
+	for_each_online_cpu(cpu)
+		cprintf("%3d  %4d  %-7s  %llu\n", cpu, percpu_area[cpu].apic_id, "online",
+			percpu_area[cpu].ticks);
 	return 0;
 }
 SHELL_CMD(cpus, cmd_cpus, "list CPUs: APIC id, state, timer ticks");

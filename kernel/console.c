@@ -1,6 +1,7 @@
 /* The console: the serial line, with "\n" sent as "\r\n" and one writer at a time. */
 #include "kernel/printk.h"
 #include "arch/x86/serial.h"
+#include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -47,17 +48,34 @@ int console_trygetc(void)
 	return serial_getc();
 }
 
+/* The task waiting in console_getc(), woken by the serial interrupt. */
+static struct task *reader;
+
+void console_rx_notify(void)
+{
+	struct task *t = __atomic_exchange_n(&reader, NULL, __ATOMIC_ACQ_REL);
+	if (t)
+		wake_up_process(t);
+}
+
 int console_getc(void)
 {
 	for (;;) {
 		int c;
-		/* Check and halt with interrupts off, or a byte arriving in between would be slept on. */
+		/* Check and sleep with interrupts off, or a byte arriving in between would be slept on. */
 		local_irq_disable();
 		c = serial_getc();
 		if (c >= 0) {
 			local_irq_enable();
 			return c;
 		}
-		safe_halt();
+		if (current == this_cpu()->idle) {
+			safe_halt(); /* no task to put to sleep (early boot) */
+			continue;
+		}
+		current->state = TASK_SLEEPING;
+		__atomic_store_n(&reader, current, __ATOMIC_RELEASE);
+		local_irq_enable();
+		sleep_until_woken();
 	}
 }

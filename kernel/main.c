@@ -13,6 +13,9 @@
 #include "kernel/procfs.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "arch/x86/acpi.h"
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_poke.h"
 
@@ -36,8 +39,14 @@ static void interrupts_init(void)
 	local_irq_enable();
 }
 
+static void shell_thread(void *arg)
+{
+	shell_run();
+}
+
 void kmain(u32 magic, unsigned long info_pa)
 {
+	percpu_setup(0); /* GS first: smp_processor_id() and this_cpu() read through it */
 	serial_init();
 	multiboot_parse(magic, info_pa);
 	test_mode = cmdline_has("test");
@@ -49,14 +58,22 @@ void kmain(u32 magic, unsigned long info_pa)
 	gdt_init();
 	idt_init();
 	mm_init();
+	sched_init_cpu(0);
+	acpi_init();
 	interrupts_init();
+	smp_ipi_init();
 	text_poke_init();
+	/* Before the other CPUs start: boot conversion pokes text with nobody else running it. */
 	ftrace_init();
+	smp_init();
 
 	procfs_init();
 	ftrace_files_init();
 	func_hits_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
 	pr_info("shell: type 'help' for commands\n");
-	shell_run();
+	/* The shell is a task like any other; this boot context becomes CPU 0's idle task. */
+	if (!kthread_create(shell_thread, NULL, 0, "sh"))
+		panic("cannot start the shell");
+	cpu_idle();
 }

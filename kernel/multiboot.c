@@ -34,6 +34,9 @@ static void parse_mmap(const struct mb2_tag *tag)
 
 	for (; p + entry_size <= end; p += entry_size) {
 		const struct mb2_mmap_entry *e = (const void *)p;
+		/* RAM (1) and ACPI tables (3, 4) must be reachable through the direct map. */
+		if ((e->type == 1 || e->type == 3 || e->type == 4) && e->base + e->len > boot_info.map_top)
+			boot_info.map_top = e->base + e->len;
 		if (e->type != 1 || boot_info.nr_ram == MB2_MAX_REGIONS)
 			continue;
 		boot_info.ram[boot_info.nr_ram].base = e->base;

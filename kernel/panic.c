@@ -3,6 +3,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
 #include "kernel/printk.h"
+#include "kernel/smp.h"
 #include "lib/printf.h"
 
 bool test_mode;
@@ -23,6 +24,7 @@ void panic(const char *fmt, ...)
 	if (__atomic_fetch_add(&panicking, 1, __ATOMIC_SEQ_CST))
 		for (;;)
 			halt(); /* a second panic (another CPU, or a fault while panicking) just stops */
+	smp_send_stop(); /* the others halt in their NMI handler: one CPU tells the story */
 	console_force_unlock();
 
 	va_start(ap, fmt);

@@ -45,6 +45,8 @@ void console_puts(const char *s);
 
 /* Console input: next byte typed, waiting (interrupts on) until one arrives. */
 int console_getc(void);
+/* Called by the serial driver when bytes arrived: wakes the reader. */
+void console_rx_notify(void);
 /* Next byte typed or -1 at once; the shell uses it to notice Ctrl-C during long output. */
 int console_trygetc(void);
 

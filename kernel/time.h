@@ -10,8 +10,7 @@
 
 extern volatile u64 jiffies;
 extern u64 tsc_khz;
-/* Timer interrupts taken by each CPU. */
-extern u64 cpu_ticks[];
+
 
 /* Measures the TSC and LAPIC timer rates against the PIT (10 ms gate on channel 2). */
 void tsc_calibrate(void);

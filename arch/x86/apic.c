@@ -1,9 +1,7 @@
-/* Local APIC and IOAPIC: where interrupts come from once the legacy PIC is masked.
- *
- * The addresses are the PC defaults (LAPIC from its MSR, IOAPIC at 0xfec00000, which is where
- * QEMU puts it); reading them from the ACPI MADT comes with SMP bring-up.
- */
+/* Local APIC and IOAPIC: where interrupts come from once the legacy PIC is masked, and how one
+ * CPU interrupts another (IPIs). Addresses come from the ACPI MADT (arch/x86/acpi.c). */
 #include "arch/x86/apic.h"
+#include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/traps.h"
@@ -18,7 +16,9 @@
 #define LVT_MASKED (1U << 16)
 #define LVT_PERIODIC (1U << 17)
 
-#define IOAPIC_PHYS 0xfec00000UL
+#define LAPIC_ICR_LOW 0x300
+#define LAPIC_ICR_HIGH 0x310
+#define ICR_PENDING (1U << 12)
 #define IOAPIC_REDTBL 0x10
 
 static volatile u32 *lapic;
@@ -51,10 +51,9 @@ void pic_disable(void)
 
 void lapic_init(void)
 {
-	unsigned long pa = rdmsr(MSR_APIC_BASE) & 0xfffff000UL;
-
+	/* One mapping serves every CPU: each one's LAPIC answers at the same physical address. */
 	if (!lapic)
-		lapic = ioremap(pa, 4096);
+		lapic = ioremap(madt.lapic_pa, 4096);
 	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1 << 11)); /* global enable */
 	lapic_write(LAPIC_SVR, 0x100 | SPURIOUS_VECTOR);        /* software enable */
 }
@@ -77,7 +76,7 @@ static void ioapic_write(u32 reg, u32 v)
 
 void ioapic_init(void)
 {
-	ioapic = ioremap(IOAPIC_PHYS, 4096);
+	ioapic = ioremap(madt.ioapic_pa, 4096);
 	ioapic[0] = 1; /* version register: bits 16..23 hold the last redirection entry */
 	int n = ((ioapic[4] >> 16) & 0xff) + 1;
 	for (int i = 0; i < n; i++) {
@@ -88,9 +87,25 @@ void ioapic_init(void)
 
 void ioapic_route(int irq, int vector)
 {
+	u32 gsi = madt.isa_gsi[irq]; /* QEMU moves ISA IRQ 0 to GSI 2, for instance */
+
 	/* Fixed delivery, physical destination, edge triggered, active high: ISA defaults. */
-	ioapic_write(IOAPIC_REDTBL + 2 * irq + 1, lapic_id() << 24);
-	ioapic_write(IOAPIC_REDTBL + 2 * irq, vector);
+	ioapic_write(IOAPIC_REDTBL + 2 * gsi + 1, lapic_id() << 24);
+	ioapic_write(IOAPIC_REDTBL + 2 * gsi, vector);
+}
+
+void lapic_send_ipi(u32 apic_id, u32 low)
+{
+	unsigned long flags = local_irq_save();
+
+	/* One ICR per CPU; wait until the previous IPI left before writing the next. */
+	while (lapic_read(LAPIC_ICR_LOW) & ICR_PENDING)
+		cpu_relax();
+	lapic_write(LAPIC_ICR_HIGH, apic_id << 24);
+	lapic_write(LAPIC_ICR_LOW, low);
+	while (lapic_read(LAPIC_ICR_LOW) & ICR_PENDING)
+		cpu_relax();
+	local_irq_restore(flags);
 }
 
 u32 lapic_timer_ticks_per_sec;

@@ -19,6 +19,15 @@ void ioapic_route(int irq, int vector);
 void pic_disable(void);
 
 
+/* Interrupt command register values (low word). */
+#define ICR_FIXED 0x00000
+#define ICR_NMI 0x00400
+#define ICR_INIT 0x00500
+#define ICR_STARTUP 0x00600
+#define ICR_LEVEL_ASSERT 0x04000
+/* Sends an IPI: low = delivery mode | vector (| level bits for INIT). */
+void lapic_send_ipi(u32 apic_id, u32 low);
+
 /* For calibration only. */
 void lapic_timer_start_oneshot_max(void);
 u32 lapic_timer_current(void);

@@ -1,7 +1,8 @@
-/* The GDT (64-bit code and data segments, the TSS) and the TSS's IST stacks for faults that need them. */
+/* Each CPU's GDT (64-bit code and data segments, its TSS) and the IST stacks for faults that need them. */
 #include "arch/x86/traps.h"
 #include "lib/compiler.h"
 #include "lib/string.h"
+#include "kernel/percpu.h"
 
 #define IST_STACK_SIZE 8192
 
@@ -21,21 +22,25 @@ struct desc_ptr {
 	u64 base;
 } __packed;
 
-static struct tss tss;
-static u64 gdt[5] __aligned(16);
+/* A TSS is busy while loaded, so every CPU needs its own, and its own GDT to point at it. */
+static struct tss tss_of[NR_CPUS];
+static u64 gdt_of[NR_CPUS][5] __aligned(16);
 /* A double fault often means the stack is gone, and an NMI can land anywhere: give each its own. */
-static u8 ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+static u8 ist_stacks[NR_CPUS][3][IST_STACK_SIZE] __aligned(16);
 
 void gdt_init(void)
 {
-	u64 base = (u64)&tss;
-	u64 limit = sizeof(tss) - 1;
-	struct desc_ptr p = { sizeof(gdt) - 1, (u64)gdt };
+	int cpu = smp_processor_id();
+	struct tss *tss = &tss_of[cpu];
+	u64 *gdt = gdt_of[cpu];
+	u64 base = (u64)tss;
+	u64 limit = sizeof(*tss) - 1;
+	struct desc_ptr p = { sizeof(gdt_of[0]) - 1, (u64)gdt };
 
-	tss.ist[0] = (u64)ist_stacks[0] + IST_STACK_SIZE; /* IST1: #DF */
-	tss.ist[1] = (u64)ist_stacks[1] + IST_STACK_SIZE; /* IST2: NMI */
-	tss.ist[2] = (u64)ist_stacks[2] + IST_STACK_SIZE; /* IST3: #MC */
-	tss.iomap_base = sizeof(tss);
+	tss->ist[0] = (u64)ist_stacks[cpu][0] + IST_STACK_SIZE; /* IST1: #DF */
+	tss->ist[1] = (u64)ist_stacks[cpu][1] + IST_STACK_SIZE; /* IST2: NMI */
+	tss->ist[2] = (u64)ist_stacks[cpu][2] + IST_STACK_SIZE; /* IST3: #MC */
+	tss->iomap_base = sizeof(*tss);
 
 	gdt[0] = 0;
 	gdt[1] = 0x00af9a000000ffffULL; /* 0x08 kernel code: present, DPL 0, long mode */
@@ -46,7 +51,8 @@ void gdt_init(void)
 	gdt[4] = base >> 32;
 
 	__asm__ volatile("lgdt %0" : : "m"(p));
-	/* Reload CS with a far return, and the data segments, so nothing refers to the boot GDT. */
+	/* Reload CS with a far return, and the data segments, so nothing refers to the boot GDT.
+	 * GS is not reloaded: its base (this CPU's percpu area) lives in an MSR, not the GDT. */
 	__asm__ volatile("pushq $0x08\n\t"
 			 "leaq 1f(%%rip), %%rax\n\t"
 			 "pushq %%rax\n\t"

@@ -10,6 +10,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/cpu.h"
 #include "kernel/mm.h"
+#include "kernel/multiboot.h"
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
 #include "lib/errno.h"
@@ -120,7 +121,9 @@ static void map_direct(void)
 	unsigned long img_lo = ALIGN_DOWN(__pa(_text), LARGE_PAGE);
 	unsigned long img_hi = ALIGN(__pa(_end), LARGE_PAGE);
 
-	for (unsigned long pa = 0; pa < phys_mem_top(); pa += LARGE_PAGE) {
+	unsigned long top = MAX(phys_mem_top(), (unsigned long)boot_info.map_top);
+
+	for (unsigned long pa = 0; pa < top; pa += LARGE_PAGE) {
 		unsigned long va = PAGE_OFFSET + pa;
 		if (pa >= img_lo && pa < img_hi) {
 			/* The image's 2 MiB chunks are split so its text can be read-only here too. */

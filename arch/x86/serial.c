@@ -3,6 +3,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
+#include "kernel/printk.h"
 
 #define COM1 0x3f8
 #define COM1_IRQ 4
@@ -34,9 +35,8 @@ void serial_init(void)
 	outb(COM1 + MCR, 0x0b); /* DTR, RTS, OUT2: OUT2 gates the IRQ line on PC hardware */
 }
 
-static void serial_irq(struct pt_regs *regs)
+static void serial_rx(void)
 {
-	(void)regs;
 	while (inb(COM1 + LSR) & LSR_DATA_READY) {
 		u8 c = inb(COM1 + RBR);
 		u32 next = (rx_head + 1) % RX_RING;
@@ -47,12 +47,18 @@ static void serial_irq(struct pt_regs *regs)
 	}
 }
 
+static void serial_irq(struct pt_regs *regs)
+{
+	serial_rx();
+	console_rx_notify();
+}
+
 void serial_enable_irq(void)
 {
 	set_irq_handler(SERIAL_VECTOR, serial_irq);
 	ioapic_route(COM1_IRQ, SERIAL_VECTOR);
 	outb(COM1 + IER, 0x01); /* interrupt when data is received */
-	serial_irq(NULL);       /* anything typed during boot */
+	serial_rx(); /* anything typed during boot */
 }
 
 void serial_putc(char c)
@@ -69,7 +75,7 @@ int serial_getc(void)
 	if (rx_tail == __atomic_load_n(&rx_head, __ATOMIC_ACQUIRE)) {
 		/* Before the IRQ is routed, poll; interrupts off keeps us the only producer meanwhile. */
 		unsigned long flags = local_irq_save();
-		serial_irq(NULL);
+		serial_rx();
 		local_irq_restore(flags);
 		if (rx_tail == __atomic_load_n(&rx_head, __ATOMIC_ACQUIRE))
 			return -1;

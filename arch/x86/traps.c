@@ -8,6 +8,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/percpu.h"
+#include "kernel/sched.h"
 #include "kernel/smp.h"
 
 static irq_handler_t irq_handlers[256];
@@ -101,9 +102,11 @@ static void __noreturn die(const char *what, struct pt_regs *regs)
 	panic("Fatal exception");
 }
 
-/* Until other CPUs exist nothing sends NMIs on purpose; say so, as Linux does, and carry on. */
+/* An NMI is a stop request or an NMI call from another CPU; anything else is reported. */
 static bool nmi_handler(struct pt_regs *regs)
 {
+	if (smp_nmi_handler(regs))
+		return true;
 	pr_emerg("Uhhuh. NMI received for unknown reason on CPU %d (rip %pS).\n", smp_processor_id(),
 		 (void *)regs->ip);
 	return true;
@@ -120,12 +123,10 @@ static void do_exception(struct pt_regs *regs)
 	die(v < 32 && exception_names[v] ? exception_names[v] : "reserved exception", regs);
 }
 
-struct cpu_local cpu_local[NR_CPUS];
-
 /* Entered from entry.asm for every vector. Keeps count of nesting so ftrace knows its context. */
 void do_irq(struct pt_regs *regs)
 {
-	struct cpu_local *c = this_cpu();
+	struct percpu *c = this_cpu();
 	int v = regs->vector;
 
 	if (v < IRQ_VECTOR_BASE) {
@@ -145,4 +146,6 @@ void do_irq(struct pt_regs *regs)
 		pr_warn("irq: unexpected vector %d\n", v);
 	c->irq_depth--;
 	lapic_eoi();
+	/* Back to the interrupted code: if a tick or a wake-up asked for it, another task runs. */
+	preempt_schedule_irq();
 }

@@ -27,6 +27,8 @@ enum {
 #define IRQ_VECTOR_BASE 0x20
 #define TIMER_VECTOR 0x20
 #define SERIAL_VECTOR 0x24
+#define CALL_FUNCTION_VECTOR 0xf1
+#define RESCHEDULE_VECTOR 0xf2
 #define SPURIOUS_VECTOR 0xff
 
 typedef void (*irq_handler_t)(struct pt_regs *regs);

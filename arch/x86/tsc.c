@@ -9,6 +9,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/smp.h"
 
 #define PIT_HZ 1193182UL
@@ -74,14 +75,14 @@ void udelay(unsigned long us)
 		cpu_relax();
 }
 
-u64 cpu_ticks[NR_CPUS];
-
 static void timer_tick(struct pt_regs *regs)
 {
-	(void)regs;
-	if (smp_processor_id() == 0)
+	struct percpu *c = this_cpu();
+
+	if (c->cpu == 0)
 		jiffies++;
-	cpu_ticks[smp_processor_id()]++;
+	c->ticks++;
+	scheduler_tick();
 }
 
 void timer_init(void)

@@ -28,11 +28,13 @@ static DEFINE_SPINLOCK(ftrace_lock);
  * but an interrupt arriving meanwhile is (it runs in another context, with its own bit). */
 int ftrace_test_recursion_trylock(void)
 {
-	struct cpu_local *c = this_cpu();
+	struct percpu *c = this_cpu();
 	int bit = trace_context();
 
 	if (c->trace_recursion & (1UL << bit))
 		return -1;
+	/* No task switch while the bit is set: another task here would find it set and be lost. */
+	c->preempt_count++;
 	c->trace_recursion |= 1UL << bit;
 	barrier();
 	return bit;
@@ -40,8 +42,11 @@ int ftrace_test_recursion_trylock(void)
 
 void ftrace_test_recursion_unlock(int bit)
 {
+	struct percpu *c = this_cpu();
+
 	barrier();
-	this_cpu()->trace_recursion &= ~(1UL << bit);
+	c->trace_recursion &= ~(1UL << bit);
+	c->preempt_count--;
 }
 
 bool ftrace_ops_test(struct ftrace_ops *ops, unsigned long ip)

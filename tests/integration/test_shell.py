@@ -343,7 +343,6 @@ def test_cpus(console):
     assert any(c["state"] == "online" for c in cpus)
 
 
-@pytest.mark.xfail(strict=True, reason="application processors are not started yet (SMP issue)")
 @pytest.mark.smp(2)
 def test_cpus_smp2(fresh_console):
     first = parse_cpus(fresh_console.run("cpus"))

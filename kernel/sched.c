@@ -1,0 +1,304 @@
+/* The scheduler: round robin on each CPU, preemption at timer ticks, tasks pinned to their CPU.
+ *
+ *   CPU n:  runq  head -> task -> task -> NULL     (ready to run; the running one is not on it)
+ *           tasks -> every live task of CPU n      (sleepers are woken from here by the tick)
+ *           idle  <idle>-0, runs when runq is empty
+ *
+ * schedule() runs with interrupts off: it puts the current task back at the tail (if it can still
+ * run), takes the head, and switch_to()s to it. A timer tick only sets need_resched; the switch
+ * happens as the interrupt returns, never in the middle of a handler or with preemption disabled.
+ */
+#include "kernel/sched.h"
+#include "arch/x86/cpu.h"
+#include "kernel/mm.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/time.h"
+#include "lib/string.h"
+
+struct runqueue {
+	spinlock_t lock;
+	struct task *head, *tail;
+	struct task *tasks;       /* all live tasks of this CPU but idle */
+	struct task *dead;        /* exited, stack not yet freed */
+};
+
+static struct runqueue runqueues[NR_CPUS];
+static struct task idle_tasks[NR_CPUS];
+static int next_pid = 1;
+
+struct task *switch_to(struct task *prev, struct task *next);
+void task_entry(void);
+
+static void enqueue(struct runqueue *rq, struct task *t)
+{
+	t->rq_next = NULL;
+	if (rq->tail)
+		rq->tail->rq_next = t;
+	else
+		rq->head = t;
+	rq->tail = t;
+}
+
+static struct task *dequeue(struct runqueue *rq)
+{
+	struct task *t = rq->head;
+
+	if (t) {
+		rq->head = t->rq_next;
+		if (!rq->head)
+			rq->tail = NULL;
+	}
+	return t;
+}
+
+void sched_init_cpu(int cpu)
+{
+	struct task *idle = &idle_tasks[cpu];
+
+	idle->pid = 0;
+	strscpy(idle->comm, "<idle>", sizeof(idle->comm));
+	idle->cpu = cpu;
+	idle->state = TASK_RUNNING;
+	percpu_area[cpu].idle = idle;
+	percpu_area[cpu].curr = idle;
+}
+
+/* Frees the stacks of tasks that exited; never the one we may still be standing on. */
+static void reap_dead(struct runqueue *rq)
+{
+	while (rq->dead) {
+		struct task *t = rq->dead;
+		rq->dead = t->rq_next;
+		free_pages(__pa(t->stack), TASK_STACK_PAGES);
+		kfree(t);
+	}
+}
+
+void schedule(void)
+{
+	unsigned long flags = local_irq_save();
+	struct percpu *c = this_cpu();
+	struct runqueue *rq = &runqueues[c->cpu];
+	struct task *prev = c->curr, *next;
+
+	spin_lock(&rq->lock);
+	c->need_resched = false;
+	if (prev != c->idle && prev->state == TASK_RUNNING)
+		enqueue(rq, prev);
+	next = dequeue(rq);
+	if (!next)
+		next = c->idle;
+	spin_unlock(&rq->lock);
+
+	if (next != prev) {
+		next->switches++;
+		c->curr = next;
+		prev = switch_to(prev, next);
+		/* Now on next's stack. prev may have exited: its stack can go once we are off it. */
+		if (prev->state == TASK_DEAD) {
+			spin_lock(&runqueues[prev->cpu].lock);
+			prev->rq_next = runqueues[prev->cpu].dead;
+			runqueues[prev->cpu].dead = prev;
+			spin_unlock(&runqueues[prev->cpu].lock);
+		}
+	}
+	local_irq_restore(flags);
+}
+
+/* A new task starts here (via task_entry), on its own stack, with interrupts still off. */
+void __noreturn task_main(struct task *prev, struct task *self)
+{
+	if (prev->state == TASK_DEAD) {
+		struct runqueue *rq = &runqueues[prev->cpu];
+		spin_lock(&rq->lock);
+		prev->rq_next = rq->dead;
+		rq->dead = prev;
+		spin_unlock(&rq->lock);
+	}
+	local_irq_enable();
+	self->fn(self->arg);
+	task_exit();
+}
+
+struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *name)
+{
+	struct task *t = kzalloc(sizeof(*t));
+	unsigned long stack = alloc_pages(TASK_STACK_PAGES);
+	struct runqueue *rq = &runqueues[cpu];
+	unsigned long *sp, flags;
+
+	if (!t || !stack || !cpu_online(cpu)) {
+		kfree(t);
+		if (stack)
+			free_pages(stack, TASK_STACK_PAGES);
+		return NULL;
+	}
+	t->stack = __va(stack);
+	t->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+	strscpy(t->comm, name, sizeof(t->comm));
+	t->cpu = cpu;
+	t->fn = fn;
+	t->arg = arg;
+	t->start_ns = ktime_get_ns();
+	/* The frame switch_to pops: r15 r14 r13 r12 rbx rbp, then the return address. */
+	sp = (unsigned long *)((char *)t->stack + TASK_STACK_PAGES * PAGE_SIZE);
+	*--sp = 0;                         /* keeps task_entry's stack 16-byte aligned */
+	*--sp = (unsigned long)task_entry;
+	*--sp = 0;                         /* rbp */
+	*--sp = (unsigned long)t;          /* rbx: the task, for task_entry */
+	for (int i = 0; i < 4; i++)
+		*--sp = 0;                 /* r12..r15 */
+	t->rsp = (unsigned long)sp;
+	t->state = TASK_RUNNING;
+
+	flags = spin_lock_irqsave(&rq->lock);
+	t->cpu_next = rq->tasks;
+	rq->tasks = t;
+	enqueue(rq, t);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	smp_send_reschedule(cpu);
+	return t;
+}
+
+void task_exit(void)
+{
+	struct task *self = current;
+	struct runqueue *rq = &runqueues[self->cpu];
+	unsigned long flags = spin_lock_irqsave(&rq->lock);
+
+	for (struct task **pp = &rq->tasks; *pp; pp = &(*pp)->cpu_next)
+		if (*pp == self) {
+			*pp = self->cpu_next;
+			break;
+		}
+	self->state = TASK_DEAD;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	schedule();
+	panic("a dead task was scheduled");
+}
+
+void yield(void)
+{
+	schedule();
+}
+
+void sleep_until_woken(void)
+{
+	schedule();
+}
+
+void msleep(unsigned long ms)
+{
+	struct task *self = current;
+	unsigned long flags = local_irq_save();
+
+	self->wake_at = ktime_get_ns() + ms * 1000000ULL;
+	self->state = TASK_SLEEPING;
+	local_irq_restore(flags);
+	schedule();
+}
+
+void wake_up_process(struct task *t)
+{
+	struct runqueue *rq = &runqueues[t->cpu];
+	unsigned long flags = spin_lock_irqsave(&rq->lock);
+	bool woke = t->state == TASK_SLEEPING;
+
+	if (woke) {
+		t->state = TASK_RUNNING;
+		t->wake_at = 0;
+		/* A task that set SLEEPING but has not switched out yet is still current: no enqueue. */
+		if (percpu_area[t->cpu].curr != t)
+			enqueue(rq, t);
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (woke && t->cpu == smp_processor_id())
+		this_cpu()->need_resched = true;
+	else if (woke)
+		smp_send_reschedule(t->cpu);
+}
+
+/* From the timer interrupt: wake sleepers whose time has come, and time-slice the rest. */
+void scheduler_tick(void)
+{
+	struct percpu *c = this_cpu();
+	struct runqueue *rq = &runqueues[c->cpu];
+	u64 now = ktime_get_ns();
+
+	spin_lock(&rq->lock);
+	for (struct task *t = rq->tasks; t; t = t->cpu_next) {
+		if (t->state == TASK_SLEEPING && t->wake_at && t->wake_at <= now) {
+			t->state = TASK_RUNNING;
+			t->wake_at = 0;
+			if (c->curr != t)
+				enqueue(rq, t);
+		}
+	}
+	if (rq->head)
+		c->need_resched = true;
+	reap_dead(rq);
+	spin_unlock(&rq->lock);
+}
+
+/* The end of an interrupt, interrupts off: the one place a task is preempted. */
+void preempt_schedule_irq(void)
+{
+	struct percpu *c = this_cpu();
+
+	if (c->need_resched && !c->preempt_count && !c->irq_depth && !c->nmi_depth)
+		schedule();
+}
+
+void cpu_idle(void)
+{
+	for (;;) {
+		/* Halt with interrupts on; the interrupt that wakes us may have made work. */
+		local_irq_disable();
+		if (!this_cpu()->need_resched)
+			safe_halt();
+		local_irq_enable();
+		schedule();
+	}
+}
+
+struct task *find_task(int pid)
+{
+	struct task *found = NULL;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		unsigned long flags = spin_lock_irqsave(&runqueues[cpu].lock);
+		for (struct task *t = runqueues[cpu].tasks; t && !found; t = t->cpu_next)
+			if (t->pid == pid)
+				found = t;
+		spin_unlock_irqrestore(&runqueues[cpu].lock, flags);
+	}
+	return found;
+}
+
+int kthread_stop(int pid)
+{
+	struct task *t = find_task(pid);
+
+	if (!t)
+		return -1;
+	t->should_stop = true;
+	wake_up_process(t);
+	return 0;
+}
+
+void for_each_task(void (*fn)(struct task *t, void *arg), void *arg)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		unsigned long flags = spin_lock_irqsave(&runqueues[cpu].lock);
+		fn(&idle_tasks[cpu], arg);
+		for (struct task *t = runqueues[cpu].tasks; t; t = t->cpu_next)
+			fn(t, arg);
+		spin_unlock_irqrestore(&runqueues[cpu].lock, flags);
+	}
+}

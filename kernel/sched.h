@@ -1,0 +1,61 @@
+/* Kernel threads and the scheduler: per-CPU run queues, timer-driven preemption, sleep, kill. */
+#ifndef KERNEL_SCHED_H
+#define KERNEL_SCHED_H
+
+#include "lib/types.h"
+#include "kernel/percpu.h"
+
+#define TASK_COMM_LEN 16
+#define TASK_STACK_PAGES 4
+
+enum task_state { TASK_RUNNING, TASK_SLEEPING, TASK_DEAD };
+
+struct task {
+	unsigned long rsp;           /* saved by switch_to(); must stay first */
+	int pid;                     /* 0 for each CPU's idle task, as in Linux */
+	char comm[TASK_COMM_LEN];
+	enum task_state state;
+	int cpu;                     /* tasks stay on the CPU they were created for */
+	void *stack;                 /* NULL for idle tasks (they use their CPU's boot stack) */
+	u64 wake_at;                 /* ktime ns to wake a sleeping task, 0 = only wake_up */
+	void (*fn)(void *arg);
+	void *arg;
+	volatile bool should_stop;   /* set by kill; the task checks it and returns */
+	u64 switches;                /* times it was switched in */
+	u64 start_ns;
+	struct task *rq_next;        /* on its CPU's run queue */
+	struct task *cpu_next;       /* all live tasks of its CPU (sleepers, ps) */
+	void *fgraph;                /* function_graph's shadow return stack, when tracing */
+};
+
+/* Sets up the idle task of this CPU (the context it booted in) and its run queue. */
+void sched_init_cpu(int cpu);
+/* Lets the idle task of this CPU run forever: halt until an interrupt, then schedule. */
+void __noreturn cpu_idle(void);
+
+/* Creates a task running fn(arg) on cpu, ready to run; NULL if out of memory. */
+struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *name);
+void schedule(void);
+void yield(void);
+void msleep(unsigned long ms);
+/* Puts the current task to sleep until wake_up_process(); the caller sets up the wake first. */
+void sleep_until_woken(void);
+void wake_up_process(struct task *t);
+void __noreturn task_exit(void);
+
+/* Finds a live task by pid; asks it to stop (it exits at its next check). */
+struct task *find_task(int pid);
+int kthread_stop(int pid);
+static inline bool kthread_should_stop(void)
+{
+	return current->should_stop;
+}
+
+/* Walks every live task (ps, the tracers' pid filter). */
+void for_each_task(void (*fn)(struct task *t, void *arg), void *arg);
+
+/* Called from the timer tick and at the end of an interrupt. */
+void scheduler_tick(void);
+void preempt_schedule_irq(void);
+
+#endif

@@ -1,0 +1,150 @@
+/* Making other CPUs do things: function-call IPIs (interrupts on), NMI calls (even with them off).
+ *
+ * Each CPU has one mailbox per kind. A sender takes call_lock, fills the target's mailbox, sends
+ * the IPI and waits until the target marks it done, so one mailbox per CPU is enough.
+ *
+ *   pending: 2 posted -> 1 taken (fn and info copied) -> 0 done
+ */
+#include "kernel/smp.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/traps.h"
+#include "kernel/spinlock.h"
+
+struct call_mailbox {
+	void (*fn)(void *info);
+	void *info;
+	volatile int pending;
+};
+
+static struct call_mailbox ipi_box[NR_CPUS], nmi_box[NR_CPUS];
+static DEFINE_SPINLOCK(call_lock);
+static volatile bool stopping;
+
+static void mailbox_run(struct call_mailbox *box)
+{
+	void (*fn)(void *) = box->fn;
+	void *info = box->info;
+
+	if (box->pending != 2)
+		return;
+	__atomic_store_n(&box->pending, 1, __ATOMIC_RELEASE);
+	fn(info);
+	__atomic_store_n(&box->pending, 0, __ATOMIC_RELEASE);
+}
+
+static void call_function_interrupt(struct pt_regs *regs)
+{
+	mailbox_run(&ipi_box[smp_processor_id()]);
+}
+
+static void reschedule_interrupt(struct pt_regs *regs)
+{
+	this_cpu()->need_resched = true; /* acted on when the interrupt returns */
+}
+
+/* Called by the NMI handler: a stop request, or a mailbox with work. */
+bool smp_nmi_handler(struct pt_regs *regs)
+{
+	struct call_mailbox *box = &nmi_box[smp_processor_id()];
+
+	if (stopping) {
+		local_irq_disable();
+		for (;;)
+			halt();
+	}
+	if (box->pending != 2)
+		return false;
+	mailbox_run(box);
+	return true;
+}
+
+static void post(struct call_mailbox *box, int cpu, void (*fn)(void *), void *info, u32 mode)
+{
+	box->fn = fn;
+	box->info = info;
+	__atomic_store_n(&box->pending, 2, __ATOMIC_RELEASE);
+	lapic_send_ipi(percpu_area[cpu].apic_id, mode);
+}
+
+static void wait_box(struct call_mailbox *box, bool wait)
+{
+	while (__atomic_load_n(&box->pending, __ATOMIC_ACQUIRE) > (wait ? 0 : 1))
+		cpu_relax();
+}
+
+/*
+ * The sender keeps interrupts on while it waits for call_lock: a CPU that holds the lock may be
+ * waiting for us to answer its IPI.
+ */
+static void call_many(struct call_mailbox *boxes, u32 mode, int only, void (*fn)(void *),
+		      void *info, bool wait)
+{
+	int self, cpu;
+
+	spin_lock(&call_lock);
+	self = smp_processor_id();
+	for_each_online_cpu(cpu)
+		if (cpu != self && (only < 0 || cpu == only))
+			post(&boxes[cpu], cpu, fn, info, mode);
+	for_each_online_cpu(cpu)
+		if (cpu != self && (only < 0 || cpu == only))
+			wait_box(&boxes[cpu], wait);
+	spin_unlock(&call_lock);
+}
+
+void smp_call_function(void (*fn)(void *info), void *info, bool wait)
+{
+	call_many(ipi_box, ICR_FIXED | CALL_FUNCTION_VECTOR, -1, fn, info, wait);
+}
+
+void smp_call_function_single(int cpu, void (*fn)(void *info), void *info, bool wait)
+{
+	if (cpu == smp_processor_id()) {
+		unsigned long flags = local_irq_save();
+		fn(info);
+		local_irq_restore(flags);
+		return;
+	}
+	call_many(ipi_box, ICR_FIXED | CALL_FUNCTION_VECTOR, cpu, fn, info, wait);
+}
+
+/* The NMI path: reaches a CPU even while it runs with interrupts disabled. */
+void nmi_call_function(void (*fn)(void *info), void *info)
+{
+	call_many(nmi_box, ICR_NMI, -1, fn, info, true);
+}
+
+static void do_sync_core(void *info)
+{
+	sync_core();
+}
+
+void sync_core_all(void)
+{
+	sync_core();
+	if (num_online_cpus() > 1)
+		smp_call_function(do_sync_core, NULL, true);
+}
+
+void smp_send_reschedule(int cpu)
+{
+	if (cpu != smp_processor_id() && cpu_online(cpu))
+		lapic_send_ipi(percpu_area[cpu].apic_id, ICR_FIXED | RESCHEDULE_VECTOR);
+}
+
+void smp_send_stop(void)
+{
+	int cpu, self = smp_processor_id();
+
+	stopping = true;
+	for_each_online_cpu(cpu)
+		if (cpu != self)
+			lapic_send_ipi(percpu_area[cpu].apic_id, ICR_NMI);
+}
+
+void smp_ipi_init(void)
+{
+	set_irq_handler(CALL_FUNCTION_VECTOR, call_function_interrupt);
+	set_irq_handler(RESCHEDULE_VECTOR, reschedule_interrupt);
+}
