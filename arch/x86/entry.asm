@@ -65,10 +65,29 @@ irq_return:
 	add rsp, 16                     ; vector and error code
 	iretq
 
+; int3 gets a 16-byte gap between the stack it interrupted and the frame the CPU pushed: the
+; text_poke_bp handler emulates a `call` by pushing a return address onto the interrupted stack,
+; which without the gap would land on top of this very frame. We move the 5-word frame down.
+isr_3:
+	sub rsp, 16
+	push rax
+%assign w 0
+%rep 5
+	mov rax, [rsp + 8 + 16 + w * 8]
+	mov [rsp + 8 + w * 8], rax
+%assign w w + 1
+%endrep
+	pop rax
+	push 0
+	push 3
+	jmp isr_common
+
 ; The CPU pushes an error code for these vectors only.
 %assign v 0
 %rep 256
-%if v == 8 || v == 10 || v == 11 || v == 12 || v == 13 || v == 14 || v == 17 || v == 21 || v == 29 || v == 30
+%if v == 3
+	; defined above
+%elif v == 8 || v == 10 || v == 11 || v == 12 || v == 13 || v == 14 || v == 17 || v == 21 || v == 29 || v == 30
 	ISR_ERR v
 %else
 	ISR_NOERR v

@@ -19,6 +19,21 @@ void text_poke(void *addr, const void *opcode, size_t len);
 /* The same, for boot: one CPU, interrupts off, nothing else running. */
 void text_poke_early(void *addr, const void *opcode, size_t len);
 
+/* One site of a text_poke_bp batch: at addr, write new (len bytes, the first is what traps). */
+struct text_poke_loc {
+	void *addr;
+	u8 len;
+	u8 new[15];
+};
+
+/*
+ * Changes live code with the int3 protocol (see text_poke_bp.c). The batch is sorted in place.
+ * Call with interrupts on: each step ends by syncing every CPU with an IPI.
+ */
+void text_poke_bp_batch(struct text_poke_loc *tp, int nr);
+void text_poke_bp(void *addr, const void *opcode, size_t len);
+extern unsigned long text_poke_bp_hits; /* int3s emulated so far */
+
 /* Pokes done so far (a self-test checks that patching goes through here). */
 extern unsigned long text_poke_count;
 

@@ -165,6 +165,14 @@ void ftrace_call_replace(u8 insn[MCOUNT_INSN_SIZE], unsigned long ip, unsigned l
 unsigned long ftrace_call_target(unsigned long ip);
 extern bool ftrace_poke_late;
 
+/* How live changes reach the text once several CPUs run (the patch_method file). */
+enum patch_method { PATCH_BREAKPOINT, PATCH_STOP_MACHINE, NR_PATCH_METHODS };
+extern enum patch_method ftrace_patch_method;
+extern const char *const patch_method_names[];
+/* Collect ftrace_modify_code() changes, then apply them all with the method in force. */
+void ftrace_patch_begin(void);
+void ftrace_patch_commit(void);
+
 /* The trampolines in arch/x86/ftrace_64.asm. */
 extern char __fentry__[], ftrace_caller[], ftrace_caller_op_ptr[], ftrace_call[],
 	ftrace_caller_end[], ftrace_regs_caller[], ftrace_regs_caller_op_ptr[], ftrace_regs_call[],

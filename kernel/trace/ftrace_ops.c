@@ -13,6 +13,7 @@
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
+#include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -135,7 +136,7 @@ static int __ftrace_replace_code(struct dyn_ftrace *rec)
 	bool is_on = rec->flags & FTRACE_FL_ENABLED;
 	unsigned long want = want_on ? ftrace_get_addr_new(rec) : 0;
 	unsigned long cur = is_on ? ftrace_get_addr_curr(rec) : 0;
-	static u8 old[MCOUNT_INSN_SIZE], new[MCOUNT_INSN_SIZE];
+	u8 old[MCOUNT_INSN_SIZE], new[MCOUNT_INSN_SIZE];
 	int err;
 
 	if (want == cur)
@@ -213,25 +214,45 @@ static ftrace_func_t ftrace_choose_func(struct ftrace_ops **op_out)
 	return only->flags & FTRACE_OPS_FL_RECURSION ? only->func : ftrace_ops_assist_func;
 }
 
-/* Steps 2-4. On a single CPU with interrupts off nothing can run the code being changed;
- * stop_machine and the int3 protocol take this place once there are other CPUs. */
+/* Runs one step's changes as one batch: checked while queued, applied together at commit. */
+static int batch_step(int (*step)(ftrace_func_t), ftrace_func_t func)
+{
+	int err;
+
+	ftrace_patch_begin();
+	err = step(func);
+	ftrace_patch_commit(); /* what was queued before an error is still applied: flags say so */
+	return err;
+}
+
+static int replace_code_step(ftrace_func_t unused)
+{
+	return ftrace_replace_code();
+}
+
+/*
+ * Steps 2-4, each a batch (one stop_machine, or three int3 syncs, per step). Between 3 and 4 every
+ * CPU takes an IPI, so none can see the new function with the old function_trace_op.
+ */
 static int ftrace_run_update_code(void)
 {
 	struct ftrace_ops *op;
 	ftrace_func_t func = ftrace_choose_func(&op);
-	unsigned long flags = local_irq_save();
+	/* The same callback for another ops still needs the switch: its op pointer differs. */
+	bool switch_func = func != ftrace_call_cur ||
+			   (func != ftrace_ops_list_func && op != function_trace_op);
 	int err = 0;
 
-	if (func != ftrace_call_cur)
-		err = update_ftrace_func(ftrace_ops_list_func);
+	if (switch_func)
+		err = batch_step(update_ftrace_func, ftrace_ops_list_func);
 	if (!err)
-		err = ftrace_replace_code();
-	if (!err) {
+		err = batch_step(replace_code_step, NULL);
+	if (!err && switch_func) {
 		WRITE_ONCE(function_trace_op, op);
-		err = update_ftrace_func(func);
+		sync_core_all();
+		err = batch_step(update_ftrace_func, func);
 	}
 	ftrace_trace_function = ftrace_call_cur;
-	local_irq_restore(flags);
 	return err;
 }
 

@@ -1,0 +1,121 @@
+/* text_poke_bp: patch code other CPUs are running, with no CPU ever stopped, using int3.
+ *
+ * x86 makes no promise about what a CPU executes while bytes of an instruction change under it,
+ * except for one byte: an int3 (0xcc) written over the first byte of an instruction is seen either
+ * whole or not at all. So, for every site of the batch:
+ *
+ *   1. write 0xcc over the first byte              sync every CPU
+ *        (a CPU reaching the site now traps; the handler emulates the NEW instruction)
+ *   2. write bytes 1..4 of the new instruction      sync every CPU
+ *        (nobody can see them: the first byte still traps)
+ *   3. write the new first byte                     sync every CPU     <- the commit point
+ *
+ * Before step 3 a CPU runs either the old instruction or the int3; after it, only the new one.
+ * A batch takes three syncs in all, however many sites it changes.
+ */
+#include "arch/x86/text_poke.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/traps.h"
+#include "kernel/smp.h"
+#include "lib/sort.h"
+#include "lib/string.h"
+
+/* The batch being patched, as the int3 handler sees it; NULL when none. */
+static struct text_poke_loc *volatile bp_vec;
+static volatile int bp_nr;
+static volatile int bp_refs; /* int3 handlers currently reading bp_vec */
+unsigned long text_poke_bp_hits;
+
+static int cmp_loc(const void *a, const void *b)
+{
+	const struct text_poke_loc *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_key(const void *key, const void *elt)
+{
+	const struct text_poke_loc *y = elt;
+	return key < y->addr ? -1 : key > y->addr;
+}
+
+/* What the trapped CPU would have run: the new instruction, emulated on its saved registers. */
+static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
+{
+	unsigned long next = (unsigned long)tp->addr + tp->len;
+	s32 rel;
+
+	switch (tp->new[0]) {
+	case 0xe8: /* call: push the return address into the gap entry.asm left, jump */
+		memcpy(&rel, tp->new + 1, 4);
+		regs->sp -= 8;
+		*(unsigned long *)regs->sp = next;
+		regs->ip = next + rel;
+		break;
+	case 0xe9: /* jmp */
+		memcpy(&rel, tp->new + 1, 4);
+		regs->ip = next + rel;
+		break;
+	default: /* a NOP of any length: skip it */
+		regs->ip = next;
+	}
+}
+
+/* The #BP hook: is this int3 one of ours? Runs with interrupts off, never traced. */
+static bool poke_int3_handler(struct pt_regs *regs)
+{
+	void *ip = (void *)(regs->ip - 1); /* int3 has executed: rip is one past it */
+	struct text_poke_loc *vec, *tp = NULL;
+
+	__atomic_add_fetch(&bp_refs, 1, __ATOMIC_ACQUIRE);
+	vec = __atomic_load_n(&bp_vec, __ATOMIC_ACQUIRE);
+	if (vec)
+		tp = bsearch(ip, vec, bp_nr, sizeof(*vec), cmp_key);
+	if (tp) {
+		emulate(regs, tp);
+		__atomic_add_fetch(&text_poke_bp_hits, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_sub_fetch(&bp_refs, 1, __ATOMIC_RELEASE);
+	return tp != NULL;
+}
+
+/* After each step every CPU serializes, so none can still run bytes from before the step. */
+static void step_done(void)
+{
+	sync_core_all();
+}
+
+void text_poke_bp_batch(struct text_poke_loc *tp, int nr)
+{
+	static const u8 int3 = INT3_INSN_OPCODE;
+
+	if (!nr)
+		return;
+	sort(tp, nr, sizeof(*tp), cmp_loc, NULL);
+	int3_hook = poke_int3_handler;
+	bp_nr = nr;
+	__atomic_store_n(&bp_vec, tp, __ATOMIC_RELEASE);
+
+	for (int i = 0; i < nr; i++)
+		text_poke(tp[i].addr, &int3, 1);
+	step_done();
+	for (int i = 0; i < nr; i++)
+		if (tp[i].len > 1)
+			text_poke((u8 *)tp[i].addr + 1, tp[i].new + 1, tp[i].len - 1);
+	step_done();
+	for (int i = 0; i < nr; i++)
+		text_poke(tp[i].addr, tp[i].new, 1);
+	step_done();
+
+	/* No int3 of ours is left in the text; wait out handlers that may still be reading tp. */
+	__atomic_store_n(&bp_vec, NULL, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&bp_refs, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+void text_poke_bp(void *addr, const void *opcode, size_t len)
+{
+	struct text_poke_loc tp = { .addr = addr, .len = len };
+
+	memcpy(tp.new, opcode, len);
+	text_poke_bp_batch(&tp, 1);
+}
