@@ -14,6 +14,7 @@
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "kernel/sched.h"
+#include "kernel/work/workloads.h"
 #include "kernel/smp.h"
 #include "arch/x86/acpi.h"
 #include "kernel/trace/ftrace.h"
@@ -70,6 +71,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	procfs_init();
 	ftrace_files_init();
 	func_hits_init();
+	workloads_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
 	pr_info("shell: type 'help' for commands\n");
 	/* The shell is a task like any other; this boot context becomes CPU 0's idle task. */

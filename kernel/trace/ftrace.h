@@ -118,6 +118,9 @@ long ftrace_rec_index(const struct dyn_ftrace *rec);
 unsigned long ftrace_nr_records(void);
 
 extern int ftrace_disabled;         /* set for good by ftrace_bug() */
+/* Odd while an update is changing code, bumped twice per update: a reader that sees the same even
+ * value before and after something knows no site changed state in between. */
+extern unsigned long ftrace_update_seq;
 extern int ftrace_enabled;          /* the kill switch: /proc/sys/kernel/ftrace_enabled */
 extern unsigned long ftrace_bug_count;
 
@@ -130,6 +133,9 @@ void ftrace_selftest_revive(struct dyn_ftrace *rec);
 int ftrace_set_enabled(int on);
 void ftrace_files_init(void);
 void func_hits_init(void);
+bool func_hits_on(void);
+/* Calls of the function at ip counted on one CPU since func_hits was last switched on. */
+u64 func_hits_cpu(int cpu, unsigned long ip);
 
 /* Called from an ops callback to guard against recursion in this CPU's current context. */
 int ftrace_test_recursion_trylock(void);
@@ -170,6 +176,7 @@ enum patch_method { PATCH_BREAKPOINT, PATCH_STOP_MACHINE, NR_PATCH_METHODS };
 extern enum patch_method ftrace_patch_method;
 extern const char *const patch_method_names[];
 /* Collect ftrace_modify_code() changes, then apply them all with the method in force. */
+void ftrace_set_patch_method(enum patch_method m);
 void ftrace_patch_begin(void);
 void ftrace_patch_commit(void);
 

@@ -5,6 +5,7 @@
  *   /sys/kernel/tracing/set_ftrace_filter            global_ops's filter set (`>` replaces, `>>` adds)
  *   /sys/kernel/tracing/set_ftrace_notrace           global_ops's notrace set
  *   /proc/sys/kernel/ftrace_enabled                  the kill switch
+ *   /sys/kernel/tracing/patch_method                 ours: how live code changes reach the text
  */
 #include "kernel/trace/ftrace.h"
 #include "kernel/fs.h"
@@ -118,10 +119,37 @@ static int enabled_sysctl_write(struct fnode *f, const char *buf, size_t len, un
 	return ftrace_set_enabled(v);
 }
 
+/* Listed like Linux's choice files (trace_clock): the one in force in brackets. */
+static int patch_method_show(struct seq_file *m, struct fnode *f)
+{
+	for (int i = 0; i < NR_PATCH_METHODS; i++)
+		seq_printf(m, i == (int)ftrace_patch_method ? "%s[%s]" : "%s%s", i ? " " : "",
+			   patch_method_names[i]);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static int patch_method_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[32];
+
+	if (copy_write(text, sizeof(text), buf, len))
+		return -EINVAL;
+	for (int i = 0; i < NR_PATCH_METHODS; i++) {
+		if (!strcmp(strim(text), patch_method_names[i])) {
+			ftrace_set_patch_method(i);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static const struct file_ops available_ops = { .show = available_show };
 static const struct file_ops enabled_ops = { .show = enabled_show };
 static const struct file_ops filter_ops = { .show = filter_show, .write = filter_write };
 static const struct file_ops notrace_ops = { .show = notrace_show, .write = notrace_write };
+static const struct file_ops patch_method_ops = { .show = patch_method_show,
+						  .write = patch_method_write };
 static const struct file_ops sysctl_ops = { .show = enabled_sysctl_show,
 					    .write = enabled_sysctl_write };
 
@@ -133,5 +161,6 @@ void ftrace_files_init(void)
 	fs_create(dir, "enabled_functions", &enabled_ops, NULL);
 	fs_create(dir, "set_ftrace_filter", &filter_ops, NULL);
 	fs_create(dir, "set_ftrace_notrace", &notrace_ops, NULL);
+	fs_create(dir, "patch_method", &patch_method_ops, NULL);
 	fs_create(fs_mkdir_p("/proc/sys/kernel"), "ftrace_enabled", &sysctl_ops, NULL);
 }

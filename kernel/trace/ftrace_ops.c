@@ -23,6 +23,7 @@ static struct ftrace_ops *ftrace_ops_list;
 int ftrace_enabled = 1;
 struct ftrace_ops *function_trace_op;
 ftrace_func_t ftrace_trace_function = ftrace_stub;
+unsigned long ftrace_update_seq;
 static DEFINE_SPINLOCK(ftrace_lock);
 
 /* Guards a callback against itself: a traced function called from inside it is not traced,
@@ -258,8 +259,13 @@ static int ftrace_run_update_code(void)
 
 static int ftrace_update(void)
 {
+	int err;
+
+	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
 	ftrace_rec_recount();
-	return ftrace_run_update_code();
+	err = ftrace_run_update_code();
+	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
+	return err;
 }
 
 /* Two ops may not both move the ip of one function: which replacement would win? */
@@ -320,6 +326,14 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 	err = ftrace_disabled ? -ENODEV : ftrace_update();
 	spin_unlock(&ftrace_lock);
 	return err;
+}
+
+/* Under ftrace_lock, so the method never changes in the middle of an update. */
+void ftrace_set_patch_method(enum patch_method m)
+{
+	spin_lock(&ftrace_lock);
+	ftrace_patch_method = m;
+	spin_unlock(&ftrace_lock);
 }
 
 int ftrace_set_enabled(int on)

@@ -8,10 +8,19 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/fs.h"
 #include "kernel/mm.h"
+#include "kernel/smp.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
-static u64 *hits; /* one counter per record, indexed like available_filter_functions */
+/* One counter per CPU per record (indexed like available_filter_functions): no CPU waits on
+ * another's cache line, and the stress workload can check its own CPU's count exactly. */
+static u64 *hits;
+static struct ftrace_ops func_hits_ops;
+
+static u64 *slot(int cpu, long index)
+{
+	return &hits[(unsigned long)cpu * ftrace_nr_records() + index];
+}
 
 static void func_hits_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
 			   struct pt_regs *regs)
@@ -19,7 +28,31 @@ static void func_hits_call(unsigned long ip, unsigned long parent_ip, struct ftr
 	struct dyn_ftrace *rec = ftrace_lookup_ip(ip);
 
 	if (rec)
-		__atomic_fetch_add(&hits[ftrace_rec_index(rec)], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(slot(smp_processor_id(), ftrace_rec_index(rec)), 1,
+				   __ATOMIC_RELAXED);
+}
+
+bool func_hits_on(void)
+{
+	return __atomic_load_n(&hits, __ATOMIC_ACQUIRE) && (func_hits_ops.flags & FTRACE_OPS_FL_ENABLED);
+}
+
+u64 func_hits_cpu(int cpu, unsigned long ip)
+{
+	struct dyn_ftrace *rec = ftrace_lookup_ip(ip);
+
+	if (!rec || !__atomic_load_n(&hits, __ATOMIC_ACQUIRE))
+		return 0;
+	return __atomic_load_n(slot(cpu, ftrace_rec_index(rec)), __ATOMIC_RELAXED);
+}
+
+static u64 total_hits(long index)
+{
+	u64 n = 0;
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		n += __atomic_load_n(slot(cpu, index), __ATOMIC_RELAXED);
+	return n;
 }
 
 /* It calls nothing traceable, so it cannot recurse: ftrace may call it directly. */
@@ -39,7 +72,7 @@ static int func_hits_show(struct seq_file *m, struct fnode *f)
 	seq_printf(m, "# func_hits: %s\n", func_hits_ops.flags & FTRACE_OPS_FL_ENABLED ? "on" : "off");
 	seq_printf(m, "# %-38s %12s\n", "FUNCTION", "HITS");
 	do_for_each_ftrace_rec(pg, rec) {
-		u64 n = hits ? __atomic_load_n(&hits[i], __ATOMIC_RELAXED) : 0;
+		u64 n = hits ? total_hits(i) : 0;
 		if (n)
 			seq_printf(m, "  %-38ps %12llu\n", (void *)rec->ip, n);
 		i++;
@@ -60,12 +93,13 @@ static int func_hits_write(struct fnode *f, const char *buf, size_t len, unsigne
 	if (kstrtoul(text, 10, &v) || v > 1)
 		return -EINVAL;
 	if (!hits) {
-		hits = kzalloc(ftrace_nr_records() * sizeof(*hits) + 1);
-		if (!hits)
+		u64 *h = kzalloc(NR_CPUS * ftrace_nr_records() * sizeof(*hits) + 1);
+		if (!h)
 			return -ENOMEM;
+		__atomic_store_n(&hits, h, __ATOMIC_RELEASE);
 	}
 	if (v && !on) {
-		memset(hits, 0, ftrace_nr_records() * sizeof(*hits));
+		memset(hits, 0, NR_CPUS * ftrace_nr_records() * sizeof(*hits));
 		return register_ftrace_function(&func_hits_ops);
 	}
 	if (!v && on)
