@@ -32,7 +32,10 @@ struct text_poke_loc {
  */
 void text_poke_bp_batch(struct text_poke_loc *tp, int nr);
 void text_poke_bp(void *addr, const void *opcode, size_t len);
-extern unsigned long text_poke_bp_hits; /* int3s emulated so far */
+extern unsigned long text_poke_bp_hits;  /* int3s emulated so far */
+extern unsigned long text_poke_bp_stale; /* int3s met after their batch was done (see handler) */
+/* Test-only: called after each of the three steps (1: int3 written, 2: tail, 3: done). */
+extern void (*text_poke_bp_step_hook)(int step, const struct text_poke_loc *tp, int nr);
 
 /* Pokes done so far (a self-test checks that patching goes through here). */
 extern unsigned long text_poke_count;

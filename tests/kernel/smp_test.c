@@ -1,0 +1,233 @@
+/* Self-tests of SMP: every CPU ticks, IPIs and NMIs reach, stop_machine holds, int3 patching. */
+#include "arch/x86/cpu.h"
+#include "arch/x86/text_poke.h"
+#include "kernel/kallsyms.h"
+#include "kernel/sched.h"
+#include "kernel/selftest.h"
+#include "kernel/smp.h"
+#include "kernel/stop_machine.h"
+#include "kernel/time.h"
+#include "kernel/trace/ftrace.h"
+#include "lib/string.h"
+
+static bool need_cpus(struct ktest *t, int n)
+{
+	if (num_online_cpus() >= n)
+		return true;
+	ktest_skip(t, "needs more CPUs (boot with -smp 2 or more)");
+	return false;
+}
+
+/* A bounded wait in TSC time: generous, because TCG runs guests at uneven speeds. */
+static bool wait_for(volatile u64 *v, u64 target, unsigned long ms)
+{
+	u64 end = rdtsc() + tsc_khz * ms;
+	while (*v < target && rdtsc() < end)
+		cpu_relax();
+	return *v >= target;
+}
+
+SELFTEST(smp_every_cpu_ticks)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		u64 start = percpu_area[cpu].ticks;
+		if (!wait_for(&percpu_area[cpu].ticks, start + 2, 5000))
+			ktest_fail(t, __FILE__, __LINE__, "CPU %d does not tick", cpu);
+	}
+}
+
+static volatile u64 ran_on[NR_CPUS];
+
+static void mark_cpu(void *info)
+{
+	ran_on[smp_processor_id()] += (unsigned long)info;
+}
+
+SELFTEST(smp_call_function_reaches_each_cpu)
+{
+	int cpu, self;
+
+	if (!need_cpus(t, 2))
+		return;
+	memset((void *)ran_on, 0, sizeof(ran_on));
+	preempt_disable();
+	self = smp_processor_id();
+	smp_call_function(mark_cpu, (void *)1UL, true);
+	preempt_enable_no_resched();
+	for_each_online_cpu(cpu)
+		KT_EXPECT_EQ(t, ran_on[cpu], cpu == self ? 0 : 1);
+	smp_call_function_single(num_online_cpus() - 1, mark_cpu, (void *)10UL, true);
+	KT_EXPECT_EQ(t, ran_on[num_online_cpus() - 1], 11);
+}
+
+static volatile bool nmi_flag;
+static volatile u64 nmi_seen[NR_CPUS];
+
+static void spin_irqs_off(void *info)
+{
+	/* We are in an IPI handler: interrupts are off until we return. Only an NMI gets in. */
+	while (!nmi_flag)
+		cpu_relax();
+}
+
+static void nmi_mark(void *info)
+{
+	nmi_seen[smp_processor_id()]++;
+	nmi_flag = true;
+}
+
+SELFTEST(smp_nmi_reaches_cpu_with_irqs_off)
+{
+	if (!need_cpus(t, 2))
+		return;
+	nmi_flag = false;
+	memset((void *)nmi_seen, 0, sizeof(nmi_seen));
+	smp_call_function_single(1, spin_irqs_off, NULL, false);
+	nmi_call_function(nmi_mark, NULL);
+	KT_EXPECT_EQ(t, nmi_seen[1], 1);
+	KT_EXPECT(t, nmi_flag);
+}
+
+static volatile u64 ticks_before[NR_CPUS], ticks_after[NR_CPUS];
+static volatile int stop_fn_runs;
+
+static int observe_others(void *data)
+{
+	int cpu;
+
+	stop_fn_runs++;
+	for_each_online_cpu(cpu)
+		ticks_before[cpu] = percpu_area[cpu].ticks;
+	udelay(30000); /* three timer periods: a CPU with interrupts on would have ticked */
+	for_each_online_cpu(cpu)
+		ticks_after[cpu] = percpu_area[cpu].ticks;
+	return 42;
+}
+
+SELFTEST(stop_machine_holds_every_cpu)
+{
+	int cpu;
+
+	stop_fn_runs = 0;
+	KT_EXPECT_EQ(t, stop_machine(observe_others, NULL), 42);
+	KT_EXPECT_EQ(t, stop_fn_runs, 1);
+	KT_EXPECT_EQ(t, stop_machine_last_runs, 1);
+	KT_EXPECT_EQ(t, stop_machine_last_cpus, num_online_cpus());
+	for_each_online_cpu(cpu)
+		if (ticks_after[cpu] != ticks_before[cpu])
+			ktest_fail(t, __FILE__, __LINE__, "CPU %d took timer interrupts", cpu);
+}
+
+/* The function CPU 1 keeps calling while CPU 0 patches its first instruction. */
+noinline __attribute__((noclone)) int int3_target(int x)
+{
+	barrier();
+	return x * 3;
+}
+
+static volatile u64 loop_calls, loop_errors;
+static volatile bool loop_stop;
+
+static void call_in_loop(void *arg)
+{
+	for (int i = 0; !loop_stop; i++) {
+		if (int3_target(i) != i * 3)
+			loop_errors++;
+		loop_calls++;
+	}
+}
+
+static volatile u64 hold_calls_seen;
+
+/* After step 1 the site starts with 0xcc: keep it so until the other CPU ran through it. */
+static void hold_at_int3(int step, const struct text_poke_loc *tp, int nr)
+{
+	bool ours = false;
+
+	for (int i = 0; i < nr; i++)
+		ours |= tp[i].addr == (void *)int3_target;
+	if (step != 1 || !ours)
+		return;
+	u64 start = loop_calls;
+	wait_for(&loop_calls, start + 200, 5000);
+	hold_calls_seen = loop_calls - start;
+}
+
+static volatile u64 cb_calls;
+
+static void count_cb(unsigned long ip, unsigned long pip, struct ftrace_ops *op, struct pt_regs *r)
+{
+	cb_calls++;
+}
+
+SELFTEST(text_poke_bp_emulates_call_and_nop)
+{
+	static struct ftrace_ops ops = { .func = count_cb, .flags = FTRACE_OPS_FL_RECURSION };
+	enum patch_method saved = ftrace_patch_method;
+	unsigned long hits0 = text_poke_bp_hits;
+	struct task *worker;
+
+	if (!need_cpus(t, 2))
+		return;
+	loop_calls = loop_errors = 0;
+	loop_stop = false;
+	worker = kthread_create(call_in_loop, NULL, 1, "int3-loop");
+	KT_ASSERT(t, worker != NULL);
+	KT_ASSERT(t, wait_for(&loop_calls, 100, 5000));
+	ftrace_set_patch_method(PATCH_BREAKPOINT);
+	KT_ASSERT(t, ftrace_set_filter(&ops, "int3_target", true) == 0);
+
+	/* NOP -> call: while held at int3, each call is an emulated `call ftrace_caller`. */
+	cb_calls = 0;
+	text_poke_bp_step_hook = hold_at_int3;
+	KT_EXPECT_EQ(t, register_ftrace_function(&ops), 0);
+	text_poke_bp_step_hook = NULL;
+	KT_EXPECT(t, hold_calls_seen >= 200);
+	KT_EXPECT(t, cb_calls >= hold_calls_seen); /* the emulated calls reached the callback */
+	KT_EXPECT(t, text_poke_bp_hits - hits0 >= hold_calls_seen);
+	KT_EXPECT(t, ftrace_call_target((unsigned long)int3_target) == (unsigned long)ftrace_caller);
+
+	/* call -> NOP: held at int3, each call skips the 5 bytes: no callback. */
+	text_poke_bp_step_hook = hold_at_int3;
+	unsigned long hits1 = text_poke_bp_hits;
+	KT_EXPECT_EQ(t, unregister_ftrace_function(&ops), 0);
+	text_poke_bp_step_hook = NULL;
+	u64 cb_after = cb_calls;
+	KT_EXPECT(t, text_poke_bp_hits - hits1 >= hold_calls_seen);
+	KT_EXPECT(t, !memcmp((void *)int3_target, ftrace_nop5, MCOUNT_INSN_SIZE));
+	u64 c = loop_calls;
+	wait_for(&loop_calls, c + 100, 5000);
+	KT_EXPECT_EQ(t, cb_calls, cb_after);
+
+	loop_stop = true;
+	KT_EXPECT_EQ(t, loop_errors, 0);
+	ftrace_set_patch_method(saved);
+	free_ftrace_hash(ops.local_hash.filter_hash);
+	ops.local_hash.filter_hash = NULL;
+}
+
+SELFTEST(patch_methods_agree_on_bytes)
+{
+	static struct ftrace_ops ops = { .func = count_cb, .flags = FTRACE_OPS_FL_RECURSION };
+	enum patch_method saved = ftrace_patch_method;
+	char why[96];
+
+	for (int m = 0; m < NR_PATCH_METHODS; m++) {
+		ftrace_set_patch_method(m);
+		KT_ASSERT(t, ftrace_set_filter(&ops, "compute_* hash_* vfs_*", true) == 0);
+		KT_EXPECT_EQ(t, register_ftrace_function(&ops), 0);
+		KT_EXPECT(t, ftrace_call_target(kallsyms_lookup_name("vfs_read")) ==
+			     (unsigned long)ftrace_caller);
+		if (ftrace_verify_all_sites(why, sizeof(why)))
+			ktest_fail(t, __FILE__, __LINE__, "%s: %s", patch_method_names[m], why);
+		KT_EXPECT_EQ(t, unregister_ftrace_function(&ops), 0);
+		KT_EXPECT(t, !memcmp((void *)kallsyms_lookup_name("vfs_read"), ftrace_nop5, 5));
+		if (ftrace_verify_all_sites(why, sizeof(why)))
+			ktest_fail(t, __FILE__, __LINE__, "%s: %s", patch_method_names[m], why);
+	}
+	ftrace_set_patch_method(saved);
+	free_ftrace_hash(ops.local_hash.filter_hash);
+	ops.local_hash.filter_hash = NULL;
+}
