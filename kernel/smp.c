@@ -115,6 +115,7 @@ void nmi_call_function(void (*fn)(void *info), void *info)
 	call_many(nmi_box, ICR_NMI, -1, fn, info, true);
 }
 
+/* The serializing instruction x86 asks for after cross-modifying code (see text_poke_bp.c). */
 static void do_sync_core(void *info)
 {
 	sync_core();
@@ -122,7 +123,7 @@ static void do_sync_core(void *info)
 
 void sync_core_all(void)
 {
-	sync_core();
+	do_sync_core(NULL);
 	if (num_online_cpus() > 1)
 		smp_call_function(do_sync_core, NULL, true);
 }

@@ -40,6 +40,8 @@ static int cmp_key(const void *key, const void *elt)
 	return key < y->addr ? -1 : key > y->addr;
 }
 
+static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
 /* What the trapped CPU would have run: the new instruction, emulated on its saved registers. */
 static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 {
@@ -62,37 +64,51 @@ static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 	}
 }
 
-/* The #BP hook: is this int3 one of ours? Runs with interrupts off, never traced. */
+/*
+ * The #BP hook: is this int3 one of ours? Runs with interrupts off, never traced.
+ *
+ * Under QEMU's TCG a CPU can meet an int3 after its batch has completed (and after every CPU took
+ * the serializing IPI): a block translated while the int3 was there is run again. Real CPUs never
+ * do this, but the handler must cope: if no batch covers ip and memory no longer holds 0xcc there,
+ * memory holds the committed new instruction, so we emulate that. If memory does hold 0xcc, a new
+ * batch may have begun since we looked: look again. Only an int3 that no batch ever covers is not
+ * ours, and goes on to die() like any stray breakpoint.
+ */
 static bool poke_int3_handler(struct pt_regs *regs)
 {
 	void *ip = (void *)(regs->ip - 1); /* int3 has executed: rip is one past it */
-	struct text_poke_loc *vec, *tp = NULL;
+	struct text_poke_loc *vec, now = { .addr = ip, .len = 5 };
+	const struct text_poke_loc *tp = NULL;
+	bool handled = false;
 
-	__atomic_add_fetch(&bp_refs, 1, __ATOMIC_ACQUIRE);
-	vec = __atomic_load_n(&bp_vec, __ATOMIC_ACQUIRE);
-	if (vec)
-		tp = bsearch(ip, vec, bp_nr, sizeof(*vec), cmp_key);
+	__atomic_add_fetch(&bp_refs, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		vec = __atomic_load_n(&bp_vec, __ATOMIC_ACQUIRE);
+		if (vec)
+			tp = bsearch(ip, vec, bp_nr, sizeof(*vec), cmp_key);
+		if (tp) {
+			__atomic_add_fetch(&text_poke_bp_hits, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		memcpy(now.new, ip, 5);
+		if (now.new[0] != INT3_INSN_OPCODE) {
+			if (now.new[0] == 0xe8 || now.new[0] == 0xe9 || !memcmp(now.new, nop5, 5)) {
+				tp = &now;
+				__atomic_add_fetch(&text_poke_bp_stale, 1, __ATOMIC_RELAXED);
+			}
+			break;
+		}
+		if (__atomic_load_n(&bp_vec, __ATOMIC_ACQUIRE) == vec)
+			break; /* 0xcc that no batch covers: not ours */
+	}
 	if (tp) {
 		emulate(regs, tp);
-		__atomic_add_fetch(&text_poke_bp_hits, 1, __ATOMIC_RELAXED);
+		handled = true;
 	}
 	__atomic_sub_fetch(&bp_refs, 1, __ATOMIC_RELEASE);
-	if (!tp && *(volatile u8 *)ip != INT3_INSN_OPCODE) {
-		/*
-		 * The byte is gone: this CPU ran an int3 after its batch had completed and every CPU
-		 * had taken the serializing IPI. A real CPU cannot; under QEMU's TCG with several
-		 * vCPUs we do see it (a block translated while the int3 was there, run once more).
-		 * What is at ip now is the committed new instruction: run it. A genuine stray int3
-		 * still has its 0xcc and still dies below.
-		 */
-		regs->ip = (unsigned long)ip;
-		__atomic_add_fetch(&text_poke_bp_stale, 1, __ATOMIC_RELAXED);
-		return true;
-	}
-	return tp != NULL;
+	return handled;
 }
 
-/* After each step every CPU serializes, so none can still run bytes from before the step. */
 static void step_done(int step, const struct text_poke_loc *tp, int nr)
 {
 	sync_core_all();
@@ -123,7 +139,8 @@ void text_poke_bp_batch(struct text_poke_loc *tp, int nr)
 	step_done(3, tp, nr);
 
 	/* No int3 of ours is left in the text; wait out handlers that may still be reading tp. */
-	__atomic_store_n(&bp_vec, NULL, __ATOMIC_RELEASE);
+	/* SEQ_CST: the store must be visible before we read bp_refs (a store-load pair). */
+	__atomic_store_n(&bp_vec, NULL, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&bp_refs, __ATOMIC_ACQUIRE))
 		cpu_relax();
 }

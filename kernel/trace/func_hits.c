@@ -12,9 +12,13 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 
-/* One counter per CPU per record (indexed like available_filter_functions): no CPU waits on
- * another's cache line, and the stress workload can check its own CPU's count exactly. */
-static u64 *hits;
+/*
+ * One counter per CPU per record (indexed like available_filter_functions): no CPU waits on
+ * another's cache line, and the stress workload can check its own CPU's count exactly. Counters
+ * only ever grow (a reader comparing two readings must never see one go back); what the file
+ * shows is the growth since func_hits was last switched on, against the totals saved in base.
+ */
+static u64 *hits, *base;
 static struct ftrace_ops func_hits_ops;
 
 static u64 *slot(int cpu, long index)
@@ -72,7 +76,7 @@ static int func_hits_show(struct seq_file *m, struct fnode *f)
 	seq_printf(m, "# func_hits: %s\n", func_hits_ops.flags & FTRACE_OPS_FL_ENABLED ? "on" : "off");
 	seq_printf(m, "# %-38s %12s\n", "FUNCTION", "HITS");
 	do_for_each_ftrace_rec(pg, rec) {
-		u64 n = hits ? total_hits(i) : 0;
+		u64 n = hits ? total_hits(i) - base[i] : 0;
 		if (n)
 			seq_printf(m, "  %-38ps %12llu\n", (void *)rec->ip, n);
 		i++;
@@ -94,12 +98,18 @@ static int func_hits_write(struct fnode *f, const char *buf, size_t len, unsigne
 		return -EINVAL;
 	if (!hits) {
 		u64 *h = kzalloc(NR_CPUS * ftrace_nr_records() * sizeof(*hits) + 1);
-		if (!h)
+		base = kzalloc(ftrace_nr_records() * sizeof(*base) + 1);
+		if (!h || !base) {
+			kfree(h);
+			kfree(base);
+			base = NULL;
 			return -ENOMEM;
+		}
 		__atomic_store_n(&hits, h, __ATOMIC_RELEASE);
 	}
 	if (v && !on) {
-		memset(hits, 0, NR_CPUS * ftrace_nr_records() * sizeof(*hits));
+		for (unsigned long i = 0; i < ftrace_nr_records(); i++)
+			base[i] = total_hits(i);
 		return register_ftrace_function(&func_hits_ops);
 	}
 	if (!v && on)
