@@ -88,6 +88,8 @@ _start:
 
 bits 64
 long_mode:
+	mov edi, edi                    ; the upper halves of rdi and rsi are undefined after the
+	mov esi, esi                    ; switch from 32-bit mode: zero-extend magic and info
 	mov ax, 0x10
 	mov ds, ax
 	mov es, ax

@@ -61,6 +61,10 @@ bool smp_nmi_handler(struct pt_regs *regs)
 
 static void post(struct call_mailbox *box, int cpu, void (*fn)(void *), void *info, u32 mode)
 {
+	/* A call posted without waiting may still be running there: its `done` must not land on
+	 * top of our request, so the mailbox has to be empty first. */
+	while (__atomic_load_n(&box->pending, __ATOMIC_ACQUIRE))
+		cpu_relax();
 	box->fn = fn;
 	box->info = info;
 	__atomic_store_n(&box->pending, 2, __ATOMIC_RELEASE);

@@ -46,9 +46,16 @@ static void read_nm(FILE *in)
 			continue;
 		if (!has_size && strchr(name, '.'))
 			continue;
-		/* Two names for one address: keep the first, nm -n lists globals first. */
-		if (nsyms && syms[nsyms - 1].addr == addr)
+		/* Two names for one address: a linker-script marker (_text) gives way to the code's own
+		 * label (higher_half); otherwise the first, which nm -n lists globals first, stays. */
+		if (nsyms && syms[nsyms - 1].addr == addr) {
+			struct sym *prev = &syms[nsyms - 1];
+			if (!prev->has_size && prev->name[0] == '_' && name[0] != '_') {
+				free(prev->name);
+				*prev = (struct sym){ addr, has_size ? size : 0, has_size, strdup(name) };
+			}
 			continue;
+		}
 		add(addr, has_size ? size : 0, has_size, name);
 	}
 }

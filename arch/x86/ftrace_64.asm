@@ -111,9 +111,23 @@ ftrace_caller_end:
 
 ; The same, with a full struct pt_regs the callback may change: registers, flags, and ip (the
 ; address the final `ret` goes to: a livepatch sets it to the replacement function).
+; The flags are saved first, before any instruction here changes them; so the frames sit one
+; slot higher than in ftrace_caller:
+;     [rbp] frame P, [rbp+8] F + 5, [rbp+16] F's rbp, [rbp+24] P's return, [rbp+32] flags,
+;     [rbp+40] the real F + 5 slot (ret pops it), [rbp+48] the real P slot (F's entry rsp)
+REGS_FLAGS       equ 32
+REGS_RETURN_SLOT equ 40
+REGS_ENTRY_SP    equ 48
+
 ftrace_regs_caller:
-	PUSH_FRAMES
-	sub rsp, PT_SIZE                ; 176 bytes: the call stays 16-byte aligned
+	pushfq
+	push qword [rsp + 16]           ; P's return address
+	push rbp
+	mov rbp, rsp
+	push qword [rsp + 24]           ; F + 5
+	push rbp
+	mov rbp, rsp
+	sub rsp, PT_SIZE + 8            ; struct pt_regs, plus 8 to keep the call 16-byte aligned
 	mov [rsp + PT_R15], r15
 	mov [rsp + PT_R14], r14
 	mov [rsp + PT_R13], r13
@@ -130,14 +144,14 @@ ftrace_regs_caller:
 	mov [rsp + PT_DI], rdi
 	mov rax, [rbp + 16]             ; F's rbp
 	mov [rsp + PT_BP], rax
+	mov rax, [rbp + REGS_FLAGS]
+	mov [rsp + PT_FLAGS], rax
 	mov qword [rsp + PT_VEC], 0
 	mov qword [rsp + PT_ERR], 0
 	mov rax, [rbp + FRAME_F_RET]
 	mov [rsp + PT_IP], rax          ; where F resumes: F + 5
 	mov qword [rsp + PT_CS], 0x08
-	pushfq
-	pop qword [rsp + PT_FLAGS]
-	lea rax, [rbp + ENTRY_SP]
+	lea rax, [rbp + REGS_ENTRY_SP]
 	mov [rsp + PT_SP], rax
 	mov qword [rsp + PT_SS], 0x10
 	mov rdi, [rbp + FRAME_F_RET]
@@ -150,9 +164,7 @@ ftrace_regs_call:
 	call ftrace_stub
 	; The callback may have moved ip: the final ret goes wherever regs->ip says.
 	mov rax, [rsp + PT_IP]
-	mov [rbp + RETURN_SLOT], rax
-	push qword [rsp + PT_FLAGS]
-	popfq
+	mov [rbp + REGS_RETURN_SLOT], rax
 	mov r15, [rsp + PT_R15]
 	mov r14, [rsp + PT_R14]
 	mov r13, [rsp + PT_R13]
@@ -166,8 +178,11 @@ ftrace_regs_call:
 	mov rdx, [rsp + PT_DX]
 	mov rsi, [rsp + PT_SI]
 	mov rdi, [rsp + PT_DI]
+	mov rax, [rsp + PT_FLAGS]
+	mov [rbp + REGS_FLAGS], rax     ; popfq below restores them, as the callback left them
 	mov rax, [rsp + PT_AX]
 	mov rbp, [rsp + PT_BP]
-	lea rsp, [rsp + PT_SIZE + 32]   ; lea leaves the restored flags alone
+	lea rsp, [rsp + PT_SIZE + 8 + 32] ; registers and both frames: the saved flags are on top
+	popfq
 	ret
 ftrace_regs_caller_end:

@@ -123,14 +123,14 @@ void ftrace_init(void)
 	t0 = rdtsc();
 	flags = local_irq_save();
 	do_for_each_ftrace_rec(pg, rec) {
-		int err = ftrace_init_nop(rec);
-		if (err) {
+		int err = ftrace_disabled ? 0 : ftrace_init_nop(rec);
+		if (err)
 			ftrace_bug(err, rec);
-			goto out;
-		}
-		converted++;
+		if (ftrace_disabled)
+			rec->flags |= FTRACE_FL_DISABLED; /* still `call __fentry__`: left alone */
+		else
+			converted++;
 	} while_for_each_ftrace_rec();
-out:
 	ftrace_init_ticks = rdtsc() - t0;
 	local_irq_restore(flags);
 	ftrace_poke_late = true;
@@ -201,7 +201,7 @@ void ftrace_bug(int failed, struct dyn_ftrace *rec)
 	pr_info("%s\n", ftrace_bug_action);
 	pr_info("ftrace record flags: %lx\n", rec->flags);
 	pr_cont(" (%lu)%s\n", ftrace_rec_count(rec), rec->flags & FTRACE_FL_REGS ? " R" : "  ");
-	pr_info(" expected tramp: %lx\n", (unsigned long)(rec->flags & FTRACE_FL_REGS ?
+	pr_info(" expected tramp: %lx\n", (unsigned long)(rec->flags & FTRACE_FL_REGS_EN ?
 							    ftrace_regs_caller : ftrace_caller));
 	pr_info("ftrace: code changes disabled until reboot\n");
 	rec->flags |= FTRACE_FL_DISABLED;

@@ -12,8 +12,8 @@
  * One record per call site (as Linux's struct dyn_ftrace). flags packs a reference count of the
  * ops that want this function traced (low bits) with state bits:
  *
- *   31        27       23                    0
- *   | ENABLED REGS REGS_EN TRAMP TRAMP_EN IPMODIFY DISABLED DIRECT DIRECT_EN | ref count |
+ *   31 ENABLED  30 REGS  29 REGS_EN  28 TRAMP  27 TRAMP_EN  26 IPMODIFY  25 DISABLED
+ *   24 DIRECT  23 DIRECT_EN        (bits 20-22 unused)        19..0  reference count
  *
  * The wanted state (count > 0, REGS, TRAMP) is computed from the ops; the _EN bits and ENABLED say
  * what the bytes at ip are now. The update patches exactly the records where the two differ.
@@ -136,6 +136,9 @@ void func_hits_init(void);
 bool func_hits_on(void);
 /* Calls of the function at ip counted on one CPU since func_hits was last switched on. */
 u64 func_hits_cpu(int cpu, unsigned long ip);
+
+/* Waits until no other CPU can be inside a callback that started before the call. */
+void ftrace_synchronize(void);
 
 /* Called from an ops callback to guard against recursion in this CPU's current context. */
 int ftrace_test_recursion_trylock(void);

@@ -51,6 +51,21 @@ void ftrace_test_recursion_unlock(int bit)
 	c->preempt_count--;
 }
 
+/*
+ * Waits until every other CPU has been seen outside any ftrace callback (its recursion bits all
+ * clear) at least once: after that, no CPU can still hold a pointer it read from an ops list or
+ * hash before our update published the new ones. Our poor man's synchronize_rcu().
+ */
+void ftrace_synchronize(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (cpu != smp_processor_id())
+			while (READ_ONCE(percpu_area[cpu].trace_recursion))
+				cpu_relax();
+}
+
 bool ftrace_ops_test(struct ftrace_ops *ops, unsigned long ip)
 {
 	struct ftrace_ops_hash *h = ops->func_hash;
@@ -137,7 +152,9 @@ static int __ftrace_replace_code(struct dyn_ftrace *rec)
 	bool is_on = rec->flags & FTRACE_FL_ENABLED;
 	unsigned long want = want_on ? ftrace_get_addr_new(rec) : 0;
 	unsigned long cur = is_on ? ftrace_get_addr_curr(rec) : 0;
-	u8 old[MCOUNT_INSN_SIZE], new[MCOUNT_INSN_SIZE];
+	/* static: ftrace_bug() reads the expected bytes after we return (through ftrace_expected) */
+	static u8 old[MCOUNT_INSN_SIZE];
+	u8 new[MCOUNT_INSN_SIZE];
 	int err;
 
 	if (want == cur)
@@ -289,7 +306,9 @@ int register_ftrace_function(struct ftrace_ops *ops)
 
 	if (!ops->func_hash)
 		ops->func_hash = &ops->local_hash;
-	if ((ops->flags & FTRACE_OPS_FL_IPMODIFY) && !(ops->flags & FTRACE_OPS_FL_SAVE_REGS))
+	/* An ops that moves the ip needs the registers, and must say which functions it replaces. */
+	if ((ops->flags & FTRACE_OPS_FL_IPMODIFY) &&
+	    (!(ops->flags & FTRACE_OPS_FL_SAVE_REGS) || ftrace_hash_empty(ops->func_hash->filter_hash)))
 		return -EINVAL;
 	spin_lock(&ftrace_lock);
 	if (ftrace_disabled)
@@ -317,14 +336,16 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 	spin_lock(&ftrace_lock);
 	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
 		;
-	if (!*pp) {
+	if (!*pp || ftrace_disabled) {
+		/* A dead ftrace changes no code: sites may still call this ops, so it stays listed. */
 		spin_unlock(&ftrace_lock);
-		return -EINVAL;
+		return *pp ? -ENODEV : -EINVAL;
 	}
 	WRITE_ONCE(*pp, ops->next);
 	ops->flags &= ~FTRACE_OPS_FL_ENABLED;
-	err = ftrace_disabled ? -ENODEV : ftrace_update();
+	err = ftrace_update();
 	spin_unlock(&ftrace_lock);
+	ftrace_synchronize(); /* no CPU is still walking the list through this ops */
 	return err;
 }
 
@@ -373,6 +394,7 @@ static int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter,
 	WRITE_ONCE(*slot, new);
 	err = ftrace_update();
 	spin_unlock(&ftrace_lock);
+	ftrace_synchronize(); /* a list walk that read the old set has finished */
 	free_ftrace_hash(old);
 	return err;
 }

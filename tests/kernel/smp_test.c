@@ -173,6 +173,10 @@ SELFTEST(text_poke_bp_emulates_call_and_nop)
 
 	if (!need_cpus(t, 2))
 		return;
+	if (ftrace_trace_function != ftrace_stub) {
+		ktest_skip(t, "another ftrace_ops is live");
+		return;
+	}
 	loop_calls = loop_errors = 0;
 	loop_stop = false;
 	worker = kthread_create(call_in_loop, NULL, 1, "int3-loop");
