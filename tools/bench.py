@@ -45,6 +45,11 @@ median of {runs} runs of a {loops}-call loop with interrupts off; **ticks** are 
 repeats the instruction count; it says nothing about real hardware). Benchmarks are read, never asserted:
 tests check behaviour only.
 
+The live-patching rows time `register_ftrace_function()` / `unregister_ftrace_function()` of an ops on
+every function, that is the whole update (three batches) with the method named. With one CPU online
+both methods write directly, since no other CPU can be running the code: their rows are the same.
+The int3 rows time calls of a function while the protocol is held at step 1 on the same CPU.
+
 Reproduce: `make bench`, or boot with `make run QEMU="qemu-system-x86_64 -icount shift=0,sleep=off"` and
 type `bench`.
 """
@@ -52,7 +57,7 @@ type `bench`.
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--smp", default="1")
+    ap.add_argument("--smp", default="1,2,4")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
     args = ap.parse_args()
     text = HEADER.format(date=datetime.date.today().isoformat(), qemu=qemu_version(), runs=7, loops=1000)

@@ -1,0 +1,76 @@
+/* Benchmarks of live patching: switching every site on and off with each method, and what one
+ * call costs while its site holds an int3 (the trap, the handler's lookup and emulation). */
+#include "kernel/bench.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/text_poke.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/trace/ftrace.h"
+#include "lib/printf.h"
+
+static void nothing(unsigned long ip, unsigned long pip, struct ftrace_ops *op, struct pt_regs *r)
+{
+}
+
+static struct ftrace_ops all_ops = { .func = nothing, .flags = FTRACE_OPS_FL_RECURSION };
+
+static void patch_row(const char *what, u64 ticks, unsigned long sites)
+{
+	cprintf("| %-40s | %4d | %6lu | %12llu | %10llu | %10llu |\n", what, num_online_cpus(), sites,
+		ticks, sites ? ticks / sites : 0, tsc_to_ns(ticks) / 1000);
+}
+
+/* Registers an ops on every function and drops it again, timing each half. */
+static void bench_method(enum patch_method m)
+{
+	char what[64];
+	unsigned long n = ftrace_nr_records();
+	u64 t0, t1, t2;
+
+	ftrace_set_patch_method(m);
+	t0 = rdtsc();
+	if (register_ftrace_function(&all_ops))
+		return;
+	t1 = rdtsc();
+	unregister_ftrace_function(&all_ops);
+	t2 = rdtsc();
+	snprintf(what, sizeof(what), "enable every site, %s", patch_method_names[m]);
+	patch_row(what, t1 - t0, n);
+	snprintf(what, sizeof(what), "disable every site, %s", patch_method_names[m]);
+	patch_row(what, t2 - t1, n);
+}
+
+static u64 held_per_call;
+
+/* Step 1 of the protocol is done: bench_target now starts with int3. Time calls through it. */
+static void time_while_held(int step, const struct text_poke_loc *tp, int nr)
+{
+	if (step == 1)
+		held_per_call = bench_per_call(bench_target);
+}
+
+void bench_patching(u64 baseline)
+{
+	enum patch_method saved = ftrace_patch_method;
+	u64 nop = bench_per_call(bench_target);
+
+	if (ftrace_trace_function != ftrace_stub) {
+		cprintf("bench: an ftrace_ops is live; patching not measured\n");
+		return;
+	}
+	cprintf("\n| %-40s | %4s | %6s | %12s | %10s | %10s |\n", "live patching", "CPUs", "sites",
+		"ticks", "ticks/site", "us");
+	cprintf("|------------------------------------------|-----:|-------:|-------------:|-----------:|-----------:|\n");
+	for (int m = 0; m < NR_PATCH_METHODS; m++)
+		bench_method(m);
+	ftrace_set_patch_method(saved);
+
+	/* NOP -> NOP through the int3 protocol: nothing changes, but calls meanwhile trap. */
+	text_poke_bp_step_hook = time_while_held;
+	text_poke_bp((void *)bench_target, ftrace_nop5, MCOUNT_INSN_SIZE);
+	text_poke_bp_step_hook = NULL;
+	cprintf("\n");
+	bench_row("call while its site holds int3 (handler emulates NOP)", held_per_call, baseline);
+	bench_row("  of which the int3 trap and handler", held_per_call - nop + baseline, baseline);
+}
