@@ -48,6 +48,17 @@ int console_trygetc(void)
 	return serial_getc();
 }
 
+/* Long-running commands poll this: a Ctrl-C typed meanwhile ends them (other keys are dropped). */
+bool shell_interrupted(void)
+{
+	int c;
+
+	while ((c = serial_getc()) >= 0)
+		if (c == 0x03)
+			return true;
+	return false;
+}
+
 /* The task waiting in console_getc(), woken by the serial interrupt. */
 static struct task *reader;
 

@@ -18,6 +18,7 @@
 #include "kernel/smp.h"
 #include "arch/x86/acpi.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/trace.h"
 #include "arch/x86/text_poke.h"
 
 static void mm_init(void)
@@ -71,6 +72,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	procfs_init();
 	ftrace_files_init();
 	func_hits_init();
+	trace_init();
 	workloads_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
 	pr_info("shell: type 'help' for commands\n");

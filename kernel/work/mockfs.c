@@ -67,6 +67,7 @@ WORK size_t vfs_read(struct mock_file *f, char *buf, size_t n)
 
 WORK void vfs_close(struct mock_file *f)
 {
+	fs_sink += f->pos; /* something the compiler cannot drop, or it drops the call */
 	f->inode = -1;
 }
 

@@ -1,0 +1,327 @@
+/* The tracing core and its files: the buffer, the current tracer, and the `trace` output.
+ *
+ *   current_tracer   which tracer fills the buffer (nop, function)    available_tracers lists them
+ *   tracing_on       1: events are recorded, 0: the buffer is left as it is
+ *   trace            the buffer, oldest first, merged across CPUs (reading pauses recording,
+ *                    as Linux's pause-on-trace does); `echo > trace` empties it
+ *   trace_pipe       the same lines, consumed as they are read; waits for more until Ctrl-C
+ *   buffer_size_kb   pages per CPU, in KiB        trace_marker   write a line into the trace
+ *   set_ftrace_pid   only these tasks are traced (empty: all)
+ */
+#include "kernel/trace/trace.h"
+#include "arch/x86/cpu.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/shell.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/trace/ftrace.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+struct trace_array global_trace = { .tracing_on = true, .buffer_kb = RB_DEFAULT_KB };
+static struct tracer *trace_types;
+static DEFINE_SPINLOCK(trace_lock);
+
+static struct tracer nop_trace = { .name = "nop", .print_header = print_func_help_header };
+
+void register_tracer(struct tracer *t)
+{
+	if (!t->print_header)
+		t->print_header = print_func_help_header;
+	t->next = trace_types;
+	trace_types = t;
+}
+
+void tracing_generic_entry_update(struct trace_entry *ent, u16 type, unsigned long irq_flags,
+				  int preempt_adjust)
+{
+	struct percpu *c = this_cpu();
+	struct task *t = c->curr;
+
+	ent->type = type;
+	ent->flags = (irq_flags & X86_EFLAGS_IF ? 0 : TRACE_FLAG_IRQS_OFF) |
+		     (c->need_resched ? TRACE_FLAG_NEED_RESCHED : 0) |
+		     (c->irq_depth ? TRACE_FLAG_HARDIRQ : 0) | (c->nmi_depth ? TRACE_FLAG_NMI : 0);
+	ent->preempt_count = c->preempt_count + preempt_adjust;
+	ent->pid = t ? t->pid : 0;
+	if (t && t->pid)
+		trace_save_cmdline(t->pid, t->comm);
+}
+
+bool trace_pid_wanted(void)
+{
+	int pid = current ? current->pid : 0;
+
+	if (!global_trace.nr_pids)
+		return true;
+	for (int i = 0; i < global_trace.nr_pids; i++)
+		if (global_trace.pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* --- trace: every CPU's events, oldest first -------------------------------------------- */
+
+static int trace_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_buffer *b = &global_trace.buffer;
+	struct rb_iter its[NR_CPUS];
+	u64 written, in;
+	int cpu;
+
+	ring_buffer_record_off(b);
+	in = ring_buffer_entries(b, &written);
+	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
+	seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in, written,
+		   num_online_cpus());
+	global_trace.current_trace->print_header(m);
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		rb_iter_start(&its[cpu], &b->cpu[cpu]);
+	for (;;) {
+		struct trace_iterator it = { .cpu = -1 };
+		for (cpu = 0; cpu < NR_CPUS; cpu++) {
+			u32 len;
+			u64 ts;
+			void *d = rb_iter_peek(&its[cpu], &len, &ts);
+			if (d && (it.cpu < 0 || ts < it.ts))
+				it = (struct trace_iterator){ .cpu = cpu, .ts = ts, .ent = d, .len = len };
+		}
+		if (it.cpu < 0 || shell_interrupted())
+			break;
+		if (!global_trace.current_trace->print_line ||
+		    !global_trace.current_trace->print_line(m, &it))
+			trace_print_default(m, &it);
+		rb_iter_advance(&its[it.cpu]);
+	}
+	ring_buffer_record_on(b);
+	return 0;
+}
+
+static int trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	if (flags & FS_TRUNC)
+		ring_buffer_reset(&global_trace.buffer);
+	return 0;
+}
+
+/* --- trace_pipe: consume, print, wait for more ------------------------------------------ */
+
+static int trace_pipe_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_buffer *b = &global_trace.buffer;
+	struct rb_iter its[NR_CPUS] = { 0 };
+	u64 seen_overrun[NR_CPUS];
+	union {
+		struct trace_entry ent;
+		u8 bytes[256];
+	} ev;
+
+	for (int c = 0; c < NR_CPUS; c++)
+		seen_overrun[c] = b->cpu[c].overrun;
+	while (!shell_interrupted()) {
+		bool any = false;
+		for (int c = 0; c < NR_CPUS; c++) {
+			struct trace_iterator it = { .cpu = c, .ent = &ev.ent };
+			u32 len;
+			if (!ring_buffer_consume(&b->cpu[c], &its[c], ev.bytes, sizeof(ev.bytes), &len,
+						 &it.ts))
+				continue;
+			it.len = MIN(len, (u32)sizeof(ev.bytes));
+			if (b->cpu[c].overrun != seen_overrun[c]) {
+				seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", c,
+					   b->cpu[c].overrun - seen_overrun[c]);
+				seen_overrun[c] = b->cpu[c].overrun;
+			}
+			if (!global_trace.current_trace->print_line ||
+			    !global_trace.current_trace->print_line(m, &it))
+				trace_print_default(m, &it);
+			any = true;
+		}
+		if (!any) {
+			seq_flush(m);
+			msleep(10);
+		}
+	}
+	return 0;
+}
+
+/* --- small files ------------------------------------------------------------------------- */
+
+static int copy_text(char *dst, size_t size, const char *buf, size_t len)
+{
+	if (len >= size)
+		return -EINVAL;
+	memcpy(dst, buf, len);
+	dst[len] = '\0';
+	strim(dst);
+	return 0;
+}
+
+static int tracing_on_show(struct seq_file *m, struct fnode *f)
+{
+	seq_printf(m, "%d\n", global_trace.tracing_on);
+	return 0;
+}
+
+static int tracing_on_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[16];
+	unsigned long v;
+
+	if (copy_text(text, sizeof(text), buf, len) || kstrtoul(text, 10, &v))
+		return -EINVAL;
+	WRITE_ONCE(global_trace.tracing_on, v != 0); /* Linux takes any number: non-zero is on */
+	return 0;
+}
+
+static int available_tracers_show(struct seq_file *m, struct fnode *f)
+{
+	for (struct tracer *t = trace_types; t; t = t->next)
+		seq_printf(m, "%s%s", t->name, t->next ? " " : "\n");
+	return 0;
+}
+
+static int current_tracer_show(struct seq_file *m, struct fnode *f)
+{
+	seq_printf(m, "%s\n", global_trace.current_trace->name);
+	return 0;
+}
+
+static int current_tracer_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char name[32];
+	struct tracer *t;
+	int err = 0;
+
+	if (copy_text(name, sizeof(name), buf, len))
+		return -EINVAL;
+	for (t = trace_types; t && strcmp(t->name, name); t = t->next)
+		;
+	if (!t)
+		return -EINVAL;
+	spin_lock(&trace_lock);
+	if (t != global_trace.current_trace) {
+		if (global_trace.current_trace->reset)
+			global_trace.current_trace->reset();
+		global_trace.current_trace = &nop_trace;
+		/* Linux empties the buffer when the tracer changes. */
+		ring_buffer_reset(&global_trace.buffer);
+		err = t->init ? t->init() : 0;
+		if (!err)
+			global_trace.current_trace = t;
+	}
+	spin_unlock(&trace_lock);
+	return err;
+}
+
+static int buffer_size_show(struct seq_file *m, struct fnode *f)
+{
+	seq_printf(m, "%lu\n", global_trace.buffer_kb);
+	return 0;
+}
+
+static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[16];
+	unsigned long kb;
+	struct trace_buffer fresh;
+
+	if (copy_text(text, sizeof(text), buf, len) || kstrtoul(text, 10, &kb) || kb < 8 ||
+	    kb > 16384)
+		return -EINVAL;
+	if (ring_buffer_alloc(&fresh, kb))
+		return -ENOMEM;
+	/* Swap buffers with every writer held off; the old pages go once nobody can write them. */
+	ring_buffer_record_off(&global_trace.buffer);
+	struct trace_buffer old = global_trace.buffer;
+	for (int c = 0; c < NR_CPUS; c++)
+		fresh.cpu[c].record_disabled = global_trace.buffer.cpu[c].record_disabled;
+	global_trace.buffer = fresh;
+	ring_buffer_record_on(&global_trace.buffer);
+	ring_buffer_free(&old);
+	global_trace.buffer_kb = kb;
+	return 0;
+}
+
+static int trace_marker_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	struct rb_reserve r;
+	unsigned long irq = read_flags();
+
+	if (!global_trace.tracing_on)
+		return 0;
+	len = MIN(len, (size_t)1024);
+	if (!ring_buffer_lock_reserve(&global_trace.buffer, sizeof(struct print_entry) + len + 1, &r))
+		return 0;
+	struct print_entry *p = r.data;
+	tracing_generic_entry_update(&p->ent, TRACE_PRINT, irq, 0);
+	p->ip = (unsigned long)trace_marker_write;
+	memcpy(p->buf, buf, len);
+	p->buf[len] = '\0';
+	ring_buffer_unlock_commit(&r);
+	return 0;
+}
+
+static int pid_show(struct seq_file *m, struct fnode *f)
+{
+	for (int i = 0; i < global_trace.nr_pids; i++)
+		seq_printf(m, "%d\n", global_trace.pids[i]);
+	return 0;
+}
+
+/* Space-separated pids of live tasks; `>` replaces the set, `>>` adds to it. All or nothing. */
+static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[256], *p = text, *tok;
+	int pids[ARRAY_SIZE(global_trace.pids)], n = 0;
+
+	if (copy_text(text, sizeof(text), buf, len))
+		return -EINVAL;
+	if (flags & FS_APPEND) {
+		n = global_trace.nr_pids;
+		memcpy(pids, global_trace.pids, n * sizeof(int));
+	}
+	while ((tok = strsep(&p, " \t")) != NULL) {
+		int pid;
+		if (!*tok)
+			continue;
+		if (kstrtoint(tok, 10, &pid) || pid < 0 || (pid && !find_task(pid)) ||
+		    n == (int)ARRAY_SIZE(pids))
+			return -EINVAL;
+		pids[n++] = pid;
+	}
+	memcpy(global_trace.pids, pids, n * sizeof(int));
+	WRITE_ONCE(global_trace.nr_pids, n);
+	return 0;
+}
+
+static const struct file_ops trace_fops = { .show = trace_show, .write = trace_write };
+static const struct file_ops trace_pipe_fops = { .show = trace_pipe_show };
+static const struct file_ops tracing_on_fops = { .show = tracing_on_show, .write = tracing_on_write };
+static const struct file_ops available_fops = { .show = available_tracers_show };
+static const struct file_ops current_fops = { .show = current_tracer_show,
+					      .write = current_tracer_write };
+static const struct file_ops buffer_size_fops = { .show = buffer_size_show,
+						  .write = buffer_size_write };
+static const struct file_ops marker_fops = { .write = trace_marker_write };
+static const struct file_ops pid_fops = { .show = pid_show, .write = pid_write };
+
+void trace_init(void)
+{
+	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing");
+
+	if (ring_buffer_alloc(&global_trace.buffer, global_trace.buffer_kb))
+		pr_err("tracing: no memory for the ring buffer\n");
+	register_tracer(&nop_trace);
+	global_trace.current_trace = &nop_trace;
+	trace_functions_init();
+	fs_create(dir, "trace", &trace_fops, NULL);
+	fs_create(dir, "trace_pipe", &trace_pipe_fops, NULL);
+	fs_create(dir, "tracing_on", &tracing_on_fops, NULL);
+	fs_create(dir, "available_tracers", &available_fops, NULL);
+	fs_create(dir, "current_tracer", &current_fops, NULL);
+	fs_create(dir, "buffer_size_kb", &buffer_size_fops, NULL);
+	fs_create(dir, "trace_marker", &marker_fops, NULL);
+	fs_create(dir, "set_ftrace_pid", &pid_fops, NULL);
+}

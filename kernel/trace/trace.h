@@ -1,0 +1,86 @@
+/* The tracing core: the trace array (buffer + current tracer), event records, and output. */
+#ifndef KERNEL_TRACE_TRACE_H
+#define KERNEL_TRACE_TRACE_H
+
+#include "kernel/fs.h"
+#include "kernel/trace/ring_buffer.h"
+
+/* Event types, Linux's numbers. */
+enum trace_type { TRACE_FN = 1, TRACE_PRINT = 5 };
+
+/* Latency flags of an entry (Linux's TRACE_FLAG_*). */
+#define TRACE_FLAG_IRQS_OFF 0x01
+#define TRACE_FLAG_NEED_RESCHED 0x04
+#define TRACE_FLAG_HARDIRQ 0x08
+#define TRACE_FLAG_NMI 0x40
+
+/* The fields every event starts with (Linux's struct trace_entry). */
+struct trace_entry {
+	u16 type;
+	u8 flags;
+	u8 preempt_count;
+	s32 pid;
+};
+
+struct ftrace_entry {
+	struct trace_entry ent;
+	unsigned long ip;
+	unsigned long parent_ip;
+};
+
+struct print_entry {
+	struct trace_entry ent;
+	unsigned long ip;
+	char buf[];
+};
+
+/* One event being printed: which CPU, when, and its bytes. */
+struct trace_iterator {
+	int cpu;
+	u64 ts;
+	struct trace_entry *ent;
+	u32 len;
+	u64 lost; /* events lost on this CPU just before this one (trace_pipe) */
+};
+
+struct tracer {
+	const char *name;
+	int (*init)(void);
+	void (*reset)(void);
+	void (*print_header)(struct seq_file *m);
+	/* Prints one event; returns false if the event is not one this tracer knows. */
+	bool (*print_line)(struct seq_file *m, struct trace_iterator *it);
+	struct tracer *next;
+};
+
+struct trace_array {
+	struct trace_buffer buffer;
+	struct tracer *current_trace;
+	bool tracing_on;
+	unsigned long buffer_kb;
+	int pids[32]; /* set_ftrace_pid; nr_pids == 0: every task */
+	int nr_pids;
+};
+
+extern struct trace_array global_trace;
+
+void register_tracer(struct tracer *t);
+void trace_init(void);
+
+/* Fills the common fields for an event made now, in this context. */
+void tracing_generic_entry_update(struct trace_entry *ent, u16 type, unsigned long irq_flags,
+				  int preempt_adjust);
+/* True if the current task passes set_ftrace_pid. */
+bool trace_pid_wanted(void);
+/* The name to print for a pid (saved when its task first traced something). */
+void trace_save_cmdline(int pid, const char *comm);
+const char *trace_find_cmdline(int pid);
+
+/* Output helpers shared by tracers (kernel/trace/trace_output.c). */
+void trace_print_context(struct seq_file *m, struct trace_iterator *it);
+void print_func_help_header(struct seq_file *m);
+bool trace_print_default(struct seq_file *m, struct trace_iterator *it);
+
+void trace_functions_init(void);
+
+#endif

@@ -1,0 +1,88 @@
+/* How events read in the `trace` file: Linux's columns, to the character.
+ *
+ *              sh-1       [000] d.h1.     0.123456: kmalloc <-fs_create
+ *   %16s-%-7d       [%03d] irqs-off, need-resched, hardirq, preempt depth, migrate-disable
+ */
+#include "kernel/trace/trace.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "lib/string.h"
+
+#define SAVED_CMDLINES 128
+
+static struct {
+	int pid;
+	char comm[TASK_COMM_LEN];
+} saved[SAVED_CMDLINES];
+
+void trace_save_cmdline(int pid, const char *comm)
+{
+	unsigned int slot = (unsigned int)pid % SAVED_CMDLINES;
+
+	if (saved[slot].pid != pid || !saved[slot].comm[0]) {
+		saved[slot].pid = pid;
+		strscpy(saved[slot].comm, comm, sizeof(saved[slot].comm));
+	}
+}
+
+const char *trace_find_cmdline(int pid)
+{
+	unsigned int slot = (unsigned int)pid % SAVED_CMDLINES;
+
+	if (pid == 0)
+		return "<idle>";
+	return saved[slot].pid == pid && saved[slot].comm[0] ? saved[slot].comm : "<...>";
+}
+
+void print_func_help_header(struct seq_file *m)
+{
+	seq_puts(m, "#                                _-----=> irqs-off/BH-disabled\n"
+		    "#                               / _----=> need-resched\n"
+		    "#                              | / _---=> hardirq/softirq\n"
+		    "#                              || / _--=> preempt-depth\n"
+		    "#                              ||| / _-=> migrate-disable\n"
+		    "#                              |||| /     delay\n"
+		    "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		    "#              | |         |   |||||     |         |\n");
+}
+
+static char hardsoft_irq(u8 flags)
+{
+	bool nmi = flags & TRACE_FLAG_NMI, hard = flags & TRACE_FLAG_HARDIRQ;
+
+	return nmi && hard ? 'Z' : nmi ? 'z' : hard ? 'h' : '.';
+}
+
+void trace_print_context(struct seq_file *m, struct trace_iterator *it)
+{
+	const struct trace_entry *e = it->ent;
+	u8 depth = e->preempt_count & 0xf;
+
+	seq_printf(m, "%16s-%-7d [%03d] %c%c%c%c%c %5llu.%06llu: ", trace_find_cmdline(e->pid),
+		   e->pid, it->cpu, e->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.',
+		   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.', hardsoft_irq(e->flags),
+		   depth ? "0123456789abcdef"[depth] : '.', '.', it->ts / 1000000000ULL,
+		   (it->ts / 1000) % 1000000);
+}
+
+/* Events every tracer shows the same way: function entries and trace_marker writes. */
+bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
+{
+	if (it->ent->type == TRACE_FN) {
+		const struct ftrace_entry *f = (const void *)it->ent;
+		trace_print_context(m, it);
+		seq_printf(m, "%ps <-%ps\n", (void *)f->ip, (void *)f->parent_ip);
+		return true;
+	}
+	if (it->ent->type == TRACE_PRINT) {
+		const struct print_entry *p = (const void *)it->ent;
+		size_t n = strnlen(p->buf, it->len - sizeof(*p));
+		trace_print_context(m, it);
+		seq_puts(m, "tracing_mark_write: ");
+		seq_write(m, p->buf, n);
+		if (!n || p->buf[n - 1] != '\n')
+			seq_putc(m, '\n');
+		return true;
+	}
+	return false;
+}
