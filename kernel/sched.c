@@ -16,6 +16,7 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
+#include "kernel/trace/fgraph.h"
 #include "lib/string.h"
 
 struct runqueue {
@@ -73,6 +74,7 @@ static void reap_dead(struct runqueue *rq)
 		struct task *t = rq->dead;
 		rq->dead = t->rq_next;
 		free_pages(__pa(t->stack), TASK_STACK_PAGES);
+		kfree(t->fgraph);
 		kfree(t);
 	}
 }
@@ -143,6 +145,7 @@ struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *
 	t->fn = fn;
 	t->arg = arg;
 	t->start_ns = ktime_get_ns();
+	ftrace_graph_init_task(t);
 	/* The frame switch_to pops: r15 r14 r13 r12 rbx rbp, then the return address. */
 	sp = (unsigned long *)((char *)t->stack + TASK_STACK_PAGES * PAGE_SIZE);
 	*--sp = 0;                         /* keeps task_entry's stack 16-byte aligned */

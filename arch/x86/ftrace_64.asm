@@ -186,3 +186,19 @@ ftrace_regs_call:
 	popfq
 	ret
 ftrace_regs_caller_end:
+
+; return_to_handler: where a function traced by function_graph "returns" to. On entry the traced
+; function F has just executed `ret`, popping the address fgraph put in place of its real return
+; address. F's return value is in rax (and rdx): keep both, ask the shadow stack where F really had
+; to go back to (recording the return on the way), and go there.
+global return_to_handler
+extern ftrace_return_to_handler
+return_to_handler:
+	push rax
+	push rdx                        ; rsp is back to 16-byte alignment for the call
+	mov rdi, rax                    ; the return value, for funcgraph-retval
+	call ftrace_return_to_handler   ; -> the real return address
+	mov r11, rax                    ; r11: scratch at a function return, nobody expects it kept
+	pop rdx
+	pop rax
+	jmp r11

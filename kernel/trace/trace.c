@@ -23,14 +23,20 @@ struct trace_array global_trace = { .tracing_on = true, .buffer_kb = RB_DEFAULT_
 static struct tracer *trace_types;
 static DEFINE_SPINLOCK(trace_lock);
 
-static struct tracer nop_trace = { .name = "nop", .print_header = print_func_help_header };
+static struct tracer nop_trace = { .name = "nop" };
 
 void register_tracer(struct tracer *t)
 {
-	if (!t->print_header)
-		t->print_header = print_func_help_header;
 	t->next = trace_types;
 	trace_types = t;
+}
+
+void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust)
+{
+	if (!ring_buffer_lock_reserve(&global_trace.buffer, len, r))
+		return NULL;
+	tracing_generic_entry_update(r->data, type, irq_flags, adjust);
+	return r->data;
 }
 
 void tracing_generic_entry_update(struct trace_entry *ent, u16 type, unsigned long irq_flags,
@@ -71,11 +77,15 @@ static int trace_show(struct seq_file *m, struct fnode *f)
 	int cpu;
 
 	ring_buffer_record_off(b);
-	in = ring_buffer_entries(b, &written);
 	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
-	seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in, written,
-		   num_online_cpus());
-	global_trace.current_trace->print_header(m);
+	if (global_trace.current_trace->print_header) {
+		global_trace.current_trace->print_header(m);
+	} else {
+		in = ring_buffer_entries(b, &written);
+		seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in,
+			   written, num_online_cpus());
+		print_func_help_header(m);
+	}
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
 	for (;;) {
@@ -89,10 +99,17 @@ static int trace_show(struct seq_file *m, struct fnode *f)
 		}
 		if (it.cpu < 0 || shell_interrupted())
 			break;
+		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
+		struct rb_iter ahead = its[it.cpu];
+		u64 ts2;
+		rb_iter_advance(&ahead);
+		it.next = rb_iter_peek(&ahead, &it.next_len, &ts2);
 		if (!global_trace.current_trace->print_line ||
 		    !global_trace.current_trace->print_line(m, &it))
 			trace_print_default(m, &it);
 		rb_iter_advance(&its[it.cpu]);
+		if (it.skip_next && rb_iter_peek(&its[it.cpu], &it.next_len, &ts2))
+			rb_iter_advance(&its[it.cpu]);
 	}
 	ring_buffer_record_on(b);
 	return 0;
@@ -316,6 +333,7 @@ void trace_init(void)
 	register_tracer(&nop_trace);
 	global_trace.current_trace = &nop_trace;
 	trace_functions_init();
+	trace_functions_graph_init();
 	fs_create(dir, "trace", &trace_fops, NULL);
 	fs_create(dir, "trace_pipe", &trace_pipe_fops, NULL);
 	fs_create(dir, "tracing_on", &tracing_on_fops, NULL);

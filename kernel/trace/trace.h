@@ -6,7 +6,7 @@
 #include "kernel/trace/ring_buffer.h"
 
 /* Event types, Linux's numbers. */
-enum trace_type { TRACE_FN = 1, TRACE_PRINT = 5 };
+enum trace_type { TRACE_FN = 1, TRACE_PRINT = 5, TRACE_GRAPH_RET = 11, TRACE_GRAPH_ENT = 12 };
 
 /* Latency flags of an entry (Linux's TRACE_FLAG_*). */
 #define TRACE_FLAG_IRQS_OFF 0x01
@@ -28,6 +28,21 @@ struct ftrace_entry {
 	unsigned long parent_ip;
 };
 
+struct ftrace_graph_ent_entry {
+	struct trace_entry ent;
+	unsigned long func;
+	int depth;
+};
+
+struct ftrace_graph_ret_entry {
+	struct trace_entry ent;
+	unsigned long func;
+	int depth;
+	unsigned long overrun;
+	u64 calltime, rettime;
+	unsigned long retval;
+};
+
 struct print_entry {
 	struct trace_entry ent;
 	unsigned long ip;
@@ -41,13 +56,17 @@ struct trace_iterator {
 	struct trace_entry *ent;
 	u32 len;
 	u64 lost; /* events lost on this CPU just before this one (trace_pipe) */
+	/* The next event on the same CPU, if the reader can see it (function_graph's leaves). */
+	struct trace_entry *next;
+	u32 next_len;
+	bool skip_next; /* set by print_line: the next event was printed with this one */
 };
 
 struct tracer {
 	const char *name;
 	int (*init)(void);
 	void (*reset)(void);
-	void (*print_header)(struct seq_file *m);
+	void (*print_header)(struct seq_file *m); /* NULL: the function tracer's header */
 	/* Prints one event; returns false if the event is not one this tracer knows. */
 	bool (*print_line)(struct seq_file *m, struct trace_iterator *it);
 	struct tracer *next;
@@ -82,5 +101,8 @@ void print_func_help_header(struct seq_file *m);
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it);
 
 void trace_functions_init(void);
+void trace_functions_graph_init(void);
+/* Records an event of len bytes made now; NULL if refused (buffer off, nested). */
+void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust);
 
 #endif

@@ -1,0 +1,127 @@
+/* function_graph's engine: hijack each traced function's return address.
+ *
+ *   on entry to F (through ftrace_regs_caller, regs->sp = the slot holding F's return address):
+ *
+ *      task stack                            task->fgraph->ret_stack
+ *      | ...            |                    | [0] ret=P+n func=F calltime retp=&slot |
+ *      | P+n            |  <-- slot   ===>    and the slot now says return_to_handler
+ *
+ *   when F returns, `ret` lands in return_to_handler, which pops the shadow stack, records the
+ *   return (with the duration), and jumps to P+n.
+ *
+ * Each task has its own shadow stack, so a task switched out in the middle of F comes back to the
+ * right one; an interrupt's functions push and pop on the stack of the task they interrupted,
+ * which stays LIFO because the interrupt is over before the task runs again. Shadow stacks, once
+ * given, are never taken back while the task lives: a return may still be hooked long after the
+ * tracer stopped.
+ */
+#include "kernel/trace/fgraph.h"
+#include "kernel/mm.h"
+#include "kernel/panic.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/trace/ftrace.h"
+
+void return_to_handler(void);
+
+static struct fgraph_ops *graph_ops;
+static bool fgraph_ever_on;
+unsigned int fgraph_max_depth;
+
+void ftrace_graph_init_task(struct task *t)
+{
+	if (fgraph_ever_on && !t->fgraph)
+		t->fgraph = kzalloc(sizeof(struct fgraph_task));
+}
+
+static void init_one(struct task *t, void *arg)
+{
+	ftrace_graph_init_task(t);
+}
+
+static void ftrace_graph_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			      struct pt_regs *regs)
+{
+	struct task *t = current;
+	struct fgraph_task *g = t ? t->fgraph : NULL;
+	unsigned long *slot = (unsigned long *)regs->sp;
+	struct fgraph_ops *gops = READ_ONCE(graph_ops);
+	unsigned int max = fgraph_max_depth ? fgraph_max_depth : FTRACE_RETFUNC_DEPTH;
+	int bit;
+
+	if (!g || !gops || *slot != parent_ip)
+		return;
+	bit = ftrace_test_recursion_trylock();
+	if (bit < 0)
+		return;
+	if (g->curr_ret_stack >= (int)MIN(max, (unsigned)FTRACE_RETFUNC_DEPTH)) {
+		g->overrun++;
+	} else {
+		struct ftrace_graph_ent ent = { .func = ip, .depth = g->curr_ret_stack };
+		if (gops->entryfunc(&ent)) {
+			struct ftrace_ret_stack *rs = &g->ret_stack[g->curr_ret_stack];
+			rs->ret = parent_ip;
+			rs->func = ip;
+			rs->calltime = ktime_get_ns();
+			rs->retp = slot;
+			barrier(); /* the entry is complete before return_to_handler can need it */
+			g->curr_ret_stack++;
+			*slot = (unsigned long)return_to_handler;
+		}
+	}
+	ftrace_test_recursion_unlock(bit);
+}
+
+/* Called by return_to_handler: pop, report, and say where to go. Never traced. */
+unsigned long ftrace_return_to_handler(unsigned long retval)
+{
+	struct task *t = current;
+	struct fgraph_task *g = t->fgraph;
+	struct ftrace_ret_stack *rs;
+	struct fgraph_ops *gops = READ_ONCE(graph_ops);
+
+	BUG_ON(!g || g->curr_ret_stack <= 0); /* a hooked return with no record: lost for good */
+	rs = &g->ret_stack[g->curr_ret_stack - 1];
+	struct ftrace_graph_ret ret = {
+		.func = rs->func,
+		.depth = g->curr_ret_stack - 1,
+		.overrun = g->overrun,
+		.calltime = rs->calltime,
+		.rettime = ktime_get_ns(),
+		.retval = retval,
+	};
+	unsigned long to = rs->ret;
+	barrier();
+	g->curr_ret_stack--;
+	if (gops) {
+		int bit = ftrace_test_recursion_trylock();
+		if (bit >= 0) {
+			gops->retfunc(&ret);
+			ftrace_test_recursion_unlock(bit);
+		}
+	}
+	return to;
+}
+
+static struct ftrace_ops graph_ftrace_ops = {
+	.func = ftrace_graph_func,
+	.name = "function_graph",
+	/* regs->sp tells where the return address is; the callback guards its own recursion */
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION,
+	.func_hash = &global_ops.local_hash,
+};
+
+int register_ftrace_graph(struct fgraph_ops *gops)
+{
+	fgraph_ever_on = true;
+	for_each_task(init_one, NULL);
+	WRITE_ONCE(graph_ops, gops);
+	return register_ftrace_function(&graph_ftrace_ops);
+}
+
+void unregister_ftrace_graph(void)
+{
+	unregister_ftrace_function(&graph_ftrace_ops);
+	WRITE_ONCE(graph_ops, NULL);
+}

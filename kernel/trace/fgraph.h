@@ -1,0 +1,53 @@
+/* function_graph's engine: a shadow stack of return addresses per task, and the return hook. */
+#ifndef KERNEL_TRACE_FGRAPH_H
+#define KERNEL_TRACE_FGRAPH_H
+
+#include "lib/types.h"
+
+#define FTRACE_RETFUNC_DEPTH 50
+
+struct task;
+
+/* One traced call in progress: where it must really return, and when it started. */
+struct ftrace_ret_stack {
+	unsigned long ret;  /* the real return address */
+	unsigned long func; /* the function called */
+	u64 calltime;
+	unsigned long *retp; /* the stack slot we changed: a check that we unwind what we wound */
+};
+
+/* Hung off struct task (its fgraph field). */
+struct fgraph_task {
+	int curr_ret_stack;    /* entries in use */
+	int depth;             /* depth of the last recorded entry (for filtered graphs) */
+	unsigned long overrun; /* calls not hooked because the stack was full */
+	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
+};
+
+/* What a graph tracer is told at each entry and return (return: retval and rettime set). */
+struct ftrace_graph_ent {
+	unsigned long func;
+	int depth;
+};
+
+struct ftrace_graph_ret {
+	unsigned long func;
+	int depth;
+	unsigned long overrun;
+	u64 calltime, rettime;
+	unsigned long retval;
+};
+
+struct fgraph_ops {
+	/* Returns false to leave this call alone (no return hook, no return event). */
+	bool (*entryfunc)(struct ftrace_graph_ent *ent);
+	void (*retfunc)(struct ftrace_graph_ret *ret);
+};
+
+int register_ftrace_graph(struct fgraph_ops *gops);
+void unregister_ftrace_graph(void);
+/* Gives a new task its shadow stack if graph tracing has ever run (kthread_create calls it). */
+void ftrace_graph_init_task(struct task *t);
+extern unsigned int fgraph_max_depth; /* max_graph_depth; 0: FTRACE_RETFUNC_DEPTH */
+
+#endif

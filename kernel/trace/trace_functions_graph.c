@@ -1,0 +1,289 @@
+/* The function_graph tracer: an entry event and a return event per call, printed as nested C.
+ *
+ *  # CPU  DURATION                  FUNCTION CALLS
+ *  # |     |   |                     |   |   |   |
+ *   1)               |  vfs_open() {
+ *   1)   0.912 us    |    path_lookup();            <- a leaf: entry and return on one line
+ *   1)   3.104 us    |  }
+ */
+#include "kernel/trace/trace.h"
+#include "arch/x86/cpu.h"
+#include "kernel/percpu.h"
+#include "kernel/sched.h"
+#include "kernel/trace/fgraph.h"
+#include "kernel/trace/ftrace.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+#define TRACE_GRAPH_INDENT 2
+
+unsigned long tracing_thresh; /* ns; non-zero: only calls at least this long, returns only */
+
+static bool graph_entry(struct ftrace_graph_ent *trace)
+{
+	unsigned long irq = read_flags();
+	struct rb_reserve r;
+	struct ftrace_graph_ent_entry *e;
+
+	if (!READ_ONCE(global_trace.tracing_on) || !trace_pid_wanted())
+		return false;
+	if (tracing_thresh)
+		return true; /* hook the return; only it is recorded, if long enough */
+	e = trace_reserve(&r, TRACE_GRAPH_ENT, sizeof(*e), irq, -1);
+	if (e) {
+		e->func = trace->func;
+		e->depth = trace->depth;
+		ring_buffer_unlock_commit(&r);
+	}
+	return true;
+}
+
+static void graph_return(struct ftrace_graph_ret *trace)
+{
+	unsigned long irq = read_flags();
+	struct rb_reserve r;
+	struct ftrace_graph_ret_entry *e;
+
+	if (!READ_ONCE(global_trace.tracing_on))
+		return;
+	if (tracing_thresh && trace->rettime - trace->calltime < tracing_thresh)
+		return;
+	e = trace_reserve(&r, TRACE_GRAPH_RET, sizeof(*e), irq, -1);
+	if (e) {
+		e->func = trace->func;
+		e->depth = trace->depth;
+		e->overrun = trace->overrun;
+		e->calltime = trace->calltime;
+		e->rettime = trace->rettime;
+		e->retval = trace->retval;
+		ring_buffer_unlock_commit(&r);
+	}
+}
+
+static struct fgraph_ops graph_ops = { .entryfunc = graph_entry, .retfunc = graph_return };
+
+/* --- output ------------------------------------------------------------------------------ */
+
+/* What has been printed on each CPU: the function entered at each depth, the last task. */
+static struct {
+	unsigned long enter_funcs[FTRACE_RETFUNC_DEPTH];
+	int last_pid;
+	bool in_irq;
+} graph_cpu[NR_CPUS];
+
+static void print_graph_headers(struct seq_file *m)
+{
+	for (int c = 0; c < NR_CPUS; c++)
+		graph_cpu[c].last_pid = -1, graph_cpu[c].in_irq = false;
+	seq_puts(m, "# CPU  DURATION                  FUNCTION CALLS\n"
+		    "# |     |   |                     |   |   |   |\n");
+}
+
+static char trace_find_mark(u64 ns)
+{
+	static const struct {
+		u64 ns;
+		char mark;
+	} marks[] = { { 1000000000ULL, '$' }, { 100000000ULL, '@' }, { 10000000ULL, '*' },
+		      { 1000000ULL, '#' }, { 100000ULL, '!' }, { 10000ULL, '+' } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++)
+		if (ns > marks[i].ns)
+			return marks[i].mark;
+	return ' ';
+}
+
+/* "  0.912 us    |  " or "+ 12.345 us   |  ": 14 columns before the bar, as Linux pads them. */
+static void print_graph_duration(struct seq_file *m, u64 ns)
+{
+	char usecs[24], buf[32];
+	int len = snprintf(usecs, sizeof(usecs), "%llu", ns / 1000);
+	int n = snprintf(buf, sizeof(buf), "%c %s", trace_find_mark(ns), usecs);
+
+	if (len < 7) {
+		char nsecs[8];
+		snprintf(nsecs, sizeof(nsecs), "%03llu", ns % 1000);
+		nsecs[MIN(3, 7 - len)] = '\0'; /* never more than 7 digits in all */
+		n += snprintf(buf + n, sizeof(buf) - n, ".%s", nsecs);
+		len += strlen(nsecs) + 1;
+	}
+	seq_printf(m, "%s us ", buf);
+	for (int i = len; i < 8; i++)
+		seq_putc(m, ' ');
+	seq_puts(m, "|  ");
+}
+
+static void print_graph_proc(struct seq_file *m, int pid)
+{
+	char comm[40];
+	int len = snprintf(comm, sizeof(comm), "%s-%d", trace_find_cmdline(pid), pid);
+	int spaces = 7 - len;
+
+	for (int i = 0; i < spaces / 2; i++)
+		seq_putc(m, ' ');
+	seq_puts(m, comm);
+	for (int i = 0; i < spaces - spaces / 2; i++)
+		seq_putc(m, ' ');
+}
+
+/* Context lines: a task switch on this CPU, and entering or leaving interrupt context. */
+static void print_graph_prologue(struct seq_file *m, struct trace_iterator *it)
+{
+	int cpu = it->cpu, pid = it->ent->pid;
+	bool irq = it->ent->flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI);
+
+	if (graph_cpu[cpu].last_pid != pid) {
+		if (graph_cpu[cpu].last_pid >= 0) {
+			seq_puts(m, " ------------------------------------------\n");
+			seq_printf(m, " %d) ", cpu);
+			print_graph_proc(m, graph_cpu[cpu].last_pid);
+			seq_puts(m, " => ");
+			print_graph_proc(m, pid);
+			seq_puts(m, "\n ------------------------------------------\n\n");
+		}
+		graph_cpu[cpu].last_pid = pid;
+	}
+	if (irq != graph_cpu[cpu].in_irq) {
+		seq_printf(m, " %d)   %s |\n", cpu, irq ? "==========>" : "<==========");
+		graph_cpu[cpu].in_irq = irq;
+	}
+}
+
+static void indent(struct seq_file *m, int depth)
+{
+	for (int i = 0; i < depth * TRACE_GRAPH_INDENT; i++)
+		seq_putc(m, ' ');
+}
+
+static bool print_graph_entry(struct seq_file *m, struct trace_iterator *it)
+{
+	const struct ftrace_graph_ent_entry *e = (const void *)it->ent;
+	const struct ftrace_graph_ret_entry *r = (const void *)it->next;
+	int d = MIN(e->depth, FTRACE_RETFUNC_DEPTH - 1);
+
+	seq_printf(m, " %d) ", it->cpu);
+	/* A leaf: its return is the very next event on this CPU, for the same task and call. */
+	if (r && r->ent.type == TRACE_GRAPH_RET && r->ent.pid == e->ent.pid && r->func == e->func &&
+	    r->depth == e->depth) {
+		print_graph_duration(m, r->rettime - r->calltime);
+		indent(m, e->depth);
+		seq_printf(m, "%ps();\n", (void *)e->func);
+		it->skip_next = true;
+		graph_cpu[it->cpu].enter_funcs[d] = 0;
+		return true;
+	}
+	seq_puts(m, "              |  ");
+	indent(m, e->depth);
+	seq_printf(m, "%ps() {\n", (void *)e->func);
+	graph_cpu[it->cpu].enter_funcs[d] = e->func;
+	return true;
+}
+
+static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
+{
+	const struct ftrace_graph_ret_entry *r = (const void *)it->ent;
+	int d = MIN(r->depth, FTRACE_RETFUNC_DEPTH - 1);
+	bool matched = graph_cpu[it->cpu].enter_funcs[d] == r->func;
+
+	seq_printf(m, " %d) ", it->cpu);
+	print_graph_duration(m, r->rettime - r->calltime);
+	indent(m, r->depth);
+	/* No entry printed for it (lost, or before the trace began): name the function. */
+	if (matched)
+		seq_puts(m, "}\n");
+	else
+		seq_printf(m, "} /* %ps */\n", (void *)r->func);
+	graph_cpu[it->cpu].enter_funcs[d] = 0;
+	return true;
+}
+
+static bool print_graph_line(struct seq_file *m, struct trace_iterator *it)
+{
+	if (it->ent->type != TRACE_GRAPH_ENT && it->ent->type != TRACE_GRAPH_RET)
+		return false;
+	print_graph_prologue(m, it);
+	return it->ent->type == TRACE_GRAPH_ENT ? print_graph_entry(m, it) : print_graph_return(m, it);
+}
+
+static int graph_trace_init(void)
+{
+	for (int c = 0; c < NR_CPUS; c++)
+		graph_cpu[c].last_pid = -1;
+	return register_ftrace_graph(&graph_ops);
+}
+
+static void graph_trace_reset(void)
+{
+	unregister_ftrace_graph();
+}
+
+static struct tracer graph_trace = {
+	.name = "function_graph",
+	.init = graph_trace_init,
+	.reset = graph_trace_reset,
+	.print_header = print_graph_headers,
+	.print_line = print_graph_line,
+};
+
+/* max_graph_depth (0: as deep as the shadow stack) and tracing_thresh (microseconds, as Linux). */
+static int ulong_file_show(struct seq_file *m, unsigned long v)
+{
+	seq_printf(m, "%lu\n", v);
+	return 0;
+}
+
+static int parse_ulong(const char *buf, size_t len, unsigned long max, unsigned long *out)
+{
+	char text[24];
+
+	if (len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	if (kstrtoul(strim(text), 10, out) || *out > max)
+		return -EINVAL;
+	return 0;
+}
+
+static int depth_show(struct seq_file *m, struct fnode *f)
+{
+	return ulong_file_show(m, fgraph_max_depth);
+}
+
+static int depth_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	unsigned long v;
+	int err = parse_ulong(buf, len, FTRACE_RETFUNC_DEPTH, &v);
+
+	if (!err)
+		WRITE_ONCE(fgraph_max_depth, v);
+	return err;
+}
+
+static int thresh_show(struct seq_file *m, struct fnode *f)
+{
+	return ulong_file_show(m, tracing_thresh / 1000);
+}
+
+static int thresh_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	unsigned long v;
+	int err = parse_ulong(buf, len, 10000000UL, &v);
+
+	if (!err)
+		WRITE_ONCE(tracing_thresh, v * 1000);
+	return err;
+}
+
+static const struct file_ops depth_fops = { .show = depth_show, .write = depth_write };
+static const struct file_ops thresh_fops = { .show = thresh_show, .write = thresh_write };
+
+void trace_functions_graph_init(void)
+{
+	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing");
+
+	register_tracer(&graph_trace);
+	fs_create(dir, "max_graph_depth", &depth_fops, NULL);
+	fs_create(dir, "tracing_thresh", &thresh_fops, NULL);
+}

@@ -1,0 +1,142 @@
+"""tests/integration/test_graph.py: the function_graph tracer: Linux's header and columns, nesting
+that balances with indentation by depth, durations that add up, leaves on one line, and the files
+that shape it (max_graph_depth, tracing_thresh), with bad input refused."""
+
+import re
+
+import pytest
+
+SMP = 2
+
+HEADER = ["# tracer: function_graph", "#",
+          "# CPU  DURATION                  FUNCTION CALLS",
+          "# |     |   |                     |   |   |   |"]
+DUR = r"(?P<mark>[ +!#*@$]) (?P<us>\d+)(?:\.(?P<ns>\d{1,3}))? us +"
+ENTRY = r"^ (?P<cpu>\d)\)               \|  (?P<ind> *)(?P<func>[\w.]+)\(\) \{$"
+LEAF = r"^ (?P<cpu>\d)\) " + DUR + r"\|  (?P<ind> *)(?P<func>[\w.]+)\(\);$"
+RET = r"^ (?P<cpu>\d)\) " + DUR + r"\|  (?P<ind> *)\}(?: /\* (?P<func>[\w.]+) \*/)?$"
+FS_FUNCS = "fs_iteration vfs_* path_lookup dentry_lookup inode_permission page_cache_lookup copy_to_buffer"
+EINVAL = "echo: write error: Invalid argument"
+
+
+@pytest.fixture(autouse=True)
+def reset(console):
+    yield
+    for cmd in ("echo nop > current_tracer", "echo > set_ftrace_filter", "echo 0 > max_graph_depth",
+                "echo 0 > tracing_thresh", "echo > trace"):
+        console.run(cmd)
+
+
+def graph(console, filt=FS_FUNCS, seconds=1):
+    console.run("echo '%s' > set_ftrace_filter" % filt)
+    assert console.run("echo function_graph > current_tracer") == ""
+    pid = int(re.match(r"^\[(\d+)\]", console.run("run fs 1 %d" % seconds)).group(1))
+    console.run("selftest timer_ticks")
+    console.run("echo 0 > tracing_on")
+    out = console.run("cat trace", timeout=60).splitlines()
+    console.run("echo 1 > tracing_on")
+    console.run("kill %d" % pid)
+    assert out[:4] == HEADER
+    return out[4:]
+
+
+def duration_ns(m):
+    ns = m.group("ns") or "0"
+    return int(m.group("us")) * 1000 + int(ns.ljust(3, "0"))
+
+
+def test_lines_nest_and_durations_add_up(console):
+    lines = graph(console)
+    # Start at the first complete iteration: earlier lines may belong to a call already running.
+    start = next(i for i, l in enumerate(lines) if re.match(ENTRY, l) and "fs_iteration" in l)
+    stack, checked = [], 0                      # entries: [func, indent, children_ns]
+    for line in lines[start:]:
+        e, leaf, r = re.match(ENTRY, line), re.match(LEAF, line), re.match(RET, line)
+        assert e or leaf or r, "not a graph line: %r" % line
+        m = e or leaf or r
+        assert m.group("cpu") == "1"
+        depth = len(stack) - 1 if r else len(stack)                # a `}` sits at its entry's depth
+        assert len(m.group("ind")) == 2 * max(depth, 0), line      # indented by depth
+        if e:
+            stack.append([m.group("func"), 0])
+        elif leaf:
+            if stack:
+                stack[-1][1] += duration_ns(leaf)
+        else:
+            if not stack:
+                break                                               # the trace ended mid-call
+            func, children = stack.pop()
+            assert r.group("func") is None, line                    # its entry was printed
+            assert duration_ns(r) >= children, (func, line)
+            if stack:
+                stack[-1][1] += duration_ns(r)
+            checked += 1
+    assert checked >= 3
+
+
+def test_leaves_and_the_call_tree_shape(console):
+    text = "\n".join(graph(console))
+    assert re.search(r"\|    vfs_open\(\) \{\n.*\|      path_lookup\(\) \{\n.*\|        dentry_lookup\(\);", text)
+    assert re.search(r"\|    vfs_close\(\);", text)
+
+
+def test_duration_marks_follow_linux_thresholds(console):
+    for line in graph(console):
+        m = re.match(LEAF, line) or re.match(RET, line)
+        if not m:
+            continue
+        ns = duration_ns(m)
+        want = "+" if ns > 10000 else " "
+        for limit, mark in ((100000, "!"), (1000000, "#"), (10000000, "*"), (100000000, "@")):
+            if ns > limit:
+                want = mark
+        assert m.group("mark") == want, line
+
+
+def test_max_graph_depth_one(console):
+    assert console.run("echo 1 > max_graph_depth") == ""
+    assert console.run("cat max_graph_depth") == "1"
+    lines = graph(console)
+    assert lines and all(re.match(LEAF, l) and l.endswith("|  fs_iteration();") for l in lines)
+
+
+def test_tracing_thresh_keeps_only_long_returns(console):
+    assert console.run("echo 100 > tracing_thresh") == ""          # microseconds
+    assert console.run("cat tracing_thresh") == "100"
+    lines = graph(console, filt="fs_iteration vfs_* path_lookup dentry_lookup")
+    for line in lines:
+        r = re.match(RET, line)
+        assert r and r.group("func") and duration_ns(r) >= 100000, line
+
+
+@pytest.mark.parametrize("cmd", ["echo 51 > max_graph_depth", "echo -1 > max_graph_depth",
+                                 "echo x > max_graph_depth", "echo 1.5 > tracing_thresh",
+                                 "echo abc > tracing_thresh"])
+def test_bad_values_refused(console, cmd):
+    before = [console.run("cat max_graph_depth"), console.run("cat tracing_thresh")]
+    assert console.run(cmd) == EINVAL
+    assert [console.run("cat max_graph_depth"), console.run("cat tracing_thresh")] == before
+
+
+def test_switching_tracers_leaves_sites_right(console):
+    console.run("echo 'vfs_*' > set_ftrace_filter")
+    for tracer in ("function_graph", "function", "function_graph", "nop"):
+        assert console.run("echo %s > current_tracer" % tracer) == ""
+    assert console.run("cat enabled_functions") == ""
+    assert "ok 1 ftrace_nop_sites_after_boot" in console.run("selftest ftrace_nop_sites_after_boot")
+
+
+def test_tracers_switched_under_load(console):
+    """Graph hooks are planted and removed while both CPUs run traced code: nothing may fault."""
+    console.run("echo > set_ftrace_filter")                    # every function
+    pids = []
+    for work in ("compute 1", "hash 0", "fs 1", "spin 1"):
+        pids += [int(m) for m in re.findall(r"^\[(\d+)\]", console.run("run " + work), re.M)]
+    try:
+        for i in range(25):
+            for tracer in ("function_graph", "function", "nop"):
+                assert console.run("echo %s > current_tracer" % tracer, timeout=60) == ""
+    finally:
+        console.run("kill " + " ".join(map(str, pids)))
+    assert console.run("cat enabled_functions") == ""
+    assert "ok 1 ftrace_nop_sites_after_boot" in console.run("selftest ftrace_nop_sites_after_boot")
