@@ -20,5 +20,6 @@ void bench_row(const char *what, u64 ticks, u64 baseline);
 /* Benchmark groups, each printing its own rows (one per subsystem). */
 void bench_ftrace_core(u64 baseline);
 void bench_patching(u64 baseline);
+void bench_tracers(u64 baseline);
 
 #endif

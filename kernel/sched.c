@@ -17,6 +17,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "kernel/trace/fgraph.h"
+#include "kernel/trace/trace.h"
 #include "lib/string.h"
 
 struct runqueue {
@@ -146,6 +147,7 @@ struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *
 	t->arg = arg;
 	t->start_ns = ktime_get_ns();
 	ftrace_graph_init_task(t);
+	trace_save_cmdline(t->pid, t->comm); /* the trace prints names; saved once, not per event */
 	/* The frame switch_to pops: r15 r14 r13 r12 rbx rbp, then the return address. */
 	sp = (unsigned long *)((char *)t->stack + TASK_STACK_PAGES * PAGE_SIZE);
 	*--sp = 0;                         /* keeps task_entry's stack 16-byte aligned */

@@ -18,6 +18,8 @@ void tsc_calibrate(void);
 u64 ktime_get_ns(void);
 /* Converts a TSC delta to nanoseconds. */
 u64 tsc_to_ns(u64 cycles);
+/* Nanoseconds since boot at an absolute TSC reading (the trace stores raw TSC stamps). */
+u64 tsc_to_ktime(u64 tsc);
 /* Starts the periodic tick on this CPU. */
 void timer_init(void);
 /* Busy-waits; used where nothing can sleep. */

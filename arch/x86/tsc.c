@@ -61,6 +61,12 @@ notrace u64 tsc_to_ns(u64 cycles)
 	return (u64)(((unsigned __int128)cycles * ns_mult) >> 32);
 }
 
+/* The time since boot at which the TSC read `tsc`: what the trace prints for a raw stamp. */
+notrace u64 tsc_to_ktime(u64 tsc)
+{
+	return tsc > tsc_base ? tsc_to_ns(tsc - tsc_base) : 0;
+}
+
 notrace u64 ktime_get_ns(void)
 {
 	if (!ns_mult)

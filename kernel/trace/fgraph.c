@@ -16,6 +16,7 @@
  * tracer stopped.
  */
 #include "kernel/trace/fgraph.h"
+#include "arch/x86/cpu.h"
 #include "kernel/mm.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
@@ -63,7 +64,7 @@ static void ftrace_graph_func(unsigned long ip, unsigned long parent_ip, struct 
 			struct ftrace_ret_stack *rs = &g->ret_stack[g->curr_ret_stack];
 			rs->ret = parent_ip;
 			rs->func = ip;
-			rs->calltime = ktime_get_ns();
+			rs->calltime = rdtsc(); /* raw: converted only when printed */
 			rs->retp = slot;
 			barrier(); /* the entry is complete before return_to_handler can need it */
 			g->curr_ret_stack++;
@@ -88,7 +89,7 @@ unsigned long ftrace_return_to_handler(unsigned long retval)
 		.depth = g->curr_ret_stack - 1,
 		.overrun = g->overrun,
 		.calltime = rs->calltime,
-		.rettime = ktime_get_ns(),
+		.rettime = rdtsc(),
 		.retval = retval,
 	};
 	unsigned long to = rs->ret;

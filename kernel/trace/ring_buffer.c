@@ -12,7 +12,6 @@
 #include "arch/x86/cpu.h"
 #include "kernel/mm.h"
 #include "kernel/smp.h"
-#include "kernel/time.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
@@ -23,6 +22,7 @@ static void free_pages_of(struct ring_buffer_per_cpu *cb)
 			free_pages(__pa(cb->pages[i].page), 1);
 	kfree(cb->pages);
 	cb->pages = NULL;
+	cb->tail_page = NULL;
 	cb->nr_pages = 0;
 }
 
@@ -38,12 +38,12 @@ static void reset_cpu(struct ring_buffer_per_cpu *cb)
 		cb->pages[i].page->commit = 0;
 		cb->pages[i].page->time_stamp = 0;
 		cb->pages[i].entries = 0;
-		cb->pages[i].seq++;
+		cb->pages[i].seq_read = (u64)(page_seq(&cb->pages[i]) + 1) << 32;
 	}
 	cb->head = cb->tail = 0;
+	cb->tail_page = cb->pages[0].page;
 	cb->entries = cb->overrun = cb->read = cb->dropped = 0;
 	cb->reader_off = 0;
-	cb->head_read = 0;
 	cb->last_ts = 0;
 }
 
@@ -101,55 +101,51 @@ void ring_buffer_reset(struct trace_buffer *b)
 	ring_buffer_record_on(b);
 }
 
-/* The tail page is full: move to the next one, overwriting the oldest page if it is the head. */
+/*
+ * The tail page is full: move to the next one. If that is the head (the buffer is full), the
+ * oldest page is overwritten: the head moves on, and its events nobody read are overrun.
+ */
 static void rb_move_tail(struct ring_buffer_per_cpu *cb, u64 ts)
 {
 	int next = (cb->tail + 1) % cb->nr_pages;
-	int head;
+	struct buffer_page *bp = &cb->pages[next];
+	int head = cb->head;
+	u64 old;
 
-	while ((head = cb->head) == next) {
-		struct buffer_page *old = &cb->pages[head];
-		/* Bump seq before the data changes, so a reader copying from it sees the change. */
-		__atomic_add_fetch(&old->seq, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_compare_exchange_n(&cb->head, &head, (head + 1) % cb->nr_pages, false,
-						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-			/* Events trace_pipe already took from it are not lost. */
-			cb->overrun += old->entries - cb->head_read;
-			cb->reader_off = 0;
-			cb->head_read = 0;
-		}
-	}
-	__atomic_add_fetch(&cb->pages[next].seq, 1, __ATOMIC_SEQ_CST);
-	cb->pages[next].entries = 0;
-	cb->pages[next].page->time_stamp = ts;
-	__atomic_store_n(&cb->pages[next].page->commit, 0, __ATOMIC_RELEASE);
+	/* The reader may move the head too (it finished a page): whoever moves it first wins. */
+	if (head == next && __atomic_compare_exchange_n(&cb->head, &head, (head + 1) % cb->nr_pages,
+							  false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		cb->reader_off = 0;
+	/* Recycle: new seq, read count back to zero; what was written and not read is lost. */
+	old = __atomic_exchange_n(&bp->seq_read, (u64)(page_seq(bp) + 1) << 32, __ATOMIC_SEQ_CST);
+	cb->overrun += bp->entries - (u32)old;
+	bp->entries = 0;
+	bp->page->time_stamp = ts;
+	__atomic_store_n(&bp->page->commit, 0, __ATOMIC_RELEASE);
 	cb->tail = next;
+	cb->tail_page = bp->page;
 }
 
-bool ring_buffer_lock_reserve(struct trace_buffer *b, u32 len, struct rb_reserve *r)
+/* Everything the inline fast path leaves to us; called with interrupts off, committing set. */
+bool rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, struct rb_reserve *r, u64 ts)
 {
-	unsigned long flags = local_irq_save();
-	struct ring_buffer_per_cpu *cb = &b->cpu[smp_processor_id()];
-	struct buffer_data_page *dp;
+	struct buffer_data_page *dp = cb->tail_page;
 	u32 body = ALIGN(len, 4), hdr = body / 4 <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX ? 4 : 8;
-	u64 ts, delta;
+	u64 delta;
 	u32 ext;
 	u8 *p;
 
-	if (cb->record_disabled || cb->committing || !cb->pages || hdr + body + 8 > BUF_PAGE_SIZE) {
+	if (!dp || hdr + body + 8 > BUF_PAGE_SIZE) {
 		cb->dropped++;
-		local_irq_restore(flags);
+		cb->committing = 0;
+		local_irq_restore(r->flags);
 		return false;
 	}
-	cb->committing = 1;
-	barrier();
-	ts = ktime_get_ns();
-	dp = cb->pages[cb->tail].page;
 	delta = dp->commit && ts > cb->last_ts ? ts - cb->last_ts : 0;
 	ext = delta >> TS_DELTA_BITS ? 8 : 0;
 	if (dp->commit + ext + hdr + body > BUF_PAGE_SIZE) {
 		rb_move_tail(cb, ts);
-		dp = cb->pages[cb->tail].page;
+		dp = cb->tail_page;
 		delta = ext = 0;
 	}
 	if (!dp->commit)
@@ -173,24 +169,9 @@ bool ring_buffer_lock_reserve(struct trace_buffer *b, u32 len, struct rb_reserve
 	}
 	r->data = p + hdr;
 	r->cb = cb;
-	r->flags = flags;
 	r->total = ext + hdr + body;
 	r->ts = ts;
 	return true;
-}
-
-void ring_buffer_unlock_commit(struct rb_reserve *r)
-{
-	struct ring_buffer_per_cpu *cb = r->cb;
-	struct buffer_data_page *dp = cb->pages[cb->tail].page;
-
-	/* Release: a reader that sees the new commit sees the event bytes too. */
-	__atomic_store_n(&dp->commit, dp->commit + r->total, __ATOMIC_RELEASE);
-	cb->pages[cb->tail].entries++;
-	cb->entries++;
-	cb->last_ts = r->ts;
-	__atomic_store_n(&cb->committing, 0, __ATOMIC_RELEASE);
-	local_irq_restore(r->flags);
 }
 
 /* Length in bytes of the event at e (header included). */
@@ -204,7 +185,7 @@ static u32 rb_event_length(const struct ring_buffer_event *e)
 static void iter_page(struct rb_iter *it, int page)
 {
 	it->page = page;
-	it->seq = __atomic_load_n(&it->cb->pages[page].seq, __ATOMIC_ACQUIRE);
+	it->seq = page_seq(&it->cb->pages[page]);
 	it->off = 0;
 	it->ts = it->cb->pages[page].page->time_stamp;
 }
@@ -268,24 +249,30 @@ bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, voi
 {
 	for (int tries = 0; tries < 8 && cb->pages; tries++) {
 		int head = __atomic_load_n(&cb->head, __ATOMIC_ACQUIRE);
+		struct buffer_page *bp;
 		void *data;
+		u64 w;
 
-		if (it->cb != cb || it->page != head || it->seq != cb->pages[head].seq)
+		if (it->cb != cb || it->page != head || it->seq != page_seq(&cb->pages[head]))
 			rb_iter_start(it, cb);
 		data = rb_iter_peek(it, len, ts);
 		if (!data)
 			return false;
 		memcpy(out, data, MIN(*len, size));
-		if (__atomic_load_n(&cb->pages[it->page].seq, __ATOMIC_ACQUIRE) != it->seq)
-			continue; /* overwritten while we copied */
+		/* Count it as read only if its page was not recycled while we copied. */
+		bp = &cb->pages[it->page];
+		w = __atomic_load_n(&bp->seq_read, __ATOMIC_ACQUIRE);
+		if ((w >> 32) != it->seq ||
+		    !__atomic_compare_exchange_n(&bp->seq_read, &w, w + 1, false, __ATOMIC_SEQ_CST,
+						 __ATOMIC_SEQ_CST))
+			continue;
 		rb_iter_advance(it);
-		if (it->page != head &&
-		    __atomic_compare_exchange_n(&cb->head, &head, it->page, false, __ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
-			cb->head_read = 0; /* we left the old head page behind: the writer may reuse it */
+		if (it->page != head)
+			/* We left the old head page behind: the writer may reuse it. */
+			__atomic_compare_exchange_n(&cb->head, &head, it->page, false, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
 		cb->reader_off = it->off;
-		cb->head_read++;
-		cb->read++;
+		__atomic_add_fetch(&cb->read, 1, __ATOMIC_RELAXED);
 		return true;
 	}
 	return false;

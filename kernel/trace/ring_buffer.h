@@ -4,6 +4,7 @@
 
 #include "lib/types.h"
 #include "kernel/percpu.h"
+#include "arch/x86/cpu.h"
 
 /*
  * Layout kept close to Linux's, so a dump can become a trace.dat by copying:
@@ -12,6 +13,8 @@
  *   event:      | type_len:5 time_delta:27 | payload (type_len * 4 bytes)                 |
  *               type_len 0: the length is in the next u32; 29: padding to the page end;
  *               30: time extend (the delta did not fit in 27 bits: high bits in the next u32)
+ * Time stamps are raw TSC values (Linux's "x86-tsc" trace clock): a write reads the TSC and
+ * nothing more; readers turn stamps into nanoseconds with tsc_to_ktime().
  */
 #define RB_PAGE_HDR 16
 #define BUF_PAGE_SIZE (4096 - RB_PAGE_HDR)
@@ -36,8 +39,19 @@ struct buffer_data_page {
 struct buffer_page {
 	struct buffer_data_page *page;
 	unsigned long entries; /* events written on it */
-	volatile u64 seq;      /* bumped each time the writer recycles it: readers notice */
+	/*
+	 * seq (high 32 bits) is bumped each time the writer recycles the page, so a reader copying
+	 * from it notices; read (low 32) counts events trace_pipe took from it. One word, so the
+	 * reader's "count it if the page is still the one I read" and the writer's "recycle, and
+	 * learn how many were never read" are each a single atomic step.
+	 */
+	volatile u64 seq_read;
 };
+
+static inline u32 page_seq(const struct buffer_page *bp)
+{
+	return __atomic_load_n(&bp->seq_read, __ATOMIC_ACQUIRE) >> 32;
+}
 
 struct ring_buffer_per_cpu {
 	int cpu;
@@ -46,6 +60,7 @@ struct ring_buffer_per_cpu {
 	volatile int head;        /* oldest page still holding events */
 	int tail;                 /* the page being written */
 	u64 last_ts;              /* the previous event's time: deltas count from it */
+	struct buffer_data_page *tail_page; /* pages[tail].page, for the fast path */
 	volatile int committing;  /* a write is in progress on this CPU */
 	volatile int record_disabled;
 	u64 entries;              /* events ever committed */
@@ -53,7 +68,6 @@ struct ring_buffer_per_cpu {
 	u64 dropped;              /* events refused: nested write (NMI) or recording off */
 	u64 read;                 /* events consumed by trace_pipe */
 	volatile u32 reader_off;  /* how far into the head page trace_pipe has consumed */
-	volatile u32 head_read;   /* ... and how many events that was */
 };
 
 struct trace_buffer {
@@ -78,14 +92,69 @@ void ring_buffer_record_off(struct trace_buffer *b);
 void ring_buffer_record_on(struct trace_buffer *b);
 
 /* Writer side, on the current CPU: reserve len bytes, fill r->data, commit. */
-bool ring_buffer_lock_reserve(struct trace_buffer *b, u32 len, struct rb_reserve *r);
-void ring_buffer_unlock_commit(struct rb_reserve *r);
+bool rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, struct rb_reserve *r, u64 ts);
+
+/*
+ * The common case inline: recording on, no nested write, the event fits in the tail page and
+ * its delta in 27 bits. Everything else (a new page, a time extend, a long event) goes slow.
+ */
+static __always_inline bool ring_buffer_lock_reserve(struct trace_buffer *b, u32 len,
+						      struct rb_reserve *r)
+{
+	unsigned long flags = local_irq_save();
+	struct ring_buffer_per_cpu *cb = &b->cpu[smp_processor_id()];
+	u32 body = (len + 3) & ~3U;
+	struct buffer_data_page *dp;
+	u64 ts, delta;
+
+	r->flags = flags;
+	/* xchg: a full barrier, so record_off() either sees us committing or we see it. */
+	if (unlikely(__atomic_exchange_n(&cb->committing, 1, __ATOMIC_SEQ_CST))) {
+		cb->dropped++; /* an NMI inside a write on this CPU */
+		local_irq_restore(flags);
+		return false;
+	}
+	if (unlikely(cb->record_disabled)) {
+		cb->committing = 0;
+		cb->dropped++;
+		local_irq_restore(flags);
+		return false;
+	}
+	ts = rdtsc();
+	dp = cb->tail_page;
+	delta = ts - cb->last_ts;
+	if (unlikely(!dp || !dp->commit || (delta >> TS_DELTA_BITS) || body > 112 ||
+		     dp->commit + 4 + body > BUF_PAGE_SIZE))
+		return rb_reserve_slow(cb, len, r, ts);
+	/* type_len in the low 5 bits, the delta above: one store for the whole header. */
+	*(u32 *)(dp->data + dp->commit) = (u32)(delta << 5) | (body / 4);
+	r->data = dp->data + dp->commit + 4;
+	r->cb = cb;
+	r->total = 4 + body;
+	r->ts = ts;
+	return true;
+}
+
+static __always_inline void ring_buffer_unlock_commit(struct rb_reserve *r)
+{
+	struct ring_buffer_per_cpu *cb = r->cb;
+	struct buffer_data_page *dp = cb->tail_page;
+
+	/* Release: a reader that sees the new commit sees the event bytes too. */
+	__atomic_store_n(&dp->commit, dp->commit + r->total, __ATOMIC_RELEASE);
+	cb->pages[cb->tail].entries++;
+	cb->entries++;
+	cb->last_ts = r->ts;
+	barrier();
+	cb->committing = 0;
+	local_irq_restore(r->flags);
+}
 
 /* Reader positions: a non-consuming iterator, and the consuming reader of trace_pipe. */
 struct rb_iter {
 	struct ring_buffer_per_cpu *cb;
 	int page;    /* index into cb->pages */
-	u64 seq;     /* that page's seq when we started reading it */
+	u32 seq;     /* that page's seq when we started reading it */
 	u32 off;     /* offset of the next event in the page's data */
 	u64 ts;      /* time of the last event read */
 	bool done;

@@ -16,6 +16,7 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/time.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
@@ -35,32 +36,14 @@ void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_f
 {
 	if (!ring_buffer_lock_reserve(&global_trace.buffer, len, r))
 		return NULL;
-	tracing_generic_entry_update(r->data, type, irq_flags, adjust);
+	tracing_generic_entry_update(r->data, type, irq_flags ? irq_flags : r->flags, adjust);
 	return r->data;
 }
 
-void tracing_generic_entry_update(struct trace_entry *ent, u16 type, unsigned long irq_flags,
-				  int preempt_adjust)
-{
-	struct percpu *c = this_cpu();
-	struct task *t = c->curr;
-
-	ent->type = type;
-	ent->flags = (irq_flags & X86_EFLAGS_IF ? 0 : TRACE_FLAG_IRQS_OFF) |
-		     (c->need_resched ? TRACE_FLAG_NEED_RESCHED : 0) |
-		     (c->irq_depth ? TRACE_FLAG_HARDIRQ : 0) | (c->nmi_depth ? TRACE_FLAG_NMI : 0);
-	ent->preempt_count = c->preempt_count + preempt_adjust;
-	ent->pid = t ? t->pid : 0;
-	if (t && t->pid)
-		trace_save_cmdline(t->pid, t->comm);
-}
-
-bool trace_pid_wanted(void)
+bool trace_pid_listed(void)
 {
 	int pid = current ? current->pid : 0;
 
-	if (!global_trace.nr_pids)
-		return true;
 	for (int i = 0; i < global_trace.nr_pids; i++)
 		if (global_trace.pids[i] == pid)
 			return true;
@@ -99,6 +82,7 @@ static int trace_show(struct seq_file *m, struct fnode *f)
 		}
 		if (it.cpu < 0 || shell_interrupted())
 			break;
+		it.ts = tsc_to_ktime(it.ts);
 		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
 		struct rb_iter ahead = its[it.cpu];
 		u64 ts2;
@@ -145,6 +129,7 @@ static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 						 &it.ts))
 				continue;
 			it.len = MIN(len, (u32)sizeof(ev.bytes));
+			it.ts = tsc_to_ktime(it.ts);
 			if (b->cpu[c].overrun != seen_overrun[c]) {
 				seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", c,
 					   b->cpu[c].overrun - seen_overrun[c]);
@@ -208,11 +193,17 @@ static int current_tracer_show(struct seq_file *m, struct fnode *f)
 static int current_tracer_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	char name[32];
-	struct tracer *t;
-	int err = 0;
 
 	if (copy_text(name, sizeof(name), buf, len))
 		return -EINVAL;
+	return tracing_set_tracer(name);
+}
+
+int tracing_set_tracer(const char *name)
+{
+	struct tracer *t;
+	int err = 0;
+
 	for (t = trace_types; t && strcmp(t->name, name); t = t->next)
 		;
 	if (!t)

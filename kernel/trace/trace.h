@@ -4,6 +4,9 @@
 
 #include "kernel/fs.h"
 #include "kernel/trace/ring_buffer.h"
+#include "arch/x86/cpu.h"
+#include "kernel/percpu.h"
+#include "kernel/sched.h"
 
 /* Event types, Linux's numbers. */
 enum trace_type { TRACE_FN = 1, TRACE_PRINT = 5, TRACE_GRAPH_RET = 11, TRACE_GRAPH_ENT = 12 };
@@ -84,13 +87,31 @@ struct trace_array {
 extern struct trace_array global_trace;
 
 void register_tracer(struct tracer *t);
+/* What a write to current_tracer does: reset the old tracer, empty the buffer, start the new. */
+int tracing_set_tracer(const char *name);
 void trace_init(void);
 
-/* Fills the common fields for an event made now, in this context. */
-void tracing_generic_entry_update(struct trace_entry *ent, u16 type, unsigned long irq_flags,
-				  int preempt_adjust);
-/* True if the current task passes set_ftrace_pid. */
-bool trace_pid_wanted(void);
+/* Fills the common fields for an event made now, in this context (irq_flags: as before the
+ * buffer turned interrupts off). Inline: it runs for every traced call. */
+static __always_inline void tracing_generic_entry_update(struct trace_entry *ent, u16 type,
+							 unsigned long irq_flags, int preempt_adjust)
+{
+	struct percpu *c = this_cpu();
+	struct task *t = c->curr;
+
+	ent->type = type;
+	ent->flags = (irq_flags & X86_EFLAGS_IF ? 0 : TRACE_FLAG_IRQS_OFF) |
+		     (c->need_resched ? TRACE_FLAG_NEED_RESCHED : 0) |
+		     (c->irq_depth ? TRACE_FLAG_HARDIRQ : 0) | (c->nmi_depth ? TRACE_FLAG_NMI : 0);
+	ent->preempt_count = c->preempt_count + preempt_adjust;
+	ent->pid = t ? t->pid : 0;
+}
+bool trace_pid_listed(void);
+/* True if the current task passes set_ftrace_pid (no list: everyone, without a call). */
+static __always_inline bool trace_pid_wanted(void)
+{
+	return !READ_ONCE(global_trace.nr_pids) || trace_pid_listed();
+}
 /* The name to print for a pid (saved when its task first traced something). */
 void trace_save_cmdline(int pid, const char *comm);
 const char *trace_find_cmdline(int pid);

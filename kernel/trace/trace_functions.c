@@ -4,28 +4,26 @@
 #include "arch/x86/cpu.h"
 #include "kernel/trace/ftrace.h"
 
+/*
+ * No recursion lock here: everything this calls is notrace or inline, so it cannot re-enter
+ * itself, and the write runs with interrupts off, so the only thing that can nest is an NMI,
+ * which the buffer refuses while a write is in progress (it counts it as dropped).
+ */
 static void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
 				struct pt_regs *regs)
 {
-	unsigned long irq = read_flags(); /* before the buffer turns interrupts off */
 	struct rb_reserve r;
-	int bit;
 
-	if (!READ_ONCE(global_trace.tracing_on))
+	if (!READ_ONCE(global_trace.tracing_on) || !trace_pid_wanted())
 		return;
-	bit = ftrace_test_recursion_trylock();
-	if (bit < 0)
-		return;
-	if (trace_pid_wanted() &&
-	    ring_buffer_lock_reserve(&global_trace.buffer, sizeof(struct ftrace_entry), &r)) {
+	if (ring_buffer_lock_reserve(&global_trace.buffer, sizeof(struct ftrace_entry), &r)) {
 		struct ftrace_entry *e = r.data;
-		/* -1: the trylock raised preempt_count; Linux does not show its own either. */
-		tracing_generic_entry_update(&e->ent, TRACE_FN, irq, -1);
+		/* r.flags: the interrupt state of the traced code, saved by the reserve */
+		tracing_generic_entry_update(&e->ent, TRACE_FN, r.flags, 0);
 		e->ip = ip;
 		e->parent_ip = parent_ip;
 		ring_buffer_unlock_commit(&r);
 	}
-	ftrace_test_recursion_unlock(bit);
 }
 
 static int function_trace_init(void)

@@ -7,6 +7,7 @@
  *   1)   3.104 us    |  }
  */
 #include "kernel/trace/trace.h"
+#include "kernel/time.h"
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
@@ -47,7 +48,7 @@ static void graph_return(struct ftrace_graph_ret *trace)
 
 	if (!READ_ONCE(global_trace.tracing_on))
 		return;
-	if (tracing_thresh && trace->rettime - trace->calltime < tracing_thresh)
+	if (tracing_thresh && tsc_to_ns(trace->rettime - trace->calltime) < tracing_thresh)
 		return;
 	e = trace_reserve(&r, TRACE_GRAPH_RET, sizeof(*e), irq, -1);
 	if (e) {
@@ -166,7 +167,7 @@ static bool print_graph_entry(struct seq_file *m, struct trace_iterator *it)
 	/* A leaf: its return is the very next event on this CPU, for the same task and call. */
 	if (r && r->ent.type == TRACE_GRAPH_RET && r->ent.pid == e->ent.pid && r->func == e->func &&
 	    r->depth == e->depth) {
-		print_graph_duration(m, r->rettime - r->calltime);
+		print_graph_duration(m, tsc_to_ns(r->rettime - r->calltime));
 		indent(m, e->depth);
 		seq_printf(m, "%ps();\n", (void *)e->func);
 		it->skip_next = true;
@@ -187,7 +188,7 @@ static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
 	bool matched = graph_cpu[it->cpu].enter_funcs[d] == r->func;
 
 	seq_printf(m, " %d) ", it->cpu);
-	print_graph_duration(m, r->rettime - r->calltime);
+	print_graph_duration(m, tsc_to_ns(r->rettime - r->calltime));
 	indent(m, r->depth);
 	/* No entry printed for it (lost, or before the trace began): name the function. */
 	if (matched)

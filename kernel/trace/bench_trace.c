@@ -1,0 +1,52 @@
+/* Benchmarks of the tracers: a function event and a function_graph call, each compared with the
+ * untraced baseline, and the ring buffer write on its own. */
+#include "kernel/bench.h"
+#include "kernel/printk.h"
+#include "kernel/trace/ftrace.h"
+#include "kernel/trace/trace.h"
+#include "kernel/time.h"
+
+static volatile u64 sink;
+
+/* One event the size of a function entry, written straight into the buffer. */
+static int rb_write_once(int x)
+{
+	struct rb_reserve r;
+
+	if (ring_buffer_lock_reserve(&global_trace.buffer, sizeof(struct ftrace_entry), &r)) {
+		struct ftrace_entry *e = r.data;
+		e->ip = x;
+		ring_buffer_unlock_commit(&r);
+	}
+	return x;
+}
+
+static void with_tracer(const char *tracer, const char *filter, const char *what, u64 baseline)
+{
+	if (ftrace_set_filter(&global_ops, filter, true) || tracing_set_tracer(tracer)) {
+		cprintf("bench: %s: could not start the tracer\n", what);
+		return;
+	}
+	bench_row(what, bench_per_call(bench_target), baseline);
+	tracing_set_tracer("nop");
+}
+
+void bench_tracers(u64 baseline)
+{
+	u64 rb;
+
+	if (ftrace_trace_function != ftrace_stub || tracing_set_tracer("nop")) {
+		cprintf("bench: tracing is in use; tracers not measured\n");
+		return;
+	}
+	cprintf("\n");
+	rb = bench_per_call(rb_write_once);
+	bench_row("ring buffer: reserve + commit of a function event", rb, baseline);
+	cprintf("| %-52s | %8llu | %8s | %8s |\n", "  events per second it sustains (1e9 / ns)",
+		1000000000ULL / (tsc_to_ns(rb) ? tsc_to_ns(rb) : 1), "", "");
+	with_tracer("function", "bench_target", "function tracer, filter: bench_target", baseline);
+	with_tracer("function", "", "function tracer, every function", baseline);
+	with_tracer("function_graph", "bench_target", "function_graph, entry + return", baseline);
+	ring_buffer_reset(&global_trace.buffer);
+	ftrace_set_filter(&global_ops, "", true);
+}
