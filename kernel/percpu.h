@@ -21,6 +21,7 @@ struct percpu {
 	bool need_resched;             /* switch at the next safe point */
 	bool online;
 	unsigned long trace_recursion; /* ftrace: one bit per context where a callback runs */
+	unsigned int trace_preempt;    /* the part of preempt_count ftrace's own locks added */
 	u64 ticks;                     /* timer interrupts taken */
 	unsigned long kernel_stack;    /* top of the stack the CPU started on */
 };

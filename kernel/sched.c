@@ -150,7 +150,8 @@ struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *
 	trace_save_cmdline(t->pid, t->comm); /* the trace prints names; saved once, not per event */
 	/* The frame switch_to pops: r15 r14 r13 r12 rbx rbp, then the return address. */
 	sp = (unsigned long *)((char *)t->stack + TASK_STACK_PAGES * PAGE_SIZE);
-	*--sp = 0;                         /* keeps task_entry's stack 16-byte aligned */
+	/* No padding: after switch_to's ret, rsp is the (aligned) top, so task_entry's call
+	 * enters task_main with rsp 8 mod 16, as the ABI wants. */
 	*--sp = (unsigned long)task_entry;
 	*--sp = 0;                         /* rbp */
 	*--sp = (unsigned long)t;          /* rbx: the task, for task_entry */

@@ -2,7 +2,7 @@
 ;
 ; An AP wakes from INIT-SIPI-SIPI in 16-bit real mode at physical 0x8000 (SIPI vector 0x08).
 ; smpboot.c copies this code there and fills in the data at its end (CR3, stack, entry point,
-; per-CPU pointer). The code is assembled inside the kernel image, so every address it uses is
+; and the CPU's number, which becomes ap_entry's argument). The code is assembled inside the kernel image, so every address it uses is
 ; written as TRAMPOLINE_PA + (label - trampoline_start): correct once the copy sits at 0x8000.
 ;
 ;   real mode --lgdt, CR0.PE--> 32-bit protected --PAE, CR3, EFER.LME/NXE, CR0.PG--> long mode

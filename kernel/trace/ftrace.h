@@ -107,6 +107,16 @@ int unregister_ftrace_function(struct ftrace_ops *ops);
 int ftrace_set_filter(struct ftrace_ops *ops, const char *buf, bool reset);
 int ftrace_set_notrace(struct ftrace_ops *ops, const char *buf, bool reset);
 int ftrace_set_filter_ip(struct ftrace_ops *ops, unsigned long ip, bool remove, bool reset);
+/* Puts new in place of an ops's filter (or notrace) set and updates the sites; takes new. */
+int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter, struct ftrace_hash *new);
+/* Which functions a glob names, into hash (no `!`, no index): the count, or -EINVAL. */
+int ftrace_match_glob(struct ftrace_hash *hash, const char *glob);
+
+/* Function commands written to set_ftrace_filter (kernel/trace/ftrace_probe.c). */
+int ftrace_probe_check(const char *tok);
+int ftrace_probe_command(char *tok);
+struct seq_file;
+void ftrace_probes_show(struct seq_file *m);
 
 /* The ops whose sets are set_ftrace_filter / set_ftrace_notrace (the function tracer's). */
 extern struct ftrace_ops global_ops;

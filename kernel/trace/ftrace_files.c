@@ -10,6 +10,7 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/fs.h"
 #include "lib/errno.h"
+#include "lib/printf.h"
 #include "lib/string.h"
 
 struct ftrace_ops global_ops = { .name = "global_ops" };
@@ -60,6 +61,43 @@ static void show_hash(struct seq_file *m, const struct ftrace_hash *hash, const 
 static int filter_show(struct seq_file *m, struct fnode *f)
 {
 	show_hash(m, global_ops.local_hash.filter_hash, "#### all functions enabled ####\n");
+	ftrace_probes_show(m);
+	return 0;
+}
+
+/*
+ * A write to set_ftrace_filter may mix functions and commands (func:cmd[:count]). Every command
+ * is checked first, then the functions go to the filter (all or nothing), then the commands
+ * apply: a write that is refused changes nothing.
+ */
+static int filter_write_mixed(char *text, unsigned int flags)
+{
+	char plain[1024], *cmds[32], *p = text, *tok;
+	size_t plen = 0;
+	int ncmd = 0, err;
+
+	plain[0] = '\0';
+	while ((tok = strsep(&p, " \t\n")) != NULL) {
+		if (!*tok)
+			continue;
+		if (strchr(tok, ':')) {
+			if (ncmd == (int)ARRAY_SIZE(cmds) || ftrace_probe_check(tok))
+				return -EINVAL;
+			cmds[ncmd++] = tok;
+		} else {
+			plen += snprintf(plain + plen, sizeof(plain) - plen, "%s ", tok);
+		}
+	}
+	if (plen || (flags & FS_TRUNC)) {
+		err = ftrace_set_filter(&global_ops, plain, flags & FS_TRUNC);
+		if (err)
+			return err;
+	}
+	for (int i = 0; i < ncmd; i++) {
+		err = ftrace_probe_command(cmds[i]);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -88,7 +126,7 @@ static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned i
 		return err;
 	if (ftrace_disabled)
 		return -ENODEV;
-	return ftrace_set_filter(&global_ops, text, flags & FS_TRUNC);
+	return filter_write_mixed(text, flags);
 }
 
 static int notrace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)

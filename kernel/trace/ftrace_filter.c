@@ -74,6 +74,12 @@ static int match_glob(struct ftrace_hash *hash, const char *tok, bool remove)
 	return found;
 }
 
+int ftrace_match_glob(struct ftrace_hash *hash, const char *glob)
+{
+	int found = match_glob(hash, glob, false);
+	return found ? found : -EINVAL;
+}
+
 int ftrace_match_records(struct ftrace_hash *hash, const char *buf)
 {
 	char copy[FILTER_MAX], *p = copy, *tok;

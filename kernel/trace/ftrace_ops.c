@@ -26,20 +26,30 @@ ftrace_func_t ftrace_trace_function = ftrace_stub;
 unsigned long ftrace_update_seq;
 static DEFINE_SPINLOCK(ftrace_lock);
 
-/* Guards a callback against itself: a traced function called from inside it is not traced,
- * but an interrupt arriving meanwhile is (it runs in another context, with its own bit). */
-int ftrace_test_recursion_trylock(void)
+/*
+ * Guards a callback against itself: a traced function called from inside it is not traced,
+ * but an interrupt arriving meanwhile is (it runs in another context, with its own bit).
+ * The list function has its own set of bits (base 8, as Linux's TRACE_LIST_START), so a
+ * callback it calls may take the lock for itself.
+ */
+static int recursion_trylock(int base)
 {
 	struct percpu *c = this_cpu();
-	int bit = trace_context();
+	int bit = base + trace_context();
 
 	if (c->trace_recursion & (1UL << bit))
 		return -1;
 	/* No task switch while the bit is set: another task here would find it set and be lost. */
 	c->preempt_count++;
+	c->trace_preempt++;
 	c->trace_recursion |= 1UL << bit;
 	barrier();
 	return bit;
+}
+
+int ftrace_test_recursion_trylock(void)
+{
+	return recursion_trylock(0);
 }
 
 void ftrace_test_recursion_unlock(int bit)
@@ -48,6 +58,7 @@ void ftrace_test_recursion_unlock(int bit)
 
 	barrier();
 	c->trace_recursion &= ~(1UL << bit);
+	c->trace_preempt--;
 	c->preempt_count--;
 }
 
@@ -78,7 +89,7 @@ bool ftrace_ops_test(struct ftrace_ops *ops, unsigned long ip)
 void ftrace_ops_list_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *ignored,
 			  struct pt_regs *regs)
 {
-	int bit = ftrace_test_recursion_trylock();
+	int bit = recursion_trylock(8);
 
 	if (bit < 0)
 		return;
@@ -276,13 +287,25 @@ static int ftrace_run_update_code(void)
 
 static int ftrace_update(void)
 {
-	int err;
-
-	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
 	ftrace_rec_recount();
-	err = ftrace_run_update_code();
+	return ftrace_run_update_code();
+}
+
+/*
+ * ftrace_lock, and ftrace_update_seq odd for as long as it is held: anything that changes which
+ * ops are live or what they want (flags, lists, sets) happens inside, so a reader that sees the
+ * same even value before and after knows none of it changed (the spin workload relies on it).
+ */
+static void ftrace_lock_update(void)
+{
+	spin_lock(&ftrace_lock);
 	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
-	return err;
+}
+
+static void ftrace_unlock_update(void)
+{
+	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
+	spin_unlock(&ftrace_lock);
 }
 
 /* Two ops may not both move the ip of one function: which replacement would win? */
@@ -310,7 +333,7 @@ int register_ftrace_function(struct ftrace_ops *ops)
 	if ((ops->flags & FTRACE_OPS_FL_IPMODIFY) &&
 	    (!(ops->flags & FTRACE_OPS_FL_SAVE_REGS) || ftrace_hash_empty(ops->func_hash->filter_hash)))
 		return -EINVAL;
-	spin_lock(&ftrace_lock);
+	ftrace_lock_update();
 	if (ftrace_disabled)
 		err = -ENODEV;
 	else if (ops->flags & FTRACE_OPS_FL_ENABLED)
@@ -324,7 +347,7 @@ int register_ftrace_function(struct ftrace_ops *ops)
 		__atomic_store_n(&ftrace_ops_list, ops, __ATOMIC_RELEASE);
 		err = ftrace_update();
 	}
-	spin_unlock(&ftrace_lock);
+	ftrace_unlock_update();
 	return err;
 }
 
@@ -333,18 +356,18 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 	struct ftrace_ops **pp;
 	int err;
 
-	spin_lock(&ftrace_lock);
+	ftrace_lock_update();
 	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
 		;
 	if (!*pp || ftrace_disabled) {
 		/* A dead ftrace changes no code: sites may still call this ops, so it stays listed. */
-		spin_unlock(&ftrace_lock);
+		ftrace_unlock_update();
 		return *pp ? -ENODEV : -EINVAL;
 	}
 	WRITE_ONCE(*pp, ops->next);
 	ops->flags &= ~FTRACE_OPS_FL_ENABLED;
 	err = ftrace_update();
-	spin_unlock(&ftrace_lock);
+	ftrace_unlock_update();
 	ftrace_synchronize(); /* no CPU is still walking the list through this ops */
 	return err;
 }
@@ -352,23 +375,23 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 /* Under ftrace_lock, so the method never changes in the middle of an update. */
 void ftrace_set_patch_method(enum patch_method m)
 {
-	spin_lock(&ftrace_lock);
+	ftrace_lock_update();
 	ftrace_patch_method = m;
-	spin_unlock(&ftrace_lock);
+	ftrace_unlock_update();
 }
 
 int ftrace_set_enabled(int on)
 {
 	int err;
 
-	spin_lock(&ftrace_lock);
+	ftrace_lock_update();
 	if (ftrace_disabled) {
 		err = -ENODEV;
 	} else {
 		ftrace_enabled = on;
 		err = ftrace_update();
 	}
-	spin_unlock(&ftrace_lock);
+	ftrace_unlock_update();
 	return err;
 }
 
@@ -376,24 +399,26 @@ int ftrace_set_enabled(int on)
  * Replaces one of an ops's sets with a new one, and brings the sites in line. The old set is
  * freed only after the update, when no call site can be using it through this ops any more.
  */
-static int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter,
-				       struct ftrace_hash *new)
+int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter, struct ftrace_hash *new)
 {
-	struct ftrace_hash **slot = filter ? &ops->func_hash->filter_hash :
-					      &ops->func_hash->notrace_hash;
+	struct ftrace_hash **slot;
+
+	if (!ops->func_hash)
+		ops->func_hash = &ops->local_hash;
+	slot = filter ? &ops->func_hash->filter_hash : &ops->func_hash->notrace_hash;
 	struct ftrace_hash *old;
 	int err = 0;
 
-	spin_lock(&ftrace_lock);
+	ftrace_lock_update();
 	if (ftrace_disabled) {
-		spin_unlock(&ftrace_lock);
+		ftrace_unlock_update();
 		free_ftrace_hash(new);
 		return -ENODEV;
 	}
 	old = *slot;
 	WRITE_ONCE(*slot, new);
 	err = ftrace_update();
-	spin_unlock(&ftrace_lock);
+	ftrace_unlock_update();
 	ftrace_synchronize(); /* a list walk that read the old set has finished */
 	free_ftrace_hash(old);
 	return err;

@@ -16,6 +16,7 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/mm.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -34,7 +35,8 @@ void register_tracer(struct tracer *t)
 
 void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust)
 {
-	if (!ring_buffer_lock_reserve(&global_trace.buffer, len, r))
+	if (!READ_ONCE(global_trace.tracing_on) ||
+	    !ring_buffer_lock_reserve(&global_trace.buffer, len, r))
 		return NULL;
 	tracing_generic_entry_update(r->data, type, irq_flags ? irq_flags : r->flags, adjust);
 	return r->data;
@@ -48,6 +50,36 @@ bool trace_pid_listed(void)
 		if (global_trace.pids[i] == pid)
 			return true;
 	return false;
+}
+
+/* A frame pointer we may follow: inside the kernel half, aligned, and going up the stack. */
+static bool frame_usable(unsigned long fp, unsigned long below)
+{
+	return fp >= PAGE_OFFSET && !(fp & 7) && fp > below && fp - below < 64 * 1024;
+}
+
+void trace_record_stack(unsigned long ip)
+{
+	struct rb_reserve r;
+	struct stack_entry *e = trace_reserve(&r, TRACE_STACK, sizeof(*e), 0, 0);
+	unsigned long fp = (unsigned long)__builtin_frame_address(0), prev = fp - 8;
+	bool found = false;
+
+	if (!e)
+		return;
+	e->size = 0;
+	/* Walk our own frames up to ftrace_caller's fake frame for the traced function (its return
+	 * address is ip + 5), then record from there on. */
+	for (int depth = 0; depth < 32 && frame_usable(fp, prev) && e->size < FTRACE_STACK_ENTRIES;
+	     depth++) {
+		unsigned long ret = ((unsigned long *)fp)[1];
+		found |= ret == ip + MCOUNT_INSN_SIZE;
+		if (found)
+			e->caller[e->size++] = ret;
+		prev = fp;
+		fp = ((unsigned long *)fp)[0];
+	}
+	ring_buffer_unlock_commit(&r);
 }
 
 /* --- trace: every CPU's events, oldest first -------------------------------------------- */
@@ -97,6 +129,51 @@ static int trace_show(struct seq_file *m, struct fnode *f)
 	}
 	ring_buffer_record_on(b);
 	return 0;
+}
+
+/* Prints events to the console directly, with no header: what dump and cpudump show. */
+static void print_events(struct seq_file *m, int only_cpu)
+{
+	struct trace_buffer *b = &global_trace.buffer;
+	struct rb_iter its[NR_CPUS];
+	int cpu;
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		rb_iter_start(&its[cpu], &b->cpu[cpu]);
+	for (;;) {
+		struct trace_iterator it = { .cpu = -1 };
+		for (cpu = 0; cpu < NR_CPUS; cpu++) {
+			u32 len;
+			u64 ts;
+			void *d = (only_cpu < 0 || only_cpu == cpu) ? rb_iter_peek(&its[cpu], &len, &ts) : NULL;
+			if (d && (it.cpu < 0 || ts < it.ts))
+				it = (struct trace_iterator){ .cpu = cpu, .ts = ts, .ent = d, .len = len };
+		}
+		if (it.cpu < 0)
+			break;
+		it.ts = tsc_to_ktime(it.ts);
+		trace_print_default(m, &it);
+		rb_iter_advance(&its[it.cpu]);
+	}
+}
+
+void trace_dump(int only_cpu)
+{
+	static int dumping;
+	char buf[256];
+	struct seq_file m = { .buf = buf, .size = sizeof(buf), .flush = seq_console_flush };
+
+	if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
+		return;
+	/* As Linux: a dump ends tracing, so what is printed is what was there. */
+	WRITE_ONCE(global_trace.tracing_on, false);
+	ring_buffer_record_off(&global_trace.buffer);
+	seq_puts(&m, "Dumping ftrace buffer:\n---------------------------------\n");
+	print_events(&m, only_cpu);
+	seq_puts(&m, "---------------------------------\n");
+	seq_flush(&m);
+	ring_buffer_record_on(&global_trace.buffer);
+	__atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
 }
 
 static int trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)

@@ -9,7 +9,10 @@
 #include "kernel/sched.h"
 
 /* Event types, Linux's numbers. */
-enum trace_type { TRACE_FN = 1, TRACE_PRINT = 5, TRACE_GRAPH_RET = 11, TRACE_GRAPH_ENT = 12 };
+enum trace_type { TRACE_FN = 1, TRACE_STACK = 4, TRACE_PRINT = 5, TRACE_GRAPH_RET = 11,
+		  TRACE_GRAPH_ENT = 12 };
+
+#define FTRACE_STACK_ENTRIES 8
 
 /* Latency flags of an entry (Linux's TRACE_FLAG_*). */
 #define TRACE_FLAG_IRQS_OFF 0x01
@@ -44,6 +47,12 @@ struct ftrace_graph_ret_entry {
 	unsigned long overrun;
 	u64 calltime, rettime;
 	unsigned long retval;
+};
+
+struct stack_entry {
+	struct trace_entry ent;
+	int size;
+	unsigned long caller[FTRACE_STACK_ENTRIES];
 };
 
 struct print_entry {
@@ -103,7 +112,8 @@ static __always_inline void tracing_generic_entry_update(struct trace_entry *ent
 	ent->flags = (irq_flags & X86_EFLAGS_IF ? 0 : TRACE_FLAG_IRQS_OFF) |
 		     (c->need_resched ? TRACE_FLAG_NEED_RESCHED : 0) |
 		     (c->irq_depth ? TRACE_FLAG_HARDIRQ : 0) | (c->nmi_depth ? TRACE_FLAG_NMI : 0);
-	ent->preempt_count = c->preempt_count + preempt_adjust;
+	/* What the traced code had disabled: ftrace's own recursion locks do not count. */
+	ent->preempt_count = c->preempt_count - c->trace_preempt + preempt_adjust;
 	ent->pid = t ? t->pid : 0;
 }
 bool trace_pid_listed(void);
@@ -122,6 +132,10 @@ void print_func_help_header(struct seq_file *m);
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it);
 
 void trace_functions_init(void);
+/* A stack trace event, from the traced function at ip outwards (the stacktrace command). */
+void trace_record_stack(unsigned long ip);
+/* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
+void trace_dump(int only_cpu);
 void trace_functions_graph_init(void);
 /* Records an event of len bytes made now; NULL if refused (buffer off, nested). */
 void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust);

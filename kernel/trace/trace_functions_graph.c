@@ -31,7 +31,7 @@ static bool graph_entry(struct ftrace_graph_ent *trace)
 		return false;
 	if (tracing_thresh)
 		return true; /* hook the return; only it is recorded, if long enough */
-	e = trace_reserve(&r, TRACE_GRAPH_ENT, sizeof(*e), irq, -1);
+	e = trace_reserve(&r, TRACE_GRAPH_ENT, sizeof(*e), irq, 0);
 	if (e) {
 		e->func = trace->func;
 		e->depth = trace->depth;
@@ -50,7 +50,7 @@ static void graph_return(struct ftrace_graph_ret *trace)
 		return;
 	if (tracing_thresh && tsc_to_ns(trace->rettime - trace->calltime) < tracing_thresh)
 		return;
-	e = trace_reserve(&r, TRACE_GRAPH_RET, sizeof(*e), irq, -1);
+	e = trace_reserve(&r, TRACE_GRAPH_RET, sizeof(*e), irq, 0);
 	if (e) {
 		e->func = trace->func;
 		e->depth = trace->depth;

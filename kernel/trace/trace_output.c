@@ -74,6 +74,14 @@ bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 		seq_printf(m, "%ps <-%ps\n", (void *)f->ip, (void *)f->parent_ip);
 		return true;
 	}
+	if (it->ent->type == TRACE_STACK) {
+		const struct stack_entry *s = (const void *)it->ent;
+		trace_print_context(m, it);
+		seq_puts(m, "<stack trace>\n");
+		for (int i = 0; i < s->size && i < FTRACE_STACK_ENTRIES; i++)
+			seq_printf(m, " => %ps\n", (void *)s->caller[i]);
+		return true;
+	}
 	if (it->ent->type == TRACE_PRINT) {
 		const struct print_entry *p = (const void *)it->ent;
 		size_t n = strnlen(p->buf, it->len - sizeof(*p));

@@ -1,0 +1,211 @@
+/* Function commands ("probes") written to set_ftrace_filter: func:cmd[:count].
+ *
+ *   echo 'kfree:traceoff:3' >> set_ftrace_filter     the next 3 calls of kfree stop tracing
+ *   echo 'vfs_read:stacktrace' >> set_ftrace_filter  a stack trace in the buffer at each call
+ *   echo '!kfree:traceoff' >> set_ftrace_filter      remove it
+ *
+ * Commands: traceon, traceoff, stacktrace, dump (print every CPU's buffer), cpudump (this CPU's).
+ * They have an ftrace_ops of their own (probe_ops) whose filter is the set of functions with a
+ * command, so they live apart from the function filter: a `>` of plain functions leaves them.
+ */
+#include "kernel/trace/ftrace.h"
+#include "kernel/mm.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/trace/trace.h"
+#include "lib/errno.h"
+#include "lib/glob.h"
+#include "lib/string.h"
+
+enum probe_cmd { PROBE_TRACEON, PROBE_TRACEOFF, PROBE_STACKTRACE, PROBE_DUMP, PROBE_CPUDUMP };
+static const char *const probe_names[] = { "traceon", "traceoff", "stacktrace", "dump", "cpudump" };
+
+struct ftrace_probe {
+	unsigned long ip;
+	enum probe_cmd cmd;
+	long count; /* calls still to act on; -1: unlimited */
+};
+
+struct probe_set {
+	int nr;
+	struct ftrace_probe p[];
+};
+
+static struct probe_set *probes; /* replaced whole; read by the callback without a lock */
+
+void trace_dump(int only_cpu);
+void trace_record_stack(unsigned long ip);
+
+/* Uses up one of a counted probe's calls; false when none is left. */
+static bool probe_take(struct ftrace_probe *p)
+{
+	long c = READ_ONCE(p->count);
+
+	return c < 0 || (c > 0 && __atomic_compare_exchange_n(&p->count, &c, c - 1, false,
+							     __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+static void probe_run(struct ftrace_probe *p, unsigned long ip)
+{
+	switch (p->cmd) {
+	case PROBE_TRACEON:
+	case PROBE_TRACEOFF:
+		/* As Linux: a call only counts when it changes the state. */
+		if (READ_ONCE(global_trace.tracing_on) != (p->cmd == PROBE_TRACEON) && probe_take(p))
+			WRITE_ONCE(global_trace.tracing_on, p->cmd == PROBE_TRACEON);
+		return;
+	default:
+		if (!probe_take(p))
+			return;
+	}
+	switch (p->cmd) {
+	default:
+		break;
+	case PROBE_STACKTRACE:
+		trace_record_stack(ip);
+		break;
+	case PROBE_DUMP:
+		trace_dump(-1);
+		break;
+	case PROBE_CPUDUMP:
+		trace_dump(smp_processor_id());
+		break;
+	}
+}
+
+static void probe_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+		       struct pt_regs *regs)
+{
+	struct probe_set *set = READ_ONCE(probes);
+	int bit = ftrace_test_recursion_trylock();
+
+	if (bit < 0)
+		return;
+	for (int i = 0; set && i < set->nr; i++)
+		if (set->p[i].ip == ip)
+			probe_run(&set->p[i], ip);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops probe_ops = { .func = probe_call, .name = "probes",
+				       .flags = FTRACE_OPS_FL_RECURSION };
+
+/* Installs a new set: the ops's filter follows it, the old set goes once no CPU can read it. */
+static int probes_replace(struct probe_set *set)
+{
+	struct ftrace_hash *h = alloc_ftrace_hash(0);
+	struct probe_set *old = probes;
+	int err = 0;
+
+	if (!h)
+		return -ENOMEM;
+	for (int i = 0; i < set->nr; i++)
+		ftrace_hash_add(h, set->p[i].ip);
+	WRITE_ONCE(probes, set);
+	if (set->nr) {
+		err = ftrace_hash_move_and_update(&probe_ops, true, h);
+		if (!err && !(probe_ops.flags & FTRACE_OPS_FL_ENABLED))
+			err = register_ftrace_function(&probe_ops);
+	} else {
+		free_ftrace_hash(h);
+		if (probe_ops.flags & FTRACE_OPS_FL_ENABLED)
+			err = unregister_ftrace_function(&probe_ops);
+	}
+	ftrace_synchronize();
+	kfree(old);
+	return err;
+}
+
+static struct probe_set *set_alloc(int nr)
+{
+	struct probe_set *s = kzalloc(sizeof(*s) + nr * sizeof(s->p[0]));
+	return s;
+}
+
+/*
+ * Splits "[!]func:cmd[:count]" (in place) and finds the functions; 0 or -EINVAL. check_only:
+ * validate, change nothing (a write checks every command before it applies any).
+ */
+static int probe_parse(char *tok, bool *remove, int *cmd_out, long *count, struct ftrace_hash *hits)
+{
+	char *func = tok + (tok[0] == '!'), *cmd = strchr(func, ':'), *param;
+	int c;
+
+	*remove = tok[0] == '!';
+	*count = -1;
+	if (!cmd)
+		return -EINVAL;
+	*cmd++ = '\0';
+	param = strchr(cmd, ':');
+	if (param)
+		*param++ = '\0';
+	for (c = 0; c < (int)ARRAY_SIZE(probe_names) && strcmp(cmd, probe_names[c]); c++)
+		;
+	if (c == (int)ARRAY_SIZE(probe_names))
+		return -EINVAL;
+	if (param && (*remove || kstrtol(param, 10, count) || *count <= 0))
+		return -EINVAL;
+	*cmd_out = c;
+	return ftrace_match_glob(hits, func) < 0 ? -EINVAL : 0;
+}
+
+int ftrace_probe_check(const char *tok)
+{
+	char copy[128];
+	struct ftrace_hash *hits = alloc_ftrace_hash(0);
+	bool remove;
+	long count;
+	int c, err = -EINVAL;
+
+	if (hits && strscpy(copy, tok, sizeof(copy)) >= 0)
+		err = probe_parse(copy, &remove, &c, &count, hits);
+	free_ftrace_hash(hits);
+	return hits ? err : -ENOMEM;
+}
+
+/* Applies one command to every function its glob names (or removes it from them). */
+int ftrace_probe_command(char *tok)
+{
+	struct ftrace_hash *hits = alloc_ftrace_hash(0);
+	struct probe_set *old = probes, *set;
+	int c, n = old ? old->nr : 0, err;
+	bool remove;
+	long count;
+
+	if (!hits)
+		return -ENOMEM;
+	err = probe_parse(tok, &remove, &c, &count, hits);
+	if (err)
+		goto out;
+	set = set_alloc(n + (remove ? 0 : (int)hits->count));
+	err = -ENOMEM;
+	if (!set)
+		goto out;
+	/* Keep the others (and, for a new command, drop the one it replaces on that function). */
+	for (int i = 0; i < n; i++)
+		if (old->p[i].cmd != (enum probe_cmd)c || !ftrace_lookup_hash(hits, old->p[i].ip))
+			set->p[set->nr++] = old->p[i];
+	if (!remove) {
+		for (unsigned long b = 0; b < (1UL << hits->size_bits); b++)
+			for (struct ftrace_func_entry *e = hits->buckets[b]; e; e = e->next)
+				set->p[set->nr++] = (struct ftrace_probe){ e->ip, c, count };
+	}
+	err = probes_replace(set);
+out:
+	free_ftrace_hash(hits);
+	return err;
+}
+
+/* The lines set_ftrace_filter shows for commands, Linux's way. */
+void ftrace_probes_show(struct seq_file *m)
+{
+	struct probe_set *set = probes;
+
+	for (int i = 0; set && i < set->nr; i++) {
+		const struct ftrace_probe *p = &set->p[i];
+		if (p->count < 0)
+			seq_printf(m, "%ps:%s:unlimited\n", (void *)p->ip, probe_names[p->cmd]);
+		else
+			seq_printf(m, "%ps:%s:count=%ld\n", (void *)p->ip, probe_names[p->cmd], p->count);
+	}
+}

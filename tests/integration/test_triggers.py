@@ -1,0 +1,103 @@
+"""tests/integration/test_triggers.py: function commands in set_ftrace_filter (traceon, traceoff,
+stacktrace, dump, cpudump): how they are listed, counted, removed, kept across a `>` of plain
+functions, and refused when malformed."""
+
+import re
+
+import pytest
+
+SMP = 2
+EINVAL = "echo: write error: Invalid argument"
+EMPTY = "#### all functions enabled ####"
+
+
+@pytest.fixture(autouse=True)
+def reset(console):
+    yield
+    for cmd in ("echo nop > current_tracer", "echo 1 > tracing_on", "echo > trace"):
+        console.run(cmd)
+    for line in console.run("cat set_ftrace_filter").splitlines():
+        m = re.match(r"^(\w+):(\w+):", line)
+        if m:
+            console.run("echo '!%s:%s' >> set_ftrace_filter" % m.groups())
+    console.run("echo > set_ftrace_filter")
+
+
+def filt(console):
+    return console.run("cat set_ftrace_filter").splitlines()
+
+
+def test_commands_are_listed_like_linux(console):
+    assert console.run("echo 'vfs_read:traceoff' >> set_ftrace_filter") == ""
+    assert console.run("echo 'vfs_open:stacktrace:5' >> set_ftrace_filter") == ""
+    assert filt(console) == [EMPTY, "vfs_read:traceoff:unlimited", "vfs_open:stacktrace:count=5"]
+
+
+def test_commands_survive_a_plain_filter_write(console):
+    console.run("echo 'vfs_read:traceoff' >> set_ftrace_filter")
+    assert console.run("echo 'vfs_open vfs_close' > set_ftrace_filter") == ""
+    assert filt(console) == ["vfs_open", "vfs_close", "vfs_read:traceoff:unlimited"]
+    assert console.run("echo '!vfs_read:traceoff' >> set_ftrace_filter") == ""
+    assert filt(console) == ["vfs_open", "vfs_close"]
+
+
+def test_traceoff_turns_tracing_off_and_counts(console):
+    console.run("echo 'vfs_*' > set_ftrace_filter")
+    console.run("echo function > current_tracer")
+    assert console.run("echo 'vfs_close:traceoff:3' >> set_ftrace_filter") == ""
+    pid = int(re.match(r"^\[(\d+)\]", console.run("run fs 1 1")).group(1))
+    console.run("selftest timer_ticks")
+    assert console.run("cat tracing_on") == "0"
+    # Only a call that changes the state counts (as Linux): one so far.
+    assert "vfs_close:traceoff:count=2" in filt(console)
+    lines = console.run("cat trace").splitlines()[12:]
+    # The commands' ops is called before the tracer's: the last event is the call before vfs_close.
+    assert lines and lines[-1].endswith("vfs_read <-fs_iteration"), lines[-3:]
+    assert console.run("echo 1 > tracing_on") == ""
+    console.run("selftest timer_ticks")
+    assert console.run("cat tracing_on") == "0"
+    assert "vfs_close:traceoff:count=1" in filt(console)
+    console.run("kill %d" % pid)
+
+
+def test_traceon_turns_it_back_on(console):
+    console.run("echo function > current_tracer")
+    console.run("echo 0 > tracing_on")
+    assert console.run("echo 'kmalloc:traceon:1' >> set_ftrace_filter") == ""
+    console.run("selftest heap_reuse")
+    assert console.run("cat tracing_on") == "1"
+    assert "kmalloc:traceon:count=0" in filt(console)
+
+
+def test_stacktrace_records_the_callers(console):
+    console.run("echo 'vfs_read' > set_ftrace_filter")
+    console.run("echo function > current_tracer")
+    assert console.run("echo 'vfs_read:stacktrace:1' >> set_ftrace_filter") == ""
+    pid = int(re.match(r"^\[(\d+)\]", console.run("run fs 1 1")).group(1))
+    console.run("selftest timer_ticks")
+    text = console.run("cat trace")
+    m = re.search(r"fs-%d +\[001\] \.\.\.\.\. +\d+\.\d{6}: <stack trace>\n => vfs_read\n => fs_iteration\n"
+                  r" => work_thread\n" % pid, text)
+    assert m, text
+    assert text.count("<stack trace>") == 1                       # :1 means once
+    console.run("kill %d" % pid)
+
+
+def test_dump_prints_the_buffer(console):
+    console.run("echo 'kmalloc' > set_ftrace_filter")
+    console.run("echo function > current_tracer")
+    console.run("selftest heap_reuse")
+    # Adding the command frees memory (kfree): the dump comes at once, from the echo itself.
+    out = console.run("echo 'kfree:dump:1' >> set_ftrace_filter")
+    assert re.search(r"Dumping ftrace buffer:\n-+\n( +sh-1 +\[000\] .*kmalloc <-.*\n)+-+$", out), out
+    assert console.run("cat tracing_on") == "0"
+
+
+@pytest.mark.parametrize("bad", ["kfree:bogus", "nosuch:traceoff", "kfree:traceoff:0", "kfree:traceoff:x",
+                                 "kfree:", "!kfree:traceoff:3", "kfree:traceoff vfs_nothing"])
+def test_malformed_commands_change_nothing(console, bad):
+    console.run("echo 'vfs_open' > set_ftrace_filter")
+    console.run("echo 'vfs_read:traceoff' >> set_ftrace_filter")
+    before = filt(console)
+    assert console.run("echo '%s' >> set_ftrace_filter" % bad) == EINVAL
+    assert filt(console) == before
