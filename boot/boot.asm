@@ -121,7 +121,7 @@ boot_stack_top:
 
 ; From here on we run at the kernel's link address.
 section .text
-global boot_stack_bottom
+global boot_stack_bottom, boot_stack_top_hi
 extern kmain
 higher_half:
 	mov rsp, boot_stack_top_hi

@@ -23,6 +23,7 @@
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trace/ftrace.h"
+#include "lib/errno.h"
 
 void return_to_handler(void);
 
@@ -115,6 +116,8 @@ static struct ftrace_ops graph_ftrace_ops = {
 
 int register_ftrace_graph(struct fgraph_ops *gops)
 {
+	if (graph_ops)
+		return -EBUSY; /* one user at a time: the function_graph tracer or the profiler */
 	fgraph_ever_on = true;
 	for_each_task(init_one, NULL);
 	WRITE_ONCE(graph_ops, gops);

@@ -402,6 +402,8 @@ void trace_init(void)
 	global_trace.current_trace = &nop_trace;
 	trace_functions_init();
 	trace_functions_graph_init();
+	ftrace_profile_init();
+	stack_trace_init();
 	fs_create(dir, "trace", &trace_fops, NULL);
 	fs_create(dir, "trace_pipe", &trace_pipe_fops, NULL);
 	fs_create(dir, "tracing_on", &tracing_on_fops, NULL);

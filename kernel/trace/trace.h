@@ -137,6 +137,10 @@ void trace_record_stack(unsigned long ip);
 /* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
 void trace_dump(int only_cpu);
 void trace_functions_graph_init(void);
+void ftrace_profile_init(void);
+void stack_trace_init(void);
+
+#define KSYM_BUF 160
 /* Records an event of len bytes made now; NULL if refused (buffer off, nested). */
 void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust);
 
