@@ -21,7 +21,17 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 
-struct trace_array global_trace = { .tracing_on = true, .buffer_kb = RB_DEFAULT_KB };
+/* Linux's defaults: funcgraph-duration and funcgraph-irqs on, the rest off. */
+struct trace_array global_trace = { .tracing_on = true, .buffer_kb = RB_DEFAULT_KB,
+				    .options = (1UL << TRACE_OPT_GRAPH_DURATION) |
+					       (1UL << TRACE_OPT_GRAPH_IRQS) };
+static const char *const option_names[NR_TRACE_OPTS] = {
+	[TRACE_OPT_FUNC_STACK_TRACE] = "func_stack_trace",
+	[TRACE_OPT_GRAPH_PROC] = "funcgraph-proc",
+	[TRACE_OPT_GRAPH_DURATION] = "funcgraph-duration",
+	[TRACE_OPT_GRAPH_IRQS] = "funcgraph-irqs",
+	[TRACE_OPT_GRAPH_TAIL] = "funcgraph-tail",
+};
 static struct tracer *trace_types;
 static DEFINE_SPINLOCK(trace_lock);
 
@@ -348,6 +358,40 @@ static int trace_marker_write(struct fnode *f, const char *buf, size_t len, unsi
 	return 0;
 }
 
+/* One option a line, "no" in front when it is off (Linux's trace_options). */
+static int options_show(struct seq_file *m, struct fnode *f)
+{
+	for (int i = 0; i < NR_TRACE_OPTS; i++)
+		seq_printf(m, "%s%s\n", trace_option(i) ? "" : "no", option_names[i]);
+	return 0;
+}
+
+static int options_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[48], *name = text;
+	bool on = true;
+
+	if (copy_text(text, sizeof(text), buf, len))
+		return -EINVAL;
+	if (!strncmp(name, "no", 2) && strcmp(name, "no")) {
+		bool known = false;
+		for (int i = 0; i < NR_TRACE_OPTS; i++)
+			known |= !strcmp(name + 2, option_names[i]);
+		if (known) {
+			name += 2;
+			on = false;
+		}
+	}
+	for (int i = 0; i < NR_TRACE_OPTS; i++) {
+		if (strcmp(name, option_names[i]))
+			continue;
+		unsigned long o = global_trace.options;
+		WRITE_ONCE(global_trace.options, on ? o | (1UL << i) : o & ~(1UL << i));
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int pid_show(struct seq_file *m, struct fnode *f)
 {
 	for (int i = 0; i < global_trace.nr_pids; i++)
@@ -391,6 +435,7 @@ static const struct file_ops buffer_size_fops = { .show = buffer_size_show,
 						  .write = buffer_size_write };
 static const struct file_ops marker_fops = { .write = trace_marker_write };
 static const struct file_ops pid_fops = { .show = pid_show, .write = pid_write };
+static const struct file_ops options_fops = { .show = options_show, .write = options_write };
 
 void trace_init(void)
 {
@@ -412,4 +457,5 @@ void trace_init(void)
 	fs_create(dir, "buffer_size_kb", &buffer_size_fops, NULL);
 	fs_create(dir, "trace_marker", &marker_fops, NULL);
 	fs_create(dir, "set_ftrace_pid", &pid_fops, NULL);
+	fs_create(dir, "trace_options", &options_fops, NULL);
 }

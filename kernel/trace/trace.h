@@ -84,16 +84,32 @@ struct tracer {
 	struct tracer *next;
 };
 
+/* trace_options: the switches we have, in the order the file lists them. */
+enum trace_option_bit {
+	TRACE_OPT_FUNC_STACK_TRACE,
+	TRACE_OPT_GRAPH_PROC,
+	TRACE_OPT_GRAPH_DURATION,
+	TRACE_OPT_GRAPH_IRQS,
+	TRACE_OPT_GRAPH_TAIL,
+	NR_TRACE_OPTS
+};
+
 struct trace_array {
 	struct trace_buffer buffer;
 	struct tracer *current_trace;
 	bool tracing_on;
 	unsigned long buffer_kb;
+	unsigned long options; /* a bit per enum trace_option_bit */
 	int pids[32]; /* set_ftrace_pid; nr_pids == 0: every task */
 	int nr_pids;
 };
 
 extern struct trace_array global_trace;
+
+static __always_inline bool trace_option(enum trace_option_bit o)
+{
+	return READ_ONCE(global_trace.options) & (1UL << o);
+}
 
 void register_tracer(struct tracer *t);
 /* What a write to current_tracer does: reset the old tracer, empty the buffer, start the new. */

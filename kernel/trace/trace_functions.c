@@ -23,6 +23,8 @@ static void function_trace_call(unsigned long ip, unsigned long parent_ip, struc
 		e->ip = ip;
 		e->parent_ip = parent_ip;
 		ring_buffer_unlock_commit(&r);
+		if (unlikely(trace_option(TRACE_OPT_FUNC_STACK_TRACE)))
+			trace_record_stack(ip); /* func_stack_trace: where the call came from */
 	}
 }
 

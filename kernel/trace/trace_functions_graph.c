@@ -29,6 +29,8 @@ static bool graph_entry(struct ftrace_graph_ent *trace)
 
 	if (!READ_ONCE(global_trace.tracing_on) || !trace_pid_wanted())
 		return false;
+	if (!trace_option(TRACE_OPT_GRAPH_IRQS) && (this_cpu()->irq_depth || this_cpu()->nmi_depth))
+		return false; /* funcgraph-irqs off: interrupts are not traced */
 	if (tracing_thresh)
 		return true; /* hook the return; only it is recorded, if long enough */
 	e = trace_reserve(&r, TRACE_GRAPH_ENT, sizeof(*e), irq, 0);
@@ -77,8 +79,13 @@ static void print_graph_headers(struct seq_file *m)
 {
 	for (int c = 0; c < NR_CPUS; c++)
 		graph_cpu[c].last_pid = -1, graph_cpu[c].in_irq = false;
-	seq_puts(m, "# CPU  DURATION                  FUNCTION CALLS\n"
-		    "# |     |   |                     |   |   |   |\n");
+	/* Columns come and go with the options, as Linux builds its header. */
+	bool proc = trace_option(TRACE_OPT_GRAPH_PROC), dur = trace_option(TRACE_OPT_GRAPH_DURATION);
+
+	seq_printf(m, "# CPU%s%s               FUNCTION CALLS\n", proc ? "  TASK/PID       " : "",
+		   dur ? "  DURATION   " : "");
+	seq_printf(m, "# |  %s%s               |   |   |   |\n", proc ? "   |    |        " : "",
+		   dur ? "   |   |      " : "");
 }
 
 static char trace_find_mark(u64 ns)
@@ -157,24 +164,41 @@ static void indent(struct seq_file *m, int depth)
 		seq_putc(m, ' ');
 }
 
+/* " 1) " and, with funcgraph-proc, the task: the start of every graph line. */
+static void print_graph_cpu_proc(struct seq_file *m, struct trace_iterator *it)
+{
+	seq_printf(m, " %d) ", it->cpu);
+	if (trace_option(TRACE_OPT_GRAPH_PROC)) {
+		print_graph_proc(m, it->ent->pid);
+		seq_puts(m, " | ");
+	}
+}
+
+static void print_graph_time(struct seq_file *m, u64 ns)
+{
+	if (trace_option(TRACE_OPT_GRAPH_DURATION))
+		print_graph_duration(m, ns);
+}
+
 static bool print_graph_entry(struct seq_file *m, struct trace_iterator *it)
 {
 	const struct ftrace_graph_ent_entry *e = (const void *)it->ent;
 	const struct ftrace_graph_ret_entry *r = (const void *)it->next;
 	int d = MIN(e->depth, FTRACE_RETFUNC_DEPTH - 1);
 
-	seq_printf(m, " %d) ", it->cpu);
+	print_graph_cpu_proc(m, it);
 	/* A leaf: its return is the very next event on this CPU, for the same task and call. */
 	if (r && r->ent.type == TRACE_GRAPH_RET && r->ent.pid == e->ent.pid && r->func == e->func &&
 	    r->depth == e->depth) {
-		print_graph_duration(m, tsc_to_ns(r->rettime - r->calltime));
+		print_graph_time(m, tsc_to_ns(r->rettime - r->calltime));
 		indent(m, e->depth);
 		seq_printf(m, "%ps();\n", (void *)e->func);
 		it->skip_next = true;
 		graph_cpu[it->cpu].enter_funcs[d] = 0;
 		return true;
 	}
-	seq_puts(m, "              |  ");
+	if (trace_option(TRACE_OPT_GRAPH_DURATION))
+		seq_puts(m, "              |  ");
 	indent(m, e->depth);
 	seq_printf(m, "%ps() {\n", (void *)e->func);
 	graph_cpu[it->cpu].enter_funcs[d] = e->func;
@@ -187,11 +211,11 @@ static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
 	int d = MIN(r->depth, FTRACE_RETFUNC_DEPTH - 1);
 	bool matched = graph_cpu[it->cpu].enter_funcs[d] == r->func;
 
-	seq_printf(m, " %d) ", it->cpu);
-	print_graph_duration(m, tsc_to_ns(r->rettime - r->calltime));
+	print_graph_cpu_proc(m, it);
+	print_graph_time(m, tsc_to_ns(r->rettime - r->calltime));
 	indent(m, r->depth);
-	/* No entry printed for it (lost, or before the trace began): name the function. */
-	if (matched)
+	/* No entry printed for it (lost, or before the trace began), or funcgraph-tail: name it. */
+	if (matched && !trace_option(TRACE_OPT_GRAPH_TAIL))
 		seq_puts(m, "}\n");
 	else
 		seq_printf(m, "} /* %ps */\n", (void *)r->func);

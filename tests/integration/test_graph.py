@@ -140,3 +140,37 @@ def test_tracers_switched_under_load(console):
         console.run("kill " + " ".join(map(str, pids)))
     assert console.run("cat enabled_functions") == ""
     assert "ok 1 ftrace_nop_sites_after_boot" in console.run("selftest ftrace_nop_sites_after_boot")
+
+
+def test_trace_options_shape_the_output(console):
+    assert console.run("cat trace_options").splitlines() == [
+        "nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "funcgraph-irqs", "nofuncgraph-tail"]
+    try:
+        for opt in ("funcgraph-proc", "nofuncgraph-duration", "funcgraph-tail"):
+            assert console.run("echo %s > trace_options" % opt) == ""
+        assert console.run("echo nosuch > trace_options") == EINVAL
+        console.run("echo 'vfs_open path_lookup dentry_lookup' > set_ftrace_filter")
+        console.run("echo function_graph > current_tracer")
+        console.run("run fs 1 1")
+        console.run("selftest timer_ticks")
+        out = console.run("cat trace").splitlines()
+        assert out[2:4] == ["# CPU  TASK/PID                      FUNCTION CALLS",
+                            "# |     |    |                       |   |   |   |"]
+        body = out[4:]
+        assert body and all(re.match(r"^ 1\)  +fs-\d+ +\| +\S", l) for l in body), body[:5]
+        assert any(l.endswith("} /* path_lookup */") for l in body)        # tail names every return
+        assert not any(" us " in l for l in body)                          # no durations
+    finally:
+        for opt in ("nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-tail"):
+            console.run("echo %s > trace_options" % opt)
+
+
+def test_graph_header_with_proc(console):
+    console.run("echo funcgraph-proc > trace_options")
+    try:
+        console.run("echo function_graph > current_tracer")
+        out = console.run("cat trace").splitlines()
+        assert out[2:4] == ["# CPU  TASK/PID         DURATION                  FUNCTION CALLS",
+                            "# |     |    |           |   |                     |   |   |   |"]
+    finally:
+        console.run("echo nofuncgraph-proc > trace_options")

@@ -160,3 +160,17 @@ def test_overwrite_and_trace_pipe_lost_events(console):
     console.send(b"\x03")
     console.wait_for_prompt(timeout=60)
     console.run("kill %d" % pid)
+
+
+def test_func_stack_trace_option(console):
+    console.run("echo vfs_read > set_ftrace_filter")
+    assert console.run("echo func_stack_trace > trace_options") == ""
+    try:
+        console.run("echo function > current_tracer")
+        console.run("run fs 1 1")
+        console.run("selftest timer_ticks")
+        text = console.run("cat trace")
+        assert re.search(r": vfs_read <-fs_iteration\n +fs-\d+ +\[001\] \.{5} +[\d.]+: <stack trace>\n"
+                         r" => vfs_read\n => fs_iteration\n => work_thread\n", text), text[-800:]
+    finally:
+        console.run("echo nofunc_stack_trace > trace_options")
