@@ -122,14 +122,14 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static int enabled_show(struct seq_file *m, struct fnode *f)
+static int profile_enabled_show(struct seq_file *m, struct fnode *f)
 {
 	seq_printf(m, "%d\n", profiling);
 	return 0;
 }
 
 /* 1: reset the numbers and start; 0: stop (the numbers stay, to be read). */
-static int enabled_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int profile_enabled_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	char text[8];
 	unsigned long v;
@@ -157,14 +157,14 @@ static int enabled_write(struct fnode *f, const char *buf, size_t len, unsigned 
 }
 
 static const struct file_ops stat_fops = { .show = stat_show };
-static const struct file_ops enabled_fops = { .show = enabled_show, .write = enabled_write };
+static const struct file_ops profile_enabled_fops = { .show = profile_enabled_show, .write = profile_enabled_write };
 
 void ftrace_profile_init(void)
 {
 	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing"), *stat = fs_mkdir(dir, "trace_stat");
 	int cpu;
 
-	fs_create(dir, "function_profile_enabled", &enabled_fops, NULL);
+	fs_create(dir, "function_profile_enabled", &profile_enabled_fops, NULL);
 	for_each_online_cpu(cpu) {
 		char name[16];
 		snprintf(name, sizeof(name), "function%d", cpu);

@@ -134,13 +134,13 @@ static int stack_trace_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static int enabled_show(struct seq_file *m, struct fnode *f)
+static int stack_enabled_show(struct seq_file *m, struct fnode *f)
 {
 	seq_printf(m, "%d\n", stack_tracer_enabled);
 	return 0;
 }
 
-static int enabled_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int stack_enabled_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	char text[8];
 	unsigned long v;
@@ -162,14 +162,14 @@ static int enabled_write(struct fnode *f, const char *buf, size_t len, unsigned 
 }
 
 static const struct file_ops max_fops = { .show = max_size_show, .write = max_size_write };
-static const struct file_ops trace_fops = { .show = stack_trace_show };
-static const struct file_ops enabled_fops = { .show = enabled_show, .write = enabled_write };
+static const struct file_ops stack_trace_fops = { .show = stack_trace_show };
+static const struct file_ops stack_enabled_fops = { .show = stack_enabled_show, .write = stack_enabled_write };
 
 void stack_trace_init(void)
 {
 	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing");
 
 	fs_create(dir, "stack_max_size", &max_fops, NULL);
-	fs_create(dir, "stack_trace", &trace_fops, NULL);
-	fs_create(fs_mkdir_p("/proc/sys/kernel"), "stack_tracer_enabled", &enabled_fops, NULL);
+	fs_create(dir, "stack_trace", &stack_trace_fops, NULL);
+	fs_create(fs_mkdir_p("/proc/sys/kernel"), "stack_tracer_enabled", &stack_enabled_fops, NULL);
 }

@@ -31,7 +31,8 @@ SELFTEST(kallsyms_round_trip)
 		const char *name = kallsyms_name_at(i, &addr);
 		if (!is_kernel_text(addr))
 			continue;
-		KT_EXPECT_EQ(t, kallsyms_lookup_name(name), addr);
+		/* Two static functions may share a name: the lookup finds one of that name. */
+		KT_EXPECT_STREQ(t, kallsyms_lookup(kallsyms_lookup_name(name), NULL, NULL), name);
 		const char *back = kallsyms_lookup(addr, &size, &off);
 		KT_ASSERT(t, back != NULL);
 		KT_EXPECT_STREQ(t, back, name);
