@@ -21,16 +21,50 @@
 
 unsigned long tracing_thresh; /* ns; non-zero: only calls at least this long, returns only */
 
+/*
+ * set_graph_function: if not empty, only these functions and what they call are graphed.
+ * set_graph_notrace: these functions and what they call are not. Both are counted per task
+ * (entries of listed functions still running), so a listed function's children know.
+ */
+static struct ftrace_hash *graph_hash, *graph_notrace_hash;
+
+/* Returns false if the call must not be graphed; counts entries of listed functions. */
+static bool graph_filter_entry(struct fgraph_task *g, unsigned long func, bool *record)
+{
+	struct ftrace_hash *only = READ_ONCE(graph_hash), *skip = READ_ONCE(graph_notrace_hash);
+
+	*record = true;
+	if (g->in_notrace || ftrace_lookup_hash(skip, func)) {
+		/* Hook the return all the same, to know when the excluded call is over. */
+		if (ftrace_lookup_hash(skip, func))
+			g->in_notrace++;
+		*record = false;
+		return g->in_notrace > 0 && ftrace_lookup_hash(skip, func);
+	}
+	if (ftrace_hash_empty(only))
+		return true;
+	if (ftrace_lookup_hash(only, func))
+		g->in_graph_func++;
+	return g->in_graph_func > 0;
+}
+
 static bool graph_entry(struct ftrace_graph_ent *trace)
 {
 	unsigned long irq = read_flags();
 	struct rb_reserve r;
 	struct ftrace_graph_ent_entry *e;
 
+	struct fgraph_task *g = current->fgraph;
+	bool record;
+
 	if (!READ_ONCE(global_trace.tracing_on) || !trace_pid_wanted())
 		return false;
 	if (!trace_option(TRACE_OPT_GRAPH_IRQS) && (this_cpu()->irq_depth || this_cpu()->nmi_depth))
 		return false; /* funcgraph-irqs off: interrupts are not traced */
+	if (!graph_filter_entry(g, trace->func, &record))
+		return false;
+	if (!record)
+		return true; /* a set_graph_notrace function: its return is hooked, never shown */
 	if (tracing_thresh)
 		return true; /* hook the return; only it is recorded, if long enough */
 	e = trace_reserve(&r, TRACE_GRAPH_ENT, sizeof(*e), irq, 0);
@@ -48,6 +82,14 @@ static void graph_return(struct ftrace_graph_ret *trace)
 	struct rb_reserve r;
 	struct ftrace_graph_ret_entry *e;
 
+	struct fgraph_task *g = current->fgraph;
+
+	if (ftrace_lookup_hash(READ_ONCE(graph_notrace_hash), trace->func) && g->in_notrace) {
+		g->in_notrace--;
+		return;
+	}
+	if (ftrace_lookup_hash(READ_ONCE(graph_hash), trace->func) && g->in_graph_func)
+		g->in_graph_func--;
 	if (!READ_ONCE(global_trace.tracing_on))
 		return;
 	if (tracing_thresh && tsc_to_ns(trace->rettime - trace->calltime) < tracing_thresh)
@@ -301,6 +343,82 @@ static int thresh_write(struct fnode *f, const char *buf, size_t len, unsigned i
 	return err;
 }
 
+/* set_graph_function / set_graph_notrace: set_ftrace_filter's syntax, applied to a graph set. */
+static void graph_set_show(struct seq_file *m, struct ftrace_hash *h, const char *empty)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+
+	if (ftrace_hash_empty(h)) {
+		seq_puts(m, empty);
+		return;
+	}
+	do_for_each_ftrace_rec(pg, rec) {
+		if (ftrace_lookup_hash(h, rec->ip))
+			seq_printf(m, "%ps\n", (void *)rec->ip);
+	} while_for_each_ftrace_rec();
+}
+
+static void reset_counts(struct task *t, void *arg)
+{
+	if (t->fgraph) {
+		struct fgraph_task *g = t->fgraph;
+		g->in_graph_func = g->in_notrace = 0;
+	}
+}
+
+static int graph_set_write(struct ftrace_hash **slot, const char *buf, size_t len,
+			   unsigned int flags)
+{
+	char text[1024];
+	struct ftrace_hash *new, *old;
+	int err;
+
+	if (len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	new = flags & FS_TRUNC ? alloc_ftrace_hash(0) : alloc_and_copy_ftrace_hash(*slot);
+	if (!new)
+		return -ENOMEM;
+	err = ftrace_match_records(new, text);
+	if (err) {
+		free_ftrace_hash(new);
+		return err;
+	}
+	old = *slot;
+	WRITE_ONCE(*slot, new);
+	ftrace_synchronize(); /* no graph entry on another CPU still looks at the old set */
+	free_ftrace_hash(old);
+	for_each_task(reset_counts, NULL); /* counts of calls under the old set mean nothing now */
+	return 0;
+}
+
+static int graph_func_show(struct seq_file *m, struct fnode *f)
+{
+	graph_set_show(m, graph_hash, "#### all functions enabled ####\n");
+	return 0;
+}
+
+static int graph_func_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	return graph_set_write(&graph_hash, buf, len, flags);
+}
+
+static int graph_notrace_show(struct seq_file *m, struct fnode *f)
+{
+	graph_set_show(m, graph_notrace_hash, "#### no functions disabled ####\n");
+	return 0;
+}
+
+static int graph_notrace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	return graph_set_write(&graph_notrace_hash, buf, len, flags);
+}
+
+static const struct file_ops graph_func_fops = { .show = graph_func_show, .write = graph_func_write };
+static const struct file_ops graph_notrace_fops = { .show = graph_notrace_show,
+						    .write = graph_notrace_write };
 static const struct file_ops depth_fops = { .show = depth_show, .write = depth_write };
 static const struct file_ops thresh_fops = { .show = thresh_show, .write = thresh_write };
 
@@ -311,4 +429,6 @@ void trace_functions_graph_init(void)
 	register_tracer(&graph_trace);
 	fs_create(dir, "max_graph_depth", &depth_fops, NULL);
 	fs_create(dir, "tracing_thresh", &thresh_fops, NULL);
+	fs_create(dir, "set_graph_function", &graph_func_fops, NULL);
+	fs_create(dir, "set_graph_notrace", &graph_notrace_fops, NULL);
 }

@@ -30,6 +30,7 @@ def reset(console):
 def graph(console, filt=FS_FUNCS, seconds=1):
     console.run("echo '%s' > set_ftrace_filter" % filt)
     assert console.run("echo function_graph > current_tracer") == ""
+    console.run("echo > trace")                                  # only what this run records
     pid = int(re.match(r"^\[(\d+)\]", console.run("run fs 1 %d" % seconds)).group(1))
     console.run("selftest timer_ticks")
     console.run("echo 0 > tracing_on")
@@ -174,3 +175,26 @@ def test_graph_header_with_proc(console):
                             "# |     |    |           |   |                     |   |   |   |"]
     finally:
         console.run("echo nofuncgraph-proc > trace_options")
+
+
+def test_set_graph_function_and_notrace(console):
+    assert console.run("cat set_graph_function") == "#### all functions enabled ####"
+    assert console.run("cat set_graph_notrace") == "#### no functions disabled ####"
+    try:
+        assert console.run("echo vfs_open > set_graph_function") == ""
+        assert console.run("cat set_graph_function") == "vfs_open"
+        body = graph(console)
+        funcs = {m.group("func") for m in (re.match(ENTRY, l) or re.match(LEAF, l) for l in body) if m}
+        assert "vfs_open" in funcs and "path_lookup" in funcs          # it, and what it calls
+        assert not funcs & {"vfs_read", "vfs_close", "fs_iteration"}    # nothing else
+        console.run("echo > set_graph_function")
+        assert console.run("echo path_lookup > set_graph_notrace") == ""
+        body = graph(console)
+        funcs = {m.group("func") for m in (re.match(ENTRY, l) or re.match(LEAF, l) for l in body) if m}
+        assert "vfs_open" in funcs and "vfs_read" in funcs
+        assert not funcs & {"path_lookup", "dentry_lookup", "inode_permission"}  # it and its children
+        assert console.run("echo nosuch > set_graph_notrace") == EINVAL
+        assert console.run("cat set_graph_notrace") == "path_lookup"
+    finally:
+        console.run("echo > set_graph_function")
+        console.run("echo > set_graph_notrace")
