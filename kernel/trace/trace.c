@@ -31,6 +31,8 @@ static const char *const option_names[NR_TRACE_OPTS] = {
 	[TRACE_OPT_GRAPH_DURATION] = "funcgraph-duration",
 	[TRACE_OPT_GRAPH_IRQS] = "funcgraph-irqs",
 	[TRACE_OPT_GRAPH_TAIL] = "funcgraph-tail",
+	[TRACE_OPT_GRAPH_RETVAL] = "funcgraph-retval",
+	[TRACE_OPT_GRAPH_ABSTIME] = "funcgraph-abstime",
 };
 static struct tracer *trace_types;
 static DEFINE_SPINLOCK(trace_lock);

@@ -124,10 +124,12 @@ static void print_graph_headers(struct seq_file *m)
 	/* Columns come and go with the options, as Linux builds its header. */
 	bool proc = trace_option(TRACE_OPT_GRAPH_PROC), dur = trace_option(TRACE_OPT_GRAPH_DURATION);
 
-	seq_printf(m, "# CPU%s%s               FUNCTION CALLS\n", proc ? "  TASK/PID       " : "",
-		   dur ? "  DURATION   " : "");
-	seq_printf(m, "# |  %s%s               |   |   |   |\n", proc ? "   |    |        " : "",
-		   dur ? "   |   |      " : "");
+	bool abs = trace_option(TRACE_OPT_GRAPH_ABSTIME);
+
+	seq_printf(m, "#%s CPU%s%s               FUNCTION CALLS\n", abs ? "     TIME       " : "",
+		   proc ? "  TASK/PID       " : "", dur ? "  DURATION   " : "");
+	seq_printf(m, "#%s |  %s%s               |   |   |   |\n", abs ? "      |         " : "",
+		   proc ? "   |    |        " : "", dur ? "   |   |      " : "");
 }
 
 static char trace_find_mark(u64 ns)
@@ -200,6 +202,19 @@ static void print_graph_prologue(struct seq_file *m, struct trace_iterator *it)
 	}
 }
 
+/* funcgraph-retval: the value in rax at the return; an error code (-4095..-1) in decimal. */
+static void print_retval(struct seq_file *m, unsigned long retval, bool leaf, unsigned long func)
+{
+	long err = (long)retval >= -4095 && (long)retval < 0 ? (long)retval : 0;
+
+	if (leaf)
+		seq_printf(m, err ? "%ps(); /* = %ld */\n" : "%ps(); /* = 0x%lx */\n", (void *)func,
+			   err ? err : (long)retval);
+	else
+		seq_printf(m, err ? "} /* %ps = %ld */\n" : "} /* %ps = 0x%lx */\n", (void *)func,
+			   err ? err : (long)retval);
+}
+
 static void indent(struct seq_file *m, int depth)
 {
 	for (int i = 0; i < depth * TRACE_GRAPH_INDENT; i++)
@@ -209,6 +224,8 @@ static void indent(struct seq_file *m, int depth)
 /* " 1) " and, with funcgraph-proc, the task: the start of every graph line. */
 static void print_graph_cpu_proc(struct seq_file *m, struct trace_iterator *it)
 {
+	if (trace_option(TRACE_OPT_GRAPH_ABSTIME))
+		seq_printf(m, "%5llu.%06llu |  ", it->ts / 1000000000ULL, (it->ts / 1000) % 1000000);
 	seq_printf(m, " %d) ", it->cpu);
 	if (trace_option(TRACE_OPT_GRAPH_PROC)) {
 		print_graph_proc(m, it->ent->pid);
@@ -234,7 +251,10 @@ static bool print_graph_entry(struct seq_file *m, struct trace_iterator *it)
 	    r->depth == e->depth) {
 		print_graph_time(m, tsc_to_ns(r->rettime - r->calltime));
 		indent(m, e->depth);
-		seq_printf(m, "%ps();\n", (void *)e->func);
+		if (trace_option(TRACE_OPT_GRAPH_RETVAL))
+			print_retval(m, r->retval, true, e->func);
+		else
+			seq_printf(m, "%ps();\n", (void *)e->func);
 		it->skip_next = true;
 		graph_cpu[it->cpu].enter_funcs[d] = 0;
 		return true;
@@ -257,7 +277,9 @@ static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
 	print_graph_time(m, tsc_to_ns(r->rettime - r->calltime));
 	indent(m, r->depth);
 	/* No entry printed for it (lost, or before the trace began), or funcgraph-tail: name it. */
-	if (matched && !trace_option(TRACE_OPT_GRAPH_TAIL))
+	if (trace_option(TRACE_OPT_GRAPH_RETVAL))
+		print_retval(m, r->retval, false, r->func);
+	else if (matched && !trace_option(TRACE_OPT_GRAPH_TAIL))
 		seq_puts(m, "}\n");
 	else
 		seq_printf(m, "} /* %ps */\n", (void *)r->func);
