@@ -197,6 +197,25 @@ static int trace_write(struct fnode *f, const char *buf, size_t len, unsigned in
 
 /* --- trace_pipe: consume, print, wait for more ------------------------------------------ */
 
+/*
+ * trace_pipe's look-ahead: a copy of the next event on this CPU, if it is already there and was
+ * not overwritten while we copied it (function_graph prints a leaf as one line).
+ */
+static void pipe_peek_next(struct ring_buffer_per_cpu *cb, struct rb_iter *reader,
+			   struct trace_iterator *it, u8 *buf, u32 size)
+{
+	struct rb_iter ahead = *reader;
+	u64 ts;
+	void *d = rb_iter_peek(&ahead, &it->next_len, &ts);
+
+	it->next = NULL;
+	if (!d)
+		return;
+	memcpy(buf, d, MIN(it->next_len, size));
+	if (page_seq(&cb->pages[ahead.page]) == ahead.seq)
+		it->next = (struct trace_entry *)buf;
+}
+
 static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_buffer *b = &global_trace.buffer;
@@ -205,7 +224,7 @@ static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 	union {
 		struct trace_entry ent;
 		u8 bytes[256];
-	} ev;
+	} ev, next;
 
 	for (int c = 0; c < NR_CPUS; c++)
 		seen_overrun[c] = b->cpu[c].overrun;
@@ -224,9 +243,13 @@ static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 					   b->cpu[c].overrun - seen_overrun[c]);
 				seen_overrun[c] = b->cpu[c].overrun;
 			}
+			pipe_peek_next(&b->cpu[c], &its[c], &it, next.bytes, sizeof(next.bytes));
 			if (!global_trace.current_trace->print_line ||
 			    !global_trace.current_trace->print_line(m, &it))
 				trace_print_default(m, &it);
+			if (it.skip_next) /* printed with this one (a graph leaf): take it out too */
+				ring_buffer_consume(&b->cpu[c], &its[c], next.bytes, sizeof(next.bytes),
+						    &len, &it.ts);
 			any = true;
 		}
 		if (!any) {

@@ -223,3 +223,13 @@ def test_retval_and_abstime_options(console):
     finally:
         for opt in ("nofuncgraph-retval", "nofuncgraph-abstime"):
             console.run("echo %s > trace_options" % opt)
+
+
+def test_trace_pipe_prints_graph_leaves_on_one_line(console):
+    console.run("echo 'vfs_open path_lookup dentry_lookup' > set_ftrace_filter")
+    console.run("echo function_graph > current_tracer")
+    console.run("run fs 1 1")
+    console.send(b"cat trace_pipe\r")
+    console.wait_for(r" 1\) +[\d.]+ us +\|      dentry_lookup\(\);", timeout=60)
+    console.send(b"\x03")
+    console.wait_for_prompt(timeout=60)
