@@ -126,6 +126,31 @@ void fs_path(const struct fnode *n, char *buf, size_t size)
 	}
 }
 
+int fs_write_text(char *dst, size_t size, const char *buf, size_t len)
+{
+	char *start;
+
+	if (len >= size)
+		return -EINVAL;
+	memcpy(dst, buf, len);
+	dst[len] = '\0';
+	start = strim(dst);
+	memmove(dst, start, strlen(start) + 1);
+	return 0;
+}
+
+int fs_write_ulong(const char *buf, size_t len, unsigned long lo, unsigned long hi,
+		   unsigned long *out)
+{
+	char text[24];
+	unsigned long v;
+
+	if (fs_write_text(text, sizeof(text), buf, len) || kstrtoul(text, 10, &v) || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 int fs_read(struct fnode *f, struct seq_file *m)
 {
 	if (f->is_dir)

@@ -58,6 +58,12 @@ int fs_resolve(struct fnode *cwd, const char *path, struct fnode **out);
 /* Writes the absolute path of n into buf. */
 void fs_path(const struct fnode *n, char *buf, size_t size);
 
+/* Helpers for write handlers. The bytes of one write as a trimmed C string (too long for dst is
+ * an error, never a silent cut); one decimal number in [lo, hi] (a trailing newline allowed). */
+int fs_write_text(char *dst, size_t size, const char *buf, size_t len);
+int fs_write_ulong(const char *buf, size_t len, unsigned long lo, unsigned long hi,
+		   unsigned long *out);
+
 int fs_read(struct fnode *f, struct seq_file *m);
 int fs_write(struct fnode *f, const char *buf, size_t len, unsigned int flags);
 

@@ -117,6 +117,8 @@ int ftrace_probe_check(const char *tok);
 int ftrace_probe_command(char *tok);
 struct seq_file;
 void ftrace_probes_show(struct seq_file *m);
+/* A set's functions one a line in address order, or `empty` (Linux's "#### ... ####" line). */
+void ftrace_hash_show(struct seq_file *m, const struct ftrace_hash *hash, const char *empty);
 
 /* The ops whose sets are set_ftrace_filter / set_ftrace_notrace (the function tracer's). */
 extern struct ftrace_ops global_ops;

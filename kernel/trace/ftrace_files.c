@@ -43,7 +43,7 @@ static int enabled_show(struct seq_file *m, struct fnode *f)
 }
 
 /* Lists a set in address order, or Linux's line for an empty one. */
-static void show_hash(struct seq_file *m, const struct ftrace_hash *hash, const char *empty)
+void ftrace_hash_show(struct seq_file *m, const struct ftrace_hash *hash, const char *empty)
 {
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
@@ -60,7 +60,7 @@ static void show_hash(struct seq_file *m, const struct ftrace_hash *hash, const 
 
 static int filter_show(struct seq_file *m, struct fnode *f)
 {
-	show_hash(m, global_ops.local_hash.filter_hash, "#### all functions enabled ####\n");
+	ftrace_hash_show(m, global_ops.local_hash.filter_hash, "#### all functions enabled ####\n");
 	ftrace_probes_show(m);
 	return 0;
 }
@@ -103,24 +103,14 @@ static int filter_write_mixed(char *text, unsigned int flags)
 
 static int notrace_show(struct seq_file *m, struct fnode *f)
 {
-	show_hash(m, global_ops.local_hash.notrace_hash, "#### no functions disabled ####\n");
-	return 0;
-}
-
-/* The bytes of one write as a C string; too long for any filter is an error, not a cut. */
-static int copy_write(char *dst, size_t size, const char *buf, size_t len)
-{
-	if (len >= size)
-		return -EINVAL;
-	memcpy(dst, buf, len);
-	dst[len] = '\0';
+	ftrace_hash_show(m, global_ops.local_hash.notrace_hash, "#### no functions disabled ####\n");
 	return 0;
 }
 
 static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	char text[1024];
-	int err = copy_write(text, sizeof(text), buf, len);
+	int err = fs_write_text(text, sizeof(text), buf, len);
 
 	if (err)
 		return err;
@@ -132,7 +122,7 @@ static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned i
 static int notrace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	char text[1024];
-	int err = copy_write(text, sizeof(text), buf, len);
+	int err = fs_write_text(text, sizeof(text), buf, len);
 
 	if (err)
 		return err;
@@ -149,10 +139,9 @@ static int enabled_sysctl_show(struct seq_file *m, struct fnode *f)
 
 static int enabled_sysctl_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[32];
 	unsigned long v;
 
-	if (copy_write(text, sizeof(text), buf, len) || kstrtoul(text, 10, &v) || v > 1)
+	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
 	return ftrace_set_enabled(v);
 }
@@ -171,10 +160,10 @@ static int patch_method_write(struct fnode *f, const char *buf, size_t len, unsi
 {
 	char text[32];
 
-	if (copy_write(text, sizeof(text), buf, len))
+	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
 	for (int i = 0; i < NR_PATCH_METHODS; i++) {
-		if (!strcmp(strim(text), patch_method_names[i])) {
+		if (!strcmp(text, patch_method_names[i])) {
 			ftrace_set_patch_method(i);
 			return 0;
 		}

@@ -131,15 +131,10 @@ static int profile_enabled_show(struct seq_file *m, struct fnode *f)
 /* 1: reset the numbers and start; 0: stop (the numbers stay, to be read). */
 static int profile_enabled_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[8];
 	unsigned long v;
 	int err = 0;
 
-	if (len >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, buf, len);
-	text[len] = '\0';
-	if (kstrtoul(strim(text), 10, &v) || v > 1)
+	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
 	if (v && !profiling) {
 		if (!stats)

@@ -87,14 +87,9 @@ static int func_hits_show(struct seq_file *m, struct fnode *f)
 static int func_hits_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	bool on = func_hits_ops.flags & FTRACE_OPS_FL_ENABLED;
-	char text[8];
 	unsigned long v;
 
-	if (len >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, buf, len);
-	text[len] = '\0';
-	if (kstrtoul(text, 10, &v) || v > 1)
+	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
 	if (!hits) {
 		u64 *h = kzalloc(NR_CPUS * ftrace_nr_records() * sizeof(*hits) + 1);

@@ -96,6 +96,23 @@ void trace_record_stack(unsigned long ip)
 
 /* --- trace: every CPU's events, oldest first -------------------------------------------- */
 
+/* The oldest event across the CPUs' iterators (only_cpu >= 0: that CPU only); false at the end. */
+static bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *it)
+{
+	*it = (struct trace_iterator){ .cpu = -1 };
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		u32 len;
+		u64 ts;
+		void *d = only_cpu < 0 || only_cpu == cpu ? rb_iter_peek(&its[cpu], &len, &ts) : NULL;
+		if (d && (it->cpu < 0 || ts < it->ts))
+			*it = (struct trace_iterator){ .cpu = cpu, .ts = ts, .ent = d, .len = len };
+	}
+	if (it->cpu < 0)
+		return false;
+	it->ts = tsc_to_ktime(it->ts);
+	return true;
+}
+
 static int trace_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_buffer *b = &global_trace.buffer;
@@ -116,17 +133,9 @@ static int trace_show(struct seq_file *m, struct fnode *f)
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
 	for (;;) {
-		struct trace_iterator it = { .cpu = -1 };
-		for (cpu = 0; cpu < NR_CPUS; cpu++) {
-			u32 len;
-			u64 ts;
-			void *d = rb_iter_peek(&its[cpu], &len, &ts);
-			if (d && (it.cpu < 0 || ts < it.ts))
-				it = (struct trace_iterator){ .cpu = cpu, .ts = ts, .ent = d, .len = len };
-		}
-		if (it.cpu < 0 || shell_interrupted())
+		struct trace_iterator it;
+		if (!trace_next_event(its, -1, &it) || shell_interrupted())
 			break;
-		it.ts = tsc_to_ktime(it.ts);
 		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
 		struct rb_iter ahead = its[it.cpu];
 		u64 ts2;
@@ -148,22 +157,11 @@ static void print_events(struct seq_file *m, int only_cpu)
 {
 	struct trace_buffer *b = &global_trace.buffer;
 	struct rb_iter its[NR_CPUS];
-	int cpu;
+	struct trace_iterator it;
 
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
-	for (;;) {
-		struct trace_iterator it = { .cpu = -1 };
-		for (cpu = 0; cpu < NR_CPUS; cpu++) {
-			u32 len;
-			u64 ts;
-			void *d = (only_cpu < 0 || only_cpu == cpu) ? rb_iter_peek(&its[cpu], &len, &ts) : NULL;
-			if (d && (it.cpu < 0 || ts < it.ts))
-				it = (struct trace_iterator){ .cpu = cpu, .ts = ts, .ent = d, .len = len };
-		}
-		if (it.cpu < 0)
-			break;
-		it.ts = tsc_to_ktime(it.ts);
+	while (trace_next_event(its, only_cpu, &it)) {
 		trace_print_default(m, &it);
 		rb_iter_advance(&its[it.cpu]);
 	}
@@ -262,16 +260,6 @@ static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 
 /* --- small files ------------------------------------------------------------------------- */
 
-static int copy_text(char *dst, size_t size, const char *buf, size_t len)
-{
-	if (len >= size)
-		return -EINVAL;
-	memcpy(dst, buf, len);
-	dst[len] = '\0';
-	strim(dst);
-	return 0;
-}
-
 static int tracing_on_show(struct seq_file *m, struct fnode *f)
 {
 	seq_printf(m, "%d\n", global_trace.tracing_on);
@@ -280,12 +268,12 @@ static int tracing_on_show(struct seq_file *m, struct fnode *f)
 
 static int tracing_on_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[16];
 	unsigned long v;
 
-	if (copy_text(text, sizeof(text), buf, len) || kstrtoul(text, 10, &v))
+	/* Linux takes any number: non-zero is on */
+	if (fs_write_ulong(buf, len, 0, ~0UL, &v))
 		return -EINVAL;
-	WRITE_ONCE(global_trace.tracing_on, v != 0); /* Linux takes any number: non-zero is on */
+	WRITE_ONCE(global_trace.tracing_on, v != 0);
 	return 0;
 }
 
@@ -306,7 +294,7 @@ static int current_tracer_write(struct fnode *f, const char *buf, size_t len, un
 {
 	char name[32];
 
-	if (copy_text(name, sizeof(name), buf, len))
+	if (fs_write_text(name, sizeof(name), buf, len))
 		return -EINVAL;
 	return tracing_set_tracer(name);
 }
@@ -343,12 +331,10 @@ static int buffer_size_show(struct seq_file *m, struct fnode *f)
 
 static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[16];
 	unsigned long kb;
 	struct trace_buffer fresh;
 
-	if (copy_text(text, sizeof(text), buf, len) || kstrtoul(text, 10, &kb) || kb < 8 ||
-	    kb > 16384)
+	if (fs_write_ulong(buf, len, 8, 16384, &kb))
 		return -EINVAL;
 	if (ring_buffer_alloc(&fresh, kb))
 		return -ENOMEM;
@@ -396,7 +382,7 @@ static int options_write(struct fnode *f, const char *buf, size_t len, unsigned 
 	char text[48], *name = text;
 	bool on = true;
 
-	if (copy_text(text, sizeof(text), buf, len))
+	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
 	if (!strncmp(name, "no", 2) && strcmp(name, "no")) {
 		bool known = false;
@@ -430,7 +416,7 @@ static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int 
 	char text[256], *p = text, *tok;
 	int pids[ARRAY_SIZE(global_trace.pids)], n = 0;
 
-	if (copy_text(text, sizeof(text), buf, len))
+	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
 	if (flags & FS_APPEND) {
 		n = global_trace.nr_pids;

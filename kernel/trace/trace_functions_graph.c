@@ -322,19 +322,6 @@ static int ulong_file_show(struct seq_file *m, unsigned long v)
 	return 0;
 }
 
-static int parse_ulong(const char *buf, size_t len, unsigned long max, unsigned long *out)
-{
-	char text[24];
-
-	if (len >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, buf, len);
-	text[len] = '\0';
-	if (kstrtoul(strim(text), 10, out) || *out > max)
-		return -EINVAL;
-	return 0;
-}
-
 static int depth_show(struct seq_file *m, struct fnode *f)
 {
 	return ulong_file_show(m, fgraph_max_depth);
@@ -343,7 +330,7 @@ static int depth_show(struct seq_file *m, struct fnode *f)
 static int depth_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	unsigned long v;
-	int err = parse_ulong(buf, len, FTRACE_RETFUNC_DEPTH, &v);
+	int err = fs_write_ulong(buf, len, 0, FTRACE_RETFUNC_DEPTH, &v);
 
 	if (!err)
 		WRITE_ONCE(fgraph_max_depth, v);
@@ -358,7 +345,7 @@ static int thresh_show(struct seq_file *m, struct fnode *f)
 static int thresh_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	unsigned long v;
-	int err = parse_ulong(buf, len, 10000000UL, &v);
+	int err = fs_write_ulong(buf, len, 0, 10000000UL, &v);
 
 	if (!err)
 		WRITE_ONCE(tracing_thresh, v * 1000);
@@ -366,21 +353,6 @@ static int thresh_write(struct fnode *f, const char *buf, size_t len, unsigned i
 }
 
 /* set_graph_function / set_graph_notrace: set_ftrace_filter's syntax, applied to a graph set. */
-static void graph_set_show(struct seq_file *m, struct ftrace_hash *h, const char *empty)
-{
-	struct ftrace_page *pg;
-	struct dyn_ftrace *rec;
-
-	if (ftrace_hash_empty(h)) {
-		seq_puts(m, empty);
-		return;
-	}
-	do_for_each_ftrace_rec(pg, rec) {
-		if (ftrace_lookup_hash(h, rec->ip))
-			seq_printf(m, "%ps\n", (void *)rec->ip);
-	} while_for_each_ftrace_rec();
-}
-
 static void reset_counts(struct task *t, void *arg)
 {
 	if (t->fgraph) {
@@ -418,7 +390,7 @@ static int graph_set_write(struct ftrace_hash **slot, const char *buf, size_t le
 
 static int graph_func_show(struct seq_file *m, struct fnode *f)
 {
-	graph_set_show(m, graph_hash, "#### all functions enabled ####\n");
+	ftrace_hash_show(m, graph_hash, "#### all functions enabled ####\n");
 	return 0;
 }
 
@@ -429,7 +401,7 @@ static int graph_func_write(struct fnode *f, const char *buf, size_t len, unsign
 
 static int graph_notrace_show(struct seq_file *m, struct fnode *f)
 {
-	graph_set_show(m, graph_notrace_hash, "#### no functions disabled ####\n");
+	ftrace_hash_show(m, graph_notrace_hash, "#### no functions disabled ####\n");
 	return 0;
 }
 

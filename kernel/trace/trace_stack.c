@@ -97,14 +97,9 @@ static int max_size_show(struct seq_file *m, struct fnode *f)
 
 static int max_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[24];
 	unsigned long v, irq;
 
-	if (len >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, buf, len);
-	text[len] = '\0';
-	if (kstrtoul(strim(text), 10, &v))
+	if (fs_write_ulong(buf, len, 0, ~0UL, &v))
 		return -EINVAL;
 	irq = spin_lock_irqsave(&stack_lock);
 	stack_trace_max_size = max_raw = v;
@@ -142,15 +137,10 @@ static int stack_enabled_show(struct seq_file *m, struct fnode *f)
 
 static int stack_enabled_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[8];
 	unsigned long v;
 	int err = 0;
 
-	if (len >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, buf, len);
-	text[len] = '\0';
-	if (kstrtoul(strim(text), 10, &v) || v > 1)
+	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
 	if (v && !stack_tracer_enabled)
 		err = register_ftrace_function(&trace_stack_ops);
