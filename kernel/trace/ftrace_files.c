@@ -107,7 +107,8 @@ static int notrace_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+/* Both set files: the text of the write, refused once ftrace is dead (Linux: No such device). */
+static int set_write(const char *buf, size_t len, unsigned int flags, bool to_notrace)
 {
 	char text[1024];
 	int err = fs_write_text(text, sizeof(text), buf, len);
@@ -116,19 +117,18 @@ static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned i
 		return err;
 	if (ftrace_disabled)
 		return -ENODEV;
-	return filter_write_mixed(text, flags);
+	return to_notrace ? ftrace_set_notrace(&global_ops, text, flags & FS_TRUNC) :
+			 filter_write_mixed(text, flags);
+}
+
+static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	return set_write(buf, len, flags, false);
 }
 
 static int notrace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[1024];
-	int err = fs_write_text(text, sizeof(text), buf, len);
-
-	if (err)
-		return err;
-	if (ftrace_disabled)
-		return -ENODEV;
-	return ftrace_set_notrace(&global_ops, text, flags & FS_TRUNC);
+	return set_write(buf, len, flags, true);
 }
 
 static int enabled_sysctl_show(struct seq_file *m, struct fnode *f)
