@@ -98,6 +98,8 @@ void schedule(void)
 
 	if (next != prev) {
 		next->switches++;
+		if (next->pid)
+			trace_save_cmdline(next->pid, next->comm); /* as Linux: names stay fresh */
 		c->curr = next;
 		prev = switch_to(prev, next);
 		/* Now on next's stack. prev may have exited: its stack can go once we are off it. */

@@ -193,6 +193,7 @@ ftrace_regs_caller_end:
 ; to go back to (recording the return on the way), and go there.
 global return_to_handler
 extern ftrace_return_to_handler
+align 16                                ; its own address: not shared with ftrace_regs_caller_end
 return_to_handler:
 	push rax
 	push rdx                        ; rsp is back to 16-byte alignment for the call

@@ -144,8 +144,8 @@ void do_irq(struct pt_regs *regs)
 		irq_handlers[v](regs);
 	else
 		pr_warn("irq: unexpected vector %d\n", v);
+	lapic_eoi(); /* still in interrupt context: traced as such */
 	c->irq_depth--;
-	lapic_eoi();
 	/* Back to the interrupted code: if a tick or a wake-up asked for it, another task runs. */
 	preempt_schedule_irq();
 }

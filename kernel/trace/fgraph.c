@@ -62,13 +62,15 @@ static void ftrace_graph_func(unsigned long ip, unsigned long parent_ip, struct 
 	} else {
 		struct ftrace_graph_ent ent = { .func = ip, .depth = g->curr_ret_stack };
 		if (gops->entryfunc(&ent)) {
-			struct ftrace_ret_stack *rs = &g->ret_stack[g->curr_ret_stack];
+			/* Claim the slot first: an interrupt arriving now pushes above it, not onto it. */
+			int idx = g->curr_ret_stack++;
+			struct ftrace_ret_stack *rs = &g->ret_stack[idx];
+			barrier();
 			rs->ret = parent_ip;
 			rs->func = ip;
 			rs->calltime = rdtsc(); /* raw: converted only when printed */
 			rs->retp = slot;
 			barrier(); /* the entry is complete before return_to_handler can need it */
-			g->curr_ret_stack++;
 			*slot = (unsigned long)return_to_handler;
 		}
 	}
@@ -120,8 +122,13 @@ int register_ftrace_graph(struct fgraph_ops *gops)
 		return -EBUSY; /* one user at a time: the function_graph tracer or the profiler */
 	fgraph_ever_on = true;
 	for_each_task(init_one, NULL);
+	int err;
+
 	WRITE_ONCE(graph_ops, gops);
-	return register_ftrace_function(&graph_ftrace_ops);
+	err = register_ftrace_function(&graph_ftrace_ops);
+	if (err)
+		WRITE_ONCE(graph_ops, NULL); /* or every later attempt would be EBUSY */
+	return err;
 }
 
 void unregister_ftrace_graph(void)

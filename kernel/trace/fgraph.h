@@ -13,13 +13,12 @@ struct ftrace_ret_stack {
 	unsigned long ret;  /* the real return address */
 	unsigned long func; /* the function called */
 	u64 calltime;
-	unsigned long *retp; /* the stack slot we changed: a check that we unwind what we wound */
+	unsigned long *retp; /* the stack slot we changed (kept for an unwinder; not read yet) */
 };
 
 /* Hung off struct task (its fgraph field). */
 struct fgraph_task {
 	int curr_ret_stack;    /* entries in use */
-	int depth;             /* depth of the last recorded entry (for filtered graphs) */
 	unsigned long overrun; /* calls not hooked because the stack was full */
 	int in_graph_func;     /* set_graph_function: calls of listed functions now running */
 	int in_notrace;        /* set_graph_notrace: calls of listed functions now running */

@@ -54,6 +54,11 @@ static void probe_run(struct ftrace_probe *p, unsigned long ip)
 		if (READ_ONCE(global_trace.tracing_on) != (p->cmd == PROBE_TRACEON) && probe_take(p))
 			WRITE_ONCE(global_trace.tracing_on, p->cmd == PROBE_TRACEON);
 		return;
+	case PROBE_STACKTRACE:
+		/* As Linux: with tracing off there is nowhere to record, and no count is spent. */
+		if (!READ_ONCE(global_trace.tracing_on) || !probe_take(p))
+			return;
+		break;
 	default:
 		if (!probe_take(p))
 			return;
@@ -76,11 +81,14 @@ static void probe_run(struct ftrace_probe *p, unsigned long ip)
 static void probe_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
 		       struct pt_regs *regs)
 {
-	struct probe_set *set = READ_ONCE(probes);
 	int bit = ftrace_test_recursion_trylock();
+	struct probe_set *set;
 
 	if (bit < 0)
 		return;
+	/* Read the set only once our bit is up: ftrace_synchronize() waits for it before a free. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	set = READ_ONCE(probes);
 	for (int i = 0; set && i < set->nr; i++)
 		if (set->p[i].ip == ip)
 			probe_run(&set->p[i], ip);
@@ -122,10 +130,7 @@ static struct probe_set *set_alloc(int nr)
 	return s;
 }
 
-/*
- * Splits "[!]func:cmd[:count]" (in place) and finds the functions; 0 or -EINVAL. check_only:
- * validate, change nothing (a write checks every command before it applies any).
- */
+/* Splits "[!]func:cmd[:count]" (in place) and finds the functions it names; 0 or -EINVAL. */
 static int probe_parse(char *tok, bool *remove, int *cmd_out, long *count, struct ftrace_hash *hits)
 {
 	char *func = tok + (tok[0] == '!'), *cmd = strchr(func, ':'), *param;

@@ -10,6 +10,7 @@
 #include "kernel/trace/fgraph.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace.h"
+#include "arch/x86/cpu.h"
 #include "kernel/mm.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -36,8 +37,12 @@ static bool profile_entry(struct ftrace_graph_ent *ent)
 {
 	struct func_stat *s = stat_of(smp_processor_id(), ent->func);
 
-	if (s)
+	if (s) {
+		/* An interrupt on this CPU may profile a call too: keep it out of the update. */
+		unsigned long flags = local_irq_save();
 		s->hits++;
+		local_irq_restore(flags);
+	}
 	return s != NULL;
 }
 
@@ -47,8 +52,10 @@ static void profile_return(struct ftrace_graph_ret *ret)
 	u64 ns = tsc_to_ns(ret->rettime - ret->calltime);
 
 	if (s) {
+		unsigned long flags = local_irq_save();
 		s->time += ns;
 		s->time_sq += ns * ns;
+		local_irq_restore(flags);
 	}
 }
 
@@ -115,7 +122,7 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 		seq_puts(m, "    ");
 		print_duration(m, avg);
 		seq_puts(m, "    ");
-		print_duration(m, var);
+		print_duration(m, var / 1000); /* Linux prints the variance scaled to us^2 this way */
 		seq_putc(m, '\n');
 	}
 	kfree(lines);

@@ -44,6 +44,7 @@ static void reset_cpu(struct ring_buffer_per_cpu *cb)
 	cb->tail_page = cb->pages[0].page;
 	cb->entries = cb->overrun = cb->read = cb->dropped = 0;
 	cb->reader_off = 0;
+	cb->reader_page = -1;
 	cb->last_ts = 0;
 }
 
@@ -92,6 +93,12 @@ void ring_buffer_record_on(struct trace_buffer *b)
 		__atomic_sub_fetch(&b->cpu[c].record_disabled, 1, __ATOMIC_SEQ_CST);
 }
 
+/* Empties one CPU's pages; its writer must be held off (ring_buffer_record_off). */
+void ring_buffer_reset_cpu(struct trace_buffer *b, int cpu)
+{
+	reset_cpu(&b->cpu[cpu]);
+}
+
 void ring_buffer_reset(struct trace_buffer *b)
 {
 	ring_buffer_record_off(b);
@@ -113,9 +120,9 @@ static void rb_move_tail(struct ring_buffer_per_cpu *cb, u64 ts)
 	u64 old;
 
 	/* The reader may move the head too (it finished a page): whoever moves it first wins. */
-	if (head == next && __atomic_compare_exchange_n(&cb->head, &head, (head + 1) % cb->nr_pages,
-							  false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		cb->reader_off = 0;
+	if (head == next)
+		__atomic_compare_exchange_n(&cb->head, &head, (head + 1) % cb->nr_pages, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	/* Recycle: new seq, read count back to zero; what was written and not read is lost. */
 	old = __atomic_exchange_n(&bp->seq_read, (u64)(page_seq(bp) + 1) << 32, __ATOMIC_SEQ_CST);
 	cb->overrun += bp->entries - (u32)old;
@@ -201,7 +208,7 @@ void rb_iter_start(struct rb_iter *it, struct ring_buffer_per_cpu *cb)
 		return;
 	iter_page(it, cb->head);
 	/* Skip what trace_pipe already consumed, keeping the running timestamp right. */
-	while (it->off < cb->reader_off && rb_iter_peek(it, &len, &ts))
+	while (cb->reader_page == it->page && it->off < cb->reader_off && rb_iter_peek(it, &len, &ts))
 		rb_iter_advance(it);
 }
 
@@ -212,10 +219,8 @@ void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts)
 		u64 commit = __atomic_load_n(&dp->commit, __ATOMIC_ACQUIRE);
 
 		if (it->off >= commit) {
-			if (it->page == it->cb->tail) {
-				it->done = true;
-				break;
-			}
+			if (it->page == it->cb->tail)
+				break; /* the newest event so far: look again next time */
 			iter_page(it, (it->page + 1) % it->cb->nr_pages);
 			continue;
 		}
@@ -271,6 +276,7 @@ bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, voi
 			/* We left the old head page behind: the writer may reuse it. */
 			__atomic_compare_exchange_n(&cb->head, &head, it->page, false, __ATOMIC_SEQ_CST,
 						    __ATOMIC_SEQ_CST);
+		cb->reader_page = it->page;
 		cb->reader_off = it->off;
 		__atomic_add_fetch(&cb->read, 1, __ATOMIC_RELAXED);
 		return true;
@@ -284,7 +290,7 @@ u64 ring_buffer_entries(struct trace_buffer *b, u64 *written)
 
 	for (int c = 0; c < NR_CPUS; c++) {
 		struct ring_buffer_per_cpu *cb = &b->cpu[c];
-		all += cb->entries;
+		all += cb->entries - cb->read;
 		in += cb->entries - cb->overrun - cb->read;
 	}
 	*written = all;

@@ -67,7 +67,8 @@ struct ring_buffer_per_cpu {
 	u64 overrun;              /* events lost when the writer overwrote the oldest page */
 	u64 dropped;              /* events refused: nested write (NMI) or recording off */
 	u64 read;                 /* events consumed by trace_pipe */
-	volatile u32 reader_off;  /* how far into the head page trace_pipe has consumed */
+	volatile u32 reader_off;  /* how far into page reader_page trace_pipe has consumed */
+	volatile int reader_page; /* (the offset only counts while that page is the head) */
 };
 
 struct trace_buffer {
@@ -87,6 +88,7 @@ struct rb_reserve {
 int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu);
 void ring_buffer_free(struct trace_buffer *b);
 void ring_buffer_reset(struct trace_buffer *b);
+void ring_buffer_reset_cpu(struct trace_buffer *b, int cpu);
 /* Stops (and waits out) or restarts writers on every CPU. */
 void ring_buffer_record_off(struct trace_buffer *b);
 void ring_buffer_record_on(struct trace_buffer *b);
@@ -157,7 +159,7 @@ struct rb_iter {
 	u32 seq;     /* that page's seq when we started reading it */
 	u32 off;     /* offset of the next event in the page's data */
 	u64 ts;      /* time of the last event read */
-	bool done;
+	bool done;   /* no pages at all; reaching the newest event is not "done": more may come */
 };
 
 void rb_iter_start(struct rb_iter *it, struct ring_buffer_per_cpu *cb);
@@ -168,6 +170,7 @@ void rb_iter_advance(struct rb_iter *it);
 bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, void *out, u32 size,
 			 u32 *len, u64 *ts);
 
+/* Events in the buffer; *written: those plus the ones overwritten (Linux's pair of numbers). */
 u64 ring_buffer_entries(struct trace_buffer *b, u64 *written);
 
 #endif

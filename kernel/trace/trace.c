@@ -153,18 +153,21 @@ static int trace_show(struct seq_file *m, struct fnode *f)
 }
 
 /* Prints events to the console directly, with no header: what dump and cpudump show. */
-static void print_events(struct seq_file *m, int only_cpu)
+static bool print_events(struct seq_file *m, int only_cpu)
 {
 	struct trace_buffer *b = &global_trace.buffer;
 	struct rb_iter its[NR_CPUS];
 	struct trace_iterator it;
+	bool any = false;
 
 	for (int cpu = 0; cpu < NR_CPUS; cpu++)
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
 	while (trace_next_event(its, only_cpu, &it)) {
 		trace_print_default(m, &it);
 		rb_iter_advance(&its[it.cpu]);
+		any = true;
 	}
+	return any;
 }
 
 void trace_dump(int only_cpu)
@@ -179,9 +182,14 @@ void trace_dump(int only_cpu)
 	WRITE_ONCE(global_trace.tracing_on, false);
 	ring_buffer_record_off(&global_trace.buffer);
 	seq_puts(&m, "Dumping ftrace buffer:\n---------------------------------\n");
-	print_events(&m, only_cpu);
+	if (!print_events(&m, only_cpu))
+		seq_puts(&m, "   (ftrace buffer empty)\n");
 	seq_puts(&m, "---------------------------------\n");
 	seq_flush(&m);
+	/* As Linux's ftrace_dump, what was printed is gone: a second dump finds nothing. */
+	for (int c = 0; c < NR_CPUS; c++)
+		if ((only_cpu < 0 || c == only_cpu) && global_trace.buffer.cpu[c].pages)
+			ring_buffer_reset_cpu(&global_trace.buffer, c);
 	ring_buffer_record_on(&global_trace.buffer);
 	__atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
 }
@@ -214,46 +222,67 @@ static void pipe_peek_next(struct ring_buffer_per_cpu *cb, struct rb_iter *reade
 		it->next = (struct trace_entry *)buf;
 }
 
+/*
+ * trace_pipe: consume and print, oldest first across CPUs, until Ctrl-C. Each CPU gets one
+ * event taken ahead (pending); the oldest pending one is printed. Static: one reader, the shell,
+ * and the events are too big for its stack.
+ */
+#define PIPE_EVENT_MAX 1200
+static struct pipe_pending {
+	bool have;
+	u64 ts, lost;
+	u32 len;
+	union {
+		struct trace_entry ent;
+		u8 bytes[PIPE_EVENT_MAX];
+	} ev;
+} pending[NR_CPUS];
+static u8 pipe_next[PIPE_EVENT_MAX];
+
 static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_buffer *b = &global_trace.buffer;
 	struct rb_iter its[NR_CPUS] = { 0 };
 	u64 seen_overrun[NR_CPUS];
-	union {
-		struct trace_entry ent;
-		u8 bytes[256];
-	} ev, next;
 
-	for (int c = 0; c < NR_CPUS; c++)
+	for (int c = 0; c < NR_CPUS; c++) {
 		seen_overrun[c] = b->cpu[c].overrun;
+		pending[c].have = false;
+	}
 	while (!shell_interrupted()) {
-		bool any = false;
+		int oldest = -1;
 		for (int c = 0; c < NR_CPUS; c++) {
-			struct trace_iterator it = { .cpu = c, .ent = &ev.ent };
-			u32 len;
-			if (!ring_buffer_consume(&b->cpu[c], &its[c], ev.bytes, sizeof(ev.bytes), &len,
-						 &it.ts))
-				continue;
-			it.len = MIN(len, (u32)sizeof(ev.bytes));
-			it.ts = tsc_to_ktime(it.ts);
-			if (b->cpu[c].overrun != seen_overrun[c]) {
-				seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", c,
-					   b->cpu[c].overrun - seen_overrun[c]);
+			struct pipe_pending *p = &pending[c];
+			if (!p->have && ring_buffer_consume(&b->cpu[c], &its[c], p->ev.bytes,
+							    sizeof(p->ev.bytes), &p->len, &p->ts)) {
+				p->have = true;
+				p->lost = b->cpu[c].overrun - seen_overrun[c];
 				seen_overrun[c] = b->cpu[c].overrun;
 			}
-			pipe_peek_next(&b->cpu[c], &its[c], &it, next.bytes, sizeof(next.bytes));
-			if (!global_trace.current_trace->print_line ||
-			    !global_trace.current_trace->print_line(m, &it))
-				trace_print_default(m, &it);
-			if (it.skip_next) /* printed with this one (a graph leaf): take it out too */
-				ring_buffer_consume(&b->cpu[c], &its[c], next.bytes, sizeof(next.bytes),
-						    &len, &it.ts);
-			any = true;
+			if (p->have && (oldest < 0 || p->ts < pending[oldest].ts))
+				oldest = c;
 		}
-		if (!any) {
+		if (oldest < 0) {
 			seq_flush(m);
 			msleep(10);
+			continue;
 		}
+		struct pipe_pending *p = &pending[oldest];
+		struct trace_iterator it = { .cpu = oldest, .ent = &p->ev.ent,
+					     .len = MIN(p->len, (u32)PIPE_EVENT_MAX),
+					     .ts = tsc_to_ktime(p->ts) };
+		u32 len;
+		u64 ts;
+		if (p->lost)
+			seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", oldest, p->lost);
+		pipe_peek_next(&b->cpu[oldest], &its[oldest], &it, pipe_next, sizeof(pipe_next));
+		if (!global_trace.current_trace->print_line ||
+		    !global_trace.current_trace->print_line(m, &it))
+			trace_print_default(m, &it);
+		if (it.skip_next) /* printed with this one (a graph leaf): take it out too */
+			ring_buffer_consume(&b->cpu[oldest], &its[oldest], pipe_next, sizeof(pipe_next),
+					    &len, &ts);
+		p->have = false;
 	}
 	return 0;
 }

@@ -170,7 +170,7 @@ static void print_graph_proc(struct seq_file *m, int pid)
 {
 	char comm[40];
 	int len = snprintf(comm, sizeof(comm), "%s-%d", trace_find_cmdline(pid), pid);
-	int spaces = 7 - len;
+	int spaces = 14 - len; /* Linux's TRACE_GRAPH_PROCINFO_SIZE */
 
 	for (int i = 0; i < spaces / 2; i++)
 		seq_putc(m, ' ');

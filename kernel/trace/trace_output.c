@@ -56,7 +56,7 @@ static char hardsoft_irq(u8 flags)
 void trace_print_context(struct seq_file *m, struct trace_iterator *it)
 {
 	const struct trace_entry *e = it->ent;
-	u8 depth = e->preempt_count & 0xf;
+	u8 depth = MIN(e->preempt_count, 15); /* one hex digit, as Linux shows it */
 
 	seq_printf(m, "%16s-%-7d [%03d] %c%c%c%c%c %5llu.%06llu: ", trace_find_cmdline(e->pid),
 		   e->pid, it->cpu, e->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.',

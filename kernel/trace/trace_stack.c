@@ -27,6 +27,7 @@ static unsigned long stack_dump_trace[STACK_TRACE_ENTRIES];
 static unsigned long stack_trace_index[STACK_TRACE_ENTRIES]; /* depth of each frame */
 static int stack_trace_nr_entries;
 static bool stack_tracer_enabled;
+static volatile int stack_tracer_reading; /* reading the files must not make a new maximum */
 static DEFINE_SPINLOCK(stack_lock);
 
 /* The top (highest address) of the stack the current code runs on. */
@@ -77,7 +78,7 @@ static void stack_trace_call(unsigned long ip, unsigned long parent_ip, struct f
 	unsigned long top = stack_top();
 	int bit;
 
-	if (sp >= top || top - sp <= READ_ONCE(max_raw))
+	if (sp >= top || top - sp <= READ_ONCE(max_raw) || stack_tracer_reading)
 		return;
 	bit = ftrace_test_recursion_trylock();
 	if (bit < 0)
@@ -91,7 +92,10 @@ static struct ftrace_ops trace_stack_ops = { .func = stack_trace_call, .name = "
 
 static int max_size_show(struct seq_file *m, struct fnode *f)
 {
+	stack_tracer_reading++;
 	seq_printf(m, "%lu\n", stack_trace_max_size);
+	seq_flush(m);
+	stack_tracer_reading--;
 	return 0;
 }
 
@@ -118,6 +122,7 @@ static int stack_trace_show(struct seq_file *m, struct fnode *f)
 	memcpy(addr, stack_dump_trace, sizeof(addr));
 	memcpy(depth, stack_trace_index, sizeof(depth));
 	spin_unlock_irqrestore(&stack_lock, irq);
+	stack_tracer_reading++;
 	seq_printf(m, "        Depth    Size   Location    (%d entries)\n"
 		      "        -----    ----   --------\n", n);
 	for (int i = 0; i < n; i++) {
@@ -126,6 +131,8 @@ static int stack_trace_show(struct seq_file *m, struct fnode *f)
 		sprint_backtrace(sym, sizeof(sym), addr[i]); /* return addresses: name the caller */
 		seq_printf(m, "%3d) %8lu   %5lu   %s\n", i, depth[i], size, sym);
 	}
+	seq_flush(m);
+	stack_tracer_reading--;
 	return 0;
 }
 

@@ -102,12 +102,14 @@ def test_max_graph_depth_one(console):
 
 
 def test_tracing_thresh_keeps_only_long_returns(console):
-    assert console.run("echo 100 > tracing_thresh") == ""          # microseconds
-    assert console.run("cat tracing_thresh") == "100"
-    lines = graph(console, filt="fs_iteration vfs_* path_lookup dentry_lookup")
+    assert console.run("echo 2 > tracing_thresh") == ""            # microseconds
+    assert console.run("cat tracing_thresh") == "2"
+    lines = [l for l in graph(console, filt="fs_iteration vfs_* path_lookup dentry_lookup")
+             if l and not l.startswith(" ---") and " => " not in l]
+    assert lines                                                    # fs_iteration takes longer
     for line in lines:
         r = re.match(RET, line)
-        assert r and r.group("func") and duration_ns(r) >= 100000, line
+        assert r and r.group("func") and duration_ns(r) >= 2000, line
 
 
 @pytest.mark.parametrize("cmd", ["echo 51 > max_graph_depth", "echo -1 > max_graph_depth",
@@ -159,6 +161,7 @@ def test_trace_options_shape_the_output(console):
         assert out[2:4] == ["# CPU  TASK/PID                      FUNCTION CALLS",
                             "# |     |    |                       |   |   |   |"]
         body = out[4:]
+        body = [l for l in body if l and not l.startswith(" ---") and " => " not in l]
         assert body and all(re.match(r"^ 1\)  +fs-\d+ +\| +\S", l) for l in body), body[:5]
         assert any(l.endswith("} /* path_lookup */") for l in body)        # tail names every return
         assert not any(" us " in l for l in body)                          # no durations

@@ -174,3 +174,17 @@ def test_func_stack_trace_option(console):
                          r" => vfs_read\n => fs_iteration\n => work_thread\n", text), text[-800:]
     finally:
         console.run("echo nofunc_stack_trace > trace_options")
+
+
+def test_trace_pipe_keeps_up_with_a_slow_writer(console):
+    """A reader that catches up with the writer must see later events too (it once stalled)."""
+    console.run("echo vfs_open > set_ftrace_filter")
+    console.run("echo function > current_tracer")
+    console.run("echo > trace")
+    (pid,) = [int(re.match(r"^\[(\d+)\]", console.run("run fs 1 5")).group(1))]
+    console.send(b"cat trace_pipe\r")
+    for _ in range(30):                  # each wait starts after the previous match
+        console.wait_for(r"vfs_open <-fs_iteration", timeout=60)
+    console.send(b"\x03")
+    console.wait_for_prompt(timeout=60)
+    console.run("kill %d" % pid)
