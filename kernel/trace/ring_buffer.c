@@ -208,7 +208,8 @@ void rb_iter_start(struct rb_iter *it, struct ring_buffer_per_cpu *cb)
 		return;
 	iter_page(it, cb->head);
 	/* Skip what trace_pipe already consumed, keeping the running timestamp right. */
-	while (cb->reader_page == it->page && it->off < cb->reader_off && rb_iter_peek(it, &len, &ts))
+	while (cb->reader_page == it->page && cb->reader_seq == it->seq && it->off < cb->reader_off &&
+	       rb_iter_peek(it, &len, &ts))
 		rb_iter_advance(it);
 }
 
@@ -277,6 +278,7 @@ bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, voi
 			__atomic_compare_exchange_n(&cb->head, &head, it->page, false, __ATOMIC_SEQ_CST,
 						    __ATOMIC_SEQ_CST);
 		cb->reader_page = it->page;
+		cb->reader_seq = it->seq;
 		cb->reader_off = it->off;
 		__atomic_add_fetch(&cb->read, 1, __ATOMIC_RELAXED);
 		return true;

@@ -68,7 +68,8 @@ struct ring_buffer_per_cpu {
 	u64 dropped;              /* events refused: nested write (NMI) or recording off */
 	u64 read;                 /* events consumed by trace_pipe */
 	volatile u32 reader_off;  /* how far into page reader_page trace_pipe has consumed */
-	volatile int reader_page; /* (the offset only counts while that page is the head) */
+	volatile int reader_page; /* (the offset only counts while that page is the head, */
+	volatile u32 reader_seq;  /*  in the same life: seq unchanged since it was read) */
 };
 
 struct trace_buffer {
