@@ -179,6 +179,10 @@ static inline bool ftrace_hash_empty(const struct ftrace_hash *hash)
 
 /* Applies one filter write (several tokens) to hash; 0 or -EINVAL (hash then undefined). */
 int ftrace_match_records(struct ftrace_hash *hash, const char *buf);
+/* A new set: cur's functions (none if reset) changed by the filter string buf; NULL and *err on
+ * failure (cur is never touched). What every set file's write does before it swaps sets. */
+struct ftrace_hash *ftrace_build_hash(const struct ftrace_hash *cur, const char *buf, bool reset,
+				      int *err);
 
 /* Instructions at a call site (arch/x86/ftrace.c). */
 extern const u8 ftrace_nop5[MCOUNT_INSN_SIZE];

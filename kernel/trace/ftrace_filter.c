@@ -80,6 +80,19 @@ int ftrace_match_glob(struct ftrace_hash *hash, const char *glob)
 	return found ? found : -EINVAL;
 }
 
+struct ftrace_hash *ftrace_build_hash(const struct ftrace_hash *cur, const char *buf, bool reset,
+				      int *err)
+{
+	struct ftrace_hash *new = reset ? alloc_ftrace_hash(0) : alloc_and_copy_ftrace_hash(cur);
+
+	*err = new ? ftrace_match_records(new, buf) : -ENOMEM;
+	if (*err) {
+		free_ftrace_hash(new);
+		return NULL;
+	}
+	return new;
+}
+
 int ftrace_match_records(struct ftrace_hash *hash, const char *buf)
 {
 	char copy[FILTER_MAX], *p = copy, *tok;

@@ -432,15 +432,8 @@ static int ftrace_set_hash(struct ftrace_ops *ops, const char *buf, bool reset, 
 	if (!ops->func_hash)
 		ops->func_hash = &ops->local_hash;
 	cur = filter ? ops->func_hash->filter_hash : ops->func_hash->notrace_hash;
-	new = reset ? alloc_ftrace_hash(0) : alloc_and_copy_ftrace_hash(cur);
-	if (!new)
-		return -ENOMEM;
-	err = ftrace_match_records(new, buf);
-	if (err) {
-		free_ftrace_hash(new);
-		return err;
-	}
-	return ftrace_hash_move_and_update(ops, filter, new);
+	new = ftrace_build_hash(cur, buf, reset, &err);
+	return new ? ftrace_hash_move_and_update(ops, filter, new) : err;
 }
 
 int ftrace_set_filter(struct ftrace_ops *ops, const char *buf, bool reset)

@@ -366,20 +366,13 @@ static int graph_set_write(struct ftrace_hash **slot, const char *buf, size_t le
 {
 	char text[1024];
 	struct ftrace_hash *new, *old;
-	int err;
+	int err = fs_write_text(text, sizeof(text), buf, len);
 
-	if (len >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, buf, len);
-	text[len] = '\0';
-	new = flags & FS_TRUNC ? alloc_ftrace_hash(0) : alloc_and_copy_ftrace_hash(*slot);
-	if (!new)
-		return -ENOMEM;
-	err = ftrace_match_records(new, text);
-	if (err) {
-		free_ftrace_hash(new);
+	if (err)
 		return err;
-	}
+	new = ftrace_build_hash(*slot, text, flags & FS_TRUNC, &err);
+	if (!new)
+		return err;
 	old = *slot;
 	WRITE_ONCE(*slot, new);
 	ftrace_synchronize(); /* no graph entry on another CPU still looks at the old set */
