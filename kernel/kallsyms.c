@@ -1,5 +1,6 @@
 /* Looks up the symbol table tools/kallsyms generated: binary search by address, scan by name. */
 #include "kernel/kallsyms.h"
+#include "kernel/trace/ftrace.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
@@ -30,8 +31,9 @@ const char *kallsyms_lookup(unsigned long addr, unsigned long *size, unsigned lo
 {
 	long i = find_index(addr);
 
+	/* Code made at run time has no entry in the table: ftrace names its trampolines itself. */
 	if (i < 0 || addr - kallsyms_addresses[i] >= kallsyms_sizes[i])
-		return NULL;
+		return ftrace_trampoline_lookup(addr, size, offset);
 	if (size)
 		*size = kallsyms_sizes[i];
 	if (offset)

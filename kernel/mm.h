@@ -10,6 +10,7 @@
  *   0xffff888000000000  direct map of all physical memory (RW, NX; kernel text/rodata pages RO)
  *   0xffffc90000000000  ioremap area: device registers (LAPIC, IOAPIC), uncached
  *   0xffffffff80000000  the kernel image, linked here (-mcmodel=kernel needs the top 2 GiB)
+ *   0xffffffffa0000000  execmem: trampolines made at run time (RX), in a call's reach of text
  *   0xffffffffff000000  text_poke slots: short-lived writable aliases of text pages
  */
 #define PAGE_SIZE 4096UL
@@ -18,6 +19,8 @@
 #define IOREMAP_BASE 0xffffc90000000000UL
 #define KERNEL_VMA 0xffffffff80000000UL
 #define POKE_BASE 0xffffffffff000000UL
+#define EXECMEM_BASE 0xffffffffa0000000UL
+#define EXECMEM_PAGES 512
 
 /* Linker-script symbols bounding each part of the image. */
 extern char _text[], _etext[], _rodata[], _erodata[], _data[], _end[];
@@ -42,6 +45,11 @@ static inline bool is_kernel_text(unsigned long addr)
 	return addr >= (unsigned long)_text && addr < (unsigned long)_etext;
 }
 
+static inline bool is_execmem(unsigned long addr)
+{
+	return addr >= EXECMEM_BASE && addr < EXECMEM_BASE + EXECMEM_PAGES * PAGE_SIZE;
+}
+
 /* Physical page frames (kernel/mm/page_alloc.c). */
 struct mem_region {
 	u64 base, len;
@@ -54,6 +62,12 @@ void *alloc_page_zeroed(void);       /* direct-map address of a zeroed page, NUL
 size_t pages_total(void);
 size_t pages_free(void);
 u64 phys_mem_top(void);
+
+/* Executable memory for run-time code (kernel/mm/execmem.c): one page, RX, written only through
+ * text_poke_copy; filled with int3 when fresh and again when freed. */
+void *execmem_alloc(size_t size);
+void execmem_free(void *p);
+size_t execmem_pages_in_use(void);
 
 /* Kernel heap (kernel/mm/kmalloc.c). */
 void *kmalloc(size_t size);

@@ -80,7 +80,8 @@ static void reap_dead(struct runqueue *rq)
 	}
 }
 
-void schedule(void)
+/* preempt: called at an interrupt's end, not by the task itself. */
+static void __schedule(bool preempt)
 {
 	unsigned long flags = local_irq_save();
 	struct percpu *c = this_cpu();
@@ -89,6 +90,14 @@ void schedule(void)
 
 	spin_lock(&rq->lock);
 	c->need_resched = false;
+	/*
+	 * A task that calls schedule() is in none of the code synchronize_rcu_tasks() guards (no
+	 * trampoline frame is left on its stack). One preempted may be anywhere, except the idle
+	 * task: its loop runs with interrupts off but for the `sti; hlt`, so that is where it was.
+	 */
+	prev->preempted = preempt && prev != c->idle;
+	if (!prev->preempted)
+		prev->tasks_qs++;
 	if (prev != c->idle && prev->state == TASK_RUNNING)
 		enqueue(rq, prev);
 	next = dequeue(rq);
@@ -111,6 +120,18 @@ void schedule(void)
 		}
 	}
 	local_irq_restore(flags);
+}
+
+void schedule(void)
+{
+	__schedule(false);
+}
+
+void cond_resched(void)
+{
+	WRITE_ONCE(current->tasks_qs, current->tasks_qs + 1);
+	if (this_cpu()->need_resched)
+		schedule();
 }
 
 /* A new task starts here (via task_entry), on its own stack, with interrupts still off. */
@@ -257,17 +278,21 @@ void preempt_schedule_irq(void)
 	struct percpu *c = this_cpu();
 
 	if (c->need_resched && !c->preempt_count && !c->irq_depth && !c->nmi_depth)
-		schedule();
+		__schedule(true);
 }
 
 void cpu_idle(void)
 {
 	for (;;) {
-		/* Halt with interrupts on; the interrupt that wakes us may have made work. */
+		/*
+		 * Interrupts are on only inside `sti; hlt` (and at the `cli` after it): the one place an
+		 * interrupt can find us, which __schedule() counts on. The interrupt that wakes us may
+		 * have made work; schedule() keeps interrupts as they are.
+		 */
 		local_irq_disable();
 		if (!this_cpu()->need_resched)
 			safe_halt();
-		local_irq_enable();
+		local_irq_disable();
 		schedule();
 	}
 }

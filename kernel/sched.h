@@ -22,6 +22,10 @@ struct task {
 	void *arg;
 	volatile bool should_stop;   /* set by kill; the task checks it and returns */
 	u64 switches;                /* times it was switched in */
+	/* Quiescent states for synchronize_rcu_tasks(): voluntary switches and cond_resched() calls.
+	 * A task in none since a moment may still be inside code it entered before it. */
+	u64 tasks_qs;
+	bool preempted;              /* switched out at an interrupt's end, wherever it was */
 	u64 start_ns;
 	struct task *rq_next;        /* on its CPU's run queue */
 	struct task *cpu_next;       /* all live tasks of its CPU (sleepers, ps) */
@@ -37,6 +41,8 @@ void __noreturn cpu_idle(void);
 struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *name);
 void schedule(void);
 void yield(void);
+/* A long loop's safe point: reports a quiescent state, and switches if a switch is due. */
+void cond_resched(void);
 void msleep(unsigned long ms);
 /* Puts the current task to sleep until wake_up_process(); the caller sets up the wake first. */
 void sleep_until_woken(void);
@@ -50,6 +56,14 @@ static inline bool kthread_should_stop(void)
 {
 	return current->should_stop;
 }
+
+/*
+ * Waits until every task that might have been inside some code when the call began has been seen
+ * outside it: each task running or preempted then has since switched voluntarily or called
+ * cond_resched() (Linux's RCU Tasks). The caller has made sure nobody can enter that code any more;
+ * afterwards it may free it. Sleeps: call from a task, with no locks held.
+ */
+void synchronize_rcu_tasks(void);
 
 /* Walks every live task (ps, the tracers' pid filter). */
 void for_each_task(void (*fn)(struct task *t, void *arg), void *arg);

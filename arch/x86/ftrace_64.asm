@@ -39,7 +39,7 @@ PT_DX  equ 96
 PT_SI  equ 104
 PT_DI  equ 112
 PT_VEC equ 120
-PT_ERR equ 128
+PT_ORIG_AX equ 128               ; error_code for an exception, orig_ax here
 PT_IP  equ 136
 PT_CS  equ 144
 PT_FLAGS equ 152
@@ -110,24 +110,51 @@ ftrace_call:
 ftrace_caller_end:
 
 ; The same, with a full struct pt_regs the callback may change: registers, flags, and ip (the
-; address the final `ret` goes to: a livepatch sets it to the replacement function).
-; The flags are saved first, before any instruction here changes them; so the frames sit one
-; slot higher than in ftrace_caller:
+; address the final `ret` goes to: a livepatch sets it to the replacement function). A callback may
+; also ask for a direct call (regs->orig_ax = a custom trampoline, see ftrace_direct.c): we then
+; leave as if the site had called that trampoline itself.
+;
+; On entry we push a spare slot (D) and the flags, before any instruction here changes the flags;
+; then the two fake frames:
 ;     [rbp] frame P, [rbp+8] F + 5, [rbp+16] F's rbp, [rbp+24] P's return, [rbp+32] flags,
-;     [rbp+40] the real F + 5 slot (ret pops it), [rbp+48] the real P slot (F's entry rsp)
+;     [rbp+40] D, [rbp+48] the real F + 5 slot, [rbp+56] the real P slot (F's entry rsp)
+; Leaving, the last two pops are `popfq; ret`:
+;     no direct call    flags into D, regs->ip into the F + 5 slot; rsp = D:     ret -> regs->ip
+;     direct call       flags stay, D = the direct trampoline, F + 5 slot = regs->ip; rsp = flags:
+;                       ret -> direct trampoline, which finds [rsp] = F + 5 as if called from F
 REGS_FLAGS       equ 32
-REGS_RETURN_SLOT equ 40
-REGS_ENTRY_SP    equ 48
+REGS_SPARE       equ 40
+REGS_RETURN_SLOT equ 48
+REGS_ENTRY_SP    equ 56
+REGS_FRAMES      equ 32                  ; the two fake frames
+
+; Loads every register but rax and rbp back from the pt_regs at rsp.
+%macro RESTORE_REGS_BUT_AX_BP 0
+	mov r15, [rsp + PT_R15]
+	mov r14, [rsp + PT_R14]
+	mov r13, [rsp + PT_R13]
+	mov r12, [rsp + PT_R12]
+	mov rbx, [rsp + PT_BX]
+	mov r11, [rsp + PT_R11]
+	mov r10, [rsp + PT_R10]
+	mov r9, [rsp + PT_R9]
+	mov r8, [rsp + PT_R8]
+	mov rcx, [rsp + PT_CX]
+	mov rdx, [rsp + PT_DX]
+	mov rsi, [rsp + PT_SI]
+	mov rdi, [rsp + PT_DI]
+%endmacro
 
 ftrace_regs_caller:
+	push rax                        ; D: any value, it is only a slot
 	pushfq
-	push qword [rsp + 16]           ; P's return address
+	push qword [rsp + 24]           ; P's return address
 	push rbp
 	mov rbp, rsp
-	push qword [rsp + 24]           ; F + 5
+	push qword [rsp + 32]           ; F + 5
 	push rbp
 	mov rbp, rsp
-	sub rsp, PT_SIZE + 8            ; struct pt_regs, plus 8 to keep the call 16-byte aligned
+	sub rsp, PT_SIZE                ; struct pt_regs (with D pushed, the call is 16-byte aligned)
 	mov [rsp + PT_R15], r15
 	mov [rsp + PT_R14], r14
 	mov [rsp + PT_R13], r13
@@ -147,7 +174,7 @@ ftrace_regs_caller:
 	mov rax, [rbp + REGS_FLAGS]
 	mov [rsp + PT_FLAGS], rax
 	mov qword [rsp + PT_VEC], 0
-	mov qword [rsp + PT_ERR], 0
+	mov qword [rsp + PT_ORIG_AX], 0 ; no direct call unless a callback asks
 	mov rax, [rbp + FRAME_F_RET]
 	mov [rsp + PT_IP], rax          ; where F resumes: F + 5
 	mov qword [rsp + PT_CS], 0x08
@@ -165,24 +192,24 @@ ftrace_regs_call:
 	; The callback may have moved ip: the final ret goes wherever regs->ip says.
 	mov rax, [rsp + PT_IP]
 	mov [rbp + REGS_RETURN_SLOT], rax
-	mov r15, [rsp + PT_R15]
-	mov r14, [rsp + PT_R14]
-	mov r13, [rsp + PT_R13]
-	mov r12, [rsp + PT_R12]
-	mov rbx, [rsp + PT_BX]
-	mov r11, [rsp + PT_R11]
-	mov r10, [rsp + PT_R10]
-	mov r9, [rsp + PT_R9]
-	mov r8, [rsp + PT_R8]
-	mov rcx, [rsp + PT_CX]
-	mov rdx, [rsp + PT_DX]
-	mov rsi, [rsp + PT_SI]
-	mov rdi, [rsp + PT_DI]
 	mov rax, [rsp + PT_FLAGS]
-	mov [rbp + REGS_FLAGS], rax     ; popfq below restores them, as the callback left them
+	cmp qword [rsp + PT_ORIG_AX], 0
+	jne .direct
+	mov [rbp + REGS_SPARE], rax     ; popfq will pop D
+	RESTORE_REGS_BUT_AX_BP
 	mov rax, [rsp + PT_AX]
 	mov rbp, [rsp + PT_BP]
-	lea rsp, [rsp + PT_SIZE + 8 + 32] ; registers and both frames: the saved flags are on top
+	lea rsp, [rsp + PT_SIZE + REGS_FRAMES + 8] ; pt_regs, frames, the unused flags slot
+	popfq
+	ret
+.direct:
+	mov [rbp + REGS_FLAGS], rax
+	mov rax, [rsp + PT_ORIG_AX]
+	mov [rbp + REGS_SPARE], rax     ; ret will pop the direct trampoline's address
+	RESTORE_REGS_BUT_AX_BP
+	mov rax, [rsp + PT_AX]
+	mov rbp, [rsp + PT_BP]
+	lea rsp, [rsp + PT_SIZE + REGS_FRAMES]
 	popfq
 	ret
 ftrace_regs_caller_end:

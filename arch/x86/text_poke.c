@@ -78,3 +78,41 @@ void text_poke_early(void *addr, const void *opcode, size_t len)
 	BUG_ON(!irqs_disabled());
 	__text_poke(addr, opcode, len);
 }
+
+/*
+ * Bulk writes, for code nobody runs yet (a trampoline being built) or nobody may run any more (one
+ * being poisoned): page by page through the same alias slot, any length.
+ */
+static void text_poke_fill(void *addr, const void *src, int byte, size_t len)
+{
+	unsigned long va = (unsigned long)addr, slot;
+	unsigned long flags = local_irq_save();
+
+	slot = poke_slot();
+	while (len) {
+		unsigned long off = va & (PAGE_SIZE - 1);
+		size_t chunk = MIN(len, PAGE_SIZE - off);
+		map_page(slot, ALIGN_DOWN(text_pa(va), PAGE_SIZE), PTE_W | PTE_NX);
+		if (src)
+			memcpy((void *)(slot + off), src, chunk);
+		else
+			memset((void *)(slot + off), byte, chunk);
+		unmap_page(slot);
+		va += chunk, len -= chunk;
+		if (src)
+			src = (const u8 *)src + chunk;
+	}
+	sync_core();
+	text_poke_count++;
+	local_irq_restore(flags);
+}
+
+void text_poke_copy(void *addr, const void *src, size_t len)
+{
+	text_poke_fill(addr, src, 0, len);
+}
+
+void text_poke_set(void *addr, int byte, size_t len)
+{
+	text_poke_fill(addr, NULL, byte, len);
+}

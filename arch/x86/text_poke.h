@@ -19,6 +19,13 @@ void text_poke(void *addr, const void *opcode, size_t len);
 /* The same, for boot: one CPU, interrupts off, nothing else running. */
 void text_poke_early(void *addr, const void *opcode, size_t len);
 
+/*
+ * Copies src (or sets len bytes to byte) at addr, any length, through the alias. Only for code no
+ * CPU is running: a trampoline before any site calls it, or after none can be inside it.
+ */
+void text_poke_copy(void *addr, const void *src, size_t len);
+void text_poke_set(void *addr, int byte, size_t len);
+
 /* One site of a text_poke_bp batch: at addr, write new (len bytes, the first is what traps). */
 struct text_poke_loc {
 	void *addr;

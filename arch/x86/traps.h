@@ -11,7 +11,11 @@
 struct pt_regs {
 	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
 	unsigned long ax, cx, dx, si, di;
-	unsigned long vector, error_code;
+	unsigned long vector;
+	union {
+		unsigned long error_code; /* exceptions */
+		unsigned long orig_ax;    /* ftrace_regs_caller: a direct trampoline to leave to, or 0 */
+	};
 	unsigned long ip, cs, flags, sp, ss;
 };
 

@@ -50,6 +50,7 @@ static unsigned long ftrace_allocate_pages(unsigned long count)
 		if (!pg || !pa)
 			panic("ftrace: out of memory for %lu records", count);
 		pg->records = __va(pa);
+		memset(pg->records, 0, n * PAGE_SIZE);
 		pg->size = n * RECS_PER_PAGE;
 		*tail = pg;
 		tail = &pg->next;
@@ -201,8 +202,7 @@ void ftrace_bug(int failed, struct dyn_ftrace *rec)
 	pr_info("%s\n", ftrace_bug_action);
 	pr_info("ftrace record flags: %lx\n", rec->flags);
 	pr_cont(" (%lu)%s\n", ftrace_rec_count(rec), rec->flags & FTRACE_FL_REGS ? " R" : "  ");
-	pr_info(" expected tramp: %lx\n", (unsigned long)(rec->flags & FTRACE_FL_REGS_EN ?
-							    ftrace_regs_caller : ftrace_caller));
+	pr_info(" expected tramp: %lx\n", rec->target ? rec->target : (unsigned long)ftrace_caller);
 	pr_info("ftrace: code changes disabled until reboot\n");
 	rec->flags |= FTRACE_FL_DISABLED;
 	ftrace_disabled = 1;
@@ -212,6 +212,8 @@ void ftrace_bug(int failed, struct dyn_ftrace *rec)
 /* Test-only: after a self-test provoked ftrace_bug() and put the site right, let ftrace work again. */
 void ftrace_selftest_revive(struct dyn_ftrace *rec)
 {
-	rec->flags &= ~(FTRACE_FL_DISABLED | FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN);
+	rec->flags &= ~(FTRACE_FL_DISABLED | FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN |
+			FTRACE_FL_TRAMP_EN | FTRACE_FL_DIRECT_EN);
+	rec->target = 0;
 	ftrace_disabled = 0;
 }

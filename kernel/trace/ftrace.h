@@ -21,6 +21,8 @@
 struct dyn_ftrace {
 	unsigned long ip;
 	unsigned long flags;
+	unsigned long target; /* what the site calls now (0: NOP). Linux works it out again from
+			       * the flags and the ops (ftrace_get_addr_curr); we remember it */
 };
 
 #define FTRACE_REF_MAX_SHIFT 20
@@ -29,11 +31,11 @@ struct dyn_ftrace {
 #define FTRACE_FL_REGS (1UL << 30)      /* some ops on it wants the full register frame */
 #define FTRACE_FL_REGS_EN (1UL << 29)   /* ... and the site calls ftrace_regs_caller now */
 #define FTRACE_FL_TRAMP (1UL << 28)     /* its only ops has its own trampoline */
-#define FTRACE_FL_TRAMP_EN (1UL << 27)  /* ... and the site calls that trampoline now */
+#define FTRACE_FL_TRAMP_EN (1UL << 27)  /* the site calls an ops's own trampoline now */
 #define FTRACE_FL_IPMODIFY (1UL << 26)  /* an ops on it may change the return ip */
 #define FTRACE_FL_DISABLED (1UL << 25)  /* never touched again (ftrace_bug, or not convertible) */
-#define FTRACE_FL_DIRECT (1UL << 24)
-#define FTRACE_FL_DIRECT_EN (1UL << 23)
+#define FTRACE_FL_DIRECT (1UL << 24)    /* a direct ops wants it (register_ftrace_direct) */
+#define FTRACE_FL_DIRECT_EN (1UL << 23) /* ... and, alone on it, the site calls its trampoline */
 
 static inline unsigned long ftrace_rec_count(const struct dyn_ftrace *rec)
 {
@@ -85,6 +87,8 @@ typedef void (*ftrace_func_t)(unsigned long ip, unsigned long parent_ip, struct 
 #define FTRACE_OPS_FL_SAVE_REGS (1UL << 1) /* func gets a full pt_regs (ftrace_regs_caller) */
 #define FTRACE_OPS_FL_IPMODIFY (1UL << 2)  /* func may change regs->ip; needs SAVE_REGS */
 #define FTRACE_OPS_FL_RECURSION (1UL << 3) /* func protects itself against recursion */
+#define FTRACE_OPS_FL_DIRECT (1UL << 4)    /* sites call ops->direct_call (ftrace_direct.c) */
+#define FTRACE_OPS_FL_NO_TRAMP (1UL << 5)  /* ours: never a trampoline of its own (bench baseline) */
 
 struct ftrace_ops {
 	ftrace_func_t func;
@@ -96,6 +100,7 @@ struct ftrace_ops {
 	struct ftrace_ops_hash *func_hash;    /* the sets in force: local_hash, or shared */
 	unsigned long trampoline;             /* per-ops trampoline, 0 if none */
 	unsigned long trampoline_size;
+	unsigned long direct_call;            /* FTRACE_OPS_FL_DIRECT: the custom trampoline */
 };
 
 /* Registration: 0, or -EBUSY (already registered), -EINVAL, -ENODEV (ftrace is dead). */
@@ -204,6 +209,27 @@ extern char __fentry__[], ftrace_caller[], ftrace_caller_op_ptr[], ftrace_call[]
 	ftrace_caller_end[], ftrace_regs_caller[], ftrace_regs_caller_op_ptr[], ftrace_regs_call[],
 	ftrace_regs_caller_end[];
 extern struct ftrace_ops *function_trace_op;
+
+/* Per-ops trampolines (arch/x86/ftrace_trampoline.c). */
+int arch_ftrace_create_trampoline(struct ftrace_ops *ops);
+void arch_ftrace_trampoline_free(struct ftrace_ops *ops);
+unsigned long arch_ftrace_trampoline_func(const struct ftrace_ops *ops);
+int arch_ftrace_verify_trampoline(const struct ftrace_ops *ops, char *why, size_t size);
+ftrace_func_t ftrace_ops_get_func(const struct ftrace_ops *ops);
+/* "ftrace_trampoline" if addr is inside a live one (kallsyms asks), else NULL. */
+const char *ftrace_trampoline_lookup(unsigned long addr, unsigned long *size, unsigned long *off);
+/* The ops whose trampoline or direct call a site calls now, or NULL. */
+struct ftrace_ops *ftrace_find_target_ops(const struct dyn_ftrace *rec);
+unsigned long ftrace_find_rec_direct(unsigned long ip);
+
+/* Direct calls (kernel/trace/ftrace_direct.c): sites in ops's filter call addr, a custom
+ * trampoline; if other ops share a site, ftrace_regs_caller runs them and then goes to addr. */
+int register_ftrace_direct(struct ftrace_ops *ops, unsigned long addr);
+int unregister_ftrace_direct(struct ftrace_ops *ops, unsigned long addr);
+void ftrace_direct_init(void);
+extern char direct_count_tramp[], direct_count_tramp_end[];
+extern u64 direct_count_calls;
+extern unsigned long direct_count_last_arg;
 
 /* The single door for every code change, and the check of every record's bytes. */
 int ftrace_modify_code(unsigned long ip, const u8 *old, const u8 *new);

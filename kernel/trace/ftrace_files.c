@@ -26,6 +26,26 @@ static int available_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
+/* Linux's tail of an enabled_functions line: the ops's own trampoline (with the callback it calls)
+ * when the site calls one, and the direct trampoline when a direct ops wants the function. */
+static void enabled_show_target(struct seq_file *m, const struct dyn_ftrace *rec)
+{
+	struct ftrace_ops *op = ftrace_find_target_ops(rec);
+
+	if (rec->flags & FTRACE_FL_TRAMP_EN) {
+		if (op && op->trampoline)
+			seq_printf(m, "\ttramp: 0x%lx (%pS) ->%pS", op->trampoline, (void *)op->func,
+				   (void *)arch_ftrace_trampoline_func(op));
+		else
+			seq_puts(m, "\ttramp: ERROR!");
+	}
+	if (rec->flags & FTRACE_FL_DIRECT) {
+		unsigned long direct = ftrace_find_rec_direct(rec->ip);
+		if (direct)
+			seq_printf(m, "\n\tdirect-->%pS", (void *)direct);
+	}
+}
+
 static int enabled_show(struct seq_file *m, struct fnode *f)
 {
 	struct ftrace_page *pg;
@@ -34,10 +54,12 @@ static int enabled_show(struct seq_file *m, struct fnode *f)
 	do_for_each_ftrace_rec(pg, rec) {
 		if (!(rec->flags & FTRACE_FL_ENABLED))
 			continue;
-		seq_printf(m, "%ps (%lu)%s%s%s\n", (void *)rec->ip, ftrace_rec_count(rec),
+		seq_printf(m, "%ps (%lu)%s%s%s", (void *)rec->ip, ftrace_rec_count(rec),
 			   rec->flags & FTRACE_FL_REGS ? " R" : "  ",
 			   rec->flags & FTRACE_FL_IPMODIFY ? " I" : "  ",
 			   rec->flags & FTRACE_FL_DIRECT ? " D" : "  ");
+		enabled_show_target(m, rec);
+		seq_putc(m, '\n');
 	} while_for_each_ftrace_rec();
 	return 0;
 }
@@ -189,5 +211,6 @@ void ftrace_files_init(void)
 	fs_create(dir, "set_ftrace_filter", &filter_ops, NULL);
 	fs_create(dir, "set_ftrace_notrace", &notrace_ops, NULL);
 	fs_create(dir, "patch_method", &patch_method_ops, NULL);
+	ftrace_direct_init();
 	fs_create(fs_mkdir_p("/proc/sys/kernel"), "ftrace_enabled", &sysctl_ops, NULL);
 }

@@ -13,6 +13,8 @@
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "lib/errno.h"
@@ -123,28 +125,66 @@ static void ftrace_rec_recount(void)
 
 	do_for_each_ftrace_rec(pg, rec) {
 		unsigned long count = 0, want = 0;
+		struct ftrace_ops *only = NULL;
 		for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next) {
 			if (!(op->flags & FTRACE_OPS_FL_ENABLED) || !ftrace_ops_test(op, rec->ip))
 				continue;
 			count++;
+			only = op;
 			if (op->flags & FTRACE_OPS_FL_SAVE_REGS)
 				want |= FTRACE_FL_REGS;
 			if (op->flags & FTRACE_OPS_FL_IPMODIFY)
 				want |= FTRACE_FL_IPMODIFY;
+			if (op->flags & FTRACE_OPS_FL_DIRECT)
+				want |= FTRACE_FL_DIRECT;
 		}
-		rec->flags &= ~(FTRACE_REF_MAX | FTRACE_FL_REGS | FTRACE_FL_IPMODIFY);
+		/* Alone on a site, an ops with a trampoline of its own gets called through it. */
+		if (count == 1 && only->trampoline && !(only->flags & FTRACE_OPS_FL_DIRECT))
+			want |= FTRACE_FL_TRAMP;
+		rec->flags &= ~(FTRACE_REF_MAX | FTRACE_FL_REGS | FTRACE_FL_IPMODIFY | FTRACE_FL_TRAMP |
+				FTRACE_FL_DIRECT);
 		rec->flags |= count | want;
 	} while_for_each_ftrace_rec();
 }
 
-static unsigned long ftrace_get_addr_new(const struct dyn_ftrace *rec)
+/* The one ops a site is to call straight (its trampoline, or its direct call), as recounted. */
+struct ftrace_ops *ftrace_find_target_ops(const struct dyn_ftrace *rec)
 {
-	return (unsigned long)(rec->flags & FTRACE_FL_REGS ? ftrace_regs_caller : ftrace_caller);
+	if (ftrace_rec_count(rec) != 1 || !(rec->flags & (FTRACE_FL_TRAMP | FTRACE_FL_DIRECT)))
+		return NULL;
+	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
+		if ((op->flags & FTRACE_OPS_FL_ENABLED) && ftrace_ops_test(op, rec->ip))
+			return op;
+	return NULL;
 }
 
-static unsigned long ftrace_get_addr_curr(const struct dyn_ftrace *rec)
+/* The direct trampoline some direct ops wants ip to reach, or 0. */
+unsigned long ftrace_find_rec_direct(unsigned long ip)
 {
-	return (unsigned long)(rec->flags & FTRACE_FL_REGS_EN ? ftrace_regs_caller : ftrace_caller);
+	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
+		if ((op->flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT)) ==
+			    (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT) &&
+		    ftrace_ops_test(op, ip))
+			return op->direct_call;
+	return 0;
+}
+
+/* Where the site should call: one ops's own code, or the shared callers (Linux's
+ * ftrace_get_addr_new). *kind: the _EN bits that target stands for. */
+static unsigned long ftrace_get_addr_new(const struct dyn_ftrace *rec, unsigned long *kind)
+{
+	struct ftrace_ops *op = ftrace_find_target_ops(rec);
+
+	*kind = rec->flags & FTRACE_FL_REGS ? FTRACE_FL_REGS_EN : 0;
+	if (op && (op->flags & FTRACE_OPS_FL_DIRECT)) {
+		*kind |= FTRACE_FL_DIRECT_EN;
+		return op->direct_call;
+	}
+	if (op) {
+		*kind |= FTRACE_FL_TRAMP_EN;
+		return op->trampoline;
+	}
+	return (unsigned long)(rec->flags & FTRACE_FL_REGS ? ftrace_regs_caller : ftrace_caller);
 }
 
 /* The bytes a record holds now (from its _EN flags) or should hold (from its wanted state). */
@@ -156,32 +196,33 @@ static void rec_insn(const struct dyn_ftrace *rec, bool on, unsigned long addr, 
 		memcpy(insn, ftrace_nop5, MCOUNT_INSN_SIZE);
 }
 
-/* Step 3 for one record: patch it if what it holds is not what it wants. */
+/* Step 3 for one record: patch it if what it calls is not what it wants. */
 static int __ftrace_replace_code(struct dyn_ftrace *rec)
 {
 	bool want_on = ftrace_enabled && ftrace_rec_count(rec);
 	bool is_on = rec->flags & FTRACE_FL_ENABLED;
-	unsigned long want = want_on ? ftrace_get_addr_new(rec) : 0;
-	unsigned long cur = is_on ? ftrace_get_addr_curr(rec) : 0;
+	unsigned long kind = 0, want = want_on ? ftrace_get_addr_new(rec, &kind) : 0;
+	unsigned long cur = is_on ? rec->target : 0;
+	const unsigned long en = FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN | FTRACE_FL_TRAMP_EN |
+				 FTRACE_FL_DIRECT_EN;
 	/* static: ftrace_bug() reads the expected bytes after we return (through ftrace_expected) */
 	static u8 old[MCOUNT_INSN_SIZE];
 	u8 new[MCOUNT_INSN_SIZE];
 	int err;
 
-	if (want == cur)
-		return 0;
-	rec_insn(rec, is_on, cur, old);
-	rec_insn(rec, want_on, want, new);
-	ftrace_bug_action = !want_on ? "Setting ftrace call site to NOP" :
-			    !is_on ? "Setting ftrace call site to call ftrace function" :
-				     "Updating ftrace call site to call a different ftrace function";
-	ftrace_expected = old;
-	err = ftrace_modify_code(rec->ip, old, new);
-	if (err)
-		return err;
-	rec->flags &= ~(FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN);
-	if (want_on)
-		rec->flags |= FTRACE_FL_ENABLED | (rec->flags & FTRACE_FL_REGS ? FTRACE_FL_REGS_EN : 0);
+	if (want != cur) {
+		rec_insn(rec, is_on, cur, old);
+		rec_insn(rec, want_on, want, new);
+		ftrace_bug_action = !want_on ? "Setting ftrace call site to NOP" :
+				    !is_on ? "Setting ftrace call site to call ftrace function" :
+					     "Updating ftrace call site to call a different ftrace function";
+		ftrace_expected = old;
+		err = ftrace_modify_code(rec->ip, old, new);
+		if (err)
+			return err;
+		rec->target = want;
+	}
+	rec->flags = (rec->flags & ~en) | (want_on ? FTRACE_FL_ENABLED | kind : 0);
 	return 0;
 }
 
@@ -323,6 +364,52 @@ static bool ipmodify_conflict(struct ftrace_ops *ops)
 	return false;
 }
 
+/* Gives ops a trampoline of its own, if it can have one; without, it is called from the shared
+ * callers, which works too, only slower. Under ftrace_lock. */
+static void ftrace_ops_trampoline_get(struct ftrace_ops *ops)
+{
+	int err;
+
+	if (ops->trampoline || (ops->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_NO_TRAMP)))
+		return;
+	err = arch_ftrace_create_trampoline(ops);
+	if (err)
+		pr_warn("ftrace: no trampoline for %s (%d): using the shared callers\n", ops->name, err);
+}
+
+/*
+ * After an update that left no site calling ops's trampoline: wait until no task can still be
+ * inside it (one may have been preempted there), then free it. Sleeps.
+ */
+static void ftrace_ops_trampoline_put(struct ftrace_ops *ops)
+{
+	if (!ops->trampoline)
+		return;
+	synchronize_rcu_tasks();
+	spin_lock(&ftrace_lock);
+	arch_ftrace_trampoline_free(ops);
+	spin_unlock(&ftrace_lock);
+}
+
+/* Two direct calls on one function cannot both be the site's call; nor can one share a function
+ * with an ops that moves the ip (which of the two would the site return to?). */
+static bool direct_conflict(struct ftrace_ops *ops)
+{
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+	unsigned long clash = ops->flags & FTRACE_OPS_FL_DIRECT ?
+				      FTRACE_FL_DIRECT | FTRACE_FL_IPMODIFY :
+			      ops->flags & FTRACE_OPS_FL_IPMODIFY ? FTRACE_FL_DIRECT : 0;
+
+	if (!clash)
+		return false;
+	do_for_each_ftrace_rec(pg, rec) {
+		if ((rec->flags & clash) && ftrace_ops_test(ops, rec->ip))
+			return true;
+	} while_for_each_ftrace_rec();
+	return false;
+}
+
 int register_ftrace_function(struct ftrace_ops *ops)
 {
 	int err;
@@ -338,9 +425,10 @@ int register_ftrace_function(struct ftrace_ops *ops)
 		err = -ENODEV;
 	else if (ops->flags & FTRACE_OPS_FL_ENABLED)
 		err = -EBUSY;
-	else if (ipmodify_conflict(ops))
+	else if (ipmodify_conflict(ops) || direct_conflict(ops))
 		err = -EBUSY;
 	else {
+		ftrace_ops_trampoline_get(ops);
 		ops->next = ftrace_ops_list;
 		ops->flags |= FTRACE_OPS_FL_ENABLED;
 		/* Publish only a fully built ops: list walkers may run on other CPUs. */
@@ -369,6 +457,8 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 	err = ftrace_update();
 	ftrace_unlock_update();
 	ftrace_synchronize(); /* no CPU is still walking the list through this ops */
+	if (!err)
+		ftrace_ops_trampoline_put(ops);
 	return err;
 }
 
@@ -466,23 +556,30 @@ int ftrace_set_filter_ip(struct ftrace_ops *ops, unsigned long ip, bool remove, 
 	return ftrace_hash_move_and_update(ops, true, new);
 }
 
-/* Every record's bytes against its flags: the check tests run after stress. */
+/* Every record's bytes against its flags, and every live trampoline's bytes against its template:
+ * the check tests run after stress. */
 int ftrace_verify_all_sites(char *why, size_t size)
 {
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
+	int err = 0;
 
 	do_for_each_ftrace_rec(pg, rec) {
 		u8 want[MCOUNT_INSN_SIZE];
 		bool on = rec->flags & FTRACE_FL_ENABLED;
 		if (rec->flags & FTRACE_FL_DISABLED)
 			continue;
-		rec_insn(rec, on, on ? ftrace_get_addr_curr(rec) : 0, want);
+		rec_insn(rec, on, rec->target, want);
 		if (memcmp((void *)rec->ip, want, MCOUNT_INSN_SIZE)) {
 			snprintf(why, size, "%ps: bytes do not match flags %lx", (void *)rec->ip,
 				 rec->flags);
 			return -EINVAL;
 		}
 	} while_for_each_ftrace_rec();
-	return 0;
+	spin_lock(&ftrace_lock);
+	for (struct ftrace_ops *op = ftrace_ops_list; op && !err; op = op->next)
+		if (op->trampoline)
+			err = arch_ftrace_verify_trampoline(op, why, size);
+	spin_unlock(&ftrace_lock);
+	return err;
 }

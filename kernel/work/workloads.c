@@ -82,6 +82,7 @@ static void work_thread(void *arg)
 	while (!kthread_should_stop() && (!st->deadline_ns || ktime_get_ns() < st->deadline_ns)) {
 		st->w->iteration(st);
 		st->iterations++;
+		cond_resched();
 		if (st->w->sleep_ms)
 			msleep(st->w->sleep_ms);
 	}

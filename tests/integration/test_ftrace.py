@@ -19,7 +19,8 @@ EMPTY_FILTER = "#### all functions enabled ####"
 EMPTY_NOTRACE = "#### no functions disabled ####"
 EINVAL = "echo: write error: Invalid argument"
 NOP5 = "0f 1f 44 00 00"
-ENABLED_LINE = r"^(?P<name>\w+) \((?P<count>\d+)\)(?P<flags>( R|  )( I|  )( D|  ))$"
+ENABLED_LINE = (r"^(?P<name>\w+) \((?P<count>\d+)\)(?P<flags>( R|  )( I|  )( D|  ))"
+                r"(\ttramp: (?P<tramp>0x[0-9a-f]+) \((?P<func>\S+)\) ->(?P<callee>\S+))?$")
 NOTRACE_FUNCS = ["ftrace_ops_list_func", "text_poke", "memcpy", "vsnprintf", "do_irq", "ftrace_modify_code"]
 
 
@@ -157,12 +158,17 @@ def test_func_hits_patches_counts_and_unpatches(console):
     assert dis_first(console, "kmalloc")[0] == NOP5
     assert console.run("echo 1 > func_hits") == ""
     insn_bytes, text = dis_first(console, "kmalloc")
-    assert insn_bytes.startswith("e8 ") and text.endswith("<ftrace_caller>"), text
+    # func_hits is the only ops on the site: it calls func_hits's own trampoline.
+    assert insn_bytes.startswith("e8 ") and text.endswith("<ftrace_trampoline>"), text
     lines = console.run("cat enabled_functions").splitlines()
-    parsed = sorted((m.group("name"), m.group("count"), m.group("flags"))
+    parsed = sorted((m.group("name"), m.group("count"), m.group("flags"), m.group("func"), m.group("callee"))
                     for m in (re.match(ENABLED_LINE, l) for l in lines) if m)
     assert len(parsed) == len(lines)
-    assert parsed == [("kfree", "1", "      "), ("kmalloc", "1", "      ")]
+    cb = parsed[0][3]
+    assert cb.startswith("func_hits_call+0x0/") and parsed[0][4] == cb
+    assert parsed == [("kfree", "1", "      ", cb, cb), ("kmalloc", "1", "      ", cb, cb)]
+    tramp = re.match(ENABLED_LINE, lines[0]).group("tramp")
+    assert text.split()[-2] == tramp[2:], (text, tramp)
     # heap_reuse calls kmalloc twice and kzalloc (which calls kmalloc) once, kfree three times.
     assert "ok 1 heap_reuse" in console.run("selftest heap_reuse")
     assert hits(console) == {"kmalloc": 3, "kfree": 3}
@@ -179,7 +185,7 @@ def test_filter_change_while_live_repatches(console):
     assert dis_first(console, "kfree")[0] == NOP5
     set_filter(console, "kfree")
     assert dis_first(console, "kmalloc")[0] == NOP5
-    assert dis_first(console, "kfree")[1].endswith("<ftrace_caller>")
+    assert dis_first(console, "kfree")[1].endswith("<ftrace_trampoline>")
 
 
 def test_ftrace_enabled_kill_switch(console):
@@ -190,4 +196,4 @@ def test_ftrace_enabled_kill_switch(console):
     assert dis_first(console, "kmalloc")[0] == NOP5
     assert console.run("cat enabled_functions") == ""
     assert console.run("echo 1 > /proc/sys/kernel/ftrace_enabled") == ""
-    assert dis_first(console, "kmalloc")[1].endswith("<ftrace_caller>")
+    assert dis_first(console, "kmalloc")[1].endswith("<ftrace_trampoline>")

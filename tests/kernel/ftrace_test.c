@@ -115,7 +115,9 @@ SELFTEST(ftrace_ops_filter_calls_callback)
 	init_ops(&ops, &s, 0);
 	KT_ASSERT(t, ftrace_set_filter(&ops, "ft_target_a", true) == 0);
 	KT_ASSERT(t, register_ftrace_function(&ops) == 0);
-	KT_EXPECT(t, site_calls(ft_target_a, ftrace_caller));
+	/* Alone on the site: the site calls the ops's own trampoline, which calls the callback. */
+	KT_ASSERT(t, ops.trampoline != 0);
+	KT_EXPECT(t, site_calls(ft_target_a, (void *)ops.trampoline));
 	KT_EXPECT(t, site_is_nop(ft_target_b));
 	KT_EXPECT(t, text_poke_count > pos0); /* the change went through text_poke */
 	for (int i = 0; i < 3; i++)
@@ -157,9 +159,13 @@ SELFTEST(ftrace_two_ops_overlap)
 	ft_target_c(1);
 	KT_EXPECT(t, s1.a == 1 && s1.b == 1 && s1.c == 0 && s1.other == 0);
 	KT_EXPECT(t, s2.a == 0 && s2.b == 1 && s2.c == 1 && s2.other == 0);
+	/* The shared site calls the list (through ftrace_caller); the others their own trampolines. */
+	KT_EXPECT(t, site_calls(ft_target_b, ftrace_caller));
+	KT_EXPECT(t, site_calls(ft_target_a, (void *)o1.trampoline));
+	KT_EXPECT(t, site_calls(ft_target_c, (void *)o2.trampoline));
 	unregister_ftrace_function(&o2);
 	KT_EXPECT(t, site_is_nop(ft_target_c));
-	KT_EXPECT(t, site_calls(ft_target_b, ftrace_caller));
+	KT_EXPECT(t, site_calls(ft_target_b, (void *)o1.trampoline)); /* back to one ops */
 	unregister_ftrace_function(&o1);
 	KT_EXPECT(t, site_is_nop(ft_target_a) && site_is_nop(ft_target_b));
 	KT_EXPECT(t, ftrace_trace_function == ftrace_stub);
@@ -180,7 +186,7 @@ SELFTEST(ftrace_notrace_wins)
 	KT_ASSERT(t, ftrace_set_notrace(&ops, "ft_target_b", true) == 0);
 	KT_ASSERT(t, register_ftrace_function(&ops) == 0);
 	KT_EXPECT(t, site_is_nop(ft_target_b));
-	KT_EXPECT(t, site_calls(ft_target_c, ftrace_caller));
+	KT_EXPECT(t, site_calls(ft_target_c, (void *)ops.trampoline));
 	ft_target_a(0);
 	ft_target_b(0);
 	KT_EXPECT(t, s.a == 1 && s.b == 0);
@@ -189,6 +195,7 @@ SELFTEST(ftrace_notrace_wins)
 	free_ftrace_hash(ops.local_hash.notrace_hash);
 }
 
+/* The same pt_regs from ftrace_regs_caller itself and from an ops's copy of it. */
 SELFTEST(ftrace_regs_caller_frame)
 {
 	static struct ftrace_ops ops;
@@ -197,17 +204,19 @@ SELFTEST(ftrace_regs_caller_frame)
 	if (!ftrace_quiet(t))
 		return;
 
-	init_ops(&ops, &s, FTRACE_OPS_FL_SAVE_REGS);
-	KT_ASSERT(t, ftrace_set_filter(&ops, "ft_target_c", true) == 0);
-	KT_ASSERT(t, register_ftrace_function(&ops) == 0);
-	KT_EXPECT(t, site_calls(ft_target_c, ftrace_regs_caller));
-	KT_EXPECT_EQ(t, ft_target_c(41), 44); /* the function still runs, with its argument */
-	KT_EXPECT(t, s.last_regs != NULL);
-	KT_EXPECT_EQ(t, s.regs_di, 41);
-	KT_EXPECT_EQ(t, s.regs_ip, (unsigned long)ft_target_c + MCOUNT_INSN_SIZE);
-	unregister_ftrace_function(&ops);
-	KT_EXPECT(t, site_is_nop(ft_target_c));
-	free_ftrace_hash(ops.local_hash.filter_hash);
+	for (int own = 0; own < 2; own++) {
+		init_ops(&ops, &s, FTRACE_OPS_FL_SAVE_REGS | (own ? 0 : FTRACE_OPS_FL_NO_TRAMP));
+		KT_ASSERT(t, ftrace_set_filter(&ops, "ft_target_c", true) == 0);
+		KT_ASSERT(t, register_ftrace_function(&ops) == 0);
+		KT_EXPECT(t, site_calls(ft_target_c, own ? (void *)ops.trampoline : ftrace_regs_caller));
+		KT_EXPECT_EQ(t, ft_target_c(41), 44); /* the function still runs, with its argument */
+		KT_EXPECT(t, s.last_regs != NULL);
+		KT_EXPECT_EQ(t, s.regs_di, 41);
+		KT_EXPECT_EQ(t, s.regs_ip, (unsigned long)ft_target_c + MCOUNT_INSN_SIZE);
+		unregister_ftrace_function(&ops);
+		KT_EXPECT(t, site_is_nop(ft_target_c));
+		free_ftrace_hash(ops.local_hash.filter_hash);
+	}
 }
 
 static void redirect_to_fixed(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
@@ -286,7 +295,7 @@ SELFTEST(ftrace_enabled_kill_switch)
 	ft_target_a(0);
 	KT_EXPECT_EQ(t, s.a, 0);
 	KT_EXPECT_EQ(t, ftrace_set_enabled(1), 0);
-	KT_EXPECT(t, site_calls(ft_target_a, ftrace_caller));
+	KT_EXPECT(t, site_calls(ft_target_a, (void *)ops.trampoline));
 	ft_target_a(0);
 	KT_EXPECT_EQ(t, s.a, 1);
 	unregister_ftrace_function(&ops);

@@ -136,6 +136,7 @@ static void call_in_loop(void *arg)
 		if (int3_target(i) != i * 3)
 			loop_errors++;
 		loop_calls++;
+		cond_resched(); /* lets an unregister's synchronize_rcu_tasks() see us outside */
 	}
 }
 
@@ -185,7 +186,7 @@ SELFTEST(text_poke_bp_emulates_call_and_nop)
 	ftrace_set_patch_method(PATCH_BREAKPOINT);
 	KT_ASSERT(t, ftrace_set_filter(&ops, "int3_target", true) == 0);
 
-	/* NOP -> call: while held at int3, each call is an emulated `call ftrace_caller`. */
+	/* NOP -> call: while held at int3, each call is an emulated call of the ops's trampoline. */
 	cb_calls = 0;
 	text_poke_bp_step_hook = hold_at_int3;
 	KT_EXPECT_EQ(t, register_ftrace_function(&ops), 0);
@@ -199,7 +200,8 @@ SELFTEST(text_poke_bp_emulates_call_and_nop)
 	KT_EXPECT_EQ(t, hold_byte, INT3_INSN_OPCODE);
 	KT_EXPECT(t, text_poke_bp_hits - hits0 > 0);
 	KT_EXPECT(t, cb_calls >= text_poke_bp_hits - hits0);
-	KT_EXPECT(t, ftrace_call_target((unsigned long)int3_target) == (unsigned long)ftrace_caller);
+	KT_EXPECT(t, ops.trampoline &&
+		     ftrace_call_target((unsigned long)int3_target) == ops.trampoline);
 
 	/* call -> NOP: held at int3, each call skips the 5 bytes: no callback. */
 	text_poke_bp_step_hook = hold_at_int3;
@@ -230,8 +232,8 @@ SELFTEST(patch_methods_agree_on_bytes)
 		ftrace_set_patch_method(m);
 		KT_ASSERT(t, ftrace_set_filter(&ops, "compute_* hash_* vfs_*", true) == 0);
 		KT_EXPECT_EQ(t, register_ftrace_function(&ops), 0);
-		KT_EXPECT(t, ftrace_call_target(kallsyms_lookup_name("vfs_read")) ==
-			     (unsigned long)ftrace_caller);
+		KT_EXPECT(t, ops.trampoline && ftrace_call_target(kallsyms_lookup_name("vfs_read")) ==
+							ops.trampoline);
 		if (ftrace_verify_all_sites(why, sizeof(why)))
 			ktest_fail(t, __FILE__, __LINE__, "%s: %s", patch_method_names[m], why);
 		KT_EXPECT_EQ(t, unregister_ftrace_function(&ops), 0);

@@ -1,0 +1,159 @@
+/* Per-ops trampolines: a private copy of ftrace_caller (or ftrace_regs_caller) for one ftrace_ops,
+ * so a site only that ops wants calls straight into the ops's callback, with no list to walk.
+ *
+ *   ops->trampoline: one execmem page, RX, written only through text_poke_copy
+ *   +0          copy of the template (ftrace_caller .. ftrace_caller_end)
+ *   +op_off       mov rdx, [rip + disp]    disp fixed: reads the slot below, not function_trace_op
+ *   +call_off     call <ops callback>      was `call <whatever the template calls now>`
+ *   ...           ret
+ *   +ptr_off    .quad ops                 8-aligned, right after the code
+ *   ... 4096    int3                      (the whole page was int3 before the copy)
+ *
+ * Nothing else in the templates depends on where the code sits, which is why a copy works.
+ */
+#include "kernel/trace/ftrace.h"
+#include "arch/x86/text_poke.h"
+#include "kernel/mm.h"
+#include "kernel/printk.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+#define OP_LOAD_LEN 7 /* mov rdx, [rip + disp32]: 48 8b 15 + disp32 */
+static const u8 op_load_opcode[3] = { 0x48, 0x8b, 0x15 };
+
+struct tramp_template {
+	const char *start, *op_ptr, *call, *end;
+};
+
+static struct tramp_template template_for(const struct ftrace_ops *ops)
+{
+	if (ops->flags & FTRACE_OPS_FL_SAVE_REGS)
+		return (struct tramp_template){ ftrace_regs_caller, ftrace_regs_caller_op_ptr,
+						ftrace_regs_call, ftrace_regs_caller_end };
+	return (struct tramp_template){ ftrace_caller, ftrace_caller_op_ptr, ftrace_call,
+					ftrace_caller_end };
+}
+
+/* What a trampoline calls: the callback itself if it guards its own recursion (Linux's
+ * ftrace_ops_get_func). */
+ftrace_func_t ftrace_ops_get_func(const struct ftrace_ops *ops)
+{
+	return ops->flags & FTRACE_OPS_FL_RECURSION ? ops->func : ftrace_ops_assist_func;
+}
+
+/* The trampolines alive now, for kallsyms (names in backtraces and `dis`). */
+#define MAX_NAMED_TRAMPS 64
+static struct {
+	unsigned long start, size;
+} named[MAX_NAMED_TRAMPS];
+
+static void name_tramp(unsigned long start, unsigned long size)
+{
+	for (int i = 0; i < MAX_NAMED_TRAMPS; i++)
+		if (!named[i].start) {
+			named[i].size = size;
+			WRITE_ONCE(named[i].start, start);
+			return;
+		}
+}
+
+const char *ftrace_trampoline_lookup(unsigned long addr, unsigned long *size, unsigned long *off)
+{
+	if (!is_execmem(addr))
+		return NULL;
+	for (int i = 0; i < MAX_NAMED_TRAMPS; i++) {
+		unsigned long start = READ_ONCE(named[i].start);
+		if (start && addr >= start && addr < start + named[i].size) {
+			if (size)
+				*size = named[i].size;
+			if (off)
+				*off = addr - start;
+			return "ftrace_trampoline";
+		}
+	}
+	return NULL;
+}
+
+/* The bytes a trampoline for ops at tramp must hold; returns its size (code + ops pointer). */
+static unsigned long build_trampoline(const struct ftrace_ops *ops, unsigned long tramp, u8 *buf)
+{
+	struct tramp_template t = template_for(ops);
+	unsigned long code = t.end - t.start, op_off = t.op_ptr - t.start;
+	unsigned long call_off = t.call - t.start, ptr_off = ALIGN(code, 8);
+	s32 disp = (s32)(ptr_off - (op_off + OP_LOAD_LEN));
+	const struct ftrace_ops *self = ops;
+
+	memcpy(buf, t.start, code);
+	memset(buf + code, INT3_INSN_OPCODE, ptr_off - code);
+	memcpy(buf + op_off + 3, &disp, 4);
+	ftrace_call_replace(buf + call_off, tramp + call_off, (unsigned long)ftrace_ops_get_func(ops));
+	memcpy(buf + ptr_off, &self, 8);
+	return ptr_off + 8;
+}
+
+int arch_ftrace_create_trampoline(struct ftrace_ops *ops)
+{
+	struct tramp_template t = template_for(ops);
+	u8 *buf;
+	void *tramp;
+	unsigned long size;
+
+	/* The template must look as this file assumes; a changed ftrace_64.asm fails loudly here. */
+	if (memcmp(t.op_ptr, op_load_opcode, 3) || ((const u8 *)t.call)[0] != 0xe8) {
+		pr_err("ftrace: trampoline template is not what create_trampoline expects\n");
+		return -EINVAL;
+	}
+	buf = kmalloc(PAGE_SIZE);
+	tramp = execmem_alloc(PAGE_SIZE);
+	if (!buf || !tramp) {
+		kfree(buf);
+		execmem_free(tramp);
+		return -ENOMEM;
+	}
+	size = build_trampoline(ops, (unsigned long)tramp, buf);
+	text_poke_copy(tramp, buf, size);
+	kfree(buf);
+	ops->trampoline = (unsigned long)tramp;
+	ops->trampoline_size = size;
+	name_tramp(ops->trampoline, size);
+	return 0;
+}
+
+/* Call only once no CPU can be inside the trampoline (synchronize_rcu_tasks()). */
+void arch_ftrace_trampoline_free(struct ftrace_ops *ops)
+{
+	for (int i = 0; i < MAX_NAMED_TRAMPS; i++)
+		if (named[i].start == ops->trampoline)
+			WRITE_ONCE(named[i].start, 0);
+	execmem_free((void *)ops->trampoline);
+	ops->trampoline = 0;
+	ops->trampoline_size = 0;
+}
+
+/* The callback a trampoline's call goes to now (enabled_functions' "->"). */
+unsigned long arch_ftrace_trampoline_func(const struct ftrace_ops *ops)
+{
+	struct tramp_template t = template_for(ops);
+
+	return ftrace_call_target(ops->trampoline + (t.call - t.start));
+}
+
+/* A live trampoline's bytes against what create_trampoline wrote, ignoring nothing. */
+int arch_ftrace_verify_trampoline(const struct ftrace_ops *ops, char *why, size_t size)
+{
+	u8 *want = kmalloc(PAGE_SIZE);
+	unsigned long n;
+	int err = 0;
+
+	if (!want)
+		return -ENOMEM;
+	n = build_trampoline(ops, ops->trampoline, want);
+	if (n != ops->trampoline_size || memcmp(want, (void *)ops->trampoline, n)) {
+		snprintf(why, size, "trampoline of %s at 0x%lx differs from its template", ops->name,
+			 ops->trampoline);
+		err = -EINVAL;
+	}
+	kfree(want);
+	return err;
+}
