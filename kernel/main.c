@@ -6,6 +6,7 @@
 #include "arch/x86/traps.h"
 #include "kernel/fs.h"
 #include "kernel/kallsyms.h"
+#include "kernel/livepatch.h"
 #include "kernel/mm.h"
 #include "kernel/multiboot.h"
 #include "kernel/panic.h"
@@ -74,6 +75,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	func_hits_init();
 	trace_init();
 	workloads_init();
+	klp_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
 	pr_info("shell: type 'help' for commands\n");
 	/* The shell is a task like any other; this boot context becomes CPU 0's idle task. */

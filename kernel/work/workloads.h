@@ -19,7 +19,8 @@ struct work_stats {
 	const struct workload *w;
 	u64 iterations;
 	u64 deadline_ns;         /* 0: until killed */
-	u64 windows, mismatches; /* spin: windows checked against func_hits, and disagreements */
+	u64 windows, mismatches; /* spin: windows checked against func_hits, and disagreements;
+				  * greet: rounds of 64 calls, and answers that were no version */
 	bool live;
 };
 
