@@ -15,6 +15,7 @@
 #include "kernel/mm.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "lib/string.h"
 
@@ -24,6 +25,7 @@ struct holdout {
 	u64 qs;       /* its tasks_qs when the wait began */
 	bool found;   /* met in this pass (one not met has exited: it is out of everything) */
 	bool done;
+	int cpu;
 	char comm[TASK_COMM_LEN];
 };
 
@@ -46,7 +48,8 @@ static void scan_task(struct task *t, void *arg)
 	if (s->collect) {
 		if (t != current && !quiescent_now(t) && s->n < s->cap) {
 			struct holdout *h = &s->h[s->n++];
-			*h = (struct holdout){ .t = t, .pid = t->pid, .qs = READ_ONCE(t->tasks_qs) };
+			*h = (struct holdout){ .t = t, .pid = t->pid, .qs = READ_ONCE(t->tasks_qs),
+					       .cpu = t->cpu };
 			memcpy(h->comm, t->comm, TASK_COMM_LEN);
 		}
 		return;
@@ -96,6 +99,16 @@ void synchronize_rcu_tasks(void)
 	for_each_task(scan_task, &s);
 	s.collect = false;
 	while (rcu_tasks_pass(&s)) {
+		/* Nudge holdouts' CPUs: an idle one passes through schedule() at once, and a short
+		 * wait catches most grace periods before falling back to sleeping a tick. */
+		for (int i = 0; i < s.n; i++)
+			if (!s.h[i].done && s.h[i].cpu != smp_processor_id())
+				smp_send_reschedule(s.h[i].cpu);
+		u64 spin_until = ktime_get_ns() + 200000;
+		while (ktime_get_ns() < spin_until && rcu_tasks_pass(&s))
+			yield();
+		if (!rcu_tasks_pass(&s))
+			break;
 		if (!warned && ktime_get_ns() - start > 5 * NSEC_PER_SEC) {
 			for (int i = 0; i < s.n; i++)
 				if (!s.h[i].done)

@@ -145,6 +145,7 @@ REGS_FRAMES      equ 32                  ; the two fake frames
 	mov rdi, [rsp + PT_DI]
 %endmacro
 
+align 16                                ; its own address: not shared with ftrace_caller_end
 ftrace_regs_caller:
 	push rax                        ; D: any value, it is only a slot
 	pushfq
