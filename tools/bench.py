@@ -45,6 +45,15 @@ median of {runs} runs of a {loops}-call loop with interrupts off; **ticks** are 
 repeats the instruction count; it says nothing about real hardware). Benchmarks are read, never asserted:
 tests check behaviour only.
 
+The ftrace-core rows put one or two ops on `bench_target`. "its own trampoline" is the ops's private copy
+of `ftrace_caller` (docs/10); "ftrace_caller calling it directly" is the same ops registered with our
+`FTRACE_OPS_FL_NO_TRAMP`, the static caller with its `call` patched to the callback: the two run the same
+instructions, so they cost the same. "list function, 1 ops on the site" is what a site used by one ops
+pays without a trampoline of its own once a second ops is live elsewhere (on `vfs_read`): `ftrace_call`
+then calls `ftrace_ops_list_func`, which walks every ops. That is the cost a per-ops trampoline removes;
+the line under the table says by how much. The direct call is `direct_count_tramp` (three instructions,
+arch/x86/direct_count.asm) called straight from the site.
+
 The live-patching rows time `register_ftrace_function()` / `unregister_ftrace_function()` of an ops on
 every function, that is the whole update (three batches) with the method named. With one CPU online
 both methods write directly, since no other CPU can be running the code: their rows are the same.
