@@ -277,7 +277,13 @@ void preempt_schedule_irq(void)
 {
 	struct percpu *c = this_cpu();
 
-	if (c->need_resched && !c->preempt_count && !c->irq_depth && !c->nmi_depth)
+	/*
+	 * Not a task on its way to sleep (state set, schedule() a few instructions away): switched
+	 * out here it would leave the run queue while perhaps still inside a trampoline, and wait
+	 * for a wake-up that may never come; synchronize_rcu_tasks() would wait with it.
+	 */
+	if (c->need_resched && !c->preempt_count && !c->irq_depth && !c->nmi_depth &&
+	    c->curr->state == TASK_RUNNING)
 		__schedule(true);
 }
 

@@ -103,7 +103,12 @@ struct ftrace_ops {
 	unsigned long direct_call;            /* FTRACE_OPS_FL_DIRECT: the custom trampoline */
 };
 
-/* Registration: 0, or -EBUSY (already registered), -EINVAL, -ENODEV (ftrace is dead). */
+/*
+ * Registration: 0, or -EBUSY (already registered, or an IPMODIFY/direct clash), -EINVAL, -ENODEV
+ * (ftrace is dead). Registering gives the ops a trampoline of its own unless it is DIRECT or
+ * NO_TRAMP; unregistering frees it after synchronize_rcu_tasks() (so it may sleep). As in Linux,
+ * only that wait is built in: whoever frees an ops itself calls synchronize_rcu_tasks() first.
+ */
 int register_ftrace_function(struct ftrace_ops *ops);
 int unregister_ftrace_function(struct ftrace_ops *ops);
 
