@@ -48,6 +48,16 @@ static void klp_ftrace_handler(unsigned long ip, unsigned long parent_ip, struct
 	regs->ip = (unsigned long)p->new_func;
 }
 
+/* Why register_ftrace_function() said EBUSY, in words. */
+static const char *klp_busy_reason(unsigned long ip)
+{
+	if (!ftrace_enabled)
+		return "cannot be patched: ftrace is switched off (ftrace_enabled is 0)";
+	if (ftrace_find_rec_direct(ip))
+		return "has a direct call attached";
+	return "is already modified by another ftrace ops (IPMODIFY)";
+}
+
 static int klp_enable_patch(struct klp_patch *p)
 {
 	unsigned long ip = kallsyms_lookup_name(p->old_name);
@@ -60,13 +70,14 @@ static int klp_enable_patch(struct klp_patch *p)
 	p->ops.name = p->name;
 	p->ops.func = klp_ftrace_handler;
 	p->ops.private = p;
-	p->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
+	/* PERMANENT: as in Linux, ftrace_enabled cannot be switched off under a live patch. */
+	p->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION |
+		       FTRACE_OPS_FL_PERMANENT;
 	err = ftrace_set_filter_ip(&p->ops, ip, false, true);
 	if (!err)
 		err = register_ftrace_function(&p->ops);
 	if (err == -EBUSY)
-		pr_err("livepatch: %s: %s is already modified by another ftrace ops (IPMODIFY)\n",
-		       p->name, p->old_name);
+		pr_err("livepatch: %s: %s %s\n", p->name, p->old_name, klp_busy_reason(ip));
 	if (!err) {
 		p->enabled = true;
 		pr_info("livepatch: enabling patch '%s': %s -> %s\n", p->name, p->old_name, p->new_name);

@@ -89,6 +89,7 @@ typedef void (*ftrace_func_t)(unsigned long ip, unsigned long parent_ip, struct 
 #define FTRACE_OPS_FL_RECURSION (1UL << 3) /* func protects itself against recursion */
 #define FTRACE_OPS_FL_DIRECT (1UL << 4)    /* sites call ops->direct_call (ftrace_direct.c) */
 #define FTRACE_OPS_FL_NO_TRAMP (1UL << 5)  /* ours: never a trampoline of its own (bench baseline) */
+#define FTRACE_OPS_FL_PERMANENT (1UL << 6) /* while live, ftrace_enabled cannot go to 0 (livepatch) */
 
 struct ftrace_ops {
 	ftrace_func_t func;

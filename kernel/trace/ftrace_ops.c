@@ -425,6 +425,8 @@ int register_ftrace_function(struct ftrace_ops *ops)
 		err = -ENODEV;
 	else if (ops->flags & FTRACE_OPS_FL_ENABLED)
 		err = -EBUSY;
+	else if ((ops->flags & FTRACE_OPS_FL_PERMANENT) && !ftrace_enabled)
+		err = -EBUSY; /* it would be registered, and silently never called */
 	else if (ipmodify_conflict(ops) || direct_conflict(ops))
 		err = -EBUSY;
 	else {
@@ -470,6 +472,15 @@ void ftrace_set_patch_method(enum patch_method m)
 	ftrace_unlock_update();
 }
 
+static bool permanent_ops_live(void)
+{
+	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
+		if ((op->flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_PERMANENT)) ==
+		    (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_PERMANENT))
+			return true;
+	return false;
+}
+
 int ftrace_set_enabled(int on)
 {
 	int err;
@@ -477,6 +488,8 @@ int ftrace_set_enabled(int on)
 	ftrace_lock_update();
 	if (ftrace_disabled) {
 		err = -ENODEV;
+	} else if (!on && permanent_ops_live()) {
+		err = -EBUSY; /* a livepatch would silently stop applying */
 	} else {
 		ftrace_enabled = on;
 		err = ftrace_update();

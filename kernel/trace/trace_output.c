@@ -4,6 +4,7 @@
  *   %16s-%-7d       [%03d] irqs-off, need-resched, hardirq, preempt depth, migrate-disable
  */
 #include "kernel/trace/trace.h"
+#include "kernel/kallsyms.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
@@ -78,8 +79,15 @@ bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 		const struct stack_entry *s = (const void *)it->ent;
 		trace_print_context(m, it);
 		seq_puts(m, "<stack trace>\n");
-		for (int i = 0; i < s->size && i < FTRACE_STACK_ENTRIES; i++)
-			seq_printf(m, " => %ps\n", (void *)s->caller[i]);
+		for (int i = 0; i < s->size && i < FTRACE_STACK_ENTRIES; i++) {
+			/* Return addresses: a call to a noreturn function may end its caller, so the
+			 * caller is named by the byte before (as backtraces do). */
+			const char *name = kallsyms_lookup(s->caller[i] - 1, NULL, NULL);
+			if (name)
+				seq_printf(m, " => %s\n", name);
+			else
+				seq_printf(m, " => 0x%lx\n", s->caller[i]);
+		}
 		return true;
 	}
 	if (it->ent->type == TRACE_PRINT) {

@@ -25,7 +25,8 @@ WORK_LINE = (r"^ *(?P<pid>\d+) +(?P<cpu>\d+) (?P<name>\w+) +(?P<iter>\d+) +(?P<w
 def reset(console):
     yield
     for cmd in ("echo 0 > func_hits", "echo > set_ftrace_filter", "echo > direct_count",
-                "echo > livepatch_enable", "echo breakpoint > patch_method"):
+                "echo > livepatch_enable", "echo breakpoint > patch_method",
+                "echo 1 > /proc/sys/kernel/ftrace_enabled"):
         console.run(cmd)
 
 
@@ -190,3 +191,27 @@ def test_ops_come_and_go_200_times_under_load(console):
     for p in pids:
         assert rows[p]["mismatches"] == "0", rows[p]
     assert "ok 1 ftrace_nop_sites_after_boot" in console.run("selftest ftrace_nop_sites_after_boot")
+
+
+def test_live_patch_keeps_the_kill_switch_on(console):
+    # As Linux's FTRACE_OPS_FL_PERMANENT: switching ftrace off would silently drop the fix.
+    console.run("echo demo_greeting > livepatch_enable")
+    assert console.run("echo 0 > /proc/sys/kernel/ftrace_enabled") == EBUSY
+    assert console.run("cat /proc/sys/kernel/ftrace_enabled") == "1"
+    assert console.run("greet").splitlines()[0] == FIXED
+    console.run("echo > livepatch_enable")
+    assert console.run("echo 0 > /proc/sys/kernel/ftrace_enabled") == ""
+    out = console.run("echo demo_greeting > livepatch_enable").splitlines()
+    assert out[-1] == EBUSY and "ftrace is switched off" in out[0], out
+    assert console.run("greet").splitlines()[0] == ORIGINAL
+    assert console.run("echo 1 > /proc/sys/kernel/ftrace_enabled") == ""
+
+
+def test_livepatch_and_direct_call_exclude_each_other(console):
+    assert console.run("echo demo_greeting > direct_count") == ""
+    out = console.run("echo demo_greeting > livepatch_enable").splitlines()
+    assert out[-1] == EBUSY and "has a direct call attached" in out[0], out
+    assert console.run("echo > direct_count") == ""
+    console.run("echo demo_greeting > livepatch_enable")
+    assert console.run("echo demo_greeting > direct_count") == EBUSY
+    assert console.run("cat direct_count").startswith("# not attached")
