@@ -121,14 +121,12 @@ int arch_ftrace_create_trampoline(struct ftrace_ops *ops)
 }
 
 /* Call only once no CPU can be inside the trampoline (synchronize_rcu_tasks()). */
-void arch_ftrace_trampoline_free(struct ftrace_ops *ops)
+void arch_ftrace_trampoline_free(unsigned long tramp)
 {
 	for (int i = 0; i < MAX_NAMED_TRAMPS; i++)
-		if (named[i].start == ops->trampoline)
+		if (named[i].start == tramp)
 			WRITE_ONCE(named[i].start, 0);
-	execmem_free((void *)ops->trampoline);
-	ops->trampoline = 0;
-	ops->trampoline_size = 0;
+	execmem_free((void *)tramp);
 }
 
 /* The callback a trampoline's call goes to now (enabled_functions' "->"). */

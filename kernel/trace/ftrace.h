@@ -218,7 +218,7 @@ extern struct ftrace_ops *function_trace_op;
 
 /* Per-ops trampolines (arch/x86/ftrace_trampoline.c). */
 int arch_ftrace_create_trampoline(struct ftrace_ops *ops);
-void arch_ftrace_trampoline_free(struct ftrace_ops *ops);
+void arch_ftrace_trampoline_free(unsigned long tramp);
 unsigned long arch_ftrace_trampoline_func(const struct ftrace_ops *ops);
 int arch_ftrace_verify_trampoline(const struct ftrace_ops *ops, char *why, size_t size);
 ftrace_func_t ftrace_ops_get_func(const struct ftrace_ops *ops);

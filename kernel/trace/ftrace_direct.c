@@ -74,6 +74,7 @@ static int direct_count_attach(unsigned long ip)
 	if (err)
 		return err;
 	WRITE_ONCE(direct_count_calls, 0);
+	WRITE_ONCE(direct_count_last_arg, 0);
 	err = register_ftrace_direct(&direct_count_ops, (unsigned long)direct_count_tramp);
 	if (!err)
 		direct_count_ip = ip;

@@ -378,16 +378,17 @@ static void ftrace_ops_trampoline_get(struct ftrace_ops *ops)
 }
 
 /*
- * After an update that left no site calling ops's trampoline: wait until no task can still be
- * inside it (one may have been preempted there), then free it. Sleeps.
+ * After an update that left no site calling it: wait until no task can still be inside the
+ * trampoline (one may have been preempted there), then free it. Sleeps. The ops no longer owns it
+ * (unregister took it under the lock), so registering the ops again meanwhile makes a new one.
  */
-static void ftrace_ops_trampoline_put(struct ftrace_ops *ops)
+static void ftrace_trampoline_put(unsigned long tramp)
 {
-	if (!ops->trampoline)
+	if (!tramp)
 		return;
 	synchronize_rcu_tasks();
 	spin_lock(&ftrace_lock);
-	arch_ftrace_trampoline_free(ops);
+	arch_ftrace_trampoline_free(tramp);
 	spin_unlock(&ftrace_lock);
 }
 
@@ -405,6 +406,32 @@ static bool direct_conflict(struct ftrace_ops *ops)
 		return false;
 	do_for_each_ftrace_rec(pg, rec) {
 		if ((rec->flags & clash) && ftrace_ops_test(ops, rec->ip))
+			return true;
+	} while_for_each_ftrace_rec();
+	return false;
+}
+
+/*
+ * For a live ops whose sets just changed: would some function now have two ops moving its ip, two
+ * direct calls, or one of each? (register checks before the ops is listed, with the helpers
+ * above; a live ops is already counted in the records, so here every ops is counted afresh.)
+ */
+static bool live_ops_clash(struct ftrace_ops *ops)
+{
+	const unsigned long mask = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_DIRECT;
+	struct ftrace_page *pg;
+	struct dyn_ftrace *rec;
+
+	if (!(ops->flags & FTRACE_OPS_FL_ENABLED) || !(ops->flags & mask))
+		return false;
+	do_for_each_ftrace_rec(pg, rec) {
+		int owners = 0;
+		if (!ftrace_ops_test(ops, rec->ip))
+			continue;
+		for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
+			owners += (op->flags & FTRACE_OPS_FL_ENABLED) && (op->flags & mask) &&
+				  ftrace_ops_test(op, rec->ip);
+		if (owners > 1)
 			return true;
 	} while_for_each_ftrace_rec();
 	return false;
@@ -444,6 +471,7 @@ int register_ftrace_function(struct ftrace_ops *ops)
 int unregister_ftrace_function(struct ftrace_ops *ops)
 {
 	struct ftrace_ops **pp;
+	unsigned long tramp = 0;
 	int err;
 
 	ftrace_lock_update();
@@ -457,10 +485,13 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 	WRITE_ONCE(*pp, ops->next);
 	ops->flags &= ~FTRACE_OPS_FL_ENABLED;
 	err = ftrace_update();
+	if (!err) { /* on error some site may still call it: keep it */
+		tramp = ops->trampoline;
+		ops->trampoline = ops->trampoline_size = 0;
+	}
 	ftrace_unlock_update();
 	ftrace_synchronize(); /* no CPU is still walking the list through this ops */
-	if (!err)
-		ftrace_ops_trampoline_put(ops);
+	ftrace_trampoline_put(tramp);
 	return err;
 }
 
@@ -520,6 +551,13 @@ int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter, struct ftra
 	}
 	old = *slot;
 	WRITE_ONCE(*slot, new);
+	if (live_ops_clash(ops)) {
+		/* Nothing ran with the new set: no update has been made. */
+		WRITE_ONCE(*slot, old);
+		ftrace_unlock_update();
+		free_ftrace_hash(new);
+		return -EBUSY;
+	}
 	err = ftrace_update();
 	ftrace_unlock_update();
 	ftrace_synchronize(); /* a list walk that read the old set has finished */

@@ -204,6 +204,14 @@ SELFTEST(direct_call_counts_exactly)
 	tr_init(&ip, &s2, FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY, "tr_probe_b");
 	KT_EXPECT_EQ(t, register_ftrace_function(&ip), -EBUSY);
 	KT_EXPECT(t, calls(tr_probe_b, (unsigned long)direct_count_tramp));
+	/* Nor can a live IPMODIFY ops move onto it by a filter change: refused, nothing moves. */
+	tr_release(&ip);
+	tr_init(&ip, &s2, FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY, "tr_probe_a");
+	KT_ASSERT(t, register_ftrace_function(&ip) == 0);
+	KT_EXPECT_EQ(t, ftrace_set_filter_ip(&ip, (unsigned long)tr_probe_b, false, false), -EBUSY);
+	KT_EXPECT(t, calls(tr_probe_b, (unsigned long)direct_count_tramp));
+	KT_EXPECT(t, calls(tr_probe_a, ip.trampoline));
+	KT_EXPECT_EQ(t, unregister_ftrace_function(&ip), 0);
 	KT_EXPECT_EQ(t, unregister_ftrace_direct(&d, (unsigned long)direct_count_tramp), 0);
 	KT_EXPECT(t, !memcmp((void *)tr_probe_b, ftrace_nop5, MCOUNT_INSN_SIZE));
 	tr_release(&d);
