@@ -349,20 +349,6 @@ static void ftrace_unlock_update(void)
 	spin_unlock(&ftrace_lock);
 }
 
-/* Two ops may not both move the ip of one function: which replacement would win? */
-static bool ipmodify_conflict(struct ftrace_ops *ops)
-{
-	struct ftrace_page *pg;
-	struct dyn_ftrace *rec;
-
-	if (!(ops->flags & FTRACE_OPS_FL_IPMODIFY))
-		return false;
-	do_for_each_ftrace_rec(pg, rec) {
-		if ((rec->flags & FTRACE_FL_IPMODIFY) && ftrace_ops_test(ops, rec->ip))
-			return true;
-	} while_for_each_ftrace_rec();
-	return false;
-}
 
 /* Gives ops a trampoline of its own, if it can have one; without, it is called from the shared
  * callers, which works too, only slower. Under ftrace_lock. */
@@ -392,20 +378,19 @@ static void ftrace_trampoline_put(unsigned long tramp)
 	spin_unlock(&ftrace_lock);
 }
 
-/* Two direct calls on one function cannot both be the site's call; nor can one share a function
- * with an ops that moves the ip (which of the two would the site return to?). */
-static bool direct_conflict(struct ftrace_ops *ops)
+/* Two ops may not both move the ip of one function (which replacement would win?), nor two
+ * direct calls share one (a site has one `call`), nor a direct call and an ip-modifying ops (which
+ * of the two would the site return to?). */
+static bool ops_conflict(struct ftrace_ops *ops)
 {
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
-	unsigned long clash = ops->flags & FTRACE_OPS_FL_DIRECT ?
-				      FTRACE_FL_DIRECT | FTRACE_FL_IPMODIFY :
-			      ops->flags & FTRACE_OPS_FL_IPMODIFY ? FTRACE_FL_DIRECT : 0;
 
-	if (!clash)
+	if (!(ops->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_IPMODIFY)))
 		return false;
 	do_for_each_ftrace_rec(pg, rec) {
-		if ((rec->flags & clash) && ftrace_ops_test(ops, rec->ip))
+		if ((rec->flags & (FTRACE_FL_DIRECT | FTRACE_FL_IPMODIFY)) &&
+		    ftrace_ops_test(ops, rec->ip))
 			return true;
 	} while_for_each_ftrace_rec();
 	return false;
@@ -454,7 +439,7 @@ int register_ftrace_function(struct ftrace_ops *ops)
 		err = -EBUSY;
 	else if ((ops->flags & FTRACE_OPS_FL_PERMANENT) && !ftrace_enabled)
 		err = -EBUSY; /* it would be registered, and silently never called */
-	else if (ipmodify_conflict(ops) || direct_conflict(ops))
+	else if (ops_conflict(ops))
 		err = -EBUSY;
 	else {
 		ftrace_ops_trampoline_get(ops);
