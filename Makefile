@@ -40,7 +40,7 @@ FTRACE_CFLAGS := -pg -mfentry -mrecord-mcount
 NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/idt.c \
 	arch/x86/gdt.c arch/x86/paging.c arch/x86/text_poke.c arch/x86/text_poke_bp.c \
 	arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c kernel/smp.c kernel/stop_machine.c kernel/percpu.c \
-	kernel/livepatch.c
+	kernel/livepatch.c kernel/tracepoint.c
 LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
 
 B := build

@@ -74,6 +74,7 @@ static int cmd_bench(int argc, char **argv)
 	bench_row("baseline: notrace twin, no call site", baseline, baseline);
 	bench_ftrace_core(baseline);
 	bench_tracers(baseline);
+	bench_events(baseline);
 	bench_patching(baseline);
 	return 0;
 }

@@ -21,5 +21,6 @@ void bench_row(const char *what, u64 ticks, u64 baseline);
 void bench_ftrace_core(u64 baseline);
 void bench_patching(u64 baseline);
 void bench_tracers(u64 baseline);
+void bench_events(u64 baseline);
 
 #endif

@@ -20,6 +20,8 @@
 #include "arch/x86/acpi.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace.h"
+#include "kernel/trace/trace_events.h"
+#include "kernel/jump_label.h"
 #include "arch/x86/text_poke.h"
 
 static void mm_init(void)
@@ -68,12 +70,16 @@ void kmain(u32 magic, unsigned long info_pa)
 	text_poke_init();
 	/* Before the other CPUs start: boot conversion pokes text with nobody else running it. */
 	ftrace_init();
+	jump_label_init(); /* the same for static branches: every site in the form its key wants */
+	trace_events_init();
 	smp_init();
 
 	procfs_init();
 	ftrace_files_init();
 	func_hits_init();
 	trace_init();
+	trace_events_files_init();
+	jump_label_files_init();
 	workloads_init();
 	klp_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");

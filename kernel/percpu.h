@@ -22,6 +22,8 @@ struct percpu {
 	bool online;
 	unsigned long trace_recursion; /* ftrace: one bit per context where a callback runs */
 	unsigned int trace_preempt;    /* the part of preempt_count ftrace's own locks added */
+	unsigned long tp_irq_flags;    /* a tracepoint's caller's interrupt flag (the iterator
+					* turns interrupts off; the event records them as they were) */
 	u64 ticks;                     /* timer interrupts taken */
 	unsigned long kernel_stack;    /* top of the stack the CPU started on */
 };

@@ -19,6 +19,8 @@
 #include "kernel/trace/fgraph.h"
 #include "kernel/trace/trace.h"
 #include "lib/string.h"
+#include "kernel/trace/events/sched.h"
+#include "kernel/trace/events/timer.h"
 
 struct runqueue {
 	spinlock_t lock;
@@ -109,6 +111,7 @@ static void __schedule(bool preempt)
 		next->switches++;
 		if (next->pid)
 			trace_save_cmdline(next->pid, next->comm); /* as Linux: names stay fresh */
+		trace_sched_switch(prev->preempted, prev, next);
 		c->curr = next;
 		prev = switch_to(prev, next);
 		/* Now on next's stack. prev may have exited: its stack can go once we are off it. */
@@ -196,8 +199,10 @@ void task_exit(void)
 {
 	struct task *self = current;
 	struct runqueue *rq = &runqueues[self->cpu];
-	unsigned long flags = spin_lock_irqsave(&rq->lock);
+	unsigned long flags;
 
+	trace_sched_process_exit(self);
+	flags = spin_lock_irqsave(&rq->lock);
 	for (struct task **pp = &rq->tasks; *pp; pp = &(*pp)->cpu_next)
 		if (*pp == self) {
 			*pp = self->cpu_next;
@@ -219,12 +224,25 @@ void sleep_until_woken(void)
 	schedule();
 }
 
+/*
+ * A sleep's timer expired (from scheduler_tick, rq lock held): the task runs again. Linux's
+ * sleepers have hrtimer_wakeup here; this is the function the timer events name.
+ */
+static noinline void msleep_wakeup(struct task *t)
+{
+	t->state = TASK_RUNNING;
+	t->wake_at = 0;
+	if (percpu_area[t->cpu].curr != t)
+		enqueue(&runqueues[t->cpu], t);
+}
+
 void msleep(unsigned long ms)
 {
 	struct task *self = current;
 	unsigned long flags = local_irq_save();
 
 	self->wake_at = ktime_get_ns() + ms * 1000000ULL;
+	trace_hrtimer_start(&self->wake_at, (void *)msleep_wakeup, self->wake_at, HRTIMER_MODE_ABS);
 	self->state = TASK_SLEEPING;
 	local_irq_restore(flags);
 	schedule();
@@ -237,11 +255,15 @@ void wake_up_process(struct task *t)
 	bool woke = t->state == TASK_SLEEPING;
 
 	if (woke) {
+		trace_sched_waking(t);
 		t->state = TASK_RUNNING;
+		if (t->wake_at) /* woken before its sleep ran out: the timer is disarmed */
+			trace_hrtimer_cancel(&t->wake_at);
 		t->wake_at = 0;
 		/* A task that set SLEEPING but has not switched out yet is still current: no enqueue. */
 		if (percpu_area[t->cpu].curr != t)
 			enqueue(rq, t);
+		trace_sched_wakeup(t);
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (woke && t->cpu == smp_processor_id())
@@ -260,10 +282,9 @@ void scheduler_tick(void)
 	spin_lock(&rq->lock);
 	for (struct task *t = rq->tasks; t; t = t->cpu_next) {
 		if (t->state == TASK_SLEEPING && t->wake_at && t->wake_at <= now) {
-			t->state = TASK_RUNNING;
-			t->wake_at = 0;
-			if (c->curr != t)
-				enqueue(rq, t);
+			trace_hrtimer_expire_entry(&t->wake_at, now, (void *)msleep_wakeup);
+			msleep_wakeup(t);
+			trace_hrtimer_expire_exit(&t->wake_at);
 		}
 	}
 	if (rq->head)

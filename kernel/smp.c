@@ -10,6 +10,8 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
 #include "kernel/spinlock.h"
+#include "arch/x86/trace/irq_vectors.h"
+#include "kernel/trace/events/ipi.h"
 
 struct call_mailbox {
 	void (*fn)(void *info);
@@ -33,14 +35,38 @@ static void mailbox_run(struct call_mailbox *box)
 	__atomic_store_n(&box->pending, 0, __ATOMIC_RELEASE);
 }
 
+/* What each kind of IPI is called in the ipi events (arm64's names in /proc/interrupts). */
+static const char ipi_resched[] = "Rescheduling interrupts";
+static const char ipi_call[] = "Function call interrupts";
+static const char ipi_call_single[] = "Single function call interrupts";
+static const char ipi_nmi[] = "Non-maskable interrupts";
+
 static void call_function_interrupt(struct pt_regs *regs)
 {
+	trace_call_function_entry(CALL_FUNCTION_VECTOR);
+	trace_ipi_entry(ipi_call);
 	mailbox_run(&ipi_box[smp_processor_id()]);
+	trace_ipi_exit(ipi_call);
+	trace_call_function_exit(CALL_FUNCTION_VECTOR);
+}
+
+/* The same mailbox; a vector of its own so the trace tells one target from many, as Linux's. */
+static void call_function_single_interrupt(struct pt_regs *regs)
+{
+	trace_call_function_single_entry(CALL_FUNCTION_SINGLE_VECTOR);
+	trace_ipi_entry(ipi_call_single);
+	mailbox_run(&ipi_box[smp_processor_id()]);
+	trace_ipi_exit(ipi_call_single);
+	trace_call_function_single_exit(CALL_FUNCTION_SINGLE_VECTOR);
 }
 
 static void reschedule_interrupt(struct pt_regs *regs)
 {
+	trace_reschedule_entry(RESCHEDULE_VECTOR);
+	trace_ipi_entry(ipi_resched);
 	this_cpu()->need_resched = true; /* acted on when the interrupt returns */
+	trace_ipi_exit(ipi_resched);
+	trace_reschedule_exit(RESCHEDULE_VECTOR);
 }
 
 /* Called by the NMI handler: a stop request, or a mailbox with work. */
@@ -81,13 +107,19 @@ static void wait_box(struct call_mailbox *box, bool wait)
  * The sender keeps interrupts on while it waits for call_lock: a CPU that holds the lock may be
  * waiting for us to answer its IPI.
  */
-static void call_many(struct call_mailbox *boxes, u32 mode, int only, void (*fn)(void *),
-		      void *info, bool wait)
+static void call_many(struct call_mailbox *boxes, u32 mode, const char *reason, int only,
+		      void (*fn)(void *), void *info, bool wait)
 {
+	unsigned long targets = 0;
 	int self, cpu;
 
 	spin_lock(&call_lock);
 	self = smp_processor_id();
+	for_each_online_cpu(cpu)
+		if (cpu != self && (only < 0 || cpu == only))
+			targets |= 1UL << cpu;
+	if (targets)
+		trace_ipi_raise(targets, reason);
 	for_each_online_cpu(cpu)
 		if (cpu != self && (only < 0 || cpu == only))
 			post(&boxes[cpu], cpu, fn, info, mode);
@@ -99,7 +131,7 @@ static void call_many(struct call_mailbox *boxes, u32 mode, int only, void (*fn)
 
 void smp_call_function(void (*fn)(void *info), void *info, bool wait)
 {
-	call_many(ipi_box, ICR_FIXED | CALL_FUNCTION_VECTOR, -1, fn, info, wait);
+	call_many(ipi_box, ICR_FIXED | CALL_FUNCTION_VECTOR, ipi_call, -1, fn, info, wait);
 }
 
 void smp_call_function_single(int cpu, void (*fn)(void *info), void *info, bool wait)
@@ -110,13 +142,14 @@ void smp_call_function_single(int cpu, void (*fn)(void *info), void *info, bool 
 		local_irq_restore(flags);
 		return;
 	}
-	call_many(ipi_box, ICR_FIXED | CALL_FUNCTION_VECTOR, cpu, fn, info, wait);
+	call_many(ipi_box, ICR_FIXED | CALL_FUNCTION_SINGLE_VECTOR, ipi_call_single, cpu, fn, info,
+		  wait);
 }
 
 /* The NMI path: reaches a CPU even while it runs with interrupts disabled. */
 void nmi_call_function(void (*fn)(void *info), void *info)
 {
-	call_many(nmi_box, ICR_NMI, -1, fn, info, true);
+	call_many(nmi_box, ICR_NMI, ipi_nmi, -1, fn, info, true);
 }
 
 /* The serializing instruction x86 asks for after cross-modifying code (see text_poke_bp.c). */
@@ -134,8 +167,10 @@ void sync_core_all(void)
 
 void smp_send_reschedule(int cpu)
 {
-	if (cpu != smp_processor_id() && cpu_online(cpu))
+	if (cpu != smp_processor_id() && cpu_online(cpu)) {
+		trace_ipi_raise(1UL << cpu, ipi_resched);
 		lapic_send_ipi(percpu_area[cpu].apic_id, ICR_FIXED | RESCHEDULE_VECTOR);
+	}
 }
 
 void smp_send_stop(void)
@@ -151,5 +186,6 @@ void smp_send_stop(void)
 void smp_ipi_init(void)
 {
 	set_irq_handler(CALL_FUNCTION_VECTOR, call_function_interrupt);
+	set_irq_handler(CALL_FUNCTION_SINGLE_VECTOR, call_function_single_interrupt);
 	set_irq_handler(RESCHEDULE_VECTOR, reschedule_interrupt);
 }

@@ -25,6 +25,14 @@
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+#ifndef offsetof
+#define offsetof(type, member) __builtin_offsetof(type, member)
+#endif
+/* Text of a macro's expansion: __stringify(TASK_COMM_LEN) is "16". */
+#define __stringify_1(x...) #x
+#define __stringify(x...) __stringify_1(x)
+/* Whether a type is signed, for the format files' signed: column (pointers count as unsigned). */
+#define is_signed_type(type) (((type)(-1)) < (type)1)
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
 

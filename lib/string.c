@@ -152,6 +152,16 @@ char *strstr(const char *haystack, const char *needle)
 	return NULL;
 }
 
+/* Copies src with its NUL; dst must have room (the trace events' __assign_str sized it). */
+char *strcpy(char *dst, const char *src)
+{
+	char *d = dst;
+
+	while ((*d++ = *src++))
+		;
+	return dst;
+}
+
 /*
  * Copy src into dst of size bytes, always NUL-terminated when size > 0.
  * Returns the length copied, or -E2BIG if src did not fit and was cut.

@@ -20,5 +20,9 @@ typedef long long s64;
 typedef long ssize_t;
 #define __ssize_t_defined
 #endif
+#ifndef __pid_t_defined
+typedef int pid_t;
+#define __pid_t_defined
+#endif
 
 #endif

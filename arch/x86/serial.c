@@ -3,6 +3,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
+#include "kernel/irq.h"
 #include "kernel/printk.h"
 
 #define COM1 0x3f8
@@ -47,15 +48,19 @@ static void serial_rx(void)
 	}
 }
 
-static void serial_irq(struct pt_regs *regs)
+/* IRQ 4: the UART has received bytes. Unhandled if there were none (the FIFO was already read). */
+static irqreturn_t serial_irq(int irq, void *dev_id)
 {
+	bool had_data = inb(COM1 + LSR) & LSR_DATA_READY;
+
 	serial_rx();
 	console_rx_notify();
+	return had_data ? IRQ_HANDLED : IRQ_NONE;
 }
 
 void serial_enable_irq(void)
 {
-	set_irq_handler(SERIAL_VECTOR, serial_irq);
+	request_irq(COM1_IRQ, SERIAL_VECTOR, serial_irq, "ttyS0", NULL); /* Linux's name for COM1 */
 	ioapic_route(COM1_IRQ, SERIAL_VECTOR);
 	outb(COM1 + IER, 0x01); /* interrupt when data is received */
 	serial_rx(); /* anything typed during boot */

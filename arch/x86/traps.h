@@ -33,6 +33,7 @@ enum {
 #define SERIAL_VECTOR 0x24
 #define CALL_FUNCTION_VECTOR 0xf1
 #define RESCHEDULE_VECTOR 0xf2
+#define CALL_FUNCTION_SINGLE_VECTOR 0xf3
 #define SPURIOUS_VECTOR 0xff
 
 typedef void (*irq_handler_t)(struct pt_regs *regs);

@@ -11,6 +11,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
+#include "arch/x86/trace/irq_vectors.h"
 
 #define PIT_HZ 1193182UL
 #define CALIBRATE_MS 10
@@ -85,10 +86,12 @@ static void timer_tick(struct pt_regs *regs)
 {
 	struct percpu *c = this_cpu();
 
+	trace_local_timer_entry(TIMER_VECTOR);
 	if (c->cpu == 0)
 		jiffies++;
 	c->ticks++;
 	scheduler_tick();
+	trace_local_timer_exit(TIMER_VECTOR);
 }
 
 void timer_init(void)

@@ -11,6 +11,10 @@
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
 #include "lib/string.h"
+#include "kernel/trace/events/kmem.h"
+
+/* The address a kmalloc() or kfree() returns to: who asked (Linux's _RET_IP_). */
+#define _RET_IP_ ((unsigned long)__builtin_return_address(0))
 
 #define SLAB_MAGIC 0x51ab51abU
 #define LARGE_MAGIC 0x1a9e1a9eU
@@ -67,12 +71,14 @@ static struct slab *slab_new(u32 obj_size)
 	return s;
 }
 
-static void *kmalloc_large(size_t size)
+/* *bytes_alloc: the pages the run takes (Linux's PAGE_SIZE << order for a large kmalloc). */
+static void *kmalloc_large(size_t size, size_t *bytes_alloc)
 {
 	size_t n = (size + HDR_SIZE + PAGE_SIZE - 1) / PAGE_SIZE;
 	unsigned long pa = alloc_pages(n);
 	struct slab *s;
 
+	*bytes_alloc = n * PAGE_SIZE;
 	if (!pa)
 		return NULL;
 	s = __va(pa);
@@ -82,17 +88,14 @@ static void *kmalloc_large(size_t size)
 	return (char *)s + HDR_SIZE;
 }
 
-void *kmalloc(size_t size)
+static void *kmalloc_slab(size_t size, size_t *bytes_alloc)
 {
 	struct size_class *c;
 	struct slab *s;
 	unsigned long flags;
 	void *obj = NULL;
 
-	if (size == 0)
-		size = 1;
-	if (size > (1UL << MAX_SHIFT))
-		return kmalloc_large(size);
+	*bytes_alloc = 1U << (class_of(size) + MIN_SHIFT);
 	c = &classes[class_of(size)];
 	flags = spin_lock_irqsave(&c->lock);
 	s = c->partial;
@@ -108,6 +111,24 @@ void *kmalloc(size_t size)
 		__atomic_fetch_add(&bytes_in_use, s->obj_size, __ATOMIC_RELAXED);
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
+	return obj;
+}
+
+/*
+ * call_site is whoever called kmalloc(). Linux's kzalloc() is inline, so its events name the
+ * caller of kzalloc() and carry __GFP_ZERO; ours is a function of its own (the function tracer
+ * shows "kmalloc <-kzalloc"), so its allocations name kzalloc.
+ */
+void *kmalloc(size_t size)
+{
+	size_t bytes_alloc;
+	void *obj;
+
+	if (size > (1UL << MAX_SHIFT))
+		obj = kmalloc_large(size, &bytes_alloc);
+	else
+		obj = kmalloc_slab(size ? size : 1, &bytes_alloc);
+	trace_kmalloc(_RET_IP_, obj, size, bytes_alloc, GFP_KERNEL, NUMA_NO_NODE);
 	return obj;
 }
 
@@ -132,6 +153,7 @@ void kfree(const void *p)
 	struct size_class *c;
 	unsigned long flags;
 
+	trace_kfree(_RET_IP_, p);
 	if (!p)
 		return;
 	s = slab_of(p);

@@ -4,6 +4,7 @@
 #include "kernel/printk.h"
 #include "kernel/panic.h"
 #include "lib/string.h"
+#include "kernel/trace/events/kmem.h"
 
 /* 16 GiB of frames is plenty for QEMU's -m; memory above it is left unused (and said so). */
 #define MAX_FRAMES (16UL << (30 - PAGE_SHIFT))
@@ -91,13 +92,17 @@ unsigned long alloc_pages(size_t n)
 		}
 	}
 	spin_unlock_irqrestore(&frame_lock, flags);
+	trace_mm_page_alloc(pa, trace_pages_order(n), GFP_KERNEL, MIGRATE_UNMOVABLE);
 	return pa;
 }
 
 void free_pages(unsigned long pa, size_t n)
 {
-	unsigned long flags = spin_lock_irqsave(&frame_lock);
+	unsigned long flags;
 	size_t f = pa >> PAGE_SHIFT;
+
+	trace_mm_page_free(pa, trace_pages_order(n));
+	flags = spin_lock_irqsave(&frame_lock);
 
 	for (size_t i = 0; i < n; i++) {
 		BUG_ON(f + i >= nr_frames || !frame_is_used(f + i)); /* double free */

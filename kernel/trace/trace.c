@@ -70,7 +70,12 @@ static bool frame_usable(unsigned long fp, unsigned long below)
 	return fp >= PAGE_OFFSET && !(fp & 7) && fp > below && fp - below < 64 * 1024;
 }
 
-void trace_record_stack(unsigned long ip)
+/*
+ * A stack trace event: our own frames are walked up to the first whose return address is_first()
+ * accepts, and recorded from there on (Linux skips a fixed count of its own frames instead; a
+ * count would break whenever gcc inlines differently).
+ */
+void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg)
 {
 	struct rb_reserve r;
 	struct stack_entry *e = trace_reserve(&r, TRACE_STACK, sizeof(*e), 0, 0);
@@ -80,18 +85,27 @@ void trace_record_stack(unsigned long ip)
 	if (!e)
 		return;
 	e->size = 0;
-	/* Walk our own frames up to ftrace_caller's fake frame for the traced function (its return
-	 * address is ip + 5), then record from there on. */
 	for (int depth = 0; depth < 32 && frame_usable(fp, prev) && e->size < FTRACE_STACK_ENTRIES;
 	     depth++) {
 		unsigned long ret = ((unsigned long *)fp)[1];
-		found |= ret == ip + MCOUNT_INSN_SIZE;
+		found = found || is_first(ret, arg);
 		if (found)
 			e->caller[e->size++] = ret;
 		prev = fp;
 		fp = ((unsigned long *)fp)[0];
 	}
 	ring_buffer_unlock_commit(&r);
+}
+
+/* ftrace_caller's fake frame for the traced function: its return address is ip + 5. */
+static bool returns_to_site(unsigned long ret, unsigned long ip)
+{
+	return ret == ip + MCOUNT_INSN_SIZE;
+}
+
+void trace_record_stack(unsigned long ip)
+{
+	__trace_record_stack(returns_to_site, ip);
 }
 
 /* --- trace: every CPU's events, oldest first -------------------------------------------- */

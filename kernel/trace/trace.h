@@ -152,6 +152,8 @@ bool trace_print_default(struct seq_file *m, struct trace_iterator *it);
 void trace_functions_init(void);
 /* A stack trace event, from the traced function at ip outwards (the stacktrace command). */
 void trace_record_stack(unsigned long ip);
+/* The same from the first frame whose return address is_first(ret, arg) accepts. */
+void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg);
 /* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
 void trace_dump(int only_cpu);
 void trace_functions_graph_init(void);

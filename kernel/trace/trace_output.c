@@ -4,6 +4,7 @@
  *   %16s-%-7d       [%03d] irqs-off, need-resched, hardirq, preempt depth, migrate-disable
  */
 #include "kernel/trace/trace.h"
+#include "kernel/trace/trace_events.h"
 #include "kernel/kallsyms.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -66,9 +67,11 @@ void trace_print_context(struct seq_file *m, struct trace_iterator *it)
 		   (it->ts / 1000) % 1000000);
 }
 
-/* Events every tracer shows the same way: function entries and trace_marker writes. */
+/* Events every tracer shows the same way: function entries, trace_marker writes, trace events. */
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 {
+	if (it->ent->type >= TRACE_EVENT_FIRST_ID)
+		return trace_event_print(m, it);
 	if (it->ent->type == TRACE_FN) {
 		const struct ftrace_entry *f = (const void *)it->ent;
 		trace_print_context(m, it);

@@ -9,6 +9,7 @@
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "kernel/trace/events/workload.h"
 
 #define MAX_WORKERS 64
 #define SPIN_CALLS 64
@@ -84,6 +85,7 @@ static void work_thread(void *arg)
 	while (!kthread_should_stop() && (!st->deadline_ns || ktime_get_ns() < st->deadline_ns)) {
 		st->w->iteration(st);
 		st->iterations++;
+		trace_workload_iteration(st->w->name, st->cpu, st->iterations);
 		cond_resched();
 		if (st->w->sleep_ms)
 			msleep(st->w->sleep_ms);

@@ -1,0 +1,131 @@
+/* sched: what the scheduler does, as Linux's include/trace/events/sched.h names and prints it. */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM sched
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE "kernel/trace/events/sched.h"
+
+#if !defined(_TRACE_SCHED_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_SCHED_H
+
+#include "kernel/tracepoint.h"
+#include "kernel/sched.h"
+#include "lib/string.h"
+
+#ifndef _TRACE_SCHED_HELPERS
+#define _TRACE_SCHED_HELPERS
+/*
+ * Linux's task states as its sched_switch prints them: S (sleeping), R, and R+ for a task
+ * preempted while runnable (TASK_REPORT_MAX set). We have no priorities: every task is 120, the
+ * priority of a nice-0 task in Linux.
+ */
+#define TRACE_TASK_RUNNING 0x0000
+#define TRACE_TASK_INTERRUPTIBLE 0x0001
+#define TRACE_TASK_DEAD 0x0010 /* Linux's EXIT_DEAD: "X" */
+#define TRACE_TASK_REPORT_MAX 0x0100
+#define TRACE_TASK_PRIO 120
+
+static inline long trace_sched_switch_state(bool preempt, const struct task *p)
+{
+	if (preempt)
+		return TRACE_TASK_REPORT_MAX;
+	return p->state == TASK_SLEEPING ? TRACE_TASK_INTERRUPTIBLE :
+	       p->state == TASK_DEAD ? TRACE_TASK_DEAD : TRACE_TASK_RUNNING;
+}
+
+/* The name a record carries: Linux's idle tasks are swapper/N, ours are "<idle>" in ps. */
+static inline void trace_task_comm(char *dst, const struct task *p)
+{
+	if (p->pid == 0) {
+		memcpy(dst, "swapper/", 8);
+		dst[8] = '0' + p->cpu;
+		dst[9] = 0;
+	} else {
+		memcpy(dst, p->comm, TASK_COMM_LEN);
+	}
+}
+#endif
+
+TRACE_EVENT(sched_switch,
+	TP_PROTO(bool preempt, struct task *prev, struct task *next),
+	TP_ARGS(preempt, prev, next),
+	TP_STRUCT__entry(
+		__array(char, prev_comm, TASK_COMM_LEN)
+		__field(pid_t, prev_pid)
+		__field(int, prev_prio)
+		__field(long, prev_state)
+		__array(char, next_comm, TASK_COMM_LEN)
+		__field(pid_t, next_pid)
+		__field(int, next_prio)
+	),
+	TP_fast_assign(
+		trace_task_comm(__entry->prev_comm, prev);
+		__entry->prev_pid = prev->pid;
+		__entry->prev_prio = TRACE_TASK_PRIO;
+		__entry->prev_state = trace_sched_switch_state(preempt, prev);
+		trace_task_comm(__entry->next_comm, next);
+		__entry->next_pid = next->pid;
+		__entry->next_prio = TRACE_TASK_PRIO;
+	),
+	TP_printk("prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d",
+		__entry->prev_comm, __entry->prev_pid, __entry->prev_prio,
+		(__entry->prev_state & (TRACE_TASK_REPORT_MAX - 1)) ?
+		  __print_flags(__entry->prev_state & (TRACE_TASK_REPORT_MAX - 1), "|",
+				{ TRACE_TASK_INTERRUPTIBLE, "S" }, { TRACE_TASK_DEAD, "X" }) : "R",
+		__entry->prev_state & TRACE_TASK_REPORT_MAX ? "+" : "",
+		__entry->next_comm, __entry->next_pid, __entry->next_prio)
+);
+
+DECLARE_EVENT_CLASS(sched_wakeup_template,
+	TP_PROTO(struct task *p),
+	TP_ARGS(p),
+	TP_STRUCT__entry(
+		__array(char, comm, TASK_COMM_LEN)
+		__field(pid_t, pid)
+		__field(int, prio)
+		__field(int, target_cpu)
+	),
+	TP_fast_assign(
+		trace_task_comm(__entry->comm, p);
+		__entry->pid = p->pid;
+		__entry->prio = TRACE_TASK_PRIO;
+		__entry->target_cpu = p->cpu;
+	),
+	TP_printk("comm=%s pid=%d prio=%d target_cpu=%03d",
+		__entry->comm, __entry->pid, __entry->prio, __entry->target_cpu)
+);
+
+/* Called when a wake-up begins, on the waker's CPU, before the task is queued. */
+DEFINE_EVENT(sched_wakeup_template, sched_waking,
+	TP_PROTO(struct task *p),
+	TP_ARGS(p));
+
+/* Called once the woken task is on its run queue. */
+DEFINE_EVENT(sched_wakeup_template, sched_wakeup,
+	TP_PROTO(struct task *p),
+	TP_ARGS(p));
+
+DECLARE_EVENT_CLASS(sched_process_template,
+	TP_PROTO(struct task *p),
+	TP_ARGS(p),
+	TP_STRUCT__entry(
+		__array(char, comm, TASK_COMM_LEN)
+		__field(pid_t, pid)
+		__field(int, prio)
+	),
+	TP_fast_assign(
+		trace_task_comm(__entry->comm, p);
+		__entry->pid = p->pid;
+		__entry->prio = TRACE_TASK_PRIO;
+	),
+	TP_printk("comm=%s pid=%d prio=%d",
+		  __entry->comm, __entry->pid, __entry->prio)
+);
+
+/* A task has finished and will not run again. */
+DEFINE_EVENT(sched_process_template, sched_process_exit,
+	TP_PROTO(struct task *p),
+	TP_ARGS(p));
+
+#endif /* _TRACE_SCHED_H */
+
+#include "kernel/define_trace.h"

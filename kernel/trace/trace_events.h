@@ -1,0 +1,121 @@
+/* Trace events: tracepoints that record a typed record into the ring buffer, described by a
+ * format file, switched from events/ and set_event, filtered and triggered per event. */
+#ifndef KERNEL_TRACE_TRACE_EVENTS_H
+#define KERNEL_TRACE_TRACE_EVENTS_H
+
+#include "kernel/tracepoint.h"
+#include "kernel/trace/trace.h"
+#include "kernel/trace/trace_events_filter.h"
+#include "lib/string.h"
+
+/* A field as TRACE_EVENT() declares it; the offset is worked out at boot (trace_events_init). */
+struct trace_event_fields {
+	const char *type;
+	const char *name;
+	u16 size;
+	u8 align;
+	u8 is_signed;
+	u8 kind; /* enum filter_kind */
+};
+
+/* __print_flags / __print_symbolic tables, and the scratch text they print into. */
+struct trace_print_flags {
+	unsigned long mask;
+	const char *name;
+};
+struct trace_print_tmp {
+	u32 len;
+	char buf[256];
+};
+const char *trace_print_flags_seq(struct trace_print_tmp *p, const char *delim, unsigned long flags,
+				  const struct trace_print_flags *tab);
+const char *trace_print_symbols_seq(struct trace_print_tmp *p, unsigned long val,
+				    const struct trace_print_flags *tab);
+
+struct event_trigger_data;
+
+/* call->flags */
+#define EVENT_FL_ENABLED (1U << 0)   /* recorded: `echo 1 > enable` */
+#define EVENT_FL_SOFT_MODE (1U << 1) /* probe attached for triggers only (enable reads 0*) */
+#define EVENT_FL_FILTERED (1U << 2)  /* a filter decides which records are kept */
+#define EVENT_FL_PROBED (1U << 3)    /* our probe is attached to the tracepoint */
+
+/* One event (Linux's trace_event_call and, as we have one trace instance, its trace_event_file). */
+struct trace_event_call {
+	const char *name;
+	const char *system;
+	struct tracepoint *tp;
+	void *probe; /* trace_event_raw_event_<class>, attached with this call as its data */
+	const struct trace_event_fields *fields_desc; /* ended by a NULL name */
+	u32 size; /* sizeof the record without dynamic strings */
+	void (*print)(struct seq_file *m, const struct trace_entry *ent);
+	const char *print_fmt;
+	/* Set at boot. */
+	u16 id;
+	int nr_fields;                    /* common fields included */
+	struct trace_event_field *fields; /* with offsets */
+	/* State, changed under event_mutex; read on the tracing path. */
+	unsigned int flags;
+	struct event_filter *filter;
+	struct event_trigger_data *triggers; /* singly linked, newest last */
+	/* Pid fields checked by set_event_pid besides the current task's (sched_switch's next). */
+	const char *pid_fields[2];
+};
+
+/* Every event the kernel was built with (linker section _ftrace_events, in no useful order). */
+extern struct trace_event_call *const __start_ftrace_events[], *const __stop_ftrace_events[];
+/* The same sorted by system, then name, at boot: ids, listings and the events/ tree follow it. */
+extern struct trace_event_call **trace_events_sorted;
+extern unsigned int nr_trace_events;
+#define for_each_event_call(pp)                                                                \
+	for (pp = trace_events_sorted; pp < trace_events_sorted + nr_trace_events; pp++)
+
+/* The first id events get; below it are the fixed types of trace.h (Linux's __TRACE_LAST_TYPE). */
+#define TRACE_EVENT_FIRST_ID 32
+
+struct trace_event_call *trace_event_by_id(unsigned int id);
+struct trace_event_call *trace_event_find(const char *system, const char *name);
+const struct trace_event_field *trace_event_field_find(const struct trace_event_call *call,
+						       const char *name);
+
+/* A write in progress: the ring buffer's reservation, or a per-CPU scratch copy when a filter, a
+ * trigger condition or a pid list must see the record before it is kept. */
+struct trace_event_buffer {
+	struct trace_event_call *call;
+	struct rb_reserve r;
+	void *entry;
+	u32 len;
+	bool scratch;
+	unsigned long flags; /* interrupts as they were, for the scratch path */
+};
+
+void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_event_call *call,
+				 u32 len);
+void trace_event_buffer_commit(struct trace_event_buffer *fb);
+
+/* Switching, under event_mutex. 0 or -errno; enabling twice is not an error. */
+int trace_event_enable_disable(struct trace_event_call *call, bool enable);
+/* Attach or detach the probe as (enabled or triggered) requires. */
+int trace_event_update_probe(struct trace_event_call *call);
+void event_mutex_lock(void);
+void event_mutex_unlock(void);
+
+/* set_event_pid: events are kept only for these tasks (none listed: every task). */
+extern int event_pids[32];
+extern int nr_event_pids;
+
+/* Triggers (kernel/trace/trace_events_trigger.c). */
+void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len);
+void event_trigger_show(struct seq_file *m, struct trace_event_call *call);
+int event_trigger_write(struct trace_event_call *call, const char *buf, size_t len,
+			unsigned int flags);
+
+/* The line an event prints in trace / trace_pipe, after the context columns. */
+bool trace_event_print(struct seq_file *m, struct trace_iterator *it);
+/* Linux's error_log (kernel/trace/trace_events_files.c). */
+void tracing_log_err(const char *loc, const char *cmd, const char *err_text, int pos);
+
+void trace_events_init(void);
+void trace_events_files_init(void);
+
+#endif

@@ -1,0 +1,13 @@
+/* The one place every event is defined: each header below, read with CREATE_TRACE_POINTS, turns
+ * into its tracepoints, records, format text, output and registration (kernel/define_trace.h).
+ * Everywhere else the same headers only declare trace_<event>(). Never traced (NOTRACE_SRCS):
+ * the probes and iterators here run inside the events' own tracing path. */
+#define CREATE_TRACE_POINTS
+#include "kernel/trace/events/sched.h"
+#include "kernel/trace/events/irq.h"
+#include "kernel/trace/events/ipi.h"
+#include "kernel/trace/events/timer.h"
+#include "kernel/trace/events/kmem.h"
+#include "kernel/trace/events/workload.h"
+#include "arch/x86/trace/irq_vectors.h"
+#include "kernel/trace/events/bench.h"

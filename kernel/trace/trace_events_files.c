@@ -1,0 +1,504 @@
+/* The events/ tree and the files around it, with Linux's names, syntax and output:
+ *
+ *   available_events                      sched:sched_switch ... every event, system:name
+ *   set_event                             the enabled events; `sched:sched_switch`, `sched:*`,
+ *                                         `*:*`, `sched` (a whole system), `!...` to disable
+ *   set_event_pid                         events only from these tasks (empty: all)
+ *   error_log                             why the last bad filters were refused, with a caret
+ *   events/enable                         0, 1 or X (some on, some off), for every event
+ *   events/<system>/enable, filter        the same for one system; a filter for all its events
+ *   events/<system>/<event>/enable        0, 1 (0* / 1*: attached for its triggers)
+ *                          /format        the record's layout and print fmt
+ *                          /id            the record's type number in the ring buffer
+ *                          /filter        which records are kept
+ *                          /trigger       traceon, traceoff, stacktrace (trace_events_trigger.c)
+ */
+#include "kernel/trace/trace_events.h"
+#include "kernel/mm.h"
+#include "kernel/sched.h"
+#include "kernel/time.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+
+#define EVENT_WRITE_MAX 512 /* one write to set_event, a filter, a trigger */
+
+/* --- error_log -------------------------------------------------------------------------------- */
+
+#define ERR_LOG_MAX 16 /* Linux keeps as many */
+static struct err_entry {
+	u64 ts;
+	char loc[48];
+	char cmd[EVENT_WRITE_MAX];
+	const char *text;
+	int pos;
+} err_log[ERR_LOG_MAX];
+static unsigned int err_next, err_count;
+
+void tracing_log_err(const char *loc, const char *cmd, const char *err_text, int pos)
+{
+	struct err_entry *e = &err_log[err_next];
+
+	e->ts = ktime_get_ns();
+	strscpy(e->loc, loc, sizeof(e->loc));
+	strscpy(e->cmd, cmd, sizeof(e->cmd));
+	e->text = err_text;
+	e->pos = pos;
+	err_next = (err_next + 1) % ERR_LOG_MAX;
+	err_count = MIN(err_count + 1, (unsigned int)ERR_LOG_MAX);
+}
+
+/* Linux's layout: the time, where, what; the command; a caret under the bad token. */
+static int error_log_show(struct seq_file *m, struct fnode *f)
+{
+	for (unsigned int i = 0; i < err_count; i++) {
+		const struct err_entry *e = &err_log[(err_next + ERR_LOG_MAX - err_count + i) %
+						     ERR_LOG_MAX];
+		seq_printf(m, "[%5llu.%06llu] %s: error: %s\n", e->ts / 1000000000ULL,
+			   (e->ts / 1000) % 1000000, e->loc, e->text);
+		seq_printf(m, "  Command: %s\n", e->cmd);
+		seq_printf(m, "%*s^\n", 11 + e->pos, "");
+	}
+	return 0;
+}
+
+static int error_log_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	if (flags & FS_TRUNC)
+		err_count = 0; /* `echo > error_log`, as Linux */
+	return 0;
+}
+
+/* --- filters ---------------------------------------------------------------------------------- */
+
+/* Puts a compiled filter (or none) in force on one event; frees the old one once unused. */
+static void event_set_filter(struct trace_event_call *call, struct event_filter *filter)
+{
+	struct event_filter *old = call->filter;
+
+	if (filter) {
+		WRITE_ONCE(call->filter, filter);
+		call->flags |= EVENT_FL_FILTERED;
+	} else {
+		call->flags &= ~EVENT_FL_FILTERED;
+		WRITE_ONCE(call->filter, NULL);
+	}
+	if (old) {
+		tracepoint_synchronize_unregister(); /* nobody still runs the old one */
+		filter_free(old);
+	}
+}
+
+/* "0" or nothing clears; anything else must compile, or nothing changes and error_log says why. */
+static int apply_event_filter(struct trace_event_call *call, const char *text, bool log)
+{
+	struct filter_parse_error pe = { 0 };
+	struct event_filter *filter = NULL;
+	int err;
+
+	if (!*text || !strcmp(text, "0")) {
+		event_set_filter(call, NULL);
+		return 0;
+	}
+	err = filter_compile(call->fields, call->nr_fields, text, &filter, &pe);
+	if (err) {
+		if (log && err == -EINVAL)
+			tracing_log_err("event filter parse error", text, filter_err_text(pe.err),
+					pe.pos);
+		return err;
+	}
+	event_set_filter(call, filter);
+	return 0;
+}
+
+static int filter_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_event_call *call = f->parent->priv;
+
+	seq_printf(m, "%s\n", call->filter ? filter_string(call->filter) : "none");
+	return 0;
+}
+
+static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	struct trace_event_call *call = f->parent->priv;
+	char text[EVENT_WRITE_MAX];
+	int err;
+
+	if (fs_write_text(text, sizeof(text), buf, len))
+		return -EINVAL;
+	event_mutex_lock();
+	err = apply_event_filter(call, text, true);
+	event_mutex_unlock();
+	return err;
+}
+
+/* --- enable ----------------------------------------------------------------------------------- */
+
+static int event_enable_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_event_call *call = f->parent->priv;
+
+	seq_printf(m, "%d%s\n", !!(call->flags & EVENT_FL_ENABLED),
+		   call->flags & EVENT_FL_SOFT_MODE ? "*" : "");
+	return 0;
+}
+
+/* 0 or 1, as Linux takes them; anything else is EINVAL and changes nothing. */
+static int parse_enable(const char *buf, size_t len, bool *on)
+{
+	unsigned long v;
+
+	if (fs_write_ulong(buf, len, 0, 1, &v))
+		return -EINVAL;
+	*on = v;
+	return 0;
+}
+
+static int event_enable_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	struct trace_event_call *call = f->parent->priv;
+	bool on;
+	int err;
+
+	if (parse_enable(buf, len, &on))
+		return -EINVAL;
+	event_mutex_lock();
+	err = trace_event_enable_disable(call, on);
+	event_mutex_unlock();
+	return err;
+}
+
+/* Events of a system (NULL: all). */
+static bool in_system(const struct trace_event_call *call, const char *system)
+{
+	return !system || !strcmp(call->system, system);
+}
+
+/* 0 none on, 1 all on, X some (Linux's subsystem and top-level enable files). */
+static int system_enable_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_event_call *const *pp;
+	bool any_on = false, any_off = false;
+
+	for_each_event_call(pp) {
+		if (!in_system(*pp, f->parent->priv))
+			continue;
+		if ((*pp)->flags & EVENT_FL_ENABLED)
+			any_on = true;
+		else
+			any_off = true;
+	}
+	seq_puts(m, any_on && any_off ? "X\n" : any_on ? "1\n" : "0\n");
+	return 0;
+}
+
+static int system_enable_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	struct trace_event_call *const *pp;
+	bool on;
+	int err = 0;
+
+	if (parse_enable(buf, len, &on))
+		return -EINVAL;
+	event_mutex_lock();
+	for_each_event_call(pp)
+		if (in_system(*pp, f->parent->priv) && !err)
+			err = trace_event_enable_disable(*pp, on);
+	event_mutex_unlock();
+	return err;
+}
+
+/* A subsystem filter: set on every event of the system that has the fields it names; refused
+ * (nothing changed) if one of them cannot take it, as Linux's BAD_SUBSYS_FILTER. */
+static char *system_filters[16];
+static const char *system_names[16];
+
+static char **system_filter_slot(const char *system)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(system_names); i++)
+		if (system_names[i] && !strcmp(system_names[i], system))
+			return &system_filters[i];
+	return NULL;
+}
+
+static int system_filter_show(struct seq_file *m, struct fnode *f)
+{
+	char **slot = system_filter_slot(f->parent->priv);
+
+	seq_printf(m, "%s\n", slot && *slot ? *slot : "none");
+	return 0;
+}
+
+static int system_filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	struct trace_event_call *const *pp;
+	const char *system = f->parent->priv;
+	char text[EVENT_WRITE_MAX], **slot = system_filter_slot(system);
+	bool clear;
+	int err = 0;
+
+	if (fs_write_text(text, sizeof(text), buf, len) || !slot)
+		return -EINVAL;
+	clear = !*text || !strcmp(text, "0");
+	event_mutex_lock();
+	/* First a dry run: every event of the system must accept it. */
+	for_each_event_call(pp) {
+		struct event_filter *probe = NULL;
+		struct filter_parse_error pe = { 0 };
+		if (clear || !in_system(*pp, system))
+			continue;
+		err = filter_compile((*pp)->fields, (*pp)->nr_fields, text, &probe, &pe);
+		if (err) {
+			if (err == -EINVAL)
+				tracing_log_err("event filter parse error", text,
+						filter_err_text(FILT_ERR_BAD_SUBSYS_FILTER), 0);
+			break;
+		}
+		filter_free(probe);
+	}
+	for_each_event_call(pp)
+		if (!err && in_system(*pp, system))
+			err = apply_event_filter(*pp, text, false);
+	if (!err) {
+		kfree(*slot);
+		*slot = clear ? NULL : kmalloc(strlen(text) + 1);
+		if (*slot)
+			strcpy(*slot, text);
+	}
+	event_mutex_unlock();
+	return err;
+}
+
+/* --- format and id ---------------------------------------------------------------------------- */
+
+static void format_field(struct seq_file *m, const struct trace_event_field *fl)
+{
+	const char *array = strchr(fl->type, '[');
+
+	if (array && fl->kind != FILTER_DYN_STRING) /* char prev_comm[16]: name before the [] */
+		seq_printf(m, "\tfield:%.*s %s%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+			   (int)(array - fl->type), fl->type, fl->name, array, fl->offset, fl->size,
+			   fl->is_signed);
+	else
+		seq_printf(m, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", fl->type, fl->name,
+			   fl->offset, fl->size, fl->is_signed);
+}
+
+static int format_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_event_call *call = f->parent->priv;
+
+	seq_printf(m, "name: %s\nID: %u\nformat:\n", call->name, call->id);
+	for (int i = 0; i < call->nr_fields; i++) {
+		if (i && !strncmp(call->fields[i - 1].name, "common_", 7) &&
+		    strncmp(call->fields[i].name, "common_", 7))
+			seq_putc(m, '\n'); /* Linux's blank line after the common fields */
+		format_field(m, &call->fields[i]);
+	}
+	/* Not seq_printf: its 512-byte line would cut long formats (kmem's flag tables). */
+	seq_puts(m, "\nprint fmt: ");
+	seq_puts(m, call->print_fmt);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static int id_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_event_call *call = f->parent->priv;
+
+	seq_printf(m, "%u\n", call->id);
+	return 0;
+}
+
+/* --- trigger ---------------------------------------------------------------------------------- */
+
+static int trigger_show(struct seq_file *m, struct fnode *f)
+{
+	event_trigger_show(m, f->parent->priv);
+	return 0;
+}
+
+static int trigger_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	return event_trigger_write(f->parent->priv, buf, len, flags);
+}
+
+/* --- available_events, set_event -------------------------------------------------------------- */
+
+static int available_events_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_event_call *const *pp;
+
+	for_each_event_call(pp)
+		seq_printf(m, "%s:%s\n", (*pp)->system, (*pp)->name);
+	return 0;
+}
+
+static int set_event_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_event_call *const *pp;
+
+	for_each_event_call(pp)
+		if ((*pp)->flags & EVENT_FL_ENABLED)
+			seq_printf(m, "%s:%s\n", (*pp)->system, (*pp)->name);
+	return 0;
+}
+
+/*
+ * One set_event token, as Linux reads it: `system:event`, `system:` or `system:*` (the whole
+ * system), `*:*`, or a bare word naming an event or a system. `*` alone means any; there are no
+ * other globs. Which events it names go into the mark array; none is an error.
+ */
+static int set_event_match(const char *tok, bool *mark)
+{
+	struct trace_event_call *const *pp;
+	char word[EVENT_WRITE_MAX], *sys = NULL, *ev = NULL, *any = NULL, *colon;
+	int i = 0, n = 0;
+
+	strscpy(word, tok, sizeof(word));
+	colon = strchr(word, ':');
+	if (colon) {
+		*colon = 0;
+		sys = *word && strcmp(word, "*") ? word : NULL;
+		ev = colon[1] && strcmp(colon + 1, "*") ? colon + 1 : NULL;
+	} else {
+		any = strcmp(word, "*") ? word : NULL;
+	}
+	for_each_event_call(pp) {
+		const struct trace_event_call *c = *pp;
+		bool ok = (!sys || !strcmp(sys, c->system)) && (!ev || !strcmp(ev, c->name)) &&
+			  (!any || !strcmp(any, c->name) || !strcmp(any, c->system));
+		if (ok) {
+			mark[i] = true;
+			n++;
+		}
+		i++;
+	}
+	return n ? 0 : -EINVAL;
+}
+
+/* All tokens are checked before anything changes, so a bad one leaves every event as it was. */
+static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	unsigned int n = nr_trace_events;
+	char text[EVENT_WRITE_MAX], *p = text, *tok;
+	bool *on = kzalloc(n + 1), *off = kzalloc(n + 1);
+	struct trace_event_call *const *pp;
+	int err = -ENOMEM, i = 0;
+
+	if (!on || !off)
+		goto out;
+	err = fs_write_text(text, sizeof(text), buf, len);
+	while (!err && (tok = strsep(&p, " \t\n")) != NULL)
+		if (*tok)
+			err = tok[0] == '!' ? set_event_match(tok + 1, off) : set_event_match(tok, on);
+	if (err)
+		goto out;
+	event_mutex_lock();
+	for_each_event_call(pp) {
+		bool want = (*pp)->flags & EVENT_FL_ENABLED;
+		if (flags & FS_TRUNC)
+			want = false; /* `>` starts from nothing, as Linux's O_TRUNC open */
+		want = (want || on[i]) && !off[i];
+		if (!err)
+			err = trace_event_enable_disable(*pp, want);
+		i++;
+	}
+	event_mutex_unlock();
+out:
+	kfree(on);
+	kfree(off);
+	return err;
+}
+
+/* --- set_event_pid ---------------------------------------------------------------------------- */
+
+static int event_pid_show(struct seq_file *m, struct fnode *f)
+{
+	for (int i = 0; i < nr_event_pids; i++)
+		seq_printf(m, "%d\n", event_pids[i]);
+	return 0;
+}
+
+/* Pids of live tasks (0: the idle tasks); `>` replaces, `>>` adds; all or nothing. */
+static int event_pid_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[256], *p = text, *tok;
+	int pids[ARRAY_SIZE(event_pids)], n = 0;
+
+	if (fs_write_text(text, sizeof(text), buf, len))
+		return -EINVAL;
+	if (flags & FS_APPEND) {
+		n = nr_event_pids;
+		memcpy(pids, event_pids, n * sizeof(int));
+	}
+	while ((tok = strsep(&p, " \t")) != NULL) {
+		int pid;
+		if (!*tok)
+			continue;
+		if (kstrtoint(tok, 10, &pid) || pid < 0 || (pid && !find_task(pid)) ||
+		    n == (int)ARRAY_SIZE(pids))
+			return -EINVAL;
+		pids[n++] = pid;
+	}
+	event_mutex_lock();
+	WRITE_ONCE(nr_event_pids, 0); /* writers see no list while it changes */
+	memcpy(event_pids, pids, n * sizeof(int));
+	__atomic_store_n(&nr_event_pids, n, __ATOMIC_RELEASE);
+	event_mutex_unlock();
+	return 0;
+}
+
+static const struct file_ops error_log_fops = { .show = error_log_show, .write = error_log_write };
+static const struct file_ops filter_fops = { .show = filter_show, .write = filter_write };
+static const struct file_ops enable_fops = { .show = event_enable_show,
+					     .write = event_enable_write };
+static const struct file_ops system_enable_fops = { .show = system_enable_show,
+						    .write = system_enable_write };
+static const struct file_ops system_filter_fops = { .show = system_filter_show,
+						    .write = system_filter_write };
+static const struct file_ops format_fops = { .show = format_show };
+static const struct file_ops id_fops = { .show = id_show };
+static const struct file_ops trigger_fops = { .show = trigger_show, .write = trigger_write };
+static const struct file_ops available_fops = { .show = available_events_show };
+static const struct file_ops set_event_fops = { .show = set_event_show, .write = set_event_write };
+static const struct file_ops event_pid_fops = { .show = event_pid_show, .write = event_pid_write };
+
+/* events/<system>/, made the first time one of its events is met. */
+static struct fnode *system_dir(struct fnode *events, const char *system)
+{
+	struct fnode *dir = fs_mkdir(events, system);
+
+	if (!dir->priv) {
+		dir->priv = (void *)system;
+		fs_create(dir, "enable", &system_enable_fops, NULL);
+		fs_create(dir, "filter", &system_filter_fops, NULL);
+		for (unsigned int i = 0; i < ARRAY_SIZE(system_names); i++)
+			if (!system_names[i]) {
+				system_names[i] = system;
+				break;
+			}
+	}
+	return dir;
+}
+
+void trace_events_files_init(void)
+{
+	struct fnode *top = fs_mkdir_p("/sys/kernel/tracing"), *events = fs_mkdir(top, "events");
+	struct trace_event_call *const *pp;
+
+	fs_create(top, "available_events", &available_fops, NULL);
+	fs_create(top, "set_event", &set_event_fops, NULL);
+	fs_create(top, "set_event_pid", &event_pid_fops, NULL);
+	fs_create(top, "error_log", &error_log_fops, NULL);
+	fs_create(events, "enable", &system_enable_fops, NULL);
+	for_each_event_call(pp) {
+		struct fnode *dir = fs_mkdir(system_dir(events, (*pp)->system), (*pp)->name);
+		dir->priv = *pp;
+		fs_create(dir, "enable", &enable_fops, NULL);
+		fs_create(dir, "filter", &filter_fops, NULL);
+		fs_create(dir, "format", &format_fops, NULL);
+		fs_create(dir, "id", &id_fops, NULL);
+		fs_create(dir, "trigger", &trigger_fops, NULL);
+	}
+}

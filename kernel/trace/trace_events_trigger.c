@@ -1,0 +1,215 @@
+/* Event triggers: commands run when an event fires, written to events/<system>/<event>/trigger:
+ *
+ *   echo traceoff > trigger                    stop tracing the first time the event fires
+ *   echo 'traceoff:3 if prev_pid == 1' > ...   the next 3 times it fires with prev_pid 1
+ *   echo stacktrace >> trigger                 record where the event was hit, every time
+ *   echo '!traceoff' >> trigger                remove it
+ *
+ * Commands: traceon, traceoff, stacktrace (no snapshot buffer exists here). A trigger attaches
+ * the event's probe even while the event itself is off (enable then reads 0*), as in Linux;
+ * its condition is its own filter, independent of the event's filter.
+ */
+#include "kernel/trace/trace_events.h"
+#include "kernel/kallsyms.h"
+#include "kernel/mm.h"
+#include "lib/errno.h"
+
+enum trigger_type { ETT_TRACE_ONOFF_ON, ETT_TRACE_ONOFF_OFF, ETT_STACKTRACE, NR_ETT };
+static const char *const trigger_names[NR_ETT] = { "traceon", "traceoff", "stacktrace" };
+
+struct event_trigger_data {
+	enum trigger_type type;
+	long count; /* -1: unlimited */
+	struct event_filter *filter;
+	struct event_trigger_data *next;
+};
+
+/* The first frame shown is the one that hit the tracepoint (its return lands in the iterator). */
+static bool in_traceiter(unsigned long ret, unsigned long unused)
+{
+	const char *name = kallsyms_lookup(ret - 1, NULL, NULL);
+
+	return name && !strncmp(name, "__traceiter_", 12);
+}
+
+/* Runs on the tracing path, interrupts off, after the event was kept or not. */
+void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len)
+{
+	for (struct event_trigger_data *d = READ_ONCE(call->triggers); d; d = READ_ONCE(d->next)) {
+		bool on;
+		if (d->filter && !filter_match(d->filter, rec, len))
+			continue;
+		if (!d->count)
+			continue;
+		switch (d->type) {
+		case ETT_TRACE_ONOFF_ON:
+		case ETT_TRACE_ONOFF_OFF:
+			on = d->type == ETT_TRACE_ONOFF_ON;
+			/* As Linux: a count is spent only when the trigger changes something. */
+			if (READ_ONCE(global_trace.tracing_on) == on)
+				continue;
+			WRITE_ONCE(global_trace.tracing_on, on);
+			break;
+		case ETT_STACKTRACE:
+			__trace_record_stack(in_traceiter, 0);
+			break;
+		default:
+			continue;
+		}
+		if (d->count > 0)
+			__atomic_sub_fetch(&d->count, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Linux's listing: `traceoff:count=2 if prev_pid == 1`, `stacktrace:unlimited`. */
+void event_trigger_show(struct seq_file *m, struct trace_event_call *call)
+{
+	if (!call->triggers) {
+		seq_puts(m, "# Available triggers:\n# traceon traceoff stacktrace\n");
+		return;
+	}
+	for (struct event_trigger_data *d = call->triggers; d; d = d->next) {
+		seq_puts(m, trigger_names[d->type]);
+		if (d->count < 0)
+			seq_puts(m, ":unlimited");
+		else
+			seq_printf(m, ":count=%ld", d->count);
+		if (d->filter)
+			seq_printf(m, " if %s", filter_string(d->filter));
+		seq_putc(m, '\n');
+	}
+}
+
+static void trigger_free(struct event_trigger_data *d)
+{
+	if (d->filter)
+		filter_free(d->filter);
+	kfree(d);
+}
+
+/* Takes the trigger of that type off the list; the caller frees it once nobody runs it. */
+static struct event_trigger_data *trigger_unlink(struct trace_event_call *call,
+						 enum trigger_type type)
+{
+	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next) {
+		struct event_trigger_data *d = *pp;
+		if (d->type == type) {
+			WRITE_ONCE(*pp, d->next);
+			return d;
+		}
+	}
+	return NULL;
+}
+
+/* Attach or detach the probe for the triggers' sake (soft mode), after the list changed. */
+static int trigger_update_mode(struct trace_event_call *call)
+{
+	if (call->triggers)
+		call->flags |= EVENT_FL_SOFT_MODE;
+	else
+		call->flags &= ~EVENT_FL_SOFT_MODE;
+	return trace_event_update_probe(call);
+}
+
+/* `cmd[:count] [if filter]`: into *out, or -EINVAL with nothing allocated. */
+static int trigger_parse(struct trace_event_call *call, char *text, struct event_trigger_data **out,
+			 bool *remove, enum trigger_type *type)
+{
+	char *cond = strstr(text, " if "), *colon, *word = text;
+	struct event_trigger_data *d;
+	struct filter_parse_error pe = { 0 };
+	int err, i;
+
+	*remove = *word == '!';
+	if (*remove)
+		word++;
+	if (cond) {
+		*cond = 0;
+		cond += 4;
+		while (*cond == ' ')
+			cond++;
+	}
+	strim(word);
+	colon = strchr(word, ':');
+	if (colon)
+		*colon++ = 0;
+	for (i = 0; i < NR_ETT && strcmp(word, trigger_names[i]); i++)
+		;
+	if (i == NR_ETT)
+		return -EINVAL;
+	*type = i;
+	if (*remove)
+		return 0; /* Linux removes by command; a count or condition given is ignored */
+	d = kzalloc(sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->type = i;
+	d->count = -1;
+	if (colon && (kstrtol(colon, 0, &d->count) || d->count < 0)) {
+		kfree(d);
+		return -EINVAL;
+	}
+	if (cond) {
+		err = filter_compile(call->fields, call->nr_fields, cond, &d->filter, &pe);
+		if (err) {
+			if (err == -EINVAL)
+				tracing_log_err("event filter parse error", cond,
+						filter_err_text(pe.err), pe.pos);
+			kfree(d);
+			return err;
+		}
+	}
+	*out = d;
+	return 0;
+}
+
+int event_trigger_write(struct trace_event_call *call, const char *buf, size_t len,
+			unsigned int flags)
+{
+	char text[512];
+	struct event_trigger_data *d = NULL, *gone = NULL, *old_list = NULL;
+	enum trigger_type type;
+	bool remove;
+	int err;
+
+	if (fs_write_text(text, sizeof(text), buf, len))
+		return -EINVAL;
+	if (!*text)
+		remove = true, type = NR_ETT; /* nothing to add: `echo > trigger` only clears */
+	else if ((err = trigger_parse(call, text, &d, &remove, &type)))
+		return err;
+	event_mutex_lock();
+	if (flags & FS_TRUNC) { /* `>` opens with O_TRUNC: Linux drops every trigger first */
+		old_list = call->triggers;
+		WRITE_ONCE(call->triggers, NULL);
+	}
+	if (type == NR_ETT) {
+		err = 0;
+	} else if (remove) {
+		gone = trigger_unlink(call, type);
+		err = gone || old_list ? 0 : -ENOENT;
+	} else {
+		struct event_trigger_data **pp = &call->triggers;
+		while (*pp && (*pp)->type != type)
+			pp = &(*pp)->next;
+		err = *pp ? -EEXIST : 0; /* one of each command per event, as Linux */
+		if (!err)
+			__atomic_store_n(pp, d, __ATOMIC_RELEASE);
+	}
+	if (!err)
+		err = trigger_update_mode(call);
+	event_mutex_unlock();
+	if (err && d && !remove && call->triggers != d)
+		trigger_free(d);
+	if (gone || old_list) {
+		tracepoint_synchronize_unregister(); /* nobody still walks what we unlinked */
+		if (gone)
+			trigger_free(gone);
+		while (old_list) {
+			struct event_trigger_data *next = old_list->next;
+			trigger_free(old_list);
+			old_list = next;
+		}
+	}
+	return err;
+}

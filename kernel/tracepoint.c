@@ -1,0 +1,107 @@
+/* Attaching probes to tracepoints: the probe array is copied, changed and swapped in whole, so the
+ * iterator (__traceiter_*, interrupts off) always walks an array that stays valid under it. */
+#include "kernel/tracepoint.h"
+#include "kernel/mm.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "lib/errno.h"
+
+/* Serializes changes to any tracepoint's probes; leaves preemption on (switching keys may wait). */
+static DEFINE_SPINLOCK(tracepoints_mutex);
+
+static int nr_funcs(const struct tracepoint_func *f)
+{
+	int n = 0;
+
+	while (f && f[n].func)
+		n++;
+	return n;
+}
+
+static void sync_noop(void *unused)
+{
+}
+
+/*
+ * Readers walk the array with interrupts off; a CPU that took our IPI has had them on since, so it
+ * is outside every walk that began before we called (Linux's synchronize_rcu() after unregister).
+ */
+void tracepoint_synchronize_unregister(void)
+{
+	smp_call_function(sync_noop, NULL, true);
+}
+
+/* Swaps in the new array, switches the key if the count went to or from zero, frees the old. */
+static void tp_swap(struct tracepoint *tp, struct tracepoint_func *new, int old_n, int new_n)
+{
+	struct tracepoint_func *old = tp->funcs;
+
+	if (!old_n && new_n) {
+		/* The array first, then the NOPs become jmps: a call never finds no array. */
+		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
+		static_key_slow_inc(&tp->key.key);
+	} else if (old_n && !new_n) {
+		static_key_slow_dec(&tp->key.key);
+		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
+	}
+	if (old) {
+		tracepoint_synchronize_unregister();
+		kfree(old);
+	}
+}
+
+int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
+{
+	struct tracepoint_func *new;
+	int n, err = 0;
+
+	spin_lock(&tracepoints_mutex);
+	n = nr_funcs(tp->funcs);
+	for (int i = 0; i < n; i++)
+		if (tp->funcs[i].func == probe && tp->funcs[i].data == data)
+			err = -EEXIST;
+	new = err ? NULL : kmalloc((n + 2) * sizeof(*new));
+	if (!err && !new)
+		err = -ENOMEM;
+	if (!err) {
+		for (int i = 0; i < n; i++)
+			new[i] = tp->funcs[i];
+		new[n] = (struct tracepoint_func){ probe, data };
+		new[n + 1] = (struct tracepoint_func){ NULL, NULL };
+		tp_swap(tp, new, n, n + 1);
+	}
+	spin_unlock(&tracepoints_mutex);
+	return err;
+}
+
+int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
+{
+	struct tracepoint_func *new = NULL;
+	int n, j = 0, found = -1;
+
+	spin_lock(&tracepoints_mutex);
+	n = nr_funcs(tp->funcs);
+	for (int i = 0; i < n; i++)
+		if (tp->funcs[i].func == probe && tp->funcs[i].data == data)
+			found = i;
+	if (found < 0) {
+		spin_unlock(&tracepoints_mutex);
+		return -ENOENT;
+	}
+	if (n > 1) {
+		new = kmalloc(n * sizeof(*new));
+		if (!new) {
+			spin_unlock(&tracepoints_mutex);
+			return -ENOMEM;
+		}
+		for (int i = 0; i < n; i++)
+			if (i != found)
+				new[j++] = tp->funcs[i];
+		new[j] = (struct tracepoint_func){ NULL, NULL };
+	}
+	tp_swap(tp, new, n, n - 1);
+	spin_unlock(&tracepoints_mutex);
+	return 0;
+}

@@ -1,0 +1,325 @@
+"""tests/integration/test_events.py: trace events as a Linux user drives them: the events/ tree,
+available_events, set_event's syntax, the enable files (0, 1, X, 0*), format and id, sched_switch
+lines that agree with ps, events beside the function tracer, set_event_pid, triggers, and bad
+writes that change nothing."""
+
+import re
+import time
+
+import pytest
+
+SMP = 4
+EINVAL = "echo: write error: Invalid argument"
+LINE = (r"^(?P<comm>[ -~]{16})-(?P<pid>\d+) *(?<= )\[(?P<cpu>\d{3})\] "
+        r"(?P<flags>[d.][N.][hzZ.][0-9a-f.][.]) +(?P<ts>\d+\.\d{6}): (?P<rest>.*)$")
+SWITCH = (r"^sched_switch: prev_comm=(?P<prev_comm>\S+) prev_pid=(?P<prev_pid>\d+) prev_prio=120 "
+          r"prev_state=(?P<prev_state>R\+?|S|X) ==> next_comm=(?P<next_comm>\S+) "
+          r"next_pid=(?P<next_pid>\d+) next_prio=120$")
+
+SCHED_SWITCH_FORMAT = """name: sched_switch
+ID: {id}
+format:
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
+
+\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:1;
+\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;
+\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;
+\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;
+\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:1;
+\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;
+\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;
+
+print fmt: "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d \
+next_prio=%d", REC->prev_comm, REC->prev_pid, REC->prev_prio, (REC->prev_state & (0x0100 - 1)) ? \
+__print_flags(REC->prev_state & (0x0100 - 1), "|", { 0x0001, "S" }, { 0x0010, "X" }) : "R", \
+REC->prev_state & 0x0100 ? "+" : "", REC->next_comm, REC->next_pid, REC->next_prio"""
+
+
+@pytest.fixture(autouse=True)
+def reset(console):
+    yield
+    for call in ("sched/sched_switch", "sched/sched_wakeup", "sched/sched_waking"):
+        console.run("echo > events/%s/trigger" % call)
+        console.run("echo 0 > events/%s/filter" % call)
+    for cmd in ("echo 0 > events/enable", "echo > set_event_pid", "echo nop > current_tracer",
+                "echo > set_ftrace_filter", "echo 1 > tracing_on", "echo > trace", "kill all"):
+        console.run(cmd)
+
+
+def events(console):
+    """(context, rest) of every line of `cat trace` after its header."""
+    out = console.run("cat trace", timeout=60).splitlines()
+    lines = [l for l in out if not l.startswith("#")]
+    parsed = []
+    for line in lines:
+        m = re.match(LINE, line)
+        assert m, "bad trace line: %r" % line
+        parsed.append(m.groupdict())
+    return parsed
+
+
+def run_workload(console, cmd, timeout=60):
+    """Starts `run ...`, waits for its tasks to end; returns their pids (as strings)."""
+    pids = []
+    for line in console.run(cmd).splitlines():
+        m = re.match(r"^\[(\d+)\] (\w+) on CPU (\d+)$", line)
+        assert m, line
+        pids.append(m.group(1))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        live = set(re.findall(r"^\s*(\d+)\s", console.run("ps"), re.M))
+        if not live & set(pids):
+            return pids
+        time.sleep(0.2)
+    raise AssertionError("%s still running" % cmd)
+
+
+def test_available_events_and_tree(console):
+    avail = console.run("cat available_events").splitlines()
+    for want in ("sched:sched_switch", "sched:sched_wakeup", "sched:sched_waking",
+                 "sched:sched_process_exit"):
+        assert want in avail
+    assert avail == sorted(avail, key=lambda s: s.split(":"))
+    systems = sorted({a.split(":")[0] for a in avail})
+    assert sorted(console.run("ls events").split()) == sorted(["enable"] + ["%s/" % s for s in systems])
+    listing = console.run("ls events/sched").split()
+    assert listing[:2] == ["enable", "filter"]
+    assert console.run("ls events/sched/sched_switch").split() == ["enable", "filter", "format", "id",
+                                                                    "trigger"]
+
+
+def test_format_and_id_match_linux_layout(console):
+    ident = console.run("cat events/sched/sched_switch/id")
+    assert ident.isdigit()
+    assert console.run("cat events/sched/sched_switch/format") == SCHED_SWITCH_FORMAT.replace("{id}", ident)
+    ids = [console.run("cat events/%s/id" % a.replace(":", "/"))
+           for a in console.run("cat available_events").splitlines()]
+    assert len(set(ids)) == len(ids)
+    for path in ("format", "id"):
+        assert (console.run("echo 1 > events/sched/sched_switch/%s" % path) ==
+                "events/sched/sched_switch/%s: Permission denied" % path)
+    assert console.run("echo x > available_events") == "available_events: Permission denied"
+
+
+def test_enable_files_and_their_states(console):
+    assert console.run("cat events/enable") == "0"
+    assert console.run("cat events/sched/sched_switch/enable") == "0"
+    assert console.run("echo 1 > events/sched/sched_switch/enable") == ""
+    assert console.run("cat events/sched/sched_switch/enable") == "1"
+    assert console.run("cat events/sched/enable") == "X"
+    assert console.run("cat events/enable") == "X"
+    assert console.run("cat set_event") == "sched:sched_switch"
+    assert console.run("echo 1 > events/sched/enable") == ""
+    assert console.run("cat events/sched/enable") == "1"
+    assert console.run("echo 1 > events/enable") == ""
+    assert console.run("cat events/enable") == "1"
+    assert console.run("echo 0 > events/enable") == ""
+    assert console.run("cat events/enable") == "0"
+    assert console.run("cat set_event") == ""
+    for bad in ("2", "-1", "on", "", "1 1", "0x1"):
+        assert console.run("echo '%s' > events/sched/sched_switch/enable" % bad) == EINVAL
+        assert console.run("echo '%s' > events/sched/enable" % bad) == EINVAL
+    assert console.run("cat events/enable") == "0"
+
+
+def test_set_event_syntax(console):
+    sched = [a for a in console.run("cat available_events").splitlines() if a.startswith("sched:")]
+    assert console.run("echo sched:sched_switch > set_event") == ""
+    assert console.run("cat set_event") == "sched:sched_switch"
+    assert console.run("echo sched:sched_wakeup >> set_event") == ""
+    assert console.run("cat set_event").splitlines() == ["sched:sched_switch", "sched:sched_wakeup"]
+    assert console.run("echo '!sched:sched_wakeup' >> set_event") == ""
+    assert console.run("cat set_event") == "sched:sched_switch"
+    assert console.run("echo 'sched:*' > set_event") == ""
+    assert console.run("cat set_event").splitlines() == sched
+    assert console.run("echo sched_waking > set_event") == ""      # `>` starts from nothing
+    assert console.run("cat set_event") == "sched:sched_waking"
+    assert console.run("echo sched > set_event") == ""             # a bare system name
+    assert console.run("cat set_event").splitlines() == sched
+    assert console.run("echo '*:*' > set_event") == ""
+    assert console.run("cat events/enable") == "1"
+    assert console.run("echo > set_event") == ""
+    assert console.run("cat set_event") == ""
+    # Bad tokens change nothing, even when good ones come first.
+    console.run("echo sched:sched_switch > set_event")
+    for bad in ("nosuch", "sched:nosuch", "nosys:sched_switch", "sched_switch:sched",
+                "sched:sched_wakeup nosuch", "sched*", "!nosuch"):
+        assert console.run("echo '%s' >> set_event" % bad) == EINVAL, bad
+        assert console.run("cat set_event") == "sched:sched_switch"
+    assert console.run("echo %s >> set_event" % ("x" * 200)) == EINVAL
+
+
+def test_sched_switch_agrees_with_ps(console):
+    console.run("echo > trace")
+    assert console.run("echo 1 > events/sched/sched_switch/enable") == ""
+    spin_pid, = run_workload(console, "run spin 1 1")
+    console.run("echo 0 > events/sched/sched_switch/enable")
+    lines = events(console)
+    switches = [(l, re.match(SWITCH, l["rest"])) for l in lines]
+    assert switches and all(m for _, m in switches), lines[:5]
+    for ctx, m in switches:
+        # The line's task is the one switching out, on its own CPU.
+        assert int(ctx["pid"]) == int(m.group("prev_pid"))
+        assert "d" == ctx["flags"][0]       # the scheduler runs with interrupts off
+    on_cpu1 = [m for ctx, m in switches if ctx["cpu"] == "001"]
+    assert any(m.group("next_comm") == "spin" and m.group("next_pid") == spin_pid for m in on_cpu1)
+    # Consecutive switches on a CPU chain: who came in is who goes out next.
+    for cpu in {ctx["cpu"] for ctx, _ in switches}:
+        seq = [m for ctx, m in switches if ctx["cpu"] == cpu]
+        for a, b in zip(seq, seq[1:]):
+            assert a.group("next_pid") == b.group("prev_pid"), (cpu, a.group(0), b.group(0))
+    idle = [m for _, m in switches if m.group("prev_pid") == "0"]
+    assert all(re.match(r"swapper/\d", m.group("prev_comm")) for m in idle)
+
+
+def test_events_interleave_with_function_tracer(console):
+    console.run("echo schedule > set_ftrace_filter")
+    console.run("echo '__schedule' >> set_ftrace_filter")
+    assert console.run("echo function > current_tracer") == ""
+    assert console.run("echo 1 > events/sched/sched_switch/enable") == ""
+    run_workload(console, "run spin 1 1")
+    console.run("echo 0 > tracing_on")
+    rest = [l["rest"] for l in events(console)]
+    assert any(r.startswith("sched_switch: ") for r in rest)
+    assert any(re.match(r"^_*schedule <-", r) for r in rest)
+    # With the nop tracer, events alone.
+    console.run("echo nop > current_tracer")
+    console.run("echo 1 > tracing_on")
+    run_workload(console, "run spin 1 1")
+    rest = [l["rest"] for l in events(console)]
+    assert rest and all(r.startswith("sched_switch: ") for r in rest)
+
+
+def test_set_event_pid_keeps_only_listed_tasks(console):
+    # Two tasks on CPU 2, so it switches between them; only one of them is listed.
+    pid = console.run("run spin 2 2").split()[0].strip("[]")
+    console.run("run compute 2 2")
+    assert console.run("echo %s > set_event_pid" % pid) == ""
+    assert console.run("cat set_event_pid") == pid
+    console.run("echo > trace")
+    console.run("echo 1 > events/sched/sched_switch/enable")
+    time.sleep(0.5)
+    console.run("echo 0 > events/sched/sched_switch/enable")
+    switches = [re.match(SWITCH, l["rest"]) for l in events(console)]
+    assert switches
+    assert all(pid in (m.group("prev_pid"), m.group("next_pid")) for m in switches)
+    for bad in ("abc", "-1", "99999", "1 x"):
+        assert console.run("echo '%s' > set_event_pid" % bad) == EINVAL
+        assert console.run("cat set_event_pid") == pid
+    run_workload(console, "run compute 3 1")
+    assert console.run("echo > set_event_pid") == ""
+    assert console.run("cat set_event_pid") == ""
+
+
+def test_triggers_traceoff_count_and_removal(console):
+    trig = "events/sched/sched_switch/trigger"
+    assert console.run("cat %s" % trig) == "# Available triggers:\n# traceon traceoff stacktrace"
+    assert console.run("echo traceoff:2 > %s" % trig) == ""
+    # The trigger alone attaches the probe: the event is off but "soft" enabled. The shell's own
+    # next switch (it sleeps for input) fires it at once.
+    assert console.run("cat events/sched/sched_switch/enable") == "0*"
+    assert console.run("cat tracing_on") == "0"
+    assert console.run("cat %s" % trig) == "traceoff:count=1"
+    # A count is spent only when tracing is turned off: with tracing off it waits.
+    run_workload(console, "run spin 1 1")
+    assert console.run("cat %s" % trig) == "traceoff:count=1"
+    console.run("echo 1 > tracing_on")
+    assert console.run("cat tracing_on") == "0"
+    assert console.run("cat %s" % trig) == "traceoff:count=0"
+    console.run("echo 1 > tracing_on")
+    run_workload(console, "run spin 1 1")
+    assert console.run("cat tracing_on") == "1"
+    assert console.run("echo 'traceon if prev_pid == 0' >> %s" % trig) == ""
+    assert console.run("cat %s" % trig).splitlines() == ["traceoff:count=0",
+                                                         "traceon:unlimited if prev_pid == 0"]
+    assert console.run("echo traceoff >> %s" % trig) == "echo: write error: File exists"
+    assert console.run("echo '!traceoff' >> %s" % trig) == ""
+    assert console.run("cat %s" % trig) == "traceon:unlimited if prev_pid == 0"
+    assert console.run("cat events/sched/sched_switch/enable") == "0*"
+    assert console.run("echo '!traceon' >> %s" % trig) == ""
+    assert console.run("cat events/sched/sched_switch/enable") == "0"
+    assert console.run("cat %s" % trig).startswith("# Available triggers:")
+    for bad in ("nosuch", "traceoff:x", "traceoff:-1", "traceoff if", "stacktrace if nosuch == 1",
+                "!nosuch"):
+        assert console.run("echo '%s' >> %s" % (bad, trig)) == EINVAL, bad
+        assert console.run("cat %s" % trig).startswith("# Available triggers:")
+
+
+def test_stacktrace_trigger_records_the_callers(console):
+    console.run("echo > trace")
+    assert console.run("echo 'stacktrace:1' > events/sched/sched_switch/trigger") == ""
+    console.run("echo 1 > events/sched/sched_switch/enable")
+    run_workload(console, "run spin 1 1")
+    console.run("echo 0 > events/sched/sched_switch/enable")
+    out = console.run("cat trace", timeout=60)
+    assert "<stack trace>" in out, out
+    after = out.split("<stack trace>", 1)[1].splitlines()[1:4]
+    assert after[0] == " => __traceiter_sched_switch", after
+    assert re.match(r"^ => \w+$", after[1]), after
+    assert console.run("cat events/sched/sched_switch/trigger") == "stacktrace:count=0"
+
+
+GOOD_FILTERS = [
+    "prev_pid == 1",
+    "prev_pid != 0 && next_pid == 0",
+    "next_comm ~ \"swapper*\"",
+    "(prev_pid == 1 || prev_pid == 0) && !(next_prio > 120)",
+    "prev_state & 1",
+    "common_pid >= 0",
+    'prev_comm == "sh"',
+]
+# (filter, the error_log line, the caret's column within the command: Linux 6.1's positions, one past
+# the offending byte for most errors, as its own tracing-error-log selftest expects)
+BAD_FILTERS = [
+    ("prev_pd == 1", "Field not found", 8),
+    ("prev_pid == abc", "Invalid value (did you forget quotes)?", 13),
+    ("prev_comm > 3", "Expecting string field", 13),
+    ("(prev_pid == 1", "Too many '('", 0),
+    ("prev_pid == 1)", "Too few '('", 13),
+    ("next_comm == \"sw", "Missing matching quote", 13),
+    ("prev_pid ~ 1", "Illegal operation for field type", 12),
+]
+
+
+def test_event_filter_grammar_and_error_log(console):
+    flt = "events/sched/sched_switch/filter"
+    assert console.run("cat %s" % flt) == "none"
+    for good in GOOD_FILTERS:
+        assert console.run("echo '%s' > %s" % (good, flt)) == "", good
+        assert console.run("cat %s" % flt) == good
+    console.run("echo 'prev_pid == 1' > %s" % flt)
+    console.run("echo > error_log")
+    for bad, text, col in BAD_FILTERS:
+        assert console.run("echo '%s' > %s" % (bad, flt)) == EINVAL, bad
+        assert console.run("cat %s" % flt) == "prev_pid == 1"     # the old filter stays
+        log = console.run("cat error_log").splitlines()[-3:]
+        assert re.match(r"^\[ *\d+\.\d{6}\] event filter parse error: error: (.*)$", log[0]), log
+        assert log[0].endswith(": error: " + text), (bad, log)
+        assert log[1] == "  Command: " + bad
+        assert log[2] == " " * (len("  Command: ") + col) + "^", (bad, log)
+    assert console.run("echo > error_log") == ""
+    assert console.run("cat error_log") == ""
+    assert console.run("echo 0 > %s" % flt) == ""
+    assert console.run("cat %s" % flt) == "none"
+
+
+def test_filter_keeps_only_matching_records(console):
+    console.run("echo > trace")
+    assert console.run("echo 'next_pid == 0' > events/sched/sched_switch/filter") == ""
+    console.run("echo 1 > events/sched/sched_switch/enable")
+    run_workload(console, "run spin 1-3 1")
+    console.run("echo 0 > events/sched/sched_switch/enable")
+    switches = [re.match(SWITCH, l["rest"]) for l in events(console)]
+    assert switches and all(m and m.group("next_pid") == "0" for m in switches)
+    # A system-wide filter lands on each of its events that has the field...
+    assert console.run("echo 'prev_pid == 1' > events/sched/filter") == "echo: write error: Invalid argument"
+    assert console.run("cat events/sched/sched_switch/filter") == "next_pid == 0"
+    assert console.run("echo 'common_pid == 1' > events/sched/filter") == ""
+    for ev in ("sched_switch", "sched_wakeup", "sched_waking", "sched_process_exit"):
+        assert console.run("cat events/sched/%s/filter" % ev) == "common_pid == 1"
+    assert console.run("cat events/sched/filter") == "common_pid == 1"
+    assert console.run("echo 0 > events/sched/filter") == ""
+    assert console.run("cat events/sched/sched_switch/filter") == "none"
