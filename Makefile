@@ -39,7 +39,7 @@ FTRACE_CFLAGS := -pg -mfentry -mrecord-mcount
 # exception entry path (an int3 handler hitting a site being patched would never end), lib/.
 NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/idt.c \
 	arch/x86/gdt.c arch/x86/paging.c arch/x86/text_poke.c arch/x86/text_poke_bp.c \
-	arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c kernel/smp.c kernel/stop_machine.c kernel/percpu.c \
+	arch/x86/text_patch.c arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c kernel/smp.c kernel/stop_machine.c kernel/percpu.c \
 	kernel/livepatch.c
 LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
 
