@@ -5,6 +5,7 @@
 #include "arch/x86/serial.h"
 #include "arch/x86/traps.h"
 #include "kernel/fs.h"
+#include "kernel/jump_label.h"
 #include "kernel/kallsyms.h"
 #include "kernel/livepatch.h"
 #include "kernel/mm.h"
@@ -68,10 +69,12 @@ void kmain(u32 magic, unsigned long info_pa)
 	text_poke_init();
 	/* Before the other CPUs start: boot conversion pokes text with nobody else running it. */
 	ftrace_init();
+	jump_label_init();
 	smp_init();
 
 	procfs_init();
 	ftrace_files_init();
+	jump_label_files_init();
 	func_hits_init();
 	trace_init();
 	workloads_init();
