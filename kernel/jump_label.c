@@ -19,6 +19,7 @@
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
 #include "lib/errno.h"
+#include "lib/printf.h"
 #include "lib/sort.h"
 #include "lib/string.h"
 
@@ -292,6 +293,29 @@ void static_key_disable(struct static_key *key)
 		jump_label_update(key);
 	}
 	spin_unlock(&jump_label_lock);
+}
+
+/* Every site that is not bad against what its key's state wants (self-tests, after stress). */
+int jump_label_verify_all_sites(char *why, size_t size)
+{
+	int err = 0;
+
+	spin_lock(&jump_label_lock);
+	for (struct jump_entry *e = __start___jump_table; e < __stop___jump_table && !err; e++) {
+		u8 info = jump_site_info[jump_entry_index(e)], want[5];
+		int len = info & JUMP_SITE_LEN;
+		if (info & JUMP_SITE_BAD)
+			continue;
+		jump_site_insn(e, len, jump_label_type(e), want);
+		if (memcmp((const void *)jump_entry_code(e), want, len)) {
+			snprintf(why, size, "%pS: not the %s its key %ps (enabled %d) wants",
+				 (void *)jump_entry_code(e), jump_label_type(e) ? "jmp" : "NOP",
+				 (void *)jump_entry_key(e), jump_entry_key(e)->enabled);
+			err = -EINVAL;
+		}
+	}
+	spin_unlock(&jump_label_lock);
+	return err;
 }
 
 /* Test-only: a site a self-test corrupted (and reported) has been put right; patch it again. */

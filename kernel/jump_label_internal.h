@@ -16,6 +16,8 @@ unsigned long jump_entry_index(const struct jump_entry *e);
 int jump_site_insn(const struct jump_entry *e, int len, bool jmp, u8 *insn);
 /* Which form the key's state wants at e: true = the jmp. */
 bool jump_label_type(const struct jump_entry *e);
+/* 0, or -EINVAL and why: some site (not reported bad) holds other bytes than its key wants. */
+int jump_label_verify_all_sites(char *why, size_t size);
 /* Test-only: a corrupted site was put right by the test; patch it again from now on. */
 void jump_label_selftest_revive(const struct jump_entry *e);
 
