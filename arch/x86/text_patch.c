@@ -64,32 +64,52 @@ static void apply(struct text_patch_batch *b)
 	b->nr = 0;
 }
 
+static bool grow(struct text_patch_batch *b, int cap)
+{
+	struct text_poke_loc *vec = kmalloc(cap * sizeof(*vec));
+
+	if (!vec)
+		return false;
+	if (b->nr)
+		memcpy(vec, b->vec, b->nr * sizeof(*vec));
+	kfree(b->vec);
+	b->vec = vec;
+	b->cap = cap;
+	return true;
+}
+
+void text_patch_reserve(struct text_patch_batch *b, int n)
+{
+	if (b->cap < n)
+		grow(b, n);
+}
+
 /* Room for one more site: grow the vector, or, out of memory, apply what is queued so far
  * (each site is valid on its own, so two smaller batches are as correct as one). */
 static bool make_room(struct text_patch_batch *b)
 {
-	int cap = b->cap ? b->cap * 2 : FIRST_CAP;
-	struct text_poke_loc *vec;
-
-	if (b->nr < b->cap)
+	if (b->nr < b->cap || grow(b, b->cap ? b->cap * 2 : FIRST_CAP))
 		return true;
-	vec = kmalloc(cap * sizeof(*vec));
-	if (vec) {
-		if (b->nr)
-			memcpy(vec, b->vec, b->nr * sizeof(*vec));
-		kfree(b->vec);
-		b->vec = vec;
-		b->cap = cap;
-		return true;
-	}
 	apply(b);
 	return b->cap > 0;
+}
+
+/* A mismatch, reported with the site as the client queued it. Rare: the copy costs nothing. */
+static void report(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new, int len,
+		   void *cookie)
+{
+	struct text_poke_loc site = { .addr = addr, .cookie = cookie, .len = len };
+
+	memcpy(site.old, old, len);
+	memcpy(site.new, new, len);
+	if (b->mismatch)
+		b->mismatch(&site, addr, cookie);
 }
 
 int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new,
 		     int len, void *cookie)
 {
-	struct text_poke_loc *tp, site = { .addr = addr, .cookie = cookie, .len = len };
+	struct text_poke_loc *tp;
 	int err;
 
 	if (len < 1 || len > TEXT_POKE_MAX_LEN)
@@ -100,23 +120,27 @@ int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, cons
 		text_patch_commit(b);
 		return err;
 	}
-	memcpy(site.old, old, len);
-	memcpy(site.new, new, len);
 	if (memcmp(addr, old, len)) {
-		if (b->mismatch)
-			b->mismatch(&site, addr, cookie);
+		report(b, addr, old, new, len, cookie);
 		return -EINVAL;
 	}
 	if (!memcmp(old, new, len))
 		return 0;
 	if (!make_room(b)) {
 		/* Not even one slot: write this site alone, through a batch on the stack. */
-		struct text_patch_batch one = { .vec = &site, .nr = 1, .cap = 1 };
-		apply(&one);
+		struct text_poke_loc one = { .addr = addr, .cookie = cookie, .len = len };
+		struct text_patch_batch alone = { .vec = &one, .nr = 1, .cap = 1 };
+		memcpy(one.new, new, len);
+		apply(&alone);
 		return 0;
 	}
+	/* Filled in place: the slot is 40 bytes, and every byte copied costs at boot's scale. */
 	tp = &b->vec[b->nr++];
-	*tp = site;
+	tp->addr = addr;
+	tp->cookie = cookie;
+	tp->len = len;
+	memcpy(tp->old, old, len);
+	memcpy(tp->new, new, len);
 	return 0;
 }
 

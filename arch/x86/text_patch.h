@@ -28,6 +28,8 @@ struct text_patch_batch {
 	void (*mismatch)(const struct text_poke_loc *site, const u8 *actual, void *cookie);
 };
 
+/* A hint from a client that knows how many sites its next batch holds (boot: every one). */
+void text_patch_reserve(struct text_patch_batch *b, int n);
 /* Takes text_mutex (may wait for another client's batch) and empties the batch. */
 void text_patch_begin(struct text_patch_batch *b);
 /*

@@ -137,6 +137,9 @@ void ftrace_init(void)
 
 	t0 = rdtsc();
 	flags = local_irq_save();
+	/* One batch: each site checked as it is queued, all written by text_poke_early at commit. */
+	text_patch_reserve(&ftrace_patch_batch, count + 16);
+	text_patch_begin(&ftrace_patch_batch);
 	do_for_each_ftrace_rec(pg, rec) {
 		/* A site that is not `call __fentry__` is reported (ftrace_bug) by the patcher. */
 		if (!ftrace_disabled)
@@ -146,6 +149,7 @@ void ftrace_init(void)
 		else
 			converted++;
 	} while_for_each_ftrace_rec();
+	text_patch_commit(&ftrace_patch_batch);
 	ftrace_init_ticks = rdtsc() - t0;
 	local_irq_restore(flags);
 	pr_info("ftrace: converted %lu sites in %llu us\n", converted,
