@@ -95,7 +95,7 @@ static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 static bool poke_int3_handler(struct pt_regs *regs)
 {
 	void *ip = (void *)(regs->ip - 1); /* int3 has executed: rip is one past it */
-	struct text_poke_loc *vec, now = { .addr = ip };
+	struct text_poke_loc *vec, now; /* filled only on the stale path: this one is hot */
 	const struct text_poke_loc *tp = NULL;
 	bool handled = false;
 
@@ -108,6 +108,7 @@ static bool poke_int3_handler(struct pt_regs *regs)
 			__atomic_add_fetch(&text_poke_bp_hits, 1, __ATOMIC_RELAXED);
 			break;
 		}
+		now.addr = ip;
 		memcpy(now.new, ip, 5);
 		if (now.new[0] != INT3_INSN_OPCODE) {
 			now.len = poke_insn_len(now.new);
@@ -135,13 +136,24 @@ static void step_done(int step, const struct text_poke_loc *tp, int nr)
 		text_poke_bp_step_hook(step, tp, nr); /* a self-test holding a site mid-protocol */
 }
 
+/* Clients queue in address order (ftrace's records, a key's sites): then sorting is a check. */
+static bool in_order(const struct text_poke_loc *tp, int nr)
+{
+	for (int i = 1; i < nr; i++)
+		if (tp[i - 1].addr >= tp[i].addr)
+			return false;
+	return true;
+}
+
 void text_poke_bp_batch(struct text_poke_loc *tp, int nr)
 {
 	static const u8 int3 = INT3_INSN_OPCODE;
 
 	if (!nr)
 		return;
-	sort(tp, nr, sizeof(*tp), cmp_loc, NULL);
+	/* The handler's bsearch needs the order; heapsort would shuffle even a sorted batch. */
+	if (!in_order(tp, nr))
+		sort(tp, nr, sizeof(*tp), cmp_loc, NULL);
 	int3_hook = poke_int3_handler;
 	bp_nr = nr;
 	__atomic_store_n(&bp_vec, tp, __ATOMIC_RELEASE);
