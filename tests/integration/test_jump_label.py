@@ -3,7 +3,8 @@
 /proc/jump_labels lists every key with its sites; /proc/sys/kernel/jump_label_demo flips the demo key, whose
 two sites in jump_label_demo() are one 5-byte NOP <-> `jmp rel32` and one `jmp rel8` <-> 2-byte NOP; `dis`
 shows the bytes.  The stress test flips the key 200 times with each patch method while three CPUs run the
-branch (the `jump` workload checks every answer), then checks every site's bytes against its key.
+branch (the `jump` workload checks every answer), reading the demo's site bytes after every flip, then checks
+every site's bytes against its key.
 """
 
 import re
@@ -60,6 +61,8 @@ def test_proc_jump_labels_lists_the_demo_key(console):
         off = int(s["sym"].split("+")[1].split("/")[0], 16)
         assert s["sym"].startswith("jump_label_demo+") and int(s["addr"], 16) == base + off
         assert s["target"].startswith("jump_label_demo+")
+    # A key inside a structure (as in a tracepoint) is named by the structure and the offset.
+    assert ks["jlt_tracepoint+0x8"]["sites"][0]["sym"].startswith("jlt_tracepoint_hit+")
     # Every other key is well formed too, and nothing is bad or unexplained after boot.
     assert all(s["form"] in ("nop", "jmp") for k in ks.values() for s in k["sites"])
 
@@ -103,9 +106,13 @@ def test_flip_under_load_both_methods(console):
         for method in ("breakpoint", "stop_machine"):
             assert console.run("echo %s > patch_method" % method) == ""
             for i in range(FLIPS):
-                assert console.run("echo %d > %s" % ((i + 1) % 2, DEMO), timeout=60) == ""
-                if i % 50 == 0:
-                    assert keys(console)["jump_label_demo_key"]["state"] == ("on" if i % 2 == 0 else "off")
+                on = i % 2 == 0
+                assert console.run("echo %d > %s" % (on, DEMO), timeout=60) == ""
+                # After every flip: the state, and both sites' bytes (the long one jumps when on).
+                demo = keys(console)["jump_label_demo_key"]
+                assert demo["state"] == ("on" if on else "off"), demo
+                forms = {s["len"]: s["form"] for s in demo["sites"]}
+                assert forms == ({"5": "jmp", "2": "nop"} if on else {"5": "nop", "2": "jmp"}), demo
             assert console.run("cat " + DEMO) == "0"
     finally:
         console.run("echo breakpoint > patch_method")

@@ -35,6 +35,19 @@ noinline int jlt_false_unlikely(void)
 	return static_branch_unlikely(&jlt_false) ? 1 : 2;
 }
 
+/* A key inside a bigger object, as trace events embed one in struct tracepoint: listed by
+ * /proc/jump_labels as jlt_tracepoint+0x8, tested through the containing object's address. */
+struct jlt_fake_tracepoint {
+	const char *name;
+	struct static_key_false key;
+};
+struct jlt_fake_tracepoint jlt_tracepoint = { "jlt", STATIC_KEY_FALSE_INIT };
+
+noinline int jlt_tracepoint_hit(void)
+{
+	return static_branch_unlikely(&jlt_tracepoint.key) ? 1 : 2;
+}
+
 noinline int jlt_victim_a(void)
 {
 	return static_branch_unlikely(&jlt_victim) ? 1 : 2;
@@ -123,6 +136,19 @@ SELFTEST(jump_label_likely_unlikely_both_key_kinds)
 	KT_EXPECT_EQ(t, jlt_true_likely() * 10 + jlt_true_unlikely(), 11);
 	KT_EXPECT_EQ(t, jlt_false_likely() * 10 + jlt_false_unlikely(), 22);
 	expect_sites_match(t, "back");
+}
+
+SELFTEST(jump_label_key_inside_a_struct)
+{
+	struct static_key *key = &jlt_tracepoint.key.key;
+
+	KT_ASSERT(t, site_in(key, jlt_tracepoint_hit) != NULL);
+	KT_EXPECT_EQ(t, jlt_tracepoint_hit(), 2);
+	static_key_slow_inc(key);
+	KT_EXPECT_EQ(t, jlt_tracepoint_hit(), 1);
+	static_key_slow_dec(key);
+	KT_EXPECT_EQ(t, jlt_tracepoint_hit(), 2);
+	expect_sites_match(t, "after inc/dec");
 }
 
 SELFTEST(jump_label_flip_demo_bytes)
@@ -262,8 +288,10 @@ SELFTEST(jump_label_flip_while_other_cpu_runs_it)
 		for (int i = 0; i < 20; i++) {
 			u64 c = jl_calls;
 			static_branch_enable(&jump_label_demo_key);
+			expect_sites_match(t, "on");
 			wait_calls(c + 5, 2000);
 			static_branch_disable(&jump_label_demo_key);
+			expect_sites_match(t, "off");
 		}
 		text_poke_bp_step_hook = NULL;
 		expect_sites_match(t, patch_method_names[m]);
