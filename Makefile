@@ -39,7 +39,7 @@ FTRACE_CFLAGS := -pg -mfentry -mrecord-mcount
 # exception entry path (an int3 handler hitting a site being patched would never end), lib/.
 NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/idt.c \
 	arch/x86/gdt.c arch/x86/paging.c arch/x86/text_poke.c arch/x86/text_poke_bp.c \
-	arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c kernel/smp.c kernel/stop_machine.c kernel/percpu.c \
+	arch/x86/text_patch.c arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c kernel/smp.c kernel/stop_machine.c kernel/percpu.c \
 	kernel/livepatch.c kernel/tracepoint.c
 LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
 
@@ -62,7 +62,9 @@ $(B)/%.o: %.asm Makefile
 	@mkdir -p $(dir $@)
 	$(NASM) -f elf64 -g -F dwarf $< -o $@
 
-# --- kallsyms: link once without names, generate the table from that link, link again -----
+# --- kallsyms: link without names, generate the table, link with it, generate again, link ----
+# The table sits in .rodata, before .data: the first table moves the data objects it names, the
+# second (the same size) is made from a link where they already sit where they will stay.
 $(B)/tools/kallsyms: tools/kallsyms.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -O2 -Wall -o $@ $<
@@ -73,15 +75,25 @@ $(B)/kallsyms0.c: $(B)/tools/kallsyms
 $(B)/kernel.tmp.elf: $(OBJS) $(B)/kallsyms0.o linker.ld
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o
 
-$(B)/kallsyms.c: $(B)/kernel.tmp.elf $(B)/tools/kallsyms
+$(B)/kallsyms1.c: $(B)/kernel.tmp.elf $(B)/tools/kallsyms
 	$(NM) -n -S --defined-only $< | $(B)/tools/kallsyms > $@
 
-# The table sits in .rodata, after .text, so adding it must not move a single function.
+$(B)/kernel.tmp2.elf: $(OBJS) $(B)/kallsyms1.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms1.o
+
+$(B)/kallsyms.c: $(B)/kernel.tmp2.elf $(B)/tools/kallsyms
+	$(NM) -n -S --defined-only $< | $(B)/tools/kallsyms > $@
+
+# The table sits in .rodata, after .text, so adding it must not move a single function; and the
+# last table is the size of the one before, so no data object moves either.
 $(B)/kernel.elf: $(OBJS) $(B)/kallsyms.o linker.ld
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms.o
 	@$(NM) -n $(B)/kernel.tmp.elf | grep -i ' t ' > $(B)/text.tmp.sym
 	@$(NM) -n $@ | grep -i ' t ' > $(B)/text.sym
 	@cmp -s $(B)/text.tmp.sym $(B)/text.sym || { echo "kallsyms: text moved between links"; rm -f $@; exit 1; }
+	@$(NM) -n $(B)/kernel.tmp2.elf | grep -i ' [dbt] ' > $(B)/all.tmp.sym
+	@$(NM) -n $@ | grep -i ' [dbt] ' > $(B)/all.sym
+	@cmp -s $(B)/all.tmp.sym $(B)/all.sym || { echo "kallsyms: data moved between links"; rm -f $@; exit 1; }
 
 $(B)/kernel.asm: $(B)/kernel.elf
 	$(OBJDUMP) -d $< > $@
@@ -138,4 +150,4 @@ format:
 clean:
 	rm -rf $(B)
 
--include $(OBJS:.o=.d) $(B)/kallsyms0.d $(B)/kallsyms.d
+-include $(OBJS:.o=.d) $(B)/kallsyms0.d $(B)/kallsyms1.d $(B)/kallsyms.d

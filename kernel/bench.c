@@ -14,12 +14,6 @@
 /* Written so the loop cannot be optimised away. */
 static volatile int bench_sink;
 
-/*
- * gcc gives a leaf function no frame, but a traced function is never a leaf (it calls __fentry__).
- * Taking the frame address forces the same push/mov/pop into both, so they differ by the site only.
- */
-#define SAME_FRAME() __asm__ volatile("" : : "r"(__builtin_frame_address(0)) : "memory")
-
 noinline int bench_target(int x)
 {
 	SAME_FRAME();
@@ -76,6 +70,7 @@ static int cmd_bench(int argc, char **argv)
 	bench_tracers(baseline);
 	bench_events(baseline);
 	bench_patching(baseline);
+	bench_jump_label(baseline);
 	return 0;
 }
 SHELL_CMD(bench, cmd_bench, "time traced calls (exact instruction counts under qemu -icount)");

@@ -7,6 +7,12 @@
 #define BENCH_LOOPS 1000
 #define BENCH_RUNS 7
 
+/*
+ * gcc gives a leaf function no frame, but a traced function is never a leaf (it calls __fentry__).
+ * Taking the frame address forces the same push/mov/pop into both, so they differ by the site only.
+ */
+#define SAME_FRAME() __asm__ volatile("" : : "r"(__builtin_frame_address(0)) : "memory")
+
 /* A traced function and its notrace twin: the same body, one with a call site. */
 int bench_target(int x);
 int bench_target_notrace(int x);
@@ -22,5 +28,6 @@ void bench_ftrace_core(u64 baseline);
 void bench_patching(u64 baseline);
 void bench_tracers(u64 baseline);
 void bench_events(u64 baseline);
+void bench_jump_label(u64 baseline);
 
 #endif

@@ -1,5 +1,6 @@
 /* ksym and dis: look up kernel symbols, and show the bytes at the start of a function, decoded. */
 #include "kernel/shell.h"
+#include "kernel/jump_label.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm.h"
 #include "kernel/printk.h"
@@ -50,10 +51,22 @@ static void print_target(unsigned long target)
 		cprintf(" <%s+0x%lx>", name, off);
 	else if (name)
 		cprintf(" <%s>", name);
+}
+
+/* A jump-label site says so, with its key, as objdump's comments would. Ends the line. */
+static void print_site_note(unsigned long addr)
+{
+	const struct jump_entry *e = jump_label_lookup(addr);
+
+	if (e)
+		cprintf("   # jump label %ps", (void *)jump_entry_key(e));
 	cprintf("\n");
 }
 
-/* Decodes the few instructions ftrace puts at a function's start; returns the length consumed. */
+/*
+ * Decodes the few instructions ftrace and jump labels put in the text (call/jmp rel32, jmp rel8,
+ * the 5- and 2-byte NOPs, int3) and a function's usual first bytes; returns the length consumed.
+ */
 static size_t decode_one(unsigned long addr, const u8 *p, size_t avail)
 {
 	static const u8 nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
@@ -65,6 +78,10 @@ static size_t decode_one(unsigned long addr, const u8 *p, size_t avail)
 		len = 5, text = "nopl   0x0(%rax,%rax,1)";
 	} else if (avail >= 5 && (p[0] == 0xe8 || p[0] == 0xe9)) {
 		len = 5;
+	} else if (avail >= 2 && p[0] == 0xeb) {
+		len = 2;
+	} else if (avail >= 2 && p[0] == 0x66 && p[1] == 0x90) {
+		len = 2, text = "xchg   %ax,%ax";
 	} else if (avail >= 4 && !memcmp(p, endbr64, 4)) {
 		len = 4, text = "endbr64";
 	} else if (p[0] == 0xcc) {
@@ -80,14 +97,27 @@ static size_t decode_one(unsigned long addr, const u8 *p, size_t avail)
 	for (size_t i = 0; i < 8; i++)
 		cprintf(i < len ? "%02x " : "   ", p[i]);
 	if (text) {
-		cprintf(" %s\n", text);
+		cprintf(" %s", text);
+	} else if (p[0] == 0xeb) {
+		cprintf(" jmp    ");
+		print_target(addr + 2 + (s8)p[1]);
 	} else {
 		s32 rel;
 		memcpy(&rel, p + 1, 4);
 		cprintf(" %s   ", p[0] == 0xe8 ? "call" : "jmp ");
 		print_target(addr + 5 + rel);
 	}
+	print_site_note(addr);
 	return len;
+}
+
+/* Where the next jump-label site lies in [addr, end), or end. */
+static unsigned long next_site(unsigned long addr, unsigned long end)
+{
+	for (; addr < end; addr++)
+		if (jump_label_lookup(addr))
+			return addr;
+	return end;
 }
 
 static int cmd_dis(int argc, char **argv)
@@ -112,10 +142,20 @@ static int cmd_dis(int argc, char **argv)
 	n = MIN(n, (unsigned long)_etext - addr);
 	p = (const u8 *)addr;
 	cprintf("%s at 0x%lx:\n", argv[1], addr);
-	/* The first instruction is where ftrace works: decode it; the rest is raw bytes. */
+	/* The first instruction is where ftrace works, and jump-label sites are where static keys
+	 * work: decode those; the rest is raw bytes. */
 	done = decode_one(addr, p, n);
 	while (done < n) {
-		size_t chunk = MIN(16UL, n - done);
+		size_t chunk = MIN(16UL, n - done), site;
+		if (jump_label_lookup(addr + done)) {
+			size_t len = decode_one(addr + done, p + done, n - done);
+			if (len) {
+				done += len;
+				continue;
+			}
+		}
+		site = next_site(addr + done + 1, addr + done + chunk) - addr - done;
+		chunk = MIN(chunk, site);
 		cprintf("%lx:  ", addr + done);
 		for (size_t i = 0; i < chunk; i++)
 			cprintf("%02x%s", p[done + i], i + 1 < chunk ? " " : "");
@@ -124,4 +164,5 @@ static int cmd_dis(int argc, char **argv)
 	}
 	return 0;
 }
-SHELL_CMD(dis, cmd_dis, "dis FUNCTION [BYTES]: bytes at a function's start, first instruction decoded");
+SHELL_CMD(dis, cmd_dis,
+	  "dis FUNCTION [BYTES]: bytes at a function's start; first instruction, jump-label sites decoded");

@@ -1,6 +1,6 @@
 /* Looks up the symbol table tools/kallsyms generated: binary search by address, scan by name. */
 #include "kernel/kallsyms.h"
-#include "kernel/trace/ftrace.h"
+#include "arch/x86/ftrace.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 

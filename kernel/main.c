@@ -5,6 +5,7 @@
 #include "arch/x86/serial.h"
 #include "arch/x86/traps.h"
 #include "kernel/fs.h"
+#include "kernel/jump_label.h"
 #include "kernel/kallsyms.h"
 #include "kernel/livepatch.h"
 #include "kernel/mm.h"
@@ -21,7 +22,6 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_events.h"
-#include "kernel/jump_label.h"
 #include "arch/x86/text_poke.h"
 
 static void mm_init(void)
@@ -76,10 +76,10 @@ void kmain(u32 magic, unsigned long info_pa)
 
 	procfs_init();
 	ftrace_files_init();
+	jump_label_files_init();
 	func_hits_init();
 	trace_init();
 	trace_events_files_init();
-	jump_label_files_init();
 	workloads_init();
 	klp_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");

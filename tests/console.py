@@ -55,6 +55,7 @@ BAD_PATTERNS = {                                # name -> regex; a test may disa
     "panic": r"Kernel panic - not syncing",
     "oops": r"Oops:",
     "ftrace_bug": r"\[ ftrace bug \]",          # "------------[ ftrace bug ]------------"
+    "jump_label_bug": r"\[ jump label bug \]",  # "------------[ jump label bug ]------------"
     "banner": BANNER,                           # only from the second one on
 }
 
@@ -395,6 +396,10 @@ class Console:
     def expected_bugs(self):
         """Context: the test expects ftrace bug reports (`[ ftrace bug ]`); yields the SuppressedOutput."""
         return self.disable_check("ftrace_bug")
+
+    def expected_jump_label_bugs(self):
+        """Context: the test expects jump label bug reports (`[ jump label bug ]`)."""
+        return self.disable_check("jump_label_bug")
 
     def expected_crash(self):
         """Context: the test expects an Oops dump and a panic (the fault command)."""

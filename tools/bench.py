@@ -59,6 +59,12 @@ every function, that is the whole update (three batches) with the method named. 
 both methods write directly, since no other CPU can be running the code: their rows are the same.
 The int3 rows time calls of a function while the protocol is held at step 1 on the same CPU.
 
+The static-branch rows time `bench_static_branch()`, the notrace baseline with one
+`static_branch_unlikely()` in it (kernel/bench_jump_label.c, docs/12): with the key off the site is a
+5-byte NOP, one instruction; on, a `jmp` to the block and one back. "static key flip" times
+`static_branch_enable()` / `static_branch_disable()` of that key (one site) with each patch method:
+a whole flip, through the same patcher ftrace uses.
+
 For scale, measured the same way on Linux 6.1: its function tracer costs 542 guest instructions per
 event and function_graph 1328 per traced call. This project's goals are under 60 and under 150 above
 the baseline; the "+base" column says where we are (docs/07 and docs/08 say where the cost goes).

@@ -1,9 +1,11 @@
 /* kallsyms: turns `nm -n -S` output of the first link into the C symbol table of the final link.
  *
  * Usage: nm -n -S --defined-only kernel.tmp.elf | kallsyms > kallsyms.c
- * Only functions (nm types t, T, w, W) are kept: they are what backtraces and ftrace name. An
+ * Functions (nm types t, T, w, W) are kept: they are what backtraces and ftrace name. An
  * assembler label without a size gets the distance to the next symbol; local labels (".loop",
  * which nasm names "func.loop") are dropped so they do not split the function they belong to.
+ * Data objects (d, D, b, B) are kept too when they have a size, so a static key or a tracepoint
+ * can be named by its address ("demo_key", "__tracepoint_x+0x8"), as Linux's CONFIG_KALLSYMS_ALL.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +44,12 @@ static void read_nm(FILE *in)
 		int has_size = sscanf(line, "%lx %lx %c %511s", &addr, &size, &type, name) == 4;
 		if (!has_size && sscanf(line, "%lx %c %511s", &addr, &type, name) != 3)
 			continue;
-		if (!strchr("tTwW", type))
+		if (strchr("dDbB", type)) {
+			if (!has_size || !size)
+				continue;
+		} else if (!strchr("tTwW", type)) {
 			continue;
+		}
 		if (!has_size && strchr(name, '.'))
 			continue;
 		/* Two names for one address: a linker-script marker (_text) gives way to the code's own

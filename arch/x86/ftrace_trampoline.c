@@ -1,5 +1,7 @@
 /* Per-ops trampolines: a private copy of ftrace_caller (or ftrace_regs_caller) for one ftrace_ops,
  * so a site only that ops wants calls straight into the ops's callback, with no list to walk.
+ * This file never looks inside the ops: the ftrace core passes the pointer to embed, the callback
+ * to call, and whether the ops wants full registers.
  *
  *   ops->trampoline: one execmem page, RX, written only through text_poke_copy
  *   +0          copy of the template (ftrace_caller .. ftrace_caller_end)
@@ -11,12 +13,11 @@
  *
  * Nothing else in the templates depends on where the code sits, which is why a copy works.
  */
-#include "kernel/trace/ftrace.h"
+#include "arch/x86/ftrace.h"
 #include "arch/x86/text_poke.h"
 #include "kernel/mm.h"
 #include "kernel/printk.h"
 #include "lib/errno.h"
-#include "lib/printf.h"
 #include "lib/string.h"
 
 #define OP_LOAD_LEN 7 /* mov rdx, [rip + disp32]: 48 8b 15 + disp32 */
@@ -26,20 +27,13 @@ struct tramp_template {
 	const char *start, *op_ptr, *call, *end;
 };
 
-static struct tramp_template template_for(const struct ftrace_ops *ops)
+static struct tramp_template template_for(bool regs)
 {
-	if (ops->flags & FTRACE_OPS_FL_SAVE_REGS)
+	if (regs)
 		return (struct tramp_template){ ftrace_regs_caller, ftrace_regs_caller_op_ptr,
 						ftrace_regs_call, ftrace_regs_caller_end };
 	return (struct tramp_template){ ftrace_caller, ftrace_caller_op_ptr, ftrace_call,
 					ftrace_caller_end };
-}
-
-/* What a trampoline calls: the callback itself if it guards its own recursion (Linux's
- * ftrace_ops_get_func). */
-ftrace_func_t ftrace_ops_get_func(const struct ftrace_ops *ops)
-{
-	return ops->flags & FTRACE_OPS_FL_RECURSION ? ops->func : ftrace_ops_assist_func;
 }
 
 /* The trampolines alive now, for kallsyms (names in backtraces and `dis`). */
@@ -75,26 +69,27 @@ const char *ftrace_trampoline_lookup(unsigned long addr, unsigned long *size, un
 	return NULL;
 }
 
-/* The bytes a trampoline for ops at tramp must hold; returns its size (code + ops pointer). */
-static unsigned long build_trampoline(const struct ftrace_ops *ops, unsigned long tramp, u8 *buf)
+/* The bytes a trampoline for (regs, op, func) at tramp must hold; returns its size (code + op). */
+static unsigned long build_trampoline(bool regs, const void *op, unsigned long func,
+				      unsigned long tramp, u8 *buf)
 {
-	struct tramp_template t = template_for(ops);
+	struct tramp_template t = template_for(regs);
 	unsigned long code = t.end - t.start, op_off = t.op_ptr - t.start;
 	unsigned long call_off = t.call - t.start, ptr_off = ALIGN(code, 8);
 	s32 disp = (s32)(ptr_off - (op_off + OP_LOAD_LEN));
-	const struct ftrace_ops *self = ops;
 
 	memcpy(buf, t.start, code);
 	memset(buf + code, INT3_INSN_OPCODE, ptr_off - code);
 	memcpy(buf + op_off + 3, &disp, 4);
-	ftrace_call_replace(buf + call_off, tramp + call_off, (unsigned long)ftrace_ops_get_func(ops));
-	memcpy(buf + ptr_off, &self, 8);
+	ftrace_call_replace(buf + call_off, tramp + call_off, func);
+	memcpy(buf + ptr_off, &op, 8);
 	return ptr_off + 8;
 }
 
-int arch_ftrace_create_trampoline(struct ftrace_ops *ops)
+int arch_ftrace_create_trampoline(bool regs, const void *op, unsigned long func,
+				  unsigned long *tramp_out, unsigned long *size_out)
 {
-	struct tramp_template t = template_for(ops);
+	struct tramp_template t = template_for(regs);
 	u8 *buf;
 	void *tramp;
 	unsigned long size;
@@ -111,12 +106,12 @@ int arch_ftrace_create_trampoline(struct ftrace_ops *ops)
 		execmem_free(tramp);
 		return -ENOMEM;
 	}
-	size = build_trampoline(ops, (unsigned long)tramp, buf);
+	size = build_trampoline(regs, op, func, (unsigned long)tramp, buf);
 	text_poke_copy(tramp, buf, size);
 	kfree(buf);
-	ops->trampoline = (unsigned long)tramp;
-	ops->trampoline_size = size;
-	name_tramp(ops->trampoline, size);
+	*tramp_out = (unsigned long)tramp;
+	*size_out = size;
+	name_tramp((unsigned long)tramp, size);
 	return 0;
 }
 
@@ -130,28 +125,24 @@ void arch_ftrace_trampoline_free(unsigned long tramp)
 }
 
 /* The callback a trampoline's call goes to now (enabled_functions' "->"). */
-unsigned long arch_ftrace_trampoline_func(const struct ftrace_ops *ops)
+unsigned long arch_ftrace_trampoline_func(unsigned long tramp, bool regs)
 {
-	struct tramp_template t = template_for(ops);
+	struct tramp_template t = template_for(regs);
 
-	return ftrace_call_target(ops->trampoline + (t.call - t.start));
+	return ftrace_call_target(tramp + (t.call - t.start));
 }
 
 /* A live trampoline's bytes against what create_trampoline wrote, ignoring nothing. */
-int arch_ftrace_verify_trampoline(const struct ftrace_ops *ops, char *why, size_t size)
+int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, bool regs,
+				  const void *op, unsigned long func)
 {
 	u8 *want = kmalloc(PAGE_SIZE);
-	unsigned long n;
 	int err = 0;
 
 	if (!want)
 		return -ENOMEM;
-	n = build_trampoline(ops, ops->trampoline, want);
-	if (n != ops->trampoline_size || memcmp(want, (void *)ops->trampoline, n)) {
-		snprintf(why, size, "trampoline of %s at 0x%lx differs from its template", ops->name,
-			 ops->trampoline);
+	if (build_trampoline(regs, op, func, tramp, want) != size || memcmp(want, (void *)tramp, size))
 		err = -EINVAL;
-	}
 	kfree(want);
 	return err;
 }

@@ -26,11 +26,17 @@ void text_poke_early(void *addr, const void *opcode, size_t len);
 void text_poke_copy(void *addr, const void *src, size_t len);
 void text_poke_set(void *addr, int byte, size_t len);
 
-/* One site of a text_poke_bp batch: at addr, write new (len bytes, the first is what traps). */
+/*
+ * One site of a batch: at addr, old (len bytes) becomes new; the first byte is what traps during
+ * the int3 protocol. cookie is the client's (its record), handed back with a mismatch.
+ */
+#define TEXT_POKE_MAX_LEN 15
 struct text_poke_loc {
 	void *addr;
+	void *cookie;
 	u8 len;
-	u8 new[15];
+	u8 old[TEXT_POKE_MAX_LEN];
+	u8 new[TEXT_POKE_MAX_LEN];
 };
 
 /*

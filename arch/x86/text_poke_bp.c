@@ -41,6 +41,21 @@ static int cmp_key(const void *key, const void *elt)
 }
 
 static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const u8 nop2[2] = { 0x66, 0x90 };
+
+/*
+ * The length of the instruction at p if it is one a batch can write (a site's new or committed
+ * form), else 0: call/jmp rel32 and the 5-byte NOP (ftrace, long jump-label sites), jmp rel8 and
+ * the 2-byte NOP (short jump-label sites).
+ */
+static int poke_insn_len(const u8 *p)
+{
+	if (p[0] == 0xe8 || p[0] == 0xe9 || !memcmp(p, nop5, 5))
+		return 5;
+	if (p[0] == 0xeb || !memcmp(p, nop2, 2))
+		return 2;
+	return 0;
+}
 
 /* What the trapped CPU would have run: the new instruction, emulated on its saved registers. */
 static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
@@ -55,9 +70,12 @@ static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 		*(unsigned long *)regs->sp = next;
 		regs->ip = next + rel;
 		break;
-	case 0xe9: /* jmp */
+	case 0xe9: /* jmp rel32 */
 		memcpy(&rel, tp->new + 1, 4);
 		regs->ip = next + rel;
+		break;
+	case 0xeb: /* jmp rel8 */
+		regs->ip = next + (s8)tp->new[1];
 		break;
 	default: /* a NOP of any length: skip it */
 		regs->ip = next;
@@ -77,7 +95,7 @@ static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 static bool poke_int3_handler(struct pt_regs *regs)
 {
 	void *ip = (void *)(regs->ip - 1); /* int3 has executed: rip is one past it */
-	struct text_poke_loc *vec, now = { .addr = ip, .len = 5 };
+	struct text_poke_loc *vec, now; /* filled only on the stale path: this one is hot */
 	const struct text_poke_loc *tp = NULL;
 	bool handled = false;
 
@@ -90,9 +108,11 @@ static bool poke_int3_handler(struct pt_regs *regs)
 			__atomic_add_fetch(&text_poke_bp_hits, 1, __ATOMIC_RELAXED);
 			break;
 		}
+		now.addr = ip;
 		memcpy(now.new, ip, 5);
 		if (now.new[0] != INT3_INSN_OPCODE) {
-			if (now.new[0] == 0xe8 || now.new[0] == 0xe9 || !memcmp(now.new, nop5, 5)) {
+			now.len = poke_insn_len(now.new);
+			if (now.len) {
 				tp = &now;
 				__atomic_add_fetch(&text_poke_bp_stale, 1, __ATOMIC_RELAXED);
 			}
@@ -116,13 +136,24 @@ static void step_done(int step, const struct text_poke_loc *tp, int nr)
 		text_poke_bp_step_hook(step, tp, nr); /* a self-test holding a site mid-protocol */
 }
 
+/* Clients queue in address order (ftrace's records, a key's sites): then sorting is a check. */
+static bool in_order(const struct text_poke_loc *tp, int nr)
+{
+	for (int i = 1; i < nr; i++)
+		if (tp[i - 1].addr >= tp[i].addr)
+			return false;
+	return true;
+}
+
 void text_poke_bp_batch(struct text_poke_loc *tp, int nr)
 {
 	static const u8 int3 = INT3_INSN_OPCODE;
 
 	if (!nr)
 		return;
-	sort(tp, nr, sizeof(*tp), cmp_loc, NULL);
+	/* The handler's bsearch needs the order; heapsort would shuffle even a sorted batch. */
+	if (!in_order(tp, nr))
+		sort(tp, nr, sizeof(*tp), cmp_loc, NULL);
 	int3_hook = poke_int3_handler;
 	bp_nr = nr;
 	__atomic_store_n(&bp_vec, tp, __ATOMIC_RELEASE);

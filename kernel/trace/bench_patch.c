@@ -55,7 +55,7 @@ static void time_while_held(int step, const struct text_poke_loc *tp, int nr)
 
 void bench_patching(u64 baseline)
 {
-	enum patch_method saved = ftrace_patch_method;
+	enum patch_method saved = text_patch_method;
 	u64 nop = bench_per_call(bench_target);
 
 	if (ftrace_trace_function != ftrace_stub) {

@@ -90,13 +90,26 @@ static unsigned long *ftrace_sorted_locs(unsigned long *count)
 	return ips;
 }
 
+/* The patcher found other bytes than expected at a site: report it as an ftrace_bug. The
+ * ftrace_call sites inside the callers have no record; their caller returns -EINVAL quietly. */
+static void ftrace_site_mismatch(const struct text_poke_loc *site, const u8 *actual, void *cookie)
+{
+	static u8 expected[MCOUNT_INSN_SIZE];
+	struct dyn_ftrace *rec = ftrace_lookup_ip((unsigned long)site->addr);
+
+	if (!rec)
+		return;
+	memcpy(expected, site->old, MCOUNT_INSN_SIZE);
+	ftrace_expected = expected;
+	ftrace_bug(-EINVAL, rec);
+}
+
 /* The NOP a site holds at boot: it must be gcc's `call __fentry__` before we touch it. */
 static int ftrace_init_nop(struct dyn_ftrace *rec)
 {
 	u8 call[MCOUNT_INSN_SIZE];
 
 	ftrace_call_replace(call, rec->ip, (unsigned long)__fentry__);
-	ftrace_expected = call;
 	return ftrace_modify_code(rec->ip, call, ftrace_nop5);
 }
 
@@ -108,6 +121,7 @@ void ftrace_init(void)
 	unsigned long flags, converted = 0;
 	u64 t0;
 
+	ftrace_patch_batch.mismatch = ftrace_site_mismatch;
 	ips = ftrace_sorted_locs(&count);
 	pages = ftrace_allocate_pages(count);
 	pr_info("ftrace: allocating %lu entries in %lu pages\n", count, pages);
@@ -123,18 +137,21 @@ void ftrace_init(void)
 
 	t0 = rdtsc();
 	flags = local_irq_save();
+	/* One batch: each site checked as it is queued, all written by text_poke_early at commit. */
+	text_patch_reserve(&ftrace_patch_batch, count + 16);
+	text_patch_begin(&ftrace_patch_batch);
 	do_for_each_ftrace_rec(pg, rec) {
-		int err = ftrace_disabled ? 0 : ftrace_init_nop(rec);
-		if (err)
-			ftrace_bug(err, rec);
+		/* A site that is not `call __fentry__` is reported (ftrace_bug) by the patcher. */
+		if (!ftrace_disabled)
+			ftrace_init_nop(rec);
 		if (ftrace_disabled)
 			rec->flags |= FTRACE_FL_DISABLED; /* still `call __fentry__`: left alone */
 		else
 			converted++;
 	} while_for_each_ftrace_rec();
+	text_patch_commit(&ftrace_patch_batch);
 	ftrace_init_ticks = rdtsc() - t0;
 	local_irq_restore(flags);
-	ftrace_poke_late = true;
 	pr_info("ftrace: converted %lu sites in %llu us\n", converted,
 		tsc_to_ns(ftrace_init_ticks) / 1000);
 }

@@ -5,8 +5,7 @@
 #include "lib/types.h"
 #include "lib/compiler.h"
 #include "arch/x86/traps.h"
-
-#define MCOUNT_INSN_SIZE 5 /* `call __fentry__` and the NOP that replaces it are 5 bytes */
+#include "arch/x86/ftrace.h"
 
 /*
  * One record per call site (as Linux's struct dyn_ftrace). flags packs a reference count of the
@@ -195,35 +194,18 @@ int ftrace_match_records(struct ftrace_hash *hash, const char *buf);
 struct ftrace_hash *ftrace_build_hash(const struct ftrace_hash *cur, const char *buf, bool reset,
 				      int *err);
 
-/* Instructions at a call site (arch/x86/ftrace.c). */
-extern const u8 ftrace_nop5[MCOUNT_INSN_SIZE];
-void ftrace_call_replace(u8 insn[MCOUNT_INSN_SIZE], unsigned long ip, unsigned long addr);
-unsigned long ftrace_call_target(unsigned long ip);
-extern bool ftrace_poke_late;
-
-/* How live changes reach the text once several CPUs run (the patch_method file). */
-enum patch_method { PATCH_BREAKPOINT, PATCH_STOP_MACHINE, NR_PATCH_METHODS };
-extern enum patch_method ftrace_patch_method;
-extern const char *const patch_method_names[];
-/* Collect ftrace_modify_code() changes, then apply them all with the method in force. */
+/* The patch_method file's setter: under ftrace_lock, so an update never sees the method change
+ * midway (the method itself lives in arch/x86/text_patch.c, shared by every patching client). */
 void ftrace_set_patch_method(enum patch_method m);
-void ftrace_patch_begin(void);
-void ftrace_patch_commit(void);
 
-/* The trampolines in arch/x86/ftrace_64.asm. */
-extern char __fentry__[], ftrace_caller[], ftrace_caller_op_ptr[], ftrace_call[],
-	ftrace_caller_end[], ftrace_regs_caller[], ftrace_regs_caller_op_ptr[], ftrace_regs_call[],
-	ftrace_regs_caller_end[];
 extern struct ftrace_ops *function_trace_op;
 
-/* Per-ops trampolines (arch/x86/ftrace_trampoline.c). */
-int arch_ftrace_create_trampoline(struct ftrace_ops *ops);
-void arch_ftrace_trampoline_free(unsigned long tramp);
-unsigned long arch_ftrace_trampoline_func(const struct ftrace_ops *ops);
-int arch_ftrace_verify_trampoline(const struct ftrace_ops *ops, char *why, size_t size);
+/* What a per-ops trampoline calls: the callback itself if it guards its own recursion. */
 ftrace_func_t ftrace_ops_get_func(const struct ftrace_ops *ops);
-/* "ftrace_trampoline" if addr is inside a live one (kallsyms asks), else NULL. */
-const char *ftrace_trampoline_lookup(unsigned long addr, unsigned long *size, unsigned long *off);
+static inline bool ftrace_ops_regs(const struct ftrace_ops *ops)
+{
+	return ops->flags & FTRACE_OPS_FL_SAVE_REGS;
+}
 /* The ops whose trampoline or direct call a site calls now, or NULL. */
 struct ftrace_ops *ftrace_find_target_ops(const struct dyn_ftrace *rec);
 unsigned long ftrace_find_rec_direct(unsigned long ip);
@@ -237,8 +219,7 @@ extern char direct_count_tramp[], direct_count_tramp_end[];
 extern u64 direct_count_calls;
 extern unsigned long direct_count_last_arg;
 
-/* The single door for every code change, and the check of every record's bytes. */
-int ftrace_modify_code(unsigned long ip, const u8 *old, const u8 *new);
+/* The check of every record's bytes (and every live trampoline's). */
 int ftrace_verify_all_sites(char *why, size_t size);
 
 #endif

@@ -35,7 +35,8 @@ static void enabled_show_target(struct seq_file *m, const struct dyn_ftrace *rec
 	if (rec->flags & FTRACE_FL_TRAMP_EN) {
 		if (op && op->trampoline)
 			seq_printf(m, "\ttramp: 0x%lx (%pS) ->%pS", op->trampoline, (void *)op->func,
-				   (void *)arch_ftrace_trampoline_func(op));
+				   (void *)arch_ftrace_trampoline_func(op->trampoline,
+								     ftrace_ops_regs(op)));
 		else
 			seq_puts(m, "\ttramp: ERROR!");
 	}
@@ -172,7 +173,7 @@ static int enabled_sysctl_write(struct fnode *f, const char *buf, size_t len, un
 static int patch_method_show(struct seq_file *m, struct fnode *f)
 {
 	for (int i = 0; i < NR_PATCH_METHODS; i++)
-		seq_printf(m, i == (int)ftrace_patch_method ? "%s[%s]" : "%s%s", i ? " " : "",
+		seq_printf(m, i == (int)text_patch_method ? "%s[%s]" : "%s%s", i ? " " : "",
 			   patch_method_names[i]);
 	seq_putc(m, '\n');
 	return 0;

@@ -105,6 +105,12 @@ void ftrace_ops_list_func(unsigned long ip, unsigned long parent_ip, struct ftra
 	ftrace_test_recursion_unlock(bit);
 }
 
+/* Linux's ftrace_ops_get_func: what a trampoline for ops calls. */
+ftrace_func_t ftrace_ops_get_func(const struct ftrace_ops *ops)
+{
+	return ops->flags & FTRACE_OPS_FL_RECURSION ? ops->func : ftrace_ops_assist_func;
+}
+
 /* A single ops that does not guard itself against recursion is called through this. */
 void ftrace_ops_assist_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
 			    struct pt_regs *regs)
@@ -205,9 +211,7 @@ static int __ftrace_replace_code(struct dyn_ftrace *rec)
 	unsigned long cur = is_on ? rec->target : 0;
 	const unsigned long en = FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN | FTRACE_FL_TRAMP_EN |
 				 FTRACE_FL_DIRECT_EN;
-	/* static: ftrace_bug() reads the expected bytes after we return (through ftrace_expected) */
-	static u8 old[MCOUNT_INSN_SIZE];
-	u8 new[MCOUNT_INSN_SIZE];
+	u8 old[MCOUNT_INSN_SIZE], new[MCOUNT_INSN_SIZE];
 	int err;
 
 	if (want != cur) {
@@ -216,7 +220,6 @@ static int __ftrace_replace_code(struct dyn_ftrace *rec)
 		ftrace_bug_action = !want_on ? "Setting ftrace call site to NOP" :
 				    !is_on ? "Setting ftrace call site to call ftrace function" :
 					     "Updating ftrace call site to call a different ftrace function";
-		ftrace_expected = old;
 		err = ftrace_modify_code(rec->ip, old, new);
 		if (err)
 			return err;
@@ -235,11 +238,11 @@ static int ftrace_replace_code(void)
 		int err;
 		if (rec->flags & FTRACE_FL_DISABLED)
 			continue;
+		/* A site holding other bytes than its flags say was reported (ftrace_bug) by
+		 * the patcher's mismatch callback, which also stopped all further updates. */
 		err = __ftrace_replace_code(rec);
-		if (err) {
-			ftrace_bug(err, rec);
+		if (err)
 			return err;
-		}
 	} while_for_each_ftrace_rec();
 	return 0;
 }
@@ -289,9 +292,9 @@ static int batch_step(int (*step)(ftrace_func_t), ftrace_func_t func)
 {
 	int err;
 
-	ftrace_patch_begin();
+	text_patch_begin(&ftrace_patch_batch);
 	err = step(func);
-	ftrace_patch_commit(); /* what was queued before an error is still applied: flags say so */
+	text_patch_commit(&ftrace_patch_batch); /* what was queued before an error is still applied: flags say so */
 	return err;
 }
 
@@ -358,7 +361,9 @@ static void ftrace_ops_trampoline_get(struct ftrace_ops *ops)
 
 	if (ops->trampoline || (ops->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_NO_TRAMP)))
 		return;
-	err = arch_ftrace_create_trampoline(ops);
+	err = arch_ftrace_create_trampoline(ftrace_ops_regs(ops), ops,
+					    (unsigned long)ftrace_ops_get_func(ops), &ops->trampoline,
+					    &ops->trampoline_size);
 	if (err)
 		pr_warn("ftrace: no trampoline for %s (%d): using the shared callers\n", ops->name, err);
 }
@@ -484,7 +489,7 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 void ftrace_set_patch_method(enum patch_method m)
 {
 	ftrace_lock_update();
-	ftrace_patch_method = m;
+	text_patch_set_method(m);
 	ftrace_unlock_update();
 }
 
@@ -614,8 +619,14 @@ int ftrace_verify_all_sites(char *why, size_t size)
 	} while_for_each_ftrace_rec();
 	spin_lock(&ftrace_lock);
 	for (struct ftrace_ops *op = ftrace_ops_list; op && !err; op = op->next)
-		if (op->trampoline)
-			err = arch_ftrace_verify_trampoline(op, why, size);
+		if (op->trampoline) {
+			err = arch_ftrace_verify_trampoline(op->trampoline, op->trampoline_size,
+							    ftrace_ops_regs(op), op,
+							    (unsigned long)ftrace_ops_get_func(op));
+			if (err)
+				snprintf(why, size, "trampoline of %s at 0x%lx differs from its template",
+					 op->name, op->trampoline);
+		}
 	spin_unlock(&ftrace_lock);
 	return err;
 }

@@ -18,6 +18,7 @@ void compute_iteration(struct work_stats *st);
 void hash_iteration(struct work_stats *st);
 void fs_iteration(struct work_stats *st);
 void greet_iteration(struct work_stats *st);
+void jump_iteration(struct work_stats *st);
 static void spin_iteration(struct work_stats *st);
 
 static const struct workload workloads[] = {
@@ -26,6 +27,7 @@ static const struct workload workloads[] = {
 	{ "fs", "a mock VFS: open, path walk, read, close (vfs_*)", fs_iteration, 2 },
 	{ "spin", "stress_target() in a tight loop, checked against func_hits", spin_iteration, 0 },
 	{ "greet", "demo_greeting() in a tight loop, every answer checked", greet_iteration, 0 },
+	{ "jump", "jump_label_demo() in a tight loop, every answer checked", jump_iteration, 0 },
 };
 
 static struct work_stats stats[MAX_WORKERS];

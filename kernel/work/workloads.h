@@ -20,7 +20,8 @@ struct work_stats {
 	u64 iterations;
 	u64 deadline_ns;         /* 0: until killed */
 	u64 windows, mismatches; /* spin: windows checked against func_hits, and disagreements;
-				  * greet: rounds of 64 calls, and answers that were no version */
+				  * greet, jump: rounds of 64 calls, and answers that were none
+				  * of the allowed ones */
 	bool live;
 };
 

@@ -98,7 +98,7 @@ def test_run_with_seconds_ends_by_itself(console):
 
 @pytest.mark.parametrize("cmd,err", [
     ("run", "usage: run WORKLOAD"),
-    ("run nosuch", "run: nosuch: unknown workload (compute hash fs spin greet)"),
+    ("run nosuch", "run: nosuch: unknown workload (compute hash fs spin greet jump)"),
     ("run compute 9", "run: 9: bad CPU list"),
     ("run compute 1-9", "run: 1-9: bad CPU list"),
     ("run compute x", "run: x: bad CPU list"),

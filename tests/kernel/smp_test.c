@@ -168,7 +168,7 @@ static void count_cb(unsigned long ip, unsigned long pip, struct ftrace_ops *op,
 SELFTEST(text_poke_bp_emulates_call_and_nop)
 {
 	static struct ftrace_ops ops = { .func = count_cb, .flags = FTRACE_OPS_FL_RECURSION };
-	enum patch_method saved = ftrace_patch_method;
+	enum patch_method saved = text_patch_method;
 	unsigned long hits0 = text_poke_bp_hits;
 	struct task *worker;
 
@@ -225,7 +225,7 @@ SELFTEST(text_poke_bp_emulates_call_and_nop)
 SELFTEST(patch_methods_agree_on_bytes)
 {
 	static struct ftrace_ops ops = { .func = count_cb, .flags = FTRACE_OPS_FL_RECURSION };
-	enum patch_method saved = ftrace_patch_method;
+	enum patch_method saved = text_patch_method;
 	char why[96];
 
 	for (int m = 0; m < NR_PATCH_METHODS; m++) {

@@ -18,8 +18,8 @@ from tests.ktap import KtapError, parse_ktap
 SMP = 2                                   # exercise the SMP paths (stop_machine, IPIs) in the self-tests
 SELFTEST_TIMEOUT = 120 * TIMEOUT_SCALE    # the whole `selftest` run under TCG
 NOMATCH_GLOB = "nomatch*"
-# A self-test that provokes an ftrace bug report on purpose (say, a patch site with unexpected bytes) needs this
-# True; otherwise such a report during the run is a bad pattern and fails test_selftest_run.
+# A self-test that provokes an ftrace or jump label bug report on purpose (say, a patch site with unexpected
+# bytes) needs this True; otherwise such a report during the run is a bad pattern and fails test_selftest_run.
 SELFTEST_MAY_REPORT_FTRACE_BUGS = True
 
 
@@ -52,7 +52,7 @@ def _boot_and_run():
     try:
         run.console.start()
         if SELFTEST_MAY_REPORT_FTRACE_BUGS:
-            with run.console.expected_bugs():
+            with run.console.expected_bugs(), run.console.expected_jump_label_bugs():
                 output = run.console.run("selftest", timeout=SELFTEST_TIMEOUT)
         else:
             output = run.console.run("selftest", timeout=SELFTEST_TIMEOUT)

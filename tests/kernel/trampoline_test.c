@@ -95,7 +95,7 @@ SELFTEST(trampoline_bytes_op_ptr_and_call)
 	KT_EXPECT(t, !memcmp(p + op_off + 7, ftrace_caller_op_ptr + 7, call_off - op_off - 7));
 	KT_EXPECT(t, calls((void *)(tramp + call_off), (unsigned long)tr_count)); /* RECURSION: direct */
 	KT_EXPECT(t, !memcmp(p + call_off + 5, ftrace_call + 5, code - call_off - 5));
-	KT_EXPECT(t, arch_ftrace_trampoline_func(&ops) == (unsigned long)tr_count);
+	KT_EXPECT(t, arch_ftrace_trampoline_func(ops.trampoline, false) == (unsigned long)tr_count);
 	KT_EXPECT(t, all_int3(tramp + ALIGN(code, 8) + 8, PAGE_SIZE - ALIGN(code, 8) - 8));
 	const char *name = kallsyms_lookup(tramp + 3, &size, &off);
 	KT_EXPECT(t, name && !strcmp(name, "ftrace_trampoline") && off == 3);
@@ -126,7 +126,7 @@ SELFTEST(trampoline_calls_assist_func_without_recursion_flag)
 		return;
 	tr_init(&ops, &s, 0, "tr_probe_a");
 	KT_ASSERT(t, register_ftrace_function(&ops) == 0);
-	KT_EXPECT_EQ(t, arch_ftrace_trampoline_func(&ops), (unsigned long)ftrace_ops_assist_func);
+	KT_EXPECT_EQ(t, arch_ftrace_trampoline_func(ops.trampoline, false), (unsigned long)ftrace_ops_assist_func);
 	tr_probe_a(0);
 	KT_EXPECT_EQ(t, s.calls, 1);
 	KT_EXPECT_EQ(t, unregister_ftrace_function(&ops), 0);
@@ -289,7 +289,7 @@ SELFTEST(trampoline_ops_come_and_go)
 {
 	static struct ftrace_ops ops[4];
 	static struct tr_seen seen[4];
-	enum patch_method saved = ftrace_patch_method;
+	enum patch_method saved = text_patch_method;
 	size_t pages0 = execmem_pages_in_use();
 	char why[128];
 	int err = 0;

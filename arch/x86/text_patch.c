@@ -1,0 +1,159 @@
+/* text_patch: batches of checked byte changes, applied by whichever method fits the moment.
+ *
+ *   one CPU online        text_poke_early with interrupts off: nobody else can be running the code
+ *                         (this is also the boot case: ftrace_init, jump_label_init)
+ *   stop_machine          every other CPU spins with interrupts off while this one writes
+ *   breakpoint            text_poke_bp_batch: the int3 protocol, nobody stops
+ *
+ * text_mutex makes a batch atomic with respect to every other client's: the bytes a site was
+ * checked against when queued are still there when the batch is applied.
+ */
+#include "arch/x86/text_patch.h"
+#include "arch/x86/cpu.h"
+#include "kernel/mm.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/stop_machine.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+#define FIRST_CAP 64
+
+enum patch_method text_patch_method = PATCH_BREAKPOINT;
+const char *const patch_method_names[] = { [PATCH_BREAKPOINT] = "breakpoint",
+					   [PATCH_STOP_MACHINE] = "stop_machine" };
+unsigned long text_patch_batches;
+
+/*
+ * Linux's name. A spinlock, as ftrace_lock is: holders may be preempted, and a waiter then spins
+ * until the timer moves it aside, which is slow but correct; patching is never a hot path.
+ */
+static DEFINE_SPINLOCK(text_mutex);
+
+void text_patch_begin(struct text_patch_batch *b)
+{
+	spin_lock(&text_mutex);
+	b->nr = 0;
+	b->open = true;
+}
+
+static int poke_all(void *data)
+{
+	struct text_patch_batch *b = data;
+
+	for (int i = 0; i < b->nr; i++)
+		text_poke(b->vec[i].addr, b->vec[i].new, b->vec[i].len);
+	return 0;
+}
+
+static void apply(struct text_patch_batch *b)
+{
+	if (!b->nr)
+		return;
+	if (num_online_cpus() == 1) {
+		unsigned long flags = local_irq_save();
+		for (int i = 0; i < b->nr; i++)
+			text_poke_early(b->vec[i].addr, b->vec[i].new, b->vec[i].len);
+		local_irq_restore(flags);
+	} else if (text_patch_method == PATCH_STOP_MACHINE) {
+		stop_machine(poke_all, b);
+	} else {
+		text_poke_bp_batch(b->vec, b->nr);
+	}
+	text_patch_batches++;
+	b->nr = 0;
+}
+
+static bool grow(struct text_patch_batch *b, int cap)
+{
+	struct text_poke_loc *vec = kmalloc(cap * sizeof(*vec));
+
+	if (!vec)
+		return false;
+	if (b->nr)
+		memcpy(vec, b->vec, b->nr * sizeof(*vec));
+	kfree(b->vec);
+	b->vec = vec;
+	b->cap = cap;
+	return true;
+}
+
+void text_patch_reserve(struct text_patch_batch *b, int n)
+{
+	if (b->cap < n)
+		grow(b, n);
+}
+
+/* Room for one more site: grow the vector, or, out of memory, apply what is queued so far
+ * (each site is valid on its own, so two smaller batches are as correct as one). */
+static bool make_room(struct text_patch_batch *b)
+{
+	if (b->nr < b->cap || grow(b, b->cap ? b->cap * 2 : FIRST_CAP))
+		return true;
+	apply(b);
+	return b->cap > 0;
+}
+
+/* A mismatch, reported with the site as the client queued it. Rare: the copy costs nothing. */
+static void report(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new, int len,
+		   void *cookie)
+{
+	struct text_poke_loc site = { .addr = addr, .cookie = cookie, .len = len };
+
+	memcpy(site.old, old, len);
+	memcpy(site.new, new, len);
+	if (b->mismatch)
+		b->mismatch(&site, addr, cookie);
+}
+
+int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new,
+		     int len, void *cookie)
+{
+	struct text_poke_loc *tp;
+	int err;
+
+	if (len < 1 || len > TEXT_POKE_MAX_LEN)
+		return -EINVAL;
+	if (!b->open) {
+		text_patch_begin(b);
+		err = text_patch_queue(b, addr, old, new, len, cookie);
+		text_patch_commit(b);
+		return err;
+	}
+	if (memcmp(addr, old, len)) {
+		report(b, addr, old, new, len, cookie);
+		return -EINVAL;
+	}
+	if (!memcmp(old, new, len))
+		return 0;
+	if (!make_room(b)) {
+		/* Not even one slot: write this site alone, through a batch on the stack. */
+		struct text_poke_loc one = { .addr = addr, .cookie = cookie, .len = len };
+		struct text_patch_batch alone = { .vec = &one, .nr = 1, .cap = 1 };
+		memcpy(one.new, new, len);
+		apply(&alone);
+		return 0;
+	}
+	/* Filled in place: the slot is 40 bytes, and every byte copied costs at boot's scale. */
+	tp = &b->vec[b->nr++];
+	tp->addr = addr;
+	tp->cookie = cookie;
+	tp->len = len;
+	memcpy(tp->old, old, len);
+	memcpy(tp->new, new, len);
+	return 0;
+}
+
+void text_patch_commit(struct text_patch_batch *b)
+{
+	apply(b);
+	b->open = false;
+	spin_unlock(&text_mutex);
+}
+
+void text_patch_set_method(enum patch_method m)
+{
+	spin_lock(&text_mutex);
+	text_patch_method = m;
+	spin_unlock(&text_mutex);
+}

@@ -1,0 +1,71 @@
+/* Benchmarks of static branches: what a disabled one costs a call (the goal: one NOP, one
+ * instruction above the notrace twin), what an enabled one costs, and what a flip costs. */
+#include "kernel/bench.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/text_patch.h"
+#include "kernel/jump_label.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/trace/ftrace.h"
+#include "lib/printf.h"
+
+static DEFINE_STATIC_KEY_FALSE(bench_key);
+static volatile int bench_branch_runs;
+
+/* bench_target_notrace with one static branch in it: the only difference is the site. */
+notrace noinline int bench_static_branch(int x)
+{
+	SAME_FRAME();
+	if (static_branch_unlikely(&bench_key))
+		bench_branch_runs++;
+	return x + 1;
+}
+
+static unsigned long key_sites(struct static_key *key)
+{
+	unsigned long n = 0;
+
+	for (struct jump_entry *e = key->entries; e && e < __stop___jump_table &&
+						  jump_entry_key(e) == key; e++)
+		n++;
+	return n;
+}
+
+static void flip_row(const char *what, u64 ticks, unsigned long sites)
+{
+	cprintf("| %-40s | %4d | %6lu | %12llu | %10llu | %10llu |\n", what, num_online_cpus(), sites,
+		ticks, sites ? ticks / sites : 0, tsc_to_ns(ticks) / 1000);
+}
+
+void bench_jump_label(u64 baseline)
+{
+	enum patch_method saved = text_patch_method;
+	unsigned long sites = key_sites(&bench_key.key);
+	char what[64];
+	u64 t0, t1, t2;
+
+	cprintf("\n");
+	bench_row("static branch, key off (the NOP)", bench_per_call(bench_static_branch), baseline);
+	static_branch_enable(&bench_key);
+	bench_row("static branch, key on (jmp, block, jmp back)", bench_per_call(bench_static_branch),
+		  baseline);
+	static_branch_disable(&bench_key);
+
+	cprintf("\n| %-40s | %4s | %6s | %12s | %10s | %10s |\n", "static key flip", "CPUs", "sites",
+		"ticks", "ticks/site", "us");
+	cprintf("|------------------------------------------|-----:|-------:|-------------:|-----------:|-----------:|\n");
+	for (int m = 0; m < NR_PATCH_METHODS; m++) {
+		ftrace_set_patch_method(m);
+		t0 = rdtsc();
+		static_branch_enable(&bench_key);
+		t1 = rdtsc();
+		static_branch_disable(&bench_key);
+		t2 = rdtsc();
+		snprintf(what, sizeof(what), "key on, %s", patch_method_names[m]);
+		flip_row(what, t1 - t0, sites);
+		snprintf(what, sizeof(what), "key off, %s", patch_method_names[m]);
+		flip_row(what, t2 - t1, sites);
+	}
+	ftrace_set_patch_method(saved);
+}

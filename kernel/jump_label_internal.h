@@ -1,0 +1,28 @@
+/* What jump_label.c shares with its files, self-tests and bench: per-site state and encodings. */
+#ifndef KERNEL_JUMP_LABEL_INTERNAL_H
+#define KERNEL_JUMP_LABEL_INTERNAL_H
+
+#include "kernel/jump_label.h"
+
+#define JUMP_SITE_LEN 0x0f /* the site's length, 2 or 5, as the assembler chose it */
+#define JUMP_SITE_BAD 0x80 /* reported by jump_label_bug: never patched again */
+
+extern u8 *jump_site_info; /* one byte per __jump_table entry, in sorted order */
+extern unsigned long jump_label_nr_sites, jump_label_bug_count;
+extern u64 jump_label_init_ticks; /* TSC ticks jump_label_init() took */
+
+unsigned long jump_entry_index(const struct jump_entry *e);
+/* The site as `jmp target` (len 2 or 5) or as the NOP of len bytes; -ERANGE if rel8 cannot reach. */
+int jump_site_insn(const struct jump_entry *e, int len, bool jmp, u8 *insn);
+/* Which form the key's state wants at e: true = the jmp. */
+bool jump_label_type(const struct jump_entry *e);
+/* 0, or -EINVAL and why: some site (not reported bad) holds other bytes than its key wants. */
+int jump_label_verify_all_sites(char *why, size_t size);
+/* Test-only: a corrupted site was put right by the test; patch it again from now on. */
+void jump_label_selftest_revive(const struct jump_entry *e);
+
+/* The demo key and the function that uses it (/proc/sys/kernel/jump_label_demo flips it). */
+DECLARE_STATIC_KEY_FALSE(jump_label_demo_key);
+int jump_label_demo(int x);
+
+#endif
