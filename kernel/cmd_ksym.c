@@ -165,4 +165,4 @@ static int cmd_dis(int argc, char **argv)
 	return 0;
 }
 SHELL_CMD(dis, cmd_dis,
-	  "dis FUNCTION [BYTES]: bytes at a function's start; first instruction, jump-label sites decoded");
+	  "dis FUNCTION [BYTES]: a function's bytes; its first insn and jump-label sites decoded");
