@@ -27,7 +27,7 @@ static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 static const u8 nop2[2] = { 0x66, 0x90 };
 
 static DEFINE_SPINLOCK(jump_label_lock);
-static struct text_patch_batch jl_batch;
+static struct text_patch_batch jl_batch = { .client = "jump_label" };
 static struct jump_entry **by_code;
 static bool jump_label_ready;
 u8 *jump_site_info;  /* per entry: its length (2 or 5), | JUMP_SITE_BAD */

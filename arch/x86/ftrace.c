@@ -11,7 +11,7 @@
 /* The 5-byte NOP gcc's -mnop-mcount would have used: nopl 0x0(%rax,%rax,1). */
 const u8 ftrace_nop5[MCOUNT_INSN_SIZE] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
-struct text_patch_batch ftrace_patch_batch;
+struct text_patch_batch ftrace_patch_batch = { .client = "ftrace" };
 
 /* `call addr` as placed at ip: e8 followed by the 32-bit displacement from the next instruction. */
 void ftrace_call_replace(u8 insn[MCOUNT_INSN_SIZE], unsigned long ip, unsigned long addr)

@@ -16,6 +16,7 @@
 #include "kernel/stop_machine.h"
 #include "lib/errno.h"
 #include "lib/string.h"
+#include "arch/x86/trace/text_patch.h"
 
 #define FIRST_CAP 64
 
@@ -46,10 +47,21 @@ static int poke_all(void *data)
 	return 0;
 }
 
+/* The name the text_patch events give the way a batch is written. */
+static const char *method_name(void)
+{
+	if (num_online_cpus() == 1)
+		return "direct";
+	return patch_method_names[text_patch_method];
+}
+
 static void apply(struct text_patch_batch *b)
 {
+	const char *client = b->client ? b->client : "?";
+
 	if (!b->nr)
 		return;
+	trace_text_patch_begin(client, method_name(), b->nr, num_online_cpus());
 	if (num_online_cpus() == 1) {
 		unsigned long flags = local_irq_save();
 		for (int i = 0; i < b->nr; i++)
@@ -60,6 +72,7 @@ static void apply(struct text_patch_batch *b)
 	} else {
 		text_poke_bp_batch(b->vec, b->nr);
 	}
+	trace_text_patch_end(client, method_name(), b->nr, num_online_cpus());
 	text_patch_batches++;
 	b->nr = 0;
 }
@@ -129,7 +142,7 @@ int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, cons
 	if (!make_room(b)) {
 		/* Not even one slot: write this site alone, through a batch on the stack. */
 		struct text_poke_loc one = { .addr = addr, .cookie = cookie, .len = len };
-		struct text_patch_batch alone = { .vec = &one, .nr = 1, .cap = 1 };
+		struct text_patch_batch alone = { .vec = &one, .nr = 1, .cap = 1, .client = b->client };
 		memcpy(one.new, new, len);
 		apply(&alone);
 		return 0;

@@ -24,6 +24,7 @@ struct text_patch_batch {
 	struct text_poke_loc *vec; /* grows as sites are queued; kept between batches */
 	int nr, cap;
 	bool open; /* between begin and commit: text_mutex is held */
+	const char *client; /* only a name, for the text_patch events ("ftrace", "jump_label") */
 	/* A site did not hold old: called at queue time, nothing queued for it. May be NULL. */
 	void (*mismatch)(const struct text_poke_loc *site, const u8 *actual, void *cookie);
 };

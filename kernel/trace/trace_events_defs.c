@@ -10,4 +10,5 @@
 #include "kernel/trace/events/kmem.h"
 #include "kernel/trace/events/workload.h"
 #include "arch/x86/trace/irq_vectors.h"
+#include "arch/x86/trace/text_patch.h"
 #include "kernel/trace/events/bench.h"

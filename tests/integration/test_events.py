@@ -323,3 +323,39 @@ def test_filter_keeps_only_matching_records(console):
     assert console.run("cat events/sched/filter") == "common_pid == 1"
     assert console.run("echo 0 > events/sched/filter") == ""
     assert console.run("cat events/sched/sched_switch/filter") == "none"
+
+
+FLIPS = 100
+
+
+def test_event_flips_under_load_with_both_methods(console):
+    """Events switched on and off 100 times with each patch method while every CPU runs the code
+    that hits them (the scheduler, the timer and IPI handlers, kmalloc); then every jump-label
+    site must hold the form its key wants, and every tracepoint key must be off again."""
+    from tests.integration.test_jump_label import keys
+    console.run("echo > trace")
+    console.run("run spin 1-3 60")
+    console.run("run fs 1-3 60")
+    try:
+        for method in ("breakpoint", "stop_machine"):
+            assert console.run("echo %s > patch_method" % method) == ""
+            for i in range(FLIPS):
+                assert console.run("echo 1 > events/sched/enable") == ""
+                assert console.run("echo 1 > events/irq_vectors/enable") == ""
+                assert console.run("echo 1 > events/kmem/enable") == ""
+                assert console.run("echo 0 > events/enable") == ""
+    finally:
+        console.run("echo breakpoint > patch_method")
+        console.run("kill all")
+    ks = keys(console)
+    tps = {k: v for k, v in ks.items() if k.startswith("__tracepoint_")}
+    assert tps and all(v["state"] == "off" and v["count"] == 0 for v in tps.values()), tps
+    assert all(s["form"] == "nop" for v in tps.values() for s in v["sites"])
+    assert "ok 1 jump_label_sites_match_keys" in console.run("selftest jump_label_sites_match_keys",
+                                                             timeout=120)
+    assert "MISMATCHES" in console.run("cat /proc/workloads")
+    rows = [l.split() for l in console.run("cat /proc/workloads").splitlines()[1:]]
+    assert rows and all(r[-1] == "0" for r in rows if r[1] == "spin"), rows
+    # What was recorded in between is well-formed and names real events.
+    out = console.run("cat trace", timeout=120).splitlines()
+    assert any("sched_switch: " in l for l in out)
