@@ -57,7 +57,7 @@ struct trace_event_call {
 	/* State, changed under event_mutex; read on the tracing path. */
 	unsigned int flags;
 	struct event_filter *filter;
-	struct event_trigger_data *triggers; /* singly linked, newest last */
+	struct event_trigger_data *triggers; /* singly linked, newest first */
 	/* Pid fields checked by set_event_pid besides the current task's (sched_switch's next). */
 	const char *pid_fields[2];
 };

@@ -189,12 +189,15 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 		gone = trigger_unlink(call, type);
 		err = gone || old_list ? 0 : -ENOENT;
 	} else {
-		struct event_trigger_data **pp = &call->triggers;
-		while (*pp && (*pp)->type != type)
-			pp = &(*pp)->next;
-		err = *pp ? -EEXIST : 0; /* one of each command per event, as Linux */
+		struct event_trigger_data *p = call->triggers;
+		while (p && p->type != type)
+			p = p->next;
+		err = p ? -EEXIST : 0; /* one of each command per event, as Linux */
+		/* At the head, as Linux's list_add_rcu(): the newest runs (and is listed) first, so
+		 * `stacktrace` added after `traceoff` still records before tracing stops. */
+		d->next = call->triggers;
 		if (!err)
-			__atomic_store_n(pp, d, __ATOMIC_RELEASE);
+			__atomic_store_n(&call->triggers, d, __ATOMIC_RELEASE);
 	}
 	if (!err)
 		err = trigger_update_mode(call);

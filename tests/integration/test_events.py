@@ -233,8 +233,9 @@ def test_triggers_traceoff_count_and_removal(console):
     run_workload(console, "run spin 1 1")
     assert console.run("cat tracing_on") == "1"
     assert console.run("echo 'traceon if prev_pid == 0' >> %s" % trig) == ""
-    assert console.run("cat %s" % trig).splitlines() == ["traceoff:count=0",
-                                                         "traceon:unlimited if prev_pid == 0"]
+    # Newest first, as Linux lists (and runs) them.
+    assert console.run("cat %s" % trig).splitlines() == ["traceon:unlimited if prev_pid == 0",
+                                                         "traceoff:count=0"]
     assert console.run("echo traceoff >> %s" % trig) == "echo: write error: File exists"
     assert console.run("echo '!traceoff' >> %s" % trig) == ""
     assert console.run("cat %s" % trig) == "traceon:unlimited if prev_pid == 0"
