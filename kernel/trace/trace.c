@@ -453,27 +453,37 @@ static int pid_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-/* Space-separated pids of live tasks; `>` replaces the set, `>>` adds to it. All or nothing. */
-static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const int *cur,
+			 int ncur, int *out, int max)
 {
 	char text[256], *p = text, *tok;
-	int pids[ARRAY_SIZE(global_trace.pids)], n = 0;
+	int n = 0;
 
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
 	if (flags & FS_APPEND) {
-		n = global_trace.nr_pids;
-		memcpy(pids, global_trace.pids, n * sizeof(int));
+		n = ncur;
+		memcpy(out, cur, n * sizeof(int));
 	}
 	while ((tok = strsep(&p, " \t")) != NULL) {
 		int pid;
 		if (!*tok)
 			continue;
-		if (kstrtoint(tok, 10, &pid) || pid < 0 || (pid && !find_task(pid)) ||
-		    n == (int)ARRAY_SIZE(pids))
+		if (kstrtoint(tok, 10, &pid) || pid < 0 || (pid && !find_task(pid)) || n == max)
 			return -EINVAL;
-		pids[n++] = pid;
+		out[n++] = pid;
 	}
+	return n;
+}
+
+static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	int pids[ARRAY_SIZE(global_trace.pids)];
+	int n = trace_parse_pid_list(buf, len, flags, global_trace.pids, global_trace.nr_pids, pids,
+				     ARRAY_SIZE(pids));
+
+	if (n < 0)
+		return n;
 	memcpy(global_trace.pids, pids, n * sizeof(int));
 	WRITE_ONCE(global_trace.nr_pids, n);
 	return 0;

@@ -135,6 +135,11 @@ static __always_inline void tracing_generic_entry_update(struct trace_entry *ent
 	ent->pid = t ? t->pid : 0;
 }
 bool trace_pid_listed(void);
+/* A pid file's write (set_ftrace_pid, set_event_pid): space-separated pids of live tasks (0: the
+ * idle tasks); `>` replaces the list, `>>` (FS_APPEND) adds to cur. The new count into out, or
+ * -EINVAL (bad number, no such task, more than max) with nothing decided. */
+int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const int *cur,
+			 int ncur, int *out, int max);
 /* True if the current task passes set_ftrace_pid (no list: everyone, without a call). */
 static __always_inline bool trace_pid_wanted(void)
 {

@@ -15,7 +15,6 @@
  */
 #include "kernel/trace/trace_events.h"
 #include "kernel/mm.h"
-#include "kernel/sched.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -420,27 +419,14 @@ static int event_pid_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-/* Pids of live tasks (0: the idle tasks); `>` replaces, `>>` adds; all or nothing. */
 static int event_pid_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[256], *p = text, *tok;
-	int pids[ARRAY_SIZE(event_pids)], n = 0;
+	int pids[ARRAY_SIZE(event_pids)];
+	int n = trace_parse_pid_list(buf, len, flags, event_pids, nr_event_pids, pids,
+				     ARRAY_SIZE(pids));
 
-	if (fs_write_text(text, sizeof(text), buf, len))
-		return -EINVAL;
-	if (flags & FS_APPEND) {
-		n = nr_event_pids;
-		memcpy(pids, event_pids, n * sizeof(int));
-	}
-	while ((tok = strsep(&p, " \t")) != NULL) {
-		int pid;
-		if (!*tok)
-			continue;
-		if (kstrtoint(tok, 10, &pid) || pid < 0 || (pid && !find_task(pid)) ||
-		    n == (int)ARRAY_SIZE(pids))
-			return -EINVAL;
-		pids[n++] = pid;
-	}
+	if (n < 0)
+		return n;
 	event_mutex_lock();
 	WRITE_ONCE(nr_event_pids, 0); /* writers see no list while it changes */
 	memcpy(event_pids, pids, n * sizeof(int));
