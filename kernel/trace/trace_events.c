@@ -86,6 +86,8 @@ static void event_define_fields(struct trace_event_call *call)
 	call->nr_fields = nc + ne;
 }
 
+static void event_find_pid_field(struct trace_event_call *call);
+
 static int cmp_event(const void *a, const void *b)
 {
 	const struct trace_event_call *x = *(struct trace_event_call *const *)a;
@@ -107,6 +109,7 @@ void trace_events_init(void)
 	sort(trace_events_sorted, n, sizeof(*trace_events_sorted), cmp_event, NULL);
 	for (unsigned int i = 0; i < n; i++) {
 		event_define_fields(trace_events_sorted[i]);
+		event_find_pid_field(trace_events_sorted[i]);
 		trace_events_sorted[i]->id = TRACE_EVENT_FIRST_ID + i;
 	}
 	nr_trace_events = n;
@@ -185,17 +188,38 @@ static bool pid_listed(int pid)
 	return false;
 }
 
-/* set_event_pid: the current task, or one of the event's own pid fields (sched_switch's next). */
+/*
+ * set_event_pid keeps an event of a listed task, and, as Linux does with its sched_switch and
+ * sched_wakeup probes, a switch *to* a listed task and the wake-up *of* one: tracing a task shows
+ * how it got the CPU, not only what it did with it.
+ */
+static const struct {
+	const char *event, *field;
+} pid_fields[] = {
+	{ "sched_switch", "next_pid" },
+	{ "sched_waking", "pid" },
+	{ "sched_wakeup", "pid" },
+};
+
+static void event_find_pid_field(struct trace_event_call *call)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(pid_fields); i++) {
+		const struct trace_event_field *f;
+		if (strcmp(call->name, pid_fields[i].event))
+			continue;
+		f = trace_event_field_find(call, pid_fields[i].field);
+		if (!f || f->size != 4)
+			panic("trace events: %s has no pid field %s", call->name, pid_fields[i].field);
+		call->pid_field_offset = f->offset;
+	}
+}
+
 static bool event_pid_wanted(const struct trace_event_call *call, const void *rec)
 {
 	if (pid_listed(current ? current->pid : 0))
 		return true;
-	for (unsigned int i = 0; i < ARRAY_SIZE(call->pid_fields) && call->pid_fields[i]; i++) {
-		const struct trace_event_field *f = trace_event_field_find(call, call->pid_fields[i]);
-		if (f && pid_listed(*(const s32 *)((const u8 *)rec + f->offset)))
-			return true;
-	}
-	return false;
+	return call->pid_field_offset &&
+	       pid_listed(*(const s32 *)((const u8 *)rec + call->pid_field_offset));
 }
 
 void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_event_call *call,
@@ -214,7 +238,8 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 	}
 	if (len > EVENT_SCRATCH_SIZE)
 		return NULL;
-	/* Interrupts are already off (__traceiter_*), so this CPU's scratch area is ours. */
+	/* Interrupts off (they are, in __traceiter_*; saved again so no caller can get this wrong):
+	 * this CPU's scratch area is ours until commit. */
 	fb->flags = local_irq_save();
 	fb->entry = event_scratch[smp_processor_id()];
 	tracing_generic_entry_update(fb->entry, call->id, this_cpu()->tp_irq_flags, 0);

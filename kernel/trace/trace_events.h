@@ -58,8 +58,8 @@ struct trace_event_call {
 	unsigned int flags;
 	struct event_filter *filter;
 	struct event_trigger_data *triggers; /* singly linked, newest first */
-	/* Pid fields checked by set_event_pid besides the current task's (sched_switch's next). */
-	const char *pid_fields[2];
+	/* Offset of a pid field set_event_pid also accepts (sched_switch's next_pid), or 0: none. */
+	u16 pid_field_offset;
 };
 
 /* Every event the kernel was built with (linker section _ftrace_events, in no useful order). */
