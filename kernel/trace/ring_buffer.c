@@ -5,7 +5,7 @@
  * The writer is the CPU itself, with interrupts off for the few instructions of a write, so an
  * interrupt cannot nest inside it; an NMI can, and a write it attempts then is refused and counted
  * (committing is set). When the tail reaches the head the oldest page is overwritten: its events
- * are counted as overrun and its seq is bumped, so a reader on it knows to start again.
+ * are counted as overrun and it gets a new life number (seq), so a reader on it knows to start again.
  * Unlike Linux we do not pad the end of a page: a page's commit says where its data ends.
  */
 #include "kernel/trace/ring_buffer.h"
@@ -32,13 +32,18 @@ void ring_buffer_free(struct trace_buffer *b)
 		free_pages_of(&b->cpu[c]);
 }
 
+/*
+ * Every page gets a new life, so an old reader position matches none of them; page 0, the tail,
+ * gets the newest, so a reader there finds the others older: not reached yet.
+ */
 static void reset_cpu(struct ring_buffer_per_cpu *cb)
 {
 	for (int i = 0; i < cb->nr_pages; i++) {
-		cb->pages[i].page->commit = 0;
-		cb->pages[i].page->time_stamp = 0;
-		cb->pages[i].entries = 0;
-		cb->pages[i].seq_read = (u64)(page_seq(&cb->pages[i]) + 1) << 32;
+		int p = (i + 1) % cb->nr_pages;
+		cb->pages[p].page->commit = 0;
+		cb->pages[p].page->time_stamp = 0;
+		cb->pages[p].entries = 0;
+		cb->pages[p].seq_read = (u64)++cb->lives << 32;
 	}
 	cb->head = cb->tail = 0;
 	cb->tail_page = cb->pages[0].page;
@@ -111,26 +116,30 @@ void ring_buffer_reset(struct trace_buffer *b)
 /*
  * The tail page is full: move to the next one. If that is the head (the buffer is full), the
  * oldest page is overwritten: the head moves on, and its events nobody read are overrun.
+ *
+ * The order is what readers rely on. The head leaves the page before the page changes, so a
+ * reader that finds the head unchanged after reading its seq has the oldest life. The old
+ * commit is gone before the new seq is visible, so a reader that sees the new seq can never
+ * pair it with the old life's events; one that still sees the old seq may copy an old event, but
+ * its compare-exchange on seq_read then either lands before ours (the event was whole: nothing
+ * new is written until after the exchange) or fails.
  */
 static void rb_move_tail(struct ring_buffer_per_cpu *cb, u64 ts)
 {
 	int next = (cb->tail + 1) % cb->nr_pages;
 	struct buffer_page *bp = &cb->pages[next];
-	int head = cb->head;
 	u64 old;
 
-	/* The reader may move the head too (it finished a page): whoever moves it first wins. */
-	if (head == next)
-		__atomic_compare_exchange_n(&cb->head, &head, (head + 1) % cb->nr_pages, false,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	/* Recycle: new seq, read count back to zero; what was written and not read is lost. */
-	old = __atomic_exchange_n(&bp->seq_read, (u64)(page_seq(bp) + 1) << 32, __ATOMIC_SEQ_CST);
+	if (cb->head == next)
+		__atomic_store_n(&cb->head, (next + 1) % cb->nr_pages, __ATOMIC_RELEASE);
+	__atomic_store_n(&bp->page->commit, 0, __ATOMIC_RELAXED);
+	/* Recycle: the next life, read count back to zero; what was written and not read is lost. */
+	old = __atomic_exchange_n(&bp->seq_read, (u64)++cb->lives << 32, __ATOMIC_SEQ_CST);
 	cb->overrun += bp->entries - (u32)old;
 	bp->entries = 0;
 	bp->page->time_stamp = ts;
-	__atomic_store_n(&bp->page->commit, 0, __ATOMIC_RELEASE);
-	cb->tail = next;
 	cb->tail_page = bp->page;
+	__atomic_store_n(&cb->tail, next, __ATOMIC_RELEASE);
 }
 
 /* Everything the inline fast path leaves to us; called with interrupts off, committing set. */
@@ -189,42 +198,96 @@ static u32 rb_event_length(const struct ring_buffer_event *e)
 	return e->type_len ? 4 + (u32)e->type_len * 4 : 8 + e->array[0];
 }
 
-static void iter_page(struct rb_iter *it, int page)
+static void rb_race_window(struct ring_buffer_per_cpu *cb)
+{
+	if (unlikely(cb->race_window))
+		cb->race_window(cb);
+}
+
+static void iter_page(struct rb_iter *it, int page, u32 seq)
 {
 	it->page = page;
-	it->seq = page_seq(&it->cb->pages[page]);
+	it->seq = seq;
 	it->off = 0;
-	it->ts = it->cb->pages[page].page->time_stamp;
+}
+
+/*
+ * Places a reader after the last event trace_pipe consumed if that page is still in the same
+ * life, else at the oldest page. False if the head moved while we looked: the page we read the
+ * seq of may already be the newest one, and starting there would skip every page in between.
+ */
+static bool rb_reader_place(struct rb_iter *it, struct ring_buffer_per_cpu *cb)
+{
+	int page = cb->reader_page, head;
+	u32 seq = cb->reader_seq, off = cb->reader_off, len;
+	u64 ts;
+
+	it->cb = cb;
+	it->lapped = false;
+	if (page >= 0) {
+		rb_race_window(cb);
+		if (page_seq(&cb->pages[page]) == seq) {
+			iter_page(it, page, seq);
+			/* Step rather than jump there, so the running timestamp stays right. */
+			while (it->page == page && it->off < off && rb_iter_peek(it, &len, &ts))
+				rb_iter_advance(it);
+			return true;
+		}
+	}
+	head = __atomic_load_n(&cb->head, __ATOMIC_ACQUIRE);
+	rb_race_window(cb);
+	iter_page(it, head, page_seq(&cb->pages[head]));
+	return __atomic_load_n(&cb->head, __ATOMIC_ACQUIRE) == head;
 }
 
 void rb_iter_start(struct rb_iter *it, struct ring_buffer_per_cpu *cb)
 {
-	u32 len;
-	u64 ts;
-
 	it->cb = cb;
 	it->done = !cb->pages;
-	if (it->done)
-		return;
-	iter_page(it, cb->head);
-	/* Skip what trace_pipe already consumed, keeping the running timestamp right. */
-	while (cb->reader_page == it->page && cb->reader_seq == it->seq && it->off < cb->reader_off &&
-	       rb_iter_peek(it, &len, &ts))
-		rb_iter_advance(it);
+	it->lapped = false;
+	for (int tries = 0; !it->done && tries < 8; tries++)
+		if (rb_reader_place(it, cb))
+			break;
+}
+
+/*
+ * Steps to the next page only if it holds the life right after ours. A newer life means the
+ * writer went round the ring while we were not looking: that page is now the newest, pages
+ * between hold older events we have not read, and taking it would make the reader go back in
+ * time later. An older life is a page the writer has not reached yet.
+ */
+static bool rb_iter_next_page(struct rb_iter *it)
+{
+	int next = (it->page + 1) % it->cb->nr_pages;
+	u32 seq;
+
+	rb_race_window(it->cb);
+	seq = page_seq(&it->cb->pages[next]);
+	if (seq != it->seq + 1) {
+		it->lapped = (s32)(seq - it->seq) > 1;
+		return false;
+	}
+	iter_page(it, next, seq);
+	return true;
 }
 
 void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts)
 {
-	while (!it->done) {
-		struct buffer_data_page *dp = it->cb->pages[it->page].page;
+	while (!it->done && !it->lapped) {
+		struct ring_buffer_per_cpu *cb = it->cb;
+		struct buffer_data_page *dp = cb->pages[it->page].page;
+		/* The tail first: once the writer has left this page, the commit we read is final. */
+		bool newest = it->page == __atomic_load_n(&cb->tail, __ATOMIC_ACQUIRE);
 		u64 commit = __atomic_load_n(&dp->commit, __ATOMIC_ACQUIRE);
 
 		if (it->off >= commit) {
-			if (it->page == it->cb->tail)
+			if (newest || !rb_iter_next_page(it))
 				break; /* the newest event so far: look again next time */
-			iter_page(it, (it->page + 1) % it->cb->nr_pages);
 			continue;
 		}
+		/* Read with the events, not before: the writer sets it after the page's new seq. */
+		if (it->off == 0)
+			it->ts = dp->time_stamp;
 		struct ring_buffer_event *e = (void *)(dp->data + it->off);
 		if (e->type_len == RINGBUF_TYPE_TIME_EXTEND) {
 			it->ts += e->time_delta + ((u64)e->array[0] << TS_DELTA_BITS);
@@ -248,23 +311,32 @@ void rb_iter_advance(struct rb_iter *it)
 
 /*
  * trace_pipe's read, racing the writer: copy the next event out, then check that the writer did
- * not recycle its page meanwhile (seq unchanged); if it did, start again at the new head.
+ * not recycle its page meanwhile (seq unchanged); if it did, start again after the mark, or at
+ * the head if the mark's page is gone too. Lives only ever grow along the reader's way (it steps
+ * to a page only in the next life), so what it returns never goes back in time.
  */
 bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, void *out, u32 size,
 			 u32 *len, u64 *ts)
 {
 	for (int tries = 0; tries < 8 && cb->pages; tries++) {
-		int head = __atomic_load_n(&cb->head, __ATOMIC_ACQUIRE);
+		struct rb_iter next;
 		struct buffer_page *bp;
 		void *data;
 		u64 w;
 
-		if (it->cb != cb || it->page != head || it->seq != page_seq(&cb->pages[head]))
-			rb_iter_start(it, cb);
+		if ((it->cb != cb || it->lapped || it->seq != page_seq(&cb->pages[it->page])) &&
+		    !rb_reader_place(it, cb))
+			continue;
 		data = rb_iter_peek(it, len, ts);
-		if (!data)
+		if (!data) {
+			if (it->lapped)
+				continue;
 			return false;
+		}
 		memcpy(out, data, MIN(*len, size));
+		/* The event's length too is only good if the page survives the check below. */
+		next = *it;
+		rb_iter_advance(&next);
 		/* Count it as read only if its page was not recycled while we copied. */
 		bp = &cb->pages[it->page];
 		w = __atomic_load_n(&bp->seq_read, __ATOMIC_ACQUIRE);
@@ -272,11 +344,7 @@ bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, voi
 		    !__atomic_compare_exchange_n(&bp->seq_read, &w, w + 1, false, __ATOMIC_SEQ_CST,
 						 __ATOMIC_SEQ_CST))
 			continue;
-		rb_iter_advance(it);
-		if (it->page != head)
-			/* We left the old head page behind: the writer may reuse it. */
-			__atomic_compare_exchange_n(&cb->head, &head, it->page, false, __ATOMIC_SEQ_CST,
-						    __ATOMIC_SEQ_CST);
+		*it = next;
 		cb->reader_page = it->page;
 		cb->reader_seq = it->seq;
 		cb->reader_off = it->off;

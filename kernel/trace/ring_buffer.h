@@ -40,10 +40,12 @@ struct buffer_page {
 	struct buffer_data_page *page;
 	unsigned long entries; /* events written on it */
 	/*
-	 * seq (high 32 bits) is bumped each time the writer recycles the page, so a reader copying
-	 * from it notices; read (low 32) counts events trace_pipe took from it. One word, so the
-	 * reader's "count it if the page is still the one I read" and the writer's "recycle, and
-	 * learn how many were never read" are each a single atomic step.
+	 * seq (high 32 bits) names the page's current life: the writer numbers lives in the order it
+	 * fills pages, so from the head to the tail they are consecutive, and a reader that steps to
+	 * the next page knows whether it holds the life right after the one it just read. read (low
+	 * 32) counts events trace_pipe took from it. One word, so the reader's "count it if the page
+	 * is still in the life I read" and the writer's "recycle, and learn how many were never
+	 * read" are each a single atomic step.
 	 */
 	volatile u64 seq_read;
 };
@@ -57,8 +59,9 @@ struct ring_buffer_per_cpu {
 	int cpu;
 	int nr_pages;
 	struct buffer_page *pages;
-	volatile int head;        /* oldest page still holding events */
+	volatile int head;        /* oldest page still holding events (moved by the writer only) */
 	int tail;                 /* the page being written */
+	u32 lives;                /* the last life number the writer gave a page */
 	u64 last_ts;              /* the previous event's time: deltas count from it */
 	struct buffer_data_page *tail_page; /* pages[tail].page, for the fast path */
 	volatile int committing;  /* a write is in progress on this CPU */
@@ -67,9 +70,11 @@ struct ring_buffer_per_cpu {
 	u64 overrun;              /* events lost when the writer overwrote the oldest page */
 	u64 dropped;              /* events refused: nested write (NMI) or recording off */
 	u64 read;                 /* events consumed by trace_pipe */
-	volatile u32 reader_off;  /* how far into page reader_page trace_pipe has consumed */
-	volatile int reader_page; /* (the offset only counts while that page is the head, */
-	volatile u32 reader_seq;  /*  in the same life: seq unchanged since it was read) */
+	volatile u32 reader_off;  /* trace_pipe's mark: it consumed up to reader_off of */
+	volatile int reader_page; /* page reader_page in life reader_seq (the mark counts only */
+	volatile u32 reader_seq;  /* while that page is still in that life) */
+	/* Self-tests only: run where a reader has picked a page and not yet read its seq. */
+	void (*race_window)(struct ring_buffer_per_cpu *cb);
 };
 
 struct trace_buffer {
@@ -157,14 +162,15 @@ static __always_inline void ring_buffer_unlock_commit(struct rb_reserve *r)
 struct rb_iter {
 	struct ring_buffer_per_cpu *cb;
 	int page;    /* index into cb->pages */
-	u32 seq;     /* that page's seq when we started reading it */
+	u32 seq;     /* the life of that page we are reading */
 	u32 off;     /* offset of the next event in the page's data */
 	u64 ts;      /* time of the last event read */
 	bool done;   /* no pages at all; reaching the newest event is not "done": more may come */
+	bool lapped; /* the writer went round the ring past us: our place is gone */
 };
 
 void rb_iter_start(struct rb_iter *it, struct ring_buffer_per_cpu *cb);
-/* Next data event (payload, its length, its time); NULL at the end. */
+/* Next data event (payload, its length, its time); NULL at the end, or if lapped. */
 void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts);
 void rb_iter_advance(struct rb_iter *it);
 /* Consuming: like peek+advance, but copies the payload out and moves the buffer's head. */

@@ -1,5 +1,6 @@
 /* Self-tests of the ring buffer: order, wrap and overwrite counts, time extends, consuming reads
- * racing a writer on another CPU. Each test uses a small buffer of its own. */
+ * racing a writer (on another CPU, or forced into the reader's window). Each test uses a small
+ * buffer of its own. */
 #include "kernel/trace/ring_buffer.h"
 #include "arch/x86/cpu.h"
 #include "kernel/sched.h"
@@ -125,7 +126,7 @@ static void writer_thread(void *arg)
 
 SELFTEST(ring_buffer_consume_races_writer)
 {
-	u64 v, ts, last = 0, taken = 0;
+	u64 v, ts, last = 0, taken = 0, bad_last = 0, bad_v = 0;
 	u32 len;
 	struct rb_iter it = { 0 };
 	bool ordered = true;
@@ -141,8 +142,11 @@ SELFTEST(ring_buffer_consume_races_writer)
 	u64 end = rdtsc() + tsc_khz * 300;
 	while (rdtsc() < end) {
 		if (ring_buffer_consume(&tb.cpu[1], &it, &v, sizeof(v), &len, &ts)) {
-			if (taken && v <= last)
+			if (taken && v <= last && ordered) {
 				ordered = false; /* values only ever grow, whatever was lost between */
+				bad_last = last;
+				bad_v = v;
+			}
 			last = v;
 			taken++;
 		}
@@ -150,8 +154,105 @@ SELFTEST(ring_buffer_consume_races_writer)
 	writer_stop = true;
 	while (!writer_done)
 		msleep(1); /* the buffer is freed below: the writer must be gone */
-	KT_EXPECT(t, ordered);
+	if (!ordered)
+		ktest_fail(t, __FILE__, __LINE__, "expected ordered: %llu after %llu", bad_v, bad_last);
 	KT_EXPECT(t, taken > 0);
 	KT_EXPECT(t, taken + tb.cpu[1].overrun <= tb.cpu[1].entries);
+	ring_buffer_free(&tb);
+}
+
+/*
+ * The races above, made certain: the reader is stopped where it has picked a page and not yet
+ * read its seq, and the writer (this CPU, from the hook) goes round the ring meanwhile, until the
+ * page after the reader's is the newest. A reader that takes the page it picked in whatever life
+ * it finds there returns the newest events and then, back at the head, older ones.
+ */
+static u64 lap_next; /* the next value to write */
+
+static void write_until_head(struct ring_buffer_per_cpu *cb, int head)
+{
+	while (cb->head != head)
+		write_u64(lap_next++);
+	for (int i = 0; i < 5; i++) /* a few on the new tail page */
+		write_u64(lap_next++);
+}
+
+static void lap_the_reader(struct ring_buffer_per_cpu *cb)
+{
+	cb->race_window = NULL; /* once */
+	write_until_head(cb, 2); /* pages 0 and 1 recycled: 1 is the tail, 2 the oldest */
+}
+
+/* Consumes everything; false if a value did not grow. *last: the last value taken. */
+static bool consume_all(struct ring_buffer_per_cpu *cb, struct rb_iter *it, u64 *last, u64 *taken)
+{
+	u64 v, ts;
+	u32 len;
+
+	while (ring_buffer_consume(cb, it, &v, sizeof(v), &len, &ts)) {
+		if (*taken && v <= *last)
+			return false;
+		*last = v;
+		(*taken)++;
+	}
+	return true;
+}
+
+/* Fills page 0 and starts page 1, then consumes `eat` events with *it (all of page 0 if 0). */
+static struct ring_buffer_per_cpu *lap_setup(struct ktest *t, struct rb_iter *it, u64 eat)
+{
+	struct ring_buffer_per_cpu *cb = &tb.cpu[smp_processor_id()];
+	u64 v, ts;
+	u32 len;
+
+	lap_next = 0;
+	while (cb->tail != 1)
+		write_u64(lap_next++);
+	write_u64(lap_next++);
+	if (!eat)
+		eat = cb->pages[0].entries;
+	for (u64 i = 0; i < eat; i++)
+		KT_EXPECT(t, ring_buffer_consume(cb, it, &v, sizeof(v), &len, &ts) && v == i);
+	return cb;
+}
+
+/* The reader finished page 0 and steps to page 1 just as the writer recycles 0 and then 1. */
+SELFTEST(ring_buffer_consume_lapped_stepping_to_next_page)
+{
+	struct rb_iter it = { 0 };
+	struct ring_buffer_per_cpu *cb;
+	u64 last, taken = 1, written;
+
+	KT_ASSERT(t, ring_buffer_alloc(&tb, 16) == 0); /* 4 pages */
+	preempt_disable();
+	cb = lap_setup(t, &it, 0);
+	last = cb->pages[0].entries - 1;
+	cb->race_window = lap_the_reader;
+	KT_EXPECT(t, consume_all(cb, &it, &last, &taken));
+	KT_EXPECT(t, cb->race_window == NULL); /* the window was reached */
+	KT_EXPECT_EQ(t, last, lap_next - 1);     /* up to the newest */
+	KT_EXPECT_EQ(t, ring_buffer_entries(&tb, &written), 0); /* nothing left, none taken twice */
+	cb->race_window = NULL;
+	preempt_enable_no_resched();
+	ring_buffer_free(&tb);
+}
+
+/* trace_pipe opened again: the new reader picks its place while the writer laps it. */
+SELFTEST(ring_buffer_consume_lapped_finding_its_place)
+{
+	struct rb_iter first = { 0 }, again = { 0 };
+	struct ring_buffer_per_cpu *cb;
+	u64 last = 9, taken = 1, written;
+
+	KT_ASSERT(t, ring_buffer_alloc(&tb, 16) == 0);
+	preempt_disable();
+	cb = lap_setup(t, &first, 10); /* the mark: 10 events into page 0 */
+	cb->race_window = lap_the_reader;
+	KT_EXPECT(t, consume_all(cb, &again, &last, &taken));
+	KT_EXPECT(t, cb->race_window == NULL);
+	KT_EXPECT_EQ(t, last, lap_next - 1);
+	KT_EXPECT_EQ(t, ring_buffer_entries(&tb, &written), 0);
+	cb->race_window = NULL;
+	preempt_enable_no_resched();
 	ring_buffer_free(&tb);
 }
