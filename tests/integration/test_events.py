@@ -206,6 +206,8 @@ def test_set_event_pid_keeps_only_listed_tasks(console):
     switches = [re.match(SWITCH, l["rest"]) for l in events(console)]
     assert switches
     assert all(pid in (m.group("prev_pid"), m.group("next_pid")) for m in switches)
+    # As Linux: the switch *to* the listed task is kept too, though another task makes it.
+    assert any(m.group("next_pid") == pid and m.group("prev_pid") != pid for m in switches)
     for bad in ("abc", "-1", "99999", "1 x"):
         assert console.run("echo '%s' > set_event_pid" % bad) == EINVAL
         assert console.run("cat set_event_pid") == pid
