@@ -288,6 +288,22 @@ bool trace_event_print(struct seq_file *m, struct trace_iterator *it)
 	return true;
 }
 
+bool trace_event_print_inline(struct seq_file *m, const struct trace_entry *ent)
+{
+	struct trace_event_call *call = trace_event_by_id(ent->type);
+	char buf[512];
+	struct seq_file line = { .buf = buf, .size = sizeof(buf) };
+
+	if (!call)
+		return false;
+	call->print(&line, ent);
+	if (line.count && buf[line.count - 1] == '\n')
+		line.count--;
+	seq_printf(m, "%s: ", call->name);
+	seq_write(m, buf, line.count);
+	return true;
+}
+
 /* Appends to the scratch text; returns where this piece began (what %s prints). */
 static const char *tmp_begin(struct trace_print_tmp *p)
 {

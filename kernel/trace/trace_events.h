@@ -112,6 +112,9 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 
 /* The line an event prints in trace / trace_pipe, after the context columns. */
 bool trace_event_print(struct seq_file *m, struct trace_iterator *it);
+/* "name: fields" alone, no newline: for a tracer that frames events its own way (function_graph
+ * prints them as C comments). False if ent is not a trace event. */
+bool trace_event_print_inline(struct seq_file *m, const struct trace_entry *ent);
 /* Linux's error_log (kernel/trace/trace_events_files.c). */
 void tracing_log_err(const char *loc, const char *cmd, const char *err_text, int pos);
 

@@ -13,6 +13,7 @@
 #include "kernel/sched.h"
 #include "kernel/trace/fgraph.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/trace_events.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -113,6 +114,7 @@ static struct fgraph_ops graph_ops = { .entryfunc = graph_entry, .retfunc = grap
 /* What has been printed on each CPU: the function entered at each depth, the last task. */
 static struct {
 	unsigned long enter_funcs[FTRACE_RETFUNC_DEPTH];
+	int depth; /* of the code the last line left us in: where a comment is indented */
 	int last_pid;
 	bool in_irq;
 } graph_cpu[NR_CPUS];
@@ -120,7 +122,7 @@ static struct {
 static void print_graph_headers(struct seq_file *m)
 {
 	for (int c = 0; c < NR_CPUS; c++)
-		graph_cpu[c].last_pid = -1, graph_cpu[c].in_irq = false;
+		graph_cpu[c].last_pid = -1, graph_cpu[c].in_irq = false, graph_cpu[c].depth = 0;
 	/* Columns come and go with the options, as Linux builds its header. */
 	bool proc = trace_option(TRACE_OPT_GRAPH_PROC), dur = trace_option(TRACE_OPT_GRAPH_DURATION);
 
@@ -257,6 +259,7 @@ static bool print_graph_entry(struct seq_file *m, struct trace_iterator *it)
 			seq_printf(m, "%ps();\n", (void *)e->func);
 		it->skip_next = true;
 		graph_cpu[it->cpu].enter_funcs[d] = 0;
+		graph_cpu[it->cpu].depth = e->depth - 1;
 		return true;
 	}
 	if (trace_option(TRACE_OPT_GRAPH_DURATION))
@@ -264,6 +267,7 @@ static bool print_graph_entry(struct seq_file *m, struct trace_iterator *it)
 	indent(m, e->depth);
 	seq_printf(m, "%ps() {\n", (void *)e->func);
 	graph_cpu[it->cpu].enter_funcs[d] = e->func;
+	graph_cpu[it->cpu].depth = e->depth;
 	return true;
 }
 
@@ -284,11 +288,31 @@ static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
 	else
 		seq_printf(m, "} /* %ps */\n", (void *)r->func);
 	graph_cpu[it->cpu].enter_funcs[d] = 0;
+	graph_cpu[it->cpu].depth = r->depth - 1;
+	return true;
+}
+
+/* Any other event, as Linux's print_graph_comment() shows it: a C comment at the current depth. */
+static bool print_graph_comment(struct seq_file *m, struct trace_iterator *it)
+{
+	int depth = graph_cpu[it->cpu].depth;
+
+	print_graph_prologue(m, it);
+	print_graph_cpu_proc(m, it);
+	if (trace_option(TRACE_OPT_GRAPH_DURATION))
+		seq_puts(m, "              |  ");
+	if (depth > 0) /* as Linux: one level deeper than the code it sits in, none at depth 0 */
+		indent(m, depth + 1);
+	seq_puts(m, "/* ");
+	trace_event_print_inline(m, it->ent);
+	seq_puts(m, " */\n");
 	return true;
 }
 
 static bool print_graph_line(struct seq_file *m, struct trace_iterator *it)
 {
+	if (it->ent->type >= TRACE_EVENT_FIRST_ID)
+		return print_graph_comment(m, it);
 	if (it->ent->type != TRACE_GRAPH_ENT && it->ent->type != TRACE_GRAPH_RET)
 		return false;
 	print_graph_prologue(m, it);

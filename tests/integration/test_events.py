@@ -360,3 +360,19 @@ def test_event_flips_under_load_with_both_methods(console):
     # What was recorded in between is well-formed and names real events.
     out = console.run("cat trace", timeout=120).splitlines()
     assert any("sched_switch: " in l for l in out)
+
+
+def test_function_graph_prints_events_as_comments(console):
+    console.run("echo __schedule > set_ftrace_filter")
+    assert console.run("echo function_graph > current_tracer") == ""
+    console.run("echo 1 > events/sched/sched_switch/enable")
+    run_workload(console, "run spin 1 1")
+    console.run("echo 0 > tracing_on")
+    out = console.run("cat trace", timeout=60).splitlines()
+    comments = [l for l in out if "/* sched_switch: " in l]
+    assert comments, out[:20]
+    for line in comments:
+        # Linux's print_graph_comment(): the CPU column, an empty duration, the event in /* */.
+        assert re.match(r"^ \d\)  +\|  +/\* sched_switch: prev_comm=\S+ prev_pid=\d+ .* next_prio=120 \*/$",
+                        line), line
+    assert any(re.match(r"^ \d\) .*__schedule\(\) \{$", l) for l in out)

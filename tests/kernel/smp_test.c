@@ -152,8 +152,14 @@ static void hold_at_int3(int step, const struct text_poke_loc *tp, int nr)
 		ours |= tp[i].addr == (void *)int3_target;
 	if (step != 1 || !ours)
 		return;
-	u64 start = loop_calls;
+	u64 start = loop_calls, end;
+	unsigned long hits = text_poke_bp_hits;
 	wait_for(&loop_calls, start + 200, 5000);
+	/* Under TCG the looping CPU may go on running a block translated before the int3 was
+	 * written (text_poke_bp.c): hold on, bounded, until one of its calls has trapped. */
+	end = rdtsc() + tsc_khz * 5000;
+	while (READ_ONCE(text_poke_bp_hits) == hits && rdtsc() < end)
+		cpu_relax();
 	hold_calls_seen = loop_calls - start;
 	hold_byte = *(volatile u8 *)int3_target;
 }
