@@ -77,7 +77,9 @@
 #undef __string
 #define __field(_type, _item)                                                                 \
 	{ .type = #_type, .name = #_item, .size = sizeof(_type), .align = __alignof__(_type), \
-	  .is_signed = is_signed_type(_type), .kind = FILTER_OTHER },
+	  .is_signed = is_signed_type(_type),                                                 \
+	  .kind = __builtin_types_compatible_p(_type, const char *) ? FILTER_PTR_STRING :     \
+									FILTER_OTHER },
 #define __array(_type, _item, _len)                                                           \
 	{ .type = #_type "[" __stringify(_len) "]", .name = #_item,                           \
 	  .size = sizeof(_type) * (_len), .align = __alignof__(_type),                        \

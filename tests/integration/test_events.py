@@ -376,3 +376,18 @@ def test_function_graph_prints_events_as_comments(console):
         assert re.match(r"^ \d\)  +\|  +/\* sched_switch: prev_comm=\S+ prev_pid=\d+ .* next_prio=120 \*/$",
                         line), line
     assert any(re.match(r"^ \d\) .*__schedule\(\) \{$", l) for l in out)
+
+
+def test_filter_on_a_string_pointer_field(console):
+    """ipi's `const char *reason` is a string to filters, as Linux's FILTER_PTR_STRING."""
+    flt = "events/ipi/ipi_raise/filter"
+    assert console.run("echo 'reason == \"Function call interrupts\"' > %s" % flt) == ""
+    console.run("echo > trace")
+    console.run("echo 1 > events/ipi/ipi_raise/enable")
+    run_workload(console, "run spin 1-3 1")
+    console.run("echo 1 > events/bench/bench_event/enable")   # a patch batch: IPIs of both kinds
+    console.run("echo 0 > events/enable")
+    raises = [l["rest"] for l in events(console)]
+    assert raises and all(r.endswith("(Function call interrupts)") for r in raises), raises[:5]
+    assert console.run("echo 'reason > 3' > %s" % flt) == EINVAL
+    assert console.run("echo 0 > %s" % flt) == ""
