@@ -9,6 +9,7 @@ extern const unsigned long kallsyms_addresses[];
 extern const unsigned int kallsyms_sizes[];
 extern const unsigned int kallsyms_name_offsets[];
 extern const char kallsyms_names[];
+extern const char kallsyms_types[];
 
 /* Index of the last symbol starting at or before addr, or -1. */
 static long find_index(unsigned long addr)
@@ -82,6 +83,11 @@ const char *kallsyms_name_at(unsigned long i, unsigned long *addr)
 	if (addr)
 		*addr = kallsyms_addresses[i];
 	return kallsyms_names + kallsyms_name_offsets[i];
+}
+
+char kallsyms_type_at(unsigned long i)
+{
+	return i < kallsyms_num ? kallsyms_types[i] : '?';
 }
 
 /* vsnprintf's %pS and %ps come here. */

@@ -17,6 +17,8 @@ int sprint_backtrace(char *buf, size_t size, unsigned long ret);
 /* Number of symbols and the i-th one, in address order (for completion and self-tests). */
 unsigned long kallsyms_count(void);
 const char *kallsyms_name_at(unsigned long i, unsigned long *addr);
+/* nm's letter for the i-th symbol: T/t text, D/d data, B/b bss, W/w weak (upper case: global). */
+char kallsyms_type_at(unsigned long i);
 void kallsyms_init(void);
 
 #endif

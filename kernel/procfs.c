@@ -2,6 +2,7 @@
 #include "kernel/procfs.h"
 #include "arch/x86/paging.h"
 #include "kernel/fs.h"
+#include "kernel/kallsyms.h"
 #include "kernel/mm.h"
 #include "kernel/multiboot.h"
 #include "kernel/printk.h"
@@ -50,6 +51,17 @@ int meminfo_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
+/* Every symbol in address order, as Linux prints them to root (addresses not hidden). */
+static int kallsyms_show(struct seq_file *m, struct fnode *f)
+{
+	for (unsigned long i = 0; i < kallsyms_count(); i++) {
+		unsigned long addr;
+		const char *name = kallsyms_name_at(i, &addr);
+		seq_printf(m, "%016lx %c %s\n", addr, kallsyms_type_at(i), name);
+	}
+	return 0;
+}
+
 static int printk_show(struct seq_file *m, struct fnode *f)
 {
 	(void)f;
@@ -91,6 +103,7 @@ static const struct file_ops version_ops = { .show = version_show };
 static const struct file_ops cmdline_ops = { .show = cmdline_show };
 static const struct file_ops uptime_ops = { .show = uptime_show };
 static const struct file_ops meminfo_ops = { .show = meminfo_show };
+static const struct file_ops kallsyms_ops = { .show = kallsyms_show };
 static const struct file_ops printk_ops = { .show = printk_show, .write = printk_write };
 
 void procfs_init(void)
@@ -101,5 +114,6 @@ void procfs_init(void)
 	fs_create(proc, "cmdline", &cmdline_ops, NULL);
 	fs_create(proc, "uptime", &uptime_ops, NULL);
 	fs_create(proc, "meminfo", &meminfo_ops, NULL);
+	fs_create(proc, "kallsyms", &kallsyms_ops, NULL);
 	fs_create(fs_mkdir_p("/proc/sys/kernel"), "printk", &printk_ops, NULL);
 }

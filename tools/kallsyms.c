@@ -16,13 +16,14 @@
 struct sym {
 	unsigned long addr, size;
 	int has_size;
+	char type; /* nm's letter, what /proc/kallsyms prints */
 	char *name;
 };
 
 static struct sym *syms;
 static size_t nsyms, cap;
 
-static void add(unsigned long addr, unsigned long size, int has_size, const char *name)
+static void add(unsigned long addr, unsigned long size, int has_size, char type, const char *name)
 {
 	if (nsyms == cap) {
 		cap = cap ? cap * 2 : 1024;
@@ -32,7 +33,7 @@ static void add(unsigned long addr, unsigned long size, int has_size, const char
 			exit(1);
 		}
 	}
-	syms[nsyms++] = (struct sym){ addr, size, has_size, strdup(name) };
+	syms[nsyms++] = (struct sym){ addr, size, has_size, type, strdup(name) };
 }
 
 static void read_nm(FILE *in)
@@ -41,7 +42,10 @@ static void read_nm(FILE *in)
 	unsigned long addr, size;
 
 	while (fgets(line, sizeof(line), in)) {
-		int has_size = sscanf(line, "%lx %lx %c %511s", &addr, &size, &type, name) == 4;
+		int w1 = 0, w2 = 0;
+		/* A size is as wide as the address: "8000 a NAME" is an 'a' symbol, not size 0xa. */
+		int has_size = sscanf(line, "%lx%n %lx%n %c %511s", &addr, &w1, &size, &w2, &type,
+				      name) == 4 && w2 - w1 - 1 == w1;
 		if (!has_size && sscanf(line, "%lx %c %511s", &addr, &type, name) != 3)
 			continue;
 		if (strchr("dDbB", type)) {
@@ -58,11 +62,12 @@ static void read_nm(FILE *in)
 			struct sym *prev = &syms[nsyms - 1];
 			if (!prev->has_size && prev->name[0] == '_' && name[0] != '_') {
 				free(prev->name);
-				*prev = (struct sym){ addr, has_size ? size : 0, has_size, strdup(name) };
+				*prev = (struct sym){ addr, has_size ? size : 0, has_size, type,
+						      strdup(name) };
 			}
 			continue;
 		}
-		add(addr, has_size ? size : 0, has_size, name);
+		add(addr, has_size ? size : 0, has_size, type, name);
 	}
 }
 
@@ -95,7 +100,12 @@ static void emit(void)
 		printf("\t%zu,\n", off);
 		off += strlen(syms[i].name) + 1;
 	}
-	printf("};\nconst char kallsyms_names[%zu] =\n", off + 1);
+	/* One letter a symbol: the same size in every link, so nothing moves between them. */
+	printf("};\nconst char kallsyms_types[%zu] =\n\t\"", nsyms + 1);
+	for (size_t i = 0; i < nsyms; i++)
+		putchar(syms[i].type);
+	printf("\";\n");
+	printf("const char kallsyms_names[%zu] =\n", off + 1);
 	for (size_t i = 0; i < nsyms; i++)
 		printf("\t\"%s\\0\"\n", syms[i].name);
 	printf("\t\"\";\n");

@@ -366,3 +366,29 @@ u64 ring_buffer_entries(struct trace_buffer *b, u64 *written)
 	*written = all;
 	return in;
 }
+
+/* From where a reader would start, along the pages in consecutive lives, to the tail. */
+u64 ring_buffer_bytes_cpu(struct ring_buffer_per_cpu *cb)
+{
+	struct rb_iter it;
+	u64 bytes = 0;
+
+	rb_iter_start(&it, cb);
+	if (it.done)
+		return 0;
+	do {
+		u64 commit = __atomic_load_n(&cb->pages[it.page].page->commit, __ATOMIC_ACQUIRE);
+		bytes += commit > it.off ? commit - it.off : 0;
+	} while (it.page != __atomic_load_n(&cb->tail, __ATOMIC_ACQUIRE) && rb_iter_next_page(&it));
+	return bytes;
+}
+
+u64 ring_buffer_oldest_event_ts(struct ring_buffer_per_cpu *cb)
+{
+	struct rb_iter it;
+	u32 len;
+	u64 ts;
+
+	rb_iter_start(&it, cb);
+	return rb_iter_peek(&it, &len, &ts) ? ts : 0;
+}

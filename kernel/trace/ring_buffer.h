@@ -21,6 +21,7 @@
 #define RINGBUF_TYPE_DATA_TYPE_LEN_MAX 28
 #define RINGBUF_TYPE_PADDING 29
 #define RINGBUF_TYPE_TIME_EXTEND 30
+#define RINGBUF_TYPE_TIME_STAMP 31 /* Linux's absolute stamp: reserved, never written here */
 #define TS_DELTA_BITS 27
 #define RB_DEFAULT_KB 64
 
@@ -176,6 +177,12 @@ void rb_iter_advance(struct rb_iter *it);
 /* Consuming: like peek+advance, but copies the payload out and moves the buffer's head. */
 bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, void *out, u32 size,
 			 u32 *len, u64 *ts);
+
+/* One CPU's unread data: bytes on its pages past the consuming reader's mark (event headers and
+ * time extends included), and the TSC stamp of the oldest unread event (0: none). Writers must be
+ * held off (ring_buffer_record_off) for the answer to be one moment's. */
+u64 ring_buffer_bytes_cpu(struct ring_buffer_per_cpu *cb);
+u64 ring_buffer_oldest_event_ts(struct ring_buffer_per_cpu *cb);
 
 /* Events in the buffer; *written: those plus the ones overwritten (Linux's pair of numbers). */
 u64 ring_buffer_entries(struct trace_buffer *b, u64 *written);

@@ -127,7 +127,7 @@ static bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_ite
 	return true;
 }
 
-static int trace_show(struct seq_file *m, struct fnode *f)
+int trace_show_cpu(struct seq_file *m, int only_cpu)
 {
 	struct trace_buffer *b = &global_trace.buffer;
 	struct rb_iter its[NR_CPUS];
@@ -148,7 +148,7 @@ static int trace_show(struct seq_file *m, struct fnode *f)
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
 	for (;;) {
 		struct trace_iterator it;
-		if (!trace_next_event(its, -1, &it) || shell_interrupted())
+		if (!trace_next_event(its, only_cpu, &it) || shell_interrupted())
 			break;
 		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
 		struct rb_iter ahead = its[it.cpu];
@@ -164,6 +164,11 @@ static int trace_show(struct seq_file *m, struct fnode *f)
 	}
 	ring_buffer_record_on(b);
 	return 0;
+}
+
+static int trace_show(struct seq_file *m, struct fnode *f)
+{
+	return trace_show_cpu(m, -1);
 }
 
 /* Prints events to the console directly, with no header: what dump and cpudump show. */
@@ -253,7 +258,7 @@ static struct pipe_pending {
 } pending[NR_CPUS];
 static u8 pipe_next[PIPE_EVENT_MAX];
 
-static int trace_pipe_show(struct seq_file *m, struct fnode *f)
+int trace_pipe_cpu(struct seq_file *m, int only_cpu)
 {
 	struct trace_buffer *b = &global_trace.buffer;
 	struct rb_iter its[NR_CPUS] = { 0 };
@@ -267,6 +272,8 @@ static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 		int oldest = -1;
 		for (int c = 0; c < NR_CPUS; c++) {
 			struct pipe_pending *p = &pending[c];
+			if (only_cpu >= 0 && c != only_cpu)
+				continue;
 			if (!p->have && ring_buffer_consume(&b->cpu[c], &its[c], p->ev.bytes,
 							    sizeof(p->ev.bytes), &p->len, &p->ts)) {
 				p->have = true;
@@ -299,6 +306,11 @@ static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 		p->have = false;
 	}
 	return 0;
+}
+
+static int trace_pipe_show(struct seq_file *m, struct fnode *f)
+{
+	return trace_pipe_cpu(m, -1);
 }
 
 /* --- small files ------------------------------------------------------------------------- */
@@ -522,4 +534,6 @@ void trace_init(void)
 	fs_create(dir, "trace_marker", &marker_fops, NULL);
 	fs_create(dir, "set_ftrace_pid", &pid_fops, NULL);
 	fs_create(dir, "trace_options", &options_fops, NULL);
+	trace_per_cpu_init();
+	trace_export_files_init();
 }

@@ -148,6 +148,10 @@ static __always_inline bool trace_pid_wanted(void)
 /* The name to print for a pid (saved when its task first traced something). */
 void trace_save_cmdline(int pid, const char *comm);
 const char *trace_find_cmdline(int pid);
+/* The table behind them: SAVED_CMDLINES slots, a pid hashed to one (a newer pid evicts). The pid
+ * in slot (its name into comm), or -1 if the slot is free. Pid 0 is never listed: it is <idle>. */
+#define SAVED_CMDLINES 128
+int trace_saved_cmdline_at(unsigned int slot, char *comm);
 
 /* Output helpers shared by tracers (kernel/trace/trace_output.c). */
 void trace_print_context(struct seq_file *m, struct trace_iterator *it);
@@ -159,9 +163,14 @@ void trace_functions_init(void);
 void trace_record_stack(unsigned long ip);
 /* The same from the first frame whose return address is_first(ret, arg) accepts. */
 void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg);
+/* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/). */
+int trace_show_cpu(struct seq_file *m, int only_cpu);
+int trace_pipe_cpu(struct seq_file *m, int only_cpu);
 /* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
 void trace_dump(int only_cpu);
 void trace_functions_graph_init(void);
+void trace_per_cpu_init(void);
+void trace_export_files_init(void);
 void ftrace_profile_init(void);
 void stack_trace_init(void);
 

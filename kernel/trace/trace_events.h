@@ -120,5 +120,13 @@ void tracing_log_err(const char *loc, const char *cmd, const char *err_text, int
 
 void trace_events_init(void);
 void trace_events_files_init(void);
+/* format and id in dir, for call (trace_events_files.c). */
+void trace_event_format_files(struct fnode *dir, struct trace_event_call *call);
+
+/* The fixed entry types of trace.h as events of system "ftrace", in id order (ftrace_formats.c):
+ * a format and an id file each, nothing to switch. */
+extern struct trace_event_call ftrace_fixed_events[];
+extern const unsigned int nr_ftrace_fixed_events;
+void ftrace_formats_files_init(void);
 
 #endif

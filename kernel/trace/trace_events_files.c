@@ -450,6 +450,13 @@ static const struct file_ops available_fops = { .show = available_events_show };
 static const struct file_ops set_event_fops = { .show = set_event_show, .write = set_event_write };
 static const struct file_ops event_pid_fops = { .show = event_pid_show, .write = event_pid_write };
 
+void trace_event_format_files(struct fnode *dir, struct trace_event_call *call)
+{
+	dir->priv = call;
+	fs_create(dir, "format", &format_fops, NULL);
+	fs_create(dir, "id", &id_fops, NULL);
+}
+
 /* events/<system>/, made the first time one of its events is met. */
 static struct fnode *system_dir(struct fnode *events, const char *system)
 {
@@ -483,8 +490,8 @@ void trace_events_files_init(void)
 		dir->priv = *pp;
 		fs_create(dir, "enable", &enable_fops, NULL);
 		fs_create(dir, "filter", &filter_fops, NULL);
-		fs_create(dir, "format", &format_fops, NULL);
-		fs_create(dir, "id", &id_fops, NULL);
+		trace_event_format_files(dir, *pp);
 		fs_create(dir, "trigger", &trigger_fops, NULL);
 	}
+	ftrace_formats_files_init();
 }

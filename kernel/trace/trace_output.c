@@ -10,8 +10,6 @@
 #include "kernel/sched.h"
 #include "lib/string.h"
 
-#define SAVED_CMDLINES 128
-
 static struct {
 	int pid;
 	char comm[TASK_COMM_LEN];
@@ -25,6 +23,14 @@ void trace_save_cmdline(int pid, const char *comm)
 		saved[slot].pid = pid;
 		strscpy(saved[slot].comm, comm, sizeof(saved[slot].comm));
 	}
+}
+
+int trace_saved_cmdline_at(unsigned int slot, char *comm)
+{
+	if (slot >= SAVED_CMDLINES || !saved[slot].pid || !saved[slot].comm[0])
+		return -1;
+	strscpy(comm, saved[slot].comm, TASK_COMM_LEN);
+	return saved[slot].pid;
 }
 
 const char *trace_find_cmdline(int pid)

@@ -84,7 +84,9 @@ def test_available_events_and_tree(console):
         assert want in avail
     assert avail == sorted(avail, key=lambda s: s.split(":"))
     systems = sorted({a.split(":")[0] for a in avail})
-    assert sorted(console.run("ls events").split()) == sorted(["enable"] + ["%s/" % s for s in systems])
+    # Beside the systems, as in Linux: the fixed types (ftrace/) and the page and event headers.
+    assert sorted(console.run("ls events").split()) == sorted(
+        ["enable", "header_event", "header_page", "ftrace/"] + ["%s/" % s for s in systems])
     listing = console.run("ls events/sched").split()
     assert listing[:2] == ["enable", "filter"]
     assert console.run("ls events/sched/sched_switch").split() == ["enable", "filter", "format", "id",

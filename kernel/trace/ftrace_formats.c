@@ -1,0 +1,116 @@
+/* events/ftrace/<name>/{format,id}: the fixed entry types of trace.h described as events, so a
+ * reader of the raw buffer (trace-cmd, the exporter) decodes them from their format files as it
+ * decodes trace events. Linux's names, ids, field names and print fmt lines; offsets, sizes and
+ * signedness taken from our structs by the compiler.
+ *
+ *   events/ftrace/function/        TRACE_FN         struct ftrace_entry
+ *                 funcgraph_entry/ TRACE_GRAPH_ENT  struct ftrace_graph_ent_entry
+ *                 funcgraph_exit/  TRACE_GRAPH_RET  struct ftrace_graph_ret_entry
+ *                 print/           TRACE_PRINT      struct print_entry (trace_marker)
+ *                 kernel_stack/    TRACE_STACK      struct stack_entry
+ *
+ * They are not in trace_events_sorted: nothing switches them (no enable, filter or trigger file,
+ * no line in available_events or set_event), as in Linux, where the tracer that owns a type
+ * decides when it is written.
+ */
+#include "kernel/trace/trace_events.h"
+#include "lib/compiler.h"
+
+/* Fails the build when the type named in the format file is not the member's type. */
+#define TYPE_CHECK(st, type, m)                                                               \
+	(0 * sizeof(struct { int : (-!__builtin_types_compatible_p(                          \
+				       typeof(((struct st *)0)->m), type)); }))
+
+#define FIELD(st, _type, m, _name)                                                            \
+	{ .type = #_type, .name = _name, .offset = offsetof(struct st, m) + TYPE_CHECK(st, _type, m), \
+	  .size = sizeof(((struct st *)0)->m), .is_signed = is_signed_type(_type),                \
+	  .kind = FILTER_OTHER }
+
+/* A fixed-length array: the type as the format file prints it ("unsigned long[8]"). */
+#define ARRAY(st, _type, m, len)                                                              \
+	{ .type = #_type "[" __stringify(len) "]", .name = #m,                                            \
+	  .offset = offsetof(struct st, m) + TYPE_CHECK(st, _type[len], m),                   \
+	  .size = sizeof(((struct st *)0)->m), .is_signed = is_signed_type(_type),            \
+	  .kind = FILTER_OTHER }
+
+#define COMMON_FIELDS(st)                                                                     \
+	FIELD(st, unsigned short, ent.type, "common_type"),                                   \
+	FIELD(st, unsigned char, ent.flags, "common_flags"),                                  \
+	FIELD(st, unsigned char, ent.preempt_count, "common_preempt_count"),                  \
+	FIELD(st, int, ent.pid, "common_pid")
+
+static struct trace_event_field function_fields[] = {
+	COMMON_FIELDS(ftrace_entry),
+	FIELD(ftrace_entry, unsigned long, ip, "ip"),
+	FIELD(ftrace_entry, unsigned long, parent_ip, "parent_ip"),
+};
+
+/* Linux packs this one (20 bytes); ours is padded to 24 after depth. */
+static struct trace_event_field graph_ent_fields[] = {
+	COMMON_FIELDS(ftrace_graph_ent_entry),
+	FIELD(ftrace_graph_ent_entry, unsigned long, func, "func"),
+	FIELD(ftrace_graph_ent_entry, int, depth, "depth"),
+};
+
+/*
+ * Linux 6.1 has func, depth, then a 4-byte overrun and the two times, packed. Ours keeps depth
+ * after func too, but overrun is an unsigned long and a retval follows the times (Linux's
+ * CONFIG_FUNCTION_GRAPH_RETVAL puts it right after func instead): the offsets say so.
+ */
+static struct trace_event_field graph_ret_fields[] = {
+	COMMON_FIELDS(ftrace_graph_ret_entry),
+	FIELD(ftrace_graph_ret_entry, unsigned long, func, "func"),
+	FIELD(ftrace_graph_ret_entry, int, depth, "depth"),
+	FIELD(ftrace_graph_ret_entry, unsigned long, overrun, "overrun"),
+	FIELD(ftrace_graph_ret_entry, unsigned long long, calltime, "calltime"),
+	FIELD(ftrace_graph_ret_entry, unsigned long long, rettime, "rettime"),
+	FIELD(ftrace_graph_ret_entry, unsigned long, retval, "retval"),
+};
+
+/* The text runs to the end of the record: a zero-size array, as Linux prints it. */
+static struct trace_event_field print_fields[] = {
+	COMMON_FIELDS(print_entry),
+	FIELD(print_entry, unsigned long, ip, "ip"),
+	{ .type = "char[]", .name = "buf", .offset = offsetof(struct print_entry, buf), .size = 0,
+	  .is_signed = is_signed_type(char), .kind = FILTER_OTHER },
+};
+
+static struct trace_event_field stack_fields[] = {
+	COMMON_FIELDS(stack_entry),
+	FIELD(stack_entry, int, size, "size"),
+	ARRAY(stack_entry, unsigned long, caller, FTRACE_STACK_ENTRIES),
+};
+
+#define FTRACE_EVENT(_name, _id, _st, _fields, _fmt)                                          \
+	{ .name = _name, .system = "ftrace", .id = _id, .size = sizeof(struct _st),           \
+	  .fields = _fields, .nr_fields = ARRAY_SIZE(_fields), .print_fmt = _fmt }
+
+/* In id order. The print fmt lines are Linux's, funcgraph_exit's with its retval. */
+struct trace_event_call ftrace_fixed_events[] = {
+	FTRACE_EVENT("function", TRACE_FN, ftrace_entry, function_fields,
+		     "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip"),
+	FTRACE_EVENT("kernel_stack", TRACE_STACK, stack_entry, stack_fields,
+		     "\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n"
+		     "\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
+		     "(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
+		     "(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]"),
+	FTRACE_EVENT("print", TRACE_PRINT, print_entry, print_fields,
+		     "\"%ps: %s\", (void *)REC->ip, REC->buf"),
+	FTRACE_EVENT("funcgraph_exit", TRACE_GRAPH_RET, ftrace_graph_ret_entry, graph_ret_fields,
+		     "\"<-- %ps (%d) (start: %llx  end: %llx) over: %d retval: %lx\", "
+		     "(void *)REC->func, REC->depth, REC->calltime, REC->rettime, REC->depth, "
+		     "REC->retval"),
+	FTRACE_EVENT("funcgraph_entry", TRACE_GRAPH_ENT, ftrace_graph_ent_entry, graph_ent_fields,
+		     "\"--> %ps (%d)\", (void *)REC->func, REC->depth"),
+};
+const unsigned int nr_ftrace_fixed_events = ARRAY_SIZE(ftrace_fixed_events);
+
+void ftrace_formats_files_init(void)
+{
+	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing/events/ftrace");
+
+	/* No enable or filter here: Linux leaves them out of events/ftrace/ too. */
+	for (unsigned int i = 0; i < nr_ftrace_fixed_events; i++)
+		trace_event_format_files(fs_mkdir(dir, ftrace_fixed_events[i].name),
+					 &ftrace_fixed_events[i]);
+}

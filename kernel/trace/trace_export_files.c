@@ -1,0 +1,101 @@
+/* The text files a trace recorder copies beside the raw pages, in Linux's layouts:
+ *
+ *   events/header_page     the data page header: time_stamp, commit, where the events start
+ *   events/header_event    the event header bits and the type_len values that are not data
+ *   trace_clock            [x86-tsc]: what the stamps in the pages count
+ *   saved_cmdlines         "PID COMM" for each task name the trace can print
+ *   saved_cmdlines_size    how many names the table holds (fixed here: read-only)
+ *
+ * A reader that trusts these files decodes our pages without knowing our code: every number below
+ * comes from ring_buffer.h, so the files cannot say something the buffer does not do.
+ */
+#include "kernel/trace/trace.h"
+#include "lib/compiler.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+static int header_page_show(struct seq_file *m, struct fnode *f)
+{
+	struct buffer_data_page *p = NULL;
+
+	seq_printf(m, "\tfield: u64 timestamp;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
+		   (unsigned int)offsetof(struct buffer_data_page, time_stamp),
+		   (unsigned int)sizeof(p->time_stamp), is_signed_type(typeof(p->time_stamp)));
+	seq_printf(m, "\tfield: local_t commit;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
+		   (unsigned int)offsetof(struct buffer_data_page, commit),
+		   (unsigned int)sizeof(p->commit), is_signed_type(typeof(p->commit)));
+	/* Linux keeps flags in the commit word's top byte; we set none, but a reader looks. */
+	seq_printf(m, "\tfield: int overwrite;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
+		   (unsigned int)offsetof(struct buffer_data_page, commit), 1,
+		   is_signed_type(typeof(p->commit)));
+	seq_printf(m, "\tfield: char data;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
+		   (unsigned int)offsetof(struct buffer_data_page, data), (unsigned int)BUF_PAGE_SIZE,
+		   is_signed_type(char));
+	return 0;
+}
+
+static int header_event_show(struct seq_file *m, struct fnode *f)
+{
+	seq_puts(m, "# compressed entry header\n");
+	seq_printf(m, "\ttype_len    :  %3d bits\n", 32 - TS_DELTA_BITS);
+	seq_printf(m, "\ttime_delta  :  %3d bits\n", TS_DELTA_BITS);
+	seq_printf(m, "\tarray       :  %3d bits\n", (int)sizeof(u32) * 8);
+	seq_putc(m, '\n');
+	seq_printf(m, "\tpadding     : type == %2d\n", RINGBUF_TYPE_PADDING);
+	seq_printf(m, "\ttime_extend : type == %2d\n", RINGBUF_TYPE_TIME_EXTEND);
+	seq_printf(m, "\ttime_stamp : type == %2d\n", RINGBUF_TYPE_TIME_STAMP);
+	seq_printf(m, "\tdata max type_len  == %2d\n", RINGBUF_TYPE_DATA_TYPE_LEN_MAX);
+	return 0;
+}
+
+/* One clock: writes record rdtsc() and nothing else (ring_buffer_lock_reserve). */
+static int trace_clock_show(struct seq_file *m, struct fnode *f)
+{
+	seq_puts(m, "[x86-tsc]\n");
+	return 0;
+}
+
+static int trace_clock_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char name[32];
+
+	if (fs_write_text(name, sizeof(name), buf, len) || strcmp(name, "x86-tsc"))
+		return -EINVAL;
+	return 0;
+}
+
+static int saved_cmdlines_show(struct seq_file *m, struct fnode *f)
+{
+	char comm[TASK_COMM_LEN];
+
+	for (unsigned int slot = 0; slot < SAVED_CMDLINES; slot++) {
+		int pid = trace_saved_cmdline_at(slot, comm);
+		if (pid > 0)
+			seq_printf(m, "%d %s\n", pid, comm);
+	}
+	return 0;
+}
+
+static int saved_cmdlines_size_show(struct seq_file *m, struct fnode *f)
+{
+	seq_printf(m, "%u\n", SAVED_CMDLINES);
+	return 0;
+}
+
+static const struct file_ops header_page_fops = { .show = header_page_show };
+static const struct file_ops header_event_fops = { .show = header_event_show };
+static const struct file_ops trace_clock_fops = { .show = trace_clock_show,
+						  .write = trace_clock_write };
+static const struct file_ops saved_cmdlines_fops = { .show = saved_cmdlines_show };
+static const struct file_ops saved_cmdlines_size_fops = { .show = saved_cmdlines_size_show };
+
+void trace_export_files_init(void)
+{
+	struct fnode *top = fs_mkdir_p("/sys/kernel/tracing"), *events = fs_mkdir(top, "events");
+
+	fs_create(events, "header_page", &header_page_fops, NULL);
+	fs_create(events, "header_event", &header_event_fops, NULL);
+	fs_create(top, "trace_clock", &trace_clock_fops, NULL);
+	fs_create(top, "saved_cmdlines", &saved_cmdlines_fops, NULL);
+	fs_create(top, "saved_cmdlines_size", &saved_cmdlines_size_fops, NULL);
+}

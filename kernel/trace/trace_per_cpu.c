@@ -1,0 +1,113 @@
+/* per_cpu/cpuN/: one CPU's share of the buffer, as Linux lays it out.
+ *
+ *   trace            that CPU's events only (the same formatter as trace); `echo >` empties them
+ *   trace_pipe       consumes that CPU's events only
+ *   buffer_size_kb   the pages of that CPU, in KiB (read-only here: every CPU has the same size,
+ *                    set with the top-level buffer_size_kb)
+ *   stats            Linux's counters, from struct ring_buffer_per_cpu
+ *
+ * One directory for each CPU the firmware listed, like Linux's possible CPUs; a CPU that never
+ * came online has no pages, and its files read as empty.
+ */
+#include "kernel/trace/trace.h"
+#include "kernel/mm.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "lib/printf.h"
+
+static int file_cpu(struct fnode *f)
+{
+	return (int)(long)f->parent->priv;
+}
+
+static int cpu_trace_show(struct seq_file *m, struct fnode *f)
+{
+	return trace_show_cpu(m, file_cpu(f));
+}
+
+static int cpu_trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	struct trace_buffer *b = &global_trace.buffer;
+	int cpu = file_cpu(f);
+
+	if (!(flags & FS_TRUNC) || !b->cpu[cpu].pages)
+		return 0;
+	ring_buffer_record_off(b);
+	ring_buffer_reset_cpu(b, cpu);
+	ring_buffer_record_on(b);
+	return 0;
+}
+
+static int cpu_trace_pipe_show(struct seq_file *m, struct fnode *f)
+{
+	return trace_pipe_cpu(m, file_cpu(f));
+}
+
+static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)
+{
+	const struct ring_buffer_per_cpu *cb = &global_trace.buffer.cpu[file_cpu(f)];
+
+	seq_printf(m, "%lu\n", cb->nr_pages * (PAGE_SIZE / 1024));
+	return 0;
+}
+
+/* Seconds and microseconds, as Linux prints a time in ns ("%5llu.%06lu"). */
+static void stats_ts(struct seq_file *m, const char *label, u64 ns)
+{
+	seq_printf(m, "%s: %5llu.%06llu\n", label, ns / 1000000000ULL, (ns / 1000) % 1000000);
+}
+
+/*
+ * Read with the writers held off, so entries, bytes and the oldest stamp describe one moment.
+ * Our writer never runs into its own uncommitted data (one writer per CPU, interrupts off), so
+ * commit overrun is always 0; dropped counts writes refused while nested or while recording was
+ * off (Linux counts only those lost to a full buffer in no-overwrite mode, which we do not have).
+ */
+static int cpu_stats_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_buffer *b = &global_trace.buffer;
+	struct ring_buffer_per_cpu *cb = &b->cpu[file_cpu(f)];
+	u64 entries, overrun, bytes, oldest, dropped, read;
+
+	ring_buffer_record_off(b);
+	overrun = cb->overrun;
+	read = __atomic_load_n(&cb->read, __ATOMIC_RELAXED);
+	entries = cb->entries - overrun - read;
+	dropped = cb->dropped;
+	bytes = cb->pages ? ring_buffer_bytes_cpu(cb) : 0;
+	oldest = cb->pages ? ring_buffer_oldest_event_ts(cb) : 0;
+	ring_buffer_record_on(b);
+
+	seq_printf(m, "entries: %llu\n", entries);
+	seq_printf(m, "overrun: %llu\n", overrun);
+	seq_puts(m, "commit overrun: 0\n");
+	seq_printf(m, "bytes: %llu\n", bytes);
+	stats_ts(m, "oldest event ts", oldest ? tsc_to_ktime(oldest) : 0);
+	stats_ts(m, "now ts", tsc_to_ktime(rdtsc()));
+	seq_printf(m, "dropped events: %llu\n", dropped);
+	seq_printf(m, "read events: %llu\n", read);
+	return 0;
+}
+
+static const struct file_ops cpu_trace_fops = { .show = cpu_trace_show, .write = cpu_trace_write };
+static const struct file_ops cpu_trace_pipe_fops = { .show = cpu_trace_pipe_show };
+static const struct file_ops cpu_buffer_size_fops = { .show = cpu_buffer_size_show };
+static const struct file_ops cpu_stats_fops = { .show = cpu_stats_show };
+
+void trace_per_cpu_init(void)
+{
+	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing/per_cpu");
+
+	for (int cpu = 0; cpu < nr_cpus_possible && cpu < NR_CPUS; cpu++) {
+		char name[16];
+		struct fnode *d;
+
+		snprintf(name, sizeof(name), "cpu%d", cpu);
+		d = fs_mkdir(dir, name);
+		d->priv = (void *)(long)cpu;
+		fs_create(d, "trace", &cpu_trace_fops, NULL);
+		fs_create(d, "trace_pipe", &cpu_trace_pipe_fops, NULL);
+		fs_create(d, "buffer_size_kb", &cpu_buffer_size_fops, NULL);
+		fs_create(d, "stats", &cpu_stats_fops, NULL);
+	}
+}
