@@ -20,3 +20,6 @@ direct_count_tramp:
 	mov [rel direct_count_last_arg], rdi
 	ret
 direct_count_tramp_end:
+	; Never run: keeps the end label off the next object's first byte, so a return address
+	; there (the interrupt entry that follows in .text) is named by its own symbol.
+	int3
