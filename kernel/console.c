@@ -48,15 +48,15 @@ int console_trygetc(void)
 	return serial_getc();
 }
 
-/* Long-running commands poll this: a Ctrl-C typed meanwhile ends them (other keys are dropped). */
+/*
+ * Long-running commands poll this: a Ctrl-C typed meanwhile ends them. Like Linux's tty, whose ^C
+ * flushes what was typed before it, the input up to the Ctrl-C is dropped; anything typed ahead
+ * without one stays for the shell's next line, however long the output.
+ */
 bool shell_interrupted(void)
 {
-	int c;
-
-	while ((c = serial_getc()) >= 0)
-		if (c == 0x03)
-			return true;
-	return false;
+	serial_poll(); /* with interrupts off, bytes wait in the UART's FIFO: fetch them */
+	return serial_take_through(0x03);
 }
 
 /* The task waiting in console_getc(), woken by the serial interrupt. */

@@ -5,6 +5,7 @@
  */
 #include "kernel/shell.h"
 #include "kernel/printk.h"
+#include "arch/x86/serial.h"
 #include "lib/string.h"
 
 #define HISTORY 16
@@ -158,11 +159,23 @@ static bool read_line(struct line *l)
 	}
 }
 
+/* Typed-ahead input lost to a full receive ring is never silent: said before the next prompt. */
+static void report_lost_input(void)
+{
+	static unsigned long reported;
+	unsigned long lost = READ_ONCE(serial_rx_dropped);
+
+	if (lost != reported)
+		cprintf("sh: %lu typed characters lost: input buffer full\n", lost - reported);
+	reported = lost;
+}
+
 void shell_run(void)
 {
 	static struct line l;
 
 	for (;;) {
+		report_lost_input();
 		prompt();
 		if (!read_line(&l))
 			continue;

@@ -21,9 +21,10 @@
  * Typed bytes wait here between the interrupt and the shell. Single producer (the IRQ handler)
  * and single consumer (the shell), so head and tail need no lock, only ordered accesses.
  */
-#define RX_RING 1024
+#define RX_RING 4096 /* Linux's tty keeps as much typed-ahead input (N_TTY_BUF_SIZE) */
 static u8 rx_ring[RX_RING];
 static volatile u32 rx_head, rx_tail;
+unsigned long serial_rx_dropped;
 
 void serial_init(void)
 {
@@ -41,9 +42,11 @@ static void serial_rx(void)
 	while (inb(COM1 + LSR) & LSR_DATA_READY) {
 		u8 c = inb(COM1 + RBR);
 		u32 next = (rx_head + 1) % RX_RING;
-		if (next != rx_tail) { /* a full ring drops the byte rather than overwrite unread input */
+		if (next != rx_tail) {
 			rx_ring[rx_head] = c;
 			__atomic_store_n(&rx_head, next, __ATOMIC_RELEASE);
+		} else { /* full: drop the new byte rather than overwrite unread input, and count it */
+			__atomic_add_fetch(&serial_rx_dropped, 1, __ATOMIC_RELAXED);
 		}
 	}
 }
@@ -88,4 +91,30 @@ int serial_getc(void)
 	c = rx_ring[rx_tail];
 	__atomic_store_n(&rx_tail, (rx_tail + 1) % RX_RING, __ATOMIC_RELEASE);
 	return c;
+}
+
+void serial_poll(void)
+{
+	/* Interrupts off: the IRQ handler is the ring's other producer. */
+	unsigned long flags = local_irq_save();
+
+	serial_rx();
+	local_irq_restore(flags);
+}
+
+/*
+ * Is byte c waiting in the ring? If so, drop everything up to and including it (the consumer's
+ * side: only it moves rx_tail) and say so; other bytes stay for the next reader. What a long
+ * command polls for Ctrl-C, so that type-ahead survives its output.
+ */
+bool serial_take_through(int c)
+{
+	u32 head = __atomic_load_n(&rx_head, __ATOMIC_ACQUIRE);
+
+	for (u32 i = rx_tail; i != head; i = (i + 1) % RX_RING)
+		if (rx_ring[i] == c) {
+			__atomic_store_n(&rx_tail, (i + 1) % RX_RING, __ATOMIC_RELEASE);
+			return true;
+		}
+	return false;
 }

@@ -10,5 +10,12 @@ void serial_enable_irq(void);
 void serial_putc(char c);
 /* Next received byte, or -1 if the ring is empty. */
 int serial_getc(void);
+/* Moves what the UART holds into the ring now (for code that runs with interrupts off). */
+void serial_poll(void);
+/* If byte c was received, consume the input up to and including it and return true; else leave
+ * the input alone. */
+bool serial_take_through(int c);
+/* Bytes that arrived while the receive ring was full, since boot. */
+extern unsigned long serial_rx_dropped;
 
 #endif
