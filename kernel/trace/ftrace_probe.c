@@ -148,10 +148,26 @@ static int probe_parse(char *tok, bool *remove, int *cmd_out, long *count, struc
 		;
 	if (c == (int)ARRAY_SIZE(probe_names))
 		return -EINVAL;
-	if (param && (*remove || kstrtol(param, 10, count) || *count <= 0))
+	/* Removal takes Linux's documented forms, `!f:traceoff` and `!f:traceoff:0`: a count there
+	 * only says which of Linux's two probes (counted or not) to remove; we keep one of each. */
+	if (param && (kstrtol(param, 10, count) || *count < 0 || (!*remove && !*count)))
 		return -EINVAL;
+	if (*remove)
+		*count = -1;
 	*cmd_out = c;
 	return ftrace_match_glob(hits, func) < 0 ? -EINVAL : 0;
+}
+
+/* A removal must find something to remove, as Linux's unregister of a probe that is not there
+ * fails with EINVAL. */
+static bool probe_present(int cmd, const struct ftrace_hash *hits)
+{
+	struct probe_set *set = probes;
+
+	for (int i = 0; set && i < set->nr; i++)
+		if (set->p[i].cmd == (enum probe_cmd)cmd && ftrace_lookup_hash(hits, set->p[i].ip))
+			return true;
+	return false;
 }
 
 int ftrace_probe_check(const char *tok)
@@ -164,6 +180,8 @@ int ftrace_probe_check(const char *tok)
 
 	if (hits && strscpy(copy, tok, sizeof(copy)) >= 0)
 		err = probe_parse(copy, &remove, &c, &count, hits);
+	if (!err && remove && !probe_present(c, hits))
+		err = -EINVAL;
 	free_ftrace_hash(hits);
 	return hits ? err : -ENOMEM;
 }
@@ -180,6 +198,8 @@ int ftrace_probe_command(char *tok)
 	if (!hits)
 		return -ENOMEM;
 	err = probe_parse(tok, &remove, &c, &count, hits);
+	if (!err && remove && !probe_present(c, hits))
+		err = -EINVAL;
 	if (err)
 		goto out;
 	set = set_alloc(n + (remove ? 0 : (int)hits->count));

@@ -94,10 +94,24 @@ def test_dump_prints_the_buffer(console):
 
 
 @pytest.mark.parametrize("bad", ["kfree:bogus", "nosuch:traceoff", "kfree:traceoff:0", "kfree:traceoff:x",
-                                 "kfree:", "!kfree:traceoff:3", "kfree:traceoff vfs_nothing"])
+                                 "kfree:", "!kfree:traceoff:x", "!kfree:traceoff:-1", "!kfree:traceoff:3",
+                                 "kfree:traceoff vfs_nothing"])
 def test_malformed_commands_change_nothing(console, bad):
     console.run("echo 'vfs_open' > set_ftrace_filter")
     console.run("echo 'vfs_read:traceoff' >> set_ftrace_filter")
     before = filt(console)
     assert console.run("echo '%s' >> set_ftrace_filter" % bad) == EINVAL
     assert filt(console) == before
+
+
+def test_removal_in_linux_documented_forms(console):
+    """Documentation/trace/ftrace.rst removes a counted traceoff with `!func:traceoff:0` and an
+    uncounted one with `!func:traceoff`; both work, for every command."""
+    console.run("echo 'vfs_open' > set_ftrace_filter")
+    for cmd in ("traceon", "traceoff", "stacktrace", "dump", "cpudump"):
+        assert console.run("echo 'vfs_read:%s:5' >> set_ftrace_filter" % cmd) == ""
+        assert console.run("echo '!vfs_read:%s:0' >> set_ftrace_filter" % cmd) == ""
+        assert console.run("echo 'vfs_read:%s' >> set_ftrace_filter" % cmd) == ""
+        assert console.run("echo '!vfs_read:%s' >> set_ftrace_filter" % cmd) == ""
+    assert filt(console) == ["vfs_open"]
+    assert console.run("echo '!vfs_read:traceoff' >> set_ftrace_filter") == EINVAL  # none there
