@@ -1,6 +1,7 @@
 /* Running workloads: one kernel thread per CPU asked for, a table of what each has done, and the
  * "spin" workload that checks, call by call, that patching never loses or invents a traced call. */
 #include "kernel/work/workloads.h"
+#include "arch/x86/cpu.h"
 #include "kernel/fs.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
@@ -85,8 +86,10 @@ static void work_thread(void *arg)
 	struct work_stats *st = arg;
 
 	while (!kthread_should_stop() && (!st->deadline_ns || ktime_get_ns() < st->deadline_ns)) {
+		__atomic_add_fetch(&st->seq, 1, __ATOMIC_ACQ_REL); /* odd: a round in progress */
 		st->w->iteration(st);
 		st->iterations++;
+		__atomic_add_fetch(&st->seq, 1, __ATOMIC_RELEASE);
 		trace_workload_iteration(st->w->name, st->cpu, st->iterations);
 		cond_resched();
 		if (st->w->sleep_ms)
@@ -118,15 +121,37 @@ int workload_start(const struct workload *w, int cpu, unsigned long seconds)
 	return t->pid;
 }
 
+/* One row's counters as they stood between two rounds (the seqcount's reader side). */
+static void stats_snapshot(struct work_stats *st, u64 *it, u64 *win, u64 *mis)
+{
+	for (int tries = 0;; tries++) {
+		u32 seq = __atomic_load_n(&st->seq, __ATOMIC_ACQUIRE);
+		if (!(seq & 1)) {
+			*it = READ_ONCE(st->iterations);
+			*win = READ_ONCE(st->windows);
+			*mis = READ_ONCE(st->mismatches);
+			if (__atomic_load_n(&st->seq, __ATOMIC_ACQUIRE) == seq)
+				return;
+		}
+		if (tries > 1000)
+			yield(); /* the round may be the preempted task on this very CPU */
+		else
+			cpu_relax();
+	}
+}
+
 static int workloads_show(struct seq_file *m, struct fnode *f)
 {
 	seq_printf(m, "%5s %3s %-8s %12s %10s %10s\n", "PID", "CPU", "WORKLOAD", "ITERATIONS",
 		   "WINDOWS", "MISMATCHES");
-	for (int i = 0; i < MAX_WORKERS; i++)
-		if (stats[i].w)
-			seq_printf(m, "%5d %3d %-8s %12llu %10llu %10llu%s\n", stats[i].pid, stats[i].cpu,
-				   stats[i].w->name, stats[i].iterations, stats[i].windows,
-				   stats[i].mismatches, stats[i].live ? "" : " (exited)");
+	for (int i = 0; i < MAX_WORKERS; i++) {
+		u64 it, win, mis;
+		if (!stats[i].w)
+			continue;
+		stats_snapshot(&stats[i], &it, &win, &mis);
+		seq_printf(m, "%5d %3d %-8s %12llu %10llu %10llu%s\n", stats[i].pid, stats[i].cpu,
+			   stats[i].w->name, it, win, mis, stats[i].live ? "" : " (exited)");
+	}
 	return 0;
 }
 

@@ -23,6 +23,9 @@ struct work_stats {
 				  * greet, jump: rounds of 64 calls, and answers that were none
 				  * of the allowed ones */
 	bool live;
+	/* Odd while a round updates iterations, windows and mismatches: a reader that sees the same
+	 * even value before and after copying them has one round's consistent numbers. */
+	volatile u32 seq;
 };
 
 const struct workload *workload_find(const char *name);

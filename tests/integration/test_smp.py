@@ -154,3 +154,14 @@ def test_stress_toggle_every_function_under_load(console):
         assert stats[pid]["mismatches"] == "0", stats[pid]
     assert console.run("cat enabled_functions") == ""
     assert "ok 1 ftrace_nop_sites_after_boot" in console.run("selftest ftrace_nop_sites_after_boot")
+
+
+def test_workloads_rows_are_consistent(console):
+    """Each /proc/workloads row is read between two rounds (a seqcount): with no code changing
+    meanwhile, every spin round is a checked window, so WINDOWS equals ITERATIONS in every read."""
+    spinners = start(console, "run spin 1-3 2")
+    for _ in range(30):
+        for row in workloads(console).values():
+            if row["name"] == "spin":
+                assert row["windows"] == row["iter"], row
+    assert wait_gone(console, [pid for pid, _ in spinners])
