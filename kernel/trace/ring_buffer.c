@@ -180,8 +180,9 @@ bool rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, struct rb_reserve 
 	if (hdr == 4) {
 		e->type_len = body / 4;
 	} else {
+		/* Linux's convention: the length word counts itself (libtraceevent takes 4 off). */
 		e->type_len = 0;
-		e->array[0] = body;
+		e->array[0] = body + 4;
 	}
 	r->data = p + hdr;
 	r->cb = cb;
@@ -195,7 +196,7 @@ static u32 rb_event_length(const struct ring_buffer_event *e)
 {
 	if (e->type_len == RINGBUF_TYPE_TIME_EXTEND)
 		return 8;
-	return e->type_len ? 4 + (u32)e->type_len * 4 : 8 + e->array[0];
+	return e->type_len ? 4 + (u32)e->type_len * 4 : 4 + e->array[0];
 }
 
 static void rb_race_window(struct ring_buffer_per_cpu *cb)
@@ -295,7 +296,7 @@ void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts)
 			continue;
 		}
 		*ts = it->ts + e->time_delta;
-		*len = e->type_len ? (u32)e->type_len * 4 : e->array[0];
+		*len = e->type_len ? (u32)e->type_len * 4 : e->array[0] - 4;
 		return e->type_len ? (void *)e->array : (void *)(e->array + 1);
 	}
 	return NULL;

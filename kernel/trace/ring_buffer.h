@@ -11,7 +11,8 @@
  *
  *   data page:  | u64 time_stamp | u64 commit (bytes used) | events ...                     |
  *   event:      | type_len:5 time_delta:27 | payload (type_len * 4 bytes)                 |
- *               type_len 0: the length is in the next u32; 29: padding to the page end;
+ *               type_len 0: the next u32 is the length of the payload plus that u32 itself;
+ *               29: padding to the page end;
  *               30: time extend (the delta did not fit in 27 bits: high bits in the next u32)
  * Time stamps are raw TSC values (Linux's "x86-tsc" trace clock): a write reads the TSC and
  * nothing more; readers turn stamps into nanoseconds with tsc_to_ktime().
