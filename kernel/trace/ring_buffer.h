@@ -179,6 +179,20 @@ void rb_iter_advance(struct rb_iter *it);
 bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, void *out, u32 size,
 			 u32 *len, u64 *ts);
 
+/*
+ * Whole pages for trace_pipe_raw, writers held off: peek copies the oldest unread events as one
+ * 4096-byte Linux data page, consume then marks them read (two steps, so a caller that cannot
+ * take the page leaves it in the buffer).
+ */
+struct rb_page_pos {
+	int page;
+	u32 seq, end, events;
+};
+u32 ring_buffer_peek_page(struct ring_buffer_per_cpu *cb, void *out, struct rb_page_pos *pos);
+void ring_buffer_consume_page(struct ring_buffer_per_cpu *cb, const struct rb_page_pos *pos);
+/* The pages a reader would still visit, oldest first; writers held off. */
+int ring_buffer_unread_pages(struct ring_buffer_per_cpu *cb, int *pages, int max);
+
 /* One CPU's unread data: bytes on its pages past the consuming reader's mark (event headers and
  * time extends included), and the TSC stamp of the oldest unread event (0: none). Writers must be
  * held off (ring_buffer_record_off) for the answer to be one moment's. */
