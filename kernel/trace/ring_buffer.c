@@ -454,7 +454,8 @@ int ring_buffer_unread_pages(struct ring_buffer_per_cpu *cb, int *pages, int max
 	if (it.done)
 		return 0;
 	do {
-		if (n < max)
+		/* Read to its end (the reader's mark sits there), or not yet written: nothing unread. */
+		if (n < max && it.off < cb->pages[it.page].page->commit)
 			pages[n++] = it.page;
 	} while (it.page != cb->tail && rb_iter_next_page(&it));
 	return n;
