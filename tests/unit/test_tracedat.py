@@ -197,15 +197,34 @@ def check_json_tracks(doc):
     assert not any(stacks.values()), stacks
 
 
-def test_frames_parse():
-    """The second serial port's framing: magic, path, payload, CRC; a bad CRC is an error, not data."""
+def trace_record_module():
+    """tools/trace-record, imported (it has no .py suffix)."""
     import importlib.machinery
     import importlib.util
-    import zlib
     loader = importlib.machinery.SourceFileLoader("trace_record", os.path.join(ROOT, "tools", "trace-record"))
-    spec = importlib.util.spec_from_loader("trace_record", loader)
-    mod = importlib.util.module_from_spec(spec)
+    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader("trace_record", loader))
     loader.exec_module(mod)
+    return mod
+
+
+def test_tsc_base_estimate_reproduces_printed_times():
+    """From (stamp, printed µs) pairs alone the recorder finds a base that prints every stamp the same."""
+    import random
+    mod = trace_record_module()
+    rng = random.Random(12)
+    raws = sorted(TSC_BASE + rng.randrange(10 ** 6, 10 ** 9) for _ in range(300))
+    events = [[{"ts": r, "name": "function"} for r in raws]]
+    text = "".join("  compute-2  [000] .....  %d.%06d: f <-g\n" % divmod(ktime_ns(r) // 1000, 10 ** 6) for r in raws)
+    base, spread = mod.estimate_tsc_base(TSC_KHZ, events, text, [""])
+    assert abs(base - TSC_BASE) <= 30 and spread < 60, (base - TSC_BASE, spread)
+    mult = (10 ** 6 << 32) // TSC_KHZ
+    assert all(((r - base) * mult >> 32) // 1000 == ktime_ns(r) // 1000 for r in raws)
+
+
+def test_frames_parse():
+    """The second serial port's framing: magic, path, payload, CRC; a bad CRC is an error, not data."""
+    import zlib
+    mod = trace_record_module()
     payload = bytes(range(256)) * 20
     frame = (b"FTOSRAW1" + struct.pack("<I", 5) + b"/a/b1" + struct.pack("<Q", len(payload)) + payload
              + struct.pack("<I", zlib.crc32(payload)))
