@@ -117,7 +117,7 @@ iso-test: $(B)/ftrace-os-test.iso
 # signal=off lets Ctrl-C reach the kernel's shell instead of killing QEMU.
 QEMU_ARGS := -m $(MEM) -smp $(SMP) -display none -no-reboot \
 	-chardev stdio,id=con,mux=on,signal=off -serial chardev:con -mon chardev=con,mode=readline \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 -serial file:$(B)/ttyS1.bin
 
 deps:
 	@tools/deps.sh

@@ -35,6 +35,11 @@ struct file_ops {
 	/* Takes the bytes of one write (`echo` appends "\n"); returns 0 or -errno, leaving the
 	 * file's state unchanged on error. */
 	int (*write)(struct fnode *f, const char *buf, size_t len, unsigned int flags);
+	/* Content is bytes, not text: cat sends it to a device (cat FILE > /dev/ttyS1) and
+	 * refuses to print it on the console. */
+	bool binary;
+	/* A device (/dev/ttyS1): cat may redirect its output here, one frame per file. */
+	bool device;
 };
 
 struct fnode {

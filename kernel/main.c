@@ -13,6 +13,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
+#include "kernel/devfs.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "kernel/sched.h"
@@ -75,6 +76,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	smp_init();
 
 	procfs_init();
+	devfs_init();
 	ftrace_files_init();
 	jump_label_files_init();
 	func_hits_init();

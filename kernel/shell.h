@@ -27,6 +27,8 @@ extern const struct shell_cmd __start_shell_cmds[], __stop_shell_cmds[];
 
 /* The directory relative paths start from; the prompt shows it. */
 extern struct fnode *shell_cwd;
+/* `cat FILE... > DEVICE` (kernel/cmd_fs.c): argv ends before the target. */
+int cat_redirect(int argc, char **argv, const char *target);
 
 /* Looks up a command by name (test-only commands only in test mode). */
 const struct shell_cmd *shell_find_cmd(const char *name);

@@ -124,8 +124,10 @@ int shell_exec(const char *line)
 			cprintf("syntax error: `>' needs one file name, at the end of the line\n");
 			return 2;
 		}
+		if (!strcmp(argv[0], "cat"))
+			return cat_redirect(argc - 1, argv, argv[argc - 1]);
 		if (strcmp(argv[0], "echo")) {
-			cprintf("%s: output redirection is supported for echo only\n", argv[0]);
+			cprintf("%s: output redirection is supported for echo and cat only\n", argv[0]);
 			return 2;
 		}
 		return echo_redirect(argc - 1, argv, argv[argc - 1], append);

@@ -153,9 +153,14 @@ def _close_all():
 class Console:
     """One QEMU running ftrace-os, driven through its serial console."""
 
-    def __init__(self, smp=1, extra_args=(), iso=TEST_ISO, name="console"):
+    def __init__(self, smp=1, extra_args=(), iso=TEST_ISO, name="console", ttyS1=None):
         self.smp = smp
         self.extra_args = list(extra_args)
+        # ttyS1: a host file that receives COM2 (/dev/ttyS1) byte for byte; None: no COM2, and the
+        # kernel refuses writes to /dev/ttyS1 with "Input/output error".
+        self.ttyS1 = ttyS1
+        if ttyS1 is not None:
+            self.extra_args += ["-serial", "file:" + ttyS1]
         self.iso = iso
         self.name = name
         self.proc = None

@@ -1,4 +1,5 @@
-/* 16550 UART driver for COM1 (0x3f8): the console the shell talks through. */
+/* 16550 UART driver: COM1 (0x3f8), the console the shell talks through; COM2 (0x2f8), output only,
+ * the binary channel to the host (/dev/ttyS1). */
 #include "arch/x86/serial.h"
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
@@ -8,12 +9,14 @@
 
 #define COM1 0x3f8
 #define COM1_IRQ 4
+#define COM2 0x2f8
 #define RBR 0 /* receive buffer (read) / transmit holding (write) */
 #define IER 1
 #define FCR 2
 #define LCR 3
 #define MCR 4
 #define LSR 5
+#define SCR 7 /* scratch: holds what is written, if a UART is there at all */
 #define LSR_DATA_READY 0x01
 #define LSR_THR_EMPTY 0x20
 
@@ -88,4 +91,52 @@ int serial_getc(void)
 	c = rx_ring[rx_tail];
 	__atomic_store_n(&rx_tail, (rx_tail + 1) % RX_RING, __ATOMIC_RELEASE);
 	return c;
+}
+
+/* The transmit FIFO's depth: once THR reads empty, this many bytes may go without asking again. */
+#define TX_FIFO 16
+static bool com2_present;
+
+/*
+ * COM2 is only there if QEMU was given a second -serial. An ISA port with nothing behind it
+ * reads 0xff, so a scratch register that keeps two different values proves a UART. No IRQ:
+ * output is polled, and nothing is ever read.
+ */
+void serial2_init(void)
+{
+	outb(COM2 + SCR, 0x5a);
+	if (inb(COM2 + SCR) != 0x5a)
+		return;
+	outb(COM2 + SCR, 0xa5);
+	if (inb(COM2 + SCR) != 0xa5)
+		return;
+	outb(COM2 + IER, 0x00);
+	outb(COM2 + LCR, 0x80);
+	outb(COM2 + 0, 1);
+	outb(COM2 + 1, 0);
+	outb(COM2 + LCR, 0x03);
+	outb(COM2 + FCR, 0x07); /* FIFO on and cleared */
+	outb(COM2 + MCR, 0x03); /* DTR, RTS; OUT2 off: no interrupt */
+	com2_present = true;
+}
+
+bool serial2_present(void)
+{
+	return com2_present;
+}
+
+/* Every byte as it is: an empty THR means an empty FIFO, so fill it whole before looking again. */
+void serial2_write(const void *buf, size_t len)
+{
+	const u8 *p = buf;
+
+	while (len) {
+		size_t n = MIN(len, (size_t)TX_FIFO);
+		while (!(inb(COM2 + LSR) & LSR_THR_EMPTY))
+			cpu_relax();
+		for (size_t i = 0; i < n; i++)
+			outb(COM2 + RBR, p[i]);
+		p += n;
+		len -= n;
+	}
 }

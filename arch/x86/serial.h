@@ -1,4 +1,4 @@
-/* The 16550 UART on COM1: polled output, interrupt-driven input into a ring. */
+/* The 16550 UARTs: COM1 polled output, interrupt-driven input into a ring; COM2 polled output. */
 #ifndef ARCH_X86_SERIAL_H
 #define ARCH_X86_SERIAL_H
 
@@ -10,5 +10,9 @@ void serial_enable_irq(void);
 void serial_putc(char c);
 /* Next received byte, or -1 if the ring is empty. */
 int serial_getc(void);
+/* COM2 (/dev/ttyS1): found only if QEMU has a second -serial; then every byte is sent as is. */
+void serial2_init(void);
+bool serial2_present(void);
+void serial2_write(const void *buf, size_t len);
 
 #endif

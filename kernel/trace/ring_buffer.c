@@ -180,8 +180,9 @@ bool rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, struct rb_reserve 
 	if (hdr == 4) {
 		e->type_len = body / 4;
 	} else {
+		/* Linux's convention: the length word counts itself (libtraceevent takes 4 off). */
 		e->type_len = 0;
-		e->array[0] = body;
+		e->array[0] = body + 4;
 	}
 	r->data = p + hdr;
 	r->cb = cb;
@@ -195,7 +196,7 @@ static u32 rb_event_length(const struct ring_buffer_event *e)
 {
 	if (e->type_len == RINGBUF_TYPE_TIME_EXTEND)
 		return 8;
-	return e->type_len ? 4 + (u32)e->type_len * 4 : 8 + e->array[0];
+	return e->type_len ? 4 + (u32)e->type_len * 4 : 4 + e->array[0];
 }
 
 static void rb_race_window(struct ring_buffer_per_cpu *cb)
@@ -295,7 +296,7 @@ void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts)
 			continue;
 		}
 		*ts = it->ts + e->time_delta;
-		*len = e->type_len ? (u32)e->type_len * 4 : e->array[0];
+		*len = e->type_len ? (u32)e->type_len * 4 : e->array[0] - 4;
 		return e->type_len ? (void *)e->array : (void *)(e->array + 1);
 	}
 	return NULL;
@@ -391,4 +392,71 @@ u64 ring_buffer_oldest_event_ts(struct ring_buffer_per_cpu *cb)
 
 	rb_iter_start(&it, cb);
 	return rb_iter_peek(&it, &len, &ts) ? ts : 0;
+}
+
+/*
+ * trace_pipe_raw's read, with the writers held off (ring_buffer_record_off): the oldest unread
+ * events of one page as a whole Linux data page in out. A page nobody has read from is copied as
+ * it is. If trace_pipe already took events from its start, the rest moves to the start of the
+ * copy and time_stamp becomes the time of the last event taken: the first remaining event's delta
+ * counts from that event, so the deltas stay exactly right. Bytes past commit are zero.
+ * Returns the events copied (0: nothing unread) and fills *pos for ring_buffer_consume_page().
+ */
+u32 ring_buffer_peek_page(struct ring_buffer_per_cpu *cb, void *out, struct rb_page_pos *pos)
+{
+	struct buffer_data_page *bpage = out;
+	struct buffer_data_page *dp;
+	struct rb_iter it;
+	u32 events = 0;
+
+	memset(out, 0, PAGE_SIZE);
+	rb_iter_start(&it, cb);
+	if (it.done)
+		return 0;
+	dp = cb->pages[it.page].page;
+	if (it.off >= dp->commit) {
+		if (it.page == cb->tail || !rb_iter_next_page(&it))
+			return 0;
+		dp = cb->pages[it.page].page;
+	}
+	for (u32 off = it.off; off < dp->commit;) {
+		const struct ring_buffer_event *e = (void *)(dp->data + off);
+		events += e->type_len != RINGBUF_TYPE_TIME_EXTEND;
+		off += rb_event_length(e);
+	}
+	bpage->time_stamp = it.off ? it.ts : dp->time_stamp;
+	bpage->commit = dp->commit - it.off;
+	memcpy(bpage->data, dp->data + it.off, bpage->commit);
+	pos->page = it.page;
+	pos->seq = it.seq;
+	pos->end = (u32)dp->commit;
+	pos->events = events;
+	return events;
+}
+
+/* Marks what ring_buffer_peek_page() copied as read, as trace_pipe does for one event. */
+void ring_buffer_consume_page(struct ring_buffer_per_cpu *cb, const struct rb_page_pos *pos)
+{
+	__atomic_add_fetch(&cb->pages[pos->page].seq_read, pos->events, __ATOMIC_SEQ_CST);
+	cb->reader_page = pos->page;
+	cb->reader_seq = pos->seq;
+	cb->reader_off = pos->end;
+	__atomic_add_fetch(&cb->read, pos->events, __ATOMIC_RELAXED);
+}
+
+/* The pages a reader would still visit, oldest first (indexes into cb->pages); writers held off. */
+int ring_buffer_unread_pages(struct ring_buffer_per_cpu *cb, int *pages, int max)
+{
+	struct rb_iter it;
+	int n = 0;
+
+	rb_iter_start(&it, cb);
+	if (it.done)
+		return 0;
+	do {
+		/* Read to its end (the reader's mark sits there), or not yet written: nothing unread. */
+		if (n < max && it.off < cb->pages[it.page].page->commit)
+			pages[n++] = it.page;
+	} while (it.page != cb->tail && rb_iter_next_page(&it));
+	return n;
 }

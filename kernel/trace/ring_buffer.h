@@ -11,7 +11,8 @@
  *
  *   data page:  | u64 time_stamp | u64 commit (bytes used) | events ...                     |
  *   event:      | type_len:5 time_delta:27 | payload (type_len * 4 bytes)                 |
- *               type_len 0: the length is in the next u32; 29: padding to the page end;
+ *               type_len 0: the next u32 is the length of the payload plus that u32 itself;
+ *               29: padding to the page end;
  *               30: time extend (the delta did not fit in 27 bits: high bits in the next u32)
  * Time stamps are raw TSC values (Linux's "x86-tsc" trace clock): a write reads the TSC and
  * nothing more; readers turn stamps into nanoseconds with tsc_to_ktime().
@@ -177,6 +178,20 @@ void rb_iter_advance(struct rb_iter *it);
 /* Consuming: like peek+advance, but copies the payload out and moves the buffer's head. */
 bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, void *out, u32 size,
 			 u32 *len, u64 *ts);
+
+/*
+ * Whole pages for trace_pipe_raw, writers held off: peek copies the oldest unread events as one
+ * 4096-byte Linux data page, consume then marks them read (two steps, so a caller that cannot
+ * take the page leaves it in the buffer).
+ */
+struct rb_page_pos {
+	int page;
+	u32 seq, end, events;
+};
+u32 ring_buffer_peek_page(struct ring_buffer_per_cpu *cb, void *out, struct rb_page_pos *pos);
+void ring_buffer_consume_page(struct ring_buffer_per_cpu *cb, const struct rb_page_pos *pos);
+/* The pages a reader would still visit, oldest first; writers held off. */
+int ring_buffer_unread_pages(struct ring_buffer_per_cpu *cb, int *pages, int max);
 
 /* One CPU's unread data: bytes on its pages past the consuming reader's mark (event headers and
  * time extends included), and the TSC stamp of the oldest unread event (0: none). Writers must be

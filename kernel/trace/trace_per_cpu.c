@@ -2,6 +2,7 @@
  *
  *   trace            that CPU's events only (the same formatter as trace); `echo >` empties them
  *   trace_pipe       consumes that CPU's events only
+ *   trace_pipe_raw   consumes whole data pages, binary (only through cat FILE > /dev/ttyS1)
  *   buffer_size_kb   the pages of that CPU, in KiB (read-only here: every CPU has the same size,
  *                    set with the top-level buffer_size_kb)
  *   stats            Linux's counters, from struct ring_buffer_per_cpu
@@ -13,6 +14,7 @@
 #include "kernel/mm.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "lib/errno.h"
 #include "lib/printf.h"
 
 static int file_cpu(struct fnode *f)
@@ -41,6 +43,41 @@ static int cpu_trace_write(struct fnode *f, const char *buf, size_t len, unsigne
 static int cpu_trace_pipe_show(struct seq_file *m, struct fnode *f)
 {
 	return trace_pipe_cpu(m, file_cpu(f));
+}
+
+/*
+ * Whole 4096-byte pages, oldest first, in events/header_page's layout; what is read is gone, as
+ * from trace_pipe. Tracing must be off: then no writer races us and the newest page, partly
+ * written, can be handed out too (its commit says how much is valid). A page the output cannot
+ * take (out of memory) stays in the buffer: the read is short, not lossy.
+ */
+static int cpu_trace_pipe_raw_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_buffer *b = &global_trace.buffer;
+	struct ring_buffer_per_cpu *cb = &b->cpu[file_cpu(f)];
+	struct rb_page_pos pos;
+	void *page;
+
+	if (READ_ONCE(global_trace.tracing_on))
+		return -EBUSY;
+	if (!cb->pages)
+		return 0;
+	page = kmalloc(PAGE_SIZE);
+	if (!page)
+		return -ENOMEM;
+	ring_buffer_record_off(b);
+	while (ring_buffer_peek_page(cb, page, &pos)) {
+		seq_write(m, page, PAGE_SIZE);
+		seq_flush(m);
+		if (m->overflow) {
+			m->overflow = false;
+			break;
+		}
+		ring_buffer_consume_page(cb, &pos);
+	}
+	ring_buffer_record_on(b);
+	kfree(page);
+	return 0;
 }
 
 static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)
@@ -91,6 +128,8 @@ static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 
 static const struct file_ops cpu_trace_fops = { .show = cpu_trace_show, .write = cpu_trace_write };
 static const struct file_ops cpu_trace_pipe_fops = { .show = cpu_trace_pipe_show };
+static const struct file_ops cpu_trace_pipe_raw_fops = { .show = cpu_trace_pipe_raw_show,
+							 .binary = true };
 static const struct file_ops cpu_buffer_size_fops = { .show = cpu_buffer_size_show };
 static const struct file_ops cpu_stats_fops = { .show = cpu_stats_show };
 
@@ -107,6 +146,7 @@ void trace_per_cpu_init(void)
 		d->priv = (void *)(long)cpu;
 		fs_create(d, "trace", &cpu_trace_fops, NULL);
 		fs_create(d, "trace_pipe", &cpu_trace_pipe_fops, NULL);
+		fs_create(d, "trace_pipe_raw", &cpu_trace_pipe_raw_fops, NULL);
 		fs_create(d, "buffer_size_kb", &cpu_buffer_size_fops, NULL);
 		fs_create(d, "stats", &cpu_stats_fops, NULL);
 	}

@@ -110,6 +110,47 @@ SELFTEST(ring_buffer_time_extend)
 	ring_buffer_free(&tb);
 }
 
+/*
+ * A payload over 112 bytes takes type_len 0 and a length word that, as in Linux, counts itself:
+ * a reader that subtracts 4 (libtraceevent, our iterator) gets the payload back, and the event
+ * after it is found where the length says.
+ */
+SELFTEST(ring_buffer_long_event_length_word)
+{
+	struct rb_reserve r;
+	struct rb_iter it;
+	struct ring_buffer_event *e;
+	u8 *d;
+	u32 len;
+	u64 ts;
+
+	KT_ASSERT(t, ring_buffer_alloc(&tb, 8) == 0);
+	preempt_disable();
+	int cpu = smp_processor_id();
+	KT_ASSERT(t, ring_buffer_lock_reserve(&tb, 140, &r));
+	for (int i = 0; i < 140; i++)
+		((u8 *)r.data)[i] = (u8)i;
+	ring_buffer_unlock_commit(&r);
+	write_u64(42);
+	preempt_enable_no_resched();
+	e = (void *)tb.cpu[cpu].pages[0].page->data;
+	KT_EXPECT_EQ(t, e->type_len, 0);
+	KT_EXPECT_EQ(t, e->array[0], 144);
+	KT_EXPECT_EQ(t, tb.cpu[cpu].pages[0].page->commit, 4 + 144 + 12);
+	rb_iter_start(&it, &tb.cpu[cpu]);
+	d = rb_iter_peek(&it, &len, &ts);
+	KT_ASSERT(t, d != NULL);
+	KT_EXPECT_EQ(t, len, 140);
+	KT_EXPECT_EQ(t, d[0], 0);
+	KT_EXPECT_EQ(t, d[139], 139);
+	rb_iter_advance(&it);
+	d = rb_iter_peek(&it, &len, &ts);
+	KT_ASSERT(t, d != NULL);
+	KT_EXPECT_EQ(t, len, 8);
+	KT_EXPECT_EQ(t, *(u64 *)d, 42);
+	ring_buffer_free(&tb);
+}
+
 static volatile bool writer_stop, writer_done;
 static volatile u64 writer_count;
 
