@@ -48,6 +48,8 @@ def record(tmp_path, smp, cmds):
     for name in ("trace.txt", "trace.dat", "trace.json"):
         assert os.path.exists(os.path.join(out, name)), r.stdout + r.stderr[-4000:]
     assert "trace-cmd report" in r.stdout
+    # Every stamp the kernel printed must fit one TSC base: a wrong decoder or clock would not.
+    assert "do not fit one TSC base" not in r.stderr, r.stderr[-4000:]
     return out
 
 
@@ -72,18 +74,25 @@ def test_function_tracer_dat_matches_text(tmp_path, smp):
     txt = [m for m in map(TXT_LINE.match, open(os.path.join(out, "trace.txt")).read().splitlines()) if m]
     rep = report(os.path.join(out, "trace.dat"))
     assert len(txt) > 10 and len(rep) == len(txt)
-    # trace.txt is merged in time order; trace-cmd's too, but equal stamps on two CPUs may swap: sort both.
-    txt_k = sorted((int(m["s"]) * 10 ** 6 + int(m["us"]), int(m["cpu"]), int(m["pid"]), m["rest"]) for m in txt)
-    rep_k = sorted((int(s) * 10 ** 9 + int(ns), int(c), int(p), name, rest) for _, p, c, s, ns, name, rest in rep)
-    for (us, cpu, pid, rest), (ns, rcpu, rpid, name, fields) in zip(txt_k, rep_k):
-        assert (cpu, pid) == (rcpu, rpid), (rest, fields)
-        # Same µs as the kernel printed; trace-cmd may be 1 ns off (it scales, then offsets).
-        assert us * 1000 - 1 <= ns <= us * 1000 + 1000, (us, ns, rest)
-        if name == "function":
-            func, parent = re.match(r"ip=(\S+) parent_ip=(\S+)", fields).groups()
-            assert rest == "%s <-%s" % (func, parent), (rest, fields)
-        else:
-            assert name == "print" and MARK in rest and MARK in fields, (rest, fields)
+    # Both merge the CPUs by time, but equal stamps on two CPUs may come in either order: compare each
+    # CPU's sequence, which both keep in buffer order.
+    txt_cpu, rep_cpu = {}, {}
+    for m in txt:
+        txt_cpu.setdefault(int(m["cpu"]), []).append((int(m["s"]) * 10 ** 6 + int(m["us"]), int(m["pid"]), m["rest"]))
+    for _, p, c, s, ns, name, rest in rep:
+        rep_cpu.setdefault(int(c), []).append((int(s) * 10 ** 9 + int(ns), int(p), name, rest))
+    assert sorted(txt_cpu) == sorted(rep_cpu)
+    for cpu in txt_cpu:
+        assert len(txt_cpu[cpu]) == len(rep_cpu[cpu]), cpu
+        for (us, pid, rest), (ns, rpid, name, fields) in zip(txt_cpu[cpu], rep_cpu[cpu]):
+            assert pid == rpid, (cpu, rest, fields)
+            # Same µs as the kernel printed; trace-cmd may be 1 ns off (it scales, then offsets).
+            assert us * 1000 - 1 <= ns <= us * 1000 + 1000, (cpu, us, ns, rest)
+            if name == "function":
+                func, parent = re.match(r"ip=(\S+) parent_ip=(\S+)", fields).groups()
+                assert rest == "%s <-%s" % (func, parent), (cpu, rest, fields)
+            else:
+                assert name == "print" and MARK in rest and MARK in fields, (rest, fields)
     assert any(name == "print" for *_, name, _ in rep)
     doc = check_json(out)
     assert any(e.get("name") == MARK for e in doc["traceEvents"])
