@@ -125,5 +125,20 @@ def test_function_graph_dat_matches_text(tmp_path, smp):
     assert entries and rep_entries == entries
     assert rep_exits == exits
     assert any(name == "print" and MARK in fields for *_, name, fields in rep)
+    # Durations: trace-cmd's graph plugin prints rettime - calltime from the events as ns; the kernel the
+    # same difference. Both fold a leaf's entry and return into one line, so the lists must be equal.
+    kernel = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*(\d+)\)\s*[!+#*@$ ]?\s*([\d.]+) us\s*\|", line)
+        if m:
+            kernel.setdefault(int(m[1]), []).append(m[2])
+    r = subprocess.run(["trace-cmd", "report", os.path.join(out, "trace.dat")], capture_output=True, text=True,
+                       timeout=120)
+    tc = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"^\s*\S+-\d+\s+\[(\d+)\]\s+\S+\s+funcgraph_\w+:\s*[!+#*@$ ]?\s*([\d.]+) us\s*\|", line)
+        if m:
+            tc.setdefault(int(m[1]), []).append(m[2])
+    assert kernel and tc == kernel
     doc = check_json(out)
     assert sum(e["ph"] == "B" for e in doc["traceEvents"]) > 0
