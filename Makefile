@@ -5,6 +5,7 @@
 #   make debug      same, stopped at the first instruction, waiting for gdb
 #   make test       host unit tests, in-kernel self-tests, QEMU integration tests
 #   make bench      guest instructions per traced call (QEMU -icount) -> docs/BENCHMARKS.md
+#   make trace      record a trace in QEMU -> build/trace.dat (trace-cmd), trace.json, trace.txt; CMDS="a; b"
 #   make format     clang-format the C sources
 
 # --- What a user may override -------------------------------------------------------------
@@ -48,7 +49,7 @@ SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c lib/*.c tests/kernel
 SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
-.PHONY: all run debug test unit bench deps format clean iso iso-test
+.PHONY: all run debug test unit bench trace deps format clean iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
 $(B)/%.o: %.c Makefile
@@ -140,6 +141,12 @@ test: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) tools/bench.py
+
+# Boots the test ISO, types CMDS (';'-separated; default: function_graph over `run compute all`),
+# and writes build/trace.dat, build/trace.json and build/trace.txt. SMP defaults to 2 here.
+trace: deps
+	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@$(PYTHON) tools/trace-record --smp $(if $(filter command line environment,$(origin SMP)),$(SMP),2) $(if $(CMDS),"$(CMDS)")
 
 unit:
 	@$(MAKE) --no-print-directory -f tests/unit/Makefile run

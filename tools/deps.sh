@@ -19,6 +19,7 @@ want python3-pytest  /usr/bin/python3 -c 'import pytest'
 want gcc             command -v gcc
 want make            command -v make
 want binutils        command -v objdump
+want trace-cmd       command -v trace-cmd   # tools/trace-record's files are checked with `trace-cmd report`
 
 [ -z "$need" ] && exit 0
 

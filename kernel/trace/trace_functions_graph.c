@@ -100,8 +100,10 @@ static void graph_return(struct ftrace_graph_ret *trace)
 		e->func = trace->func;
 		e->depth = trace->depth;
 		e->overrun = trace->overrun;
-		e->calltime = trace->calltime;
-		e->rettime = trace->rettime;
+		/* Nanoseconds in the event, as Linux records them whatever the trace clock: a reader of
+		 * the raw pages (trace-cmd) prints rettime - calltime as ns without asking the clock. */
+		e->calltime = tsc_to_ktime(trace->calltime);
+		e->rettime = tsc_to_ktime(trace->rettime);
 		e->retval = trace->retval;
 		ring_buffer_unlock_commit(&r);
 	}
@@ -251,7 +253,7 @@ static bool print_graph_entry(struct seq_file *m, struct trace_iterator *it)
 	/* A leaf: its return is the very next event on this CPU, for the same task and call. */
 	if (r && r->ent.type == TRACE_GRAPH_RET && r->ent.pid == e->ent.pid && r->func == e->func &&
 	    r->depth == e->depth) {
-		print_graph_time(m, tsc_to_ns(r->rettime - r->calltime));
+		print_graph_time(m, r->rettime - r->calltime);
 		indent(m, e->depth);
 		if (trace_option(TRACE_OPT_GRAPH_RETVAL))
 			print_retval(m, r->retval, true, e->func);
@@ -278,7 +280,7 @@ static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
 	bool matched = graph_cpu[it->cpu].enter_funcs[d] == r->func;
 
 	print_graph_cpu_proc(m, it);
-	print_graph_time(m, tsc_to_ns(r->rettime - r->calltime));
+	print_graph_time(m, r->rettime - r->calltime);
 	indent(m, r->depth);
 	/* No entry printed for it (lost, or before the trace began), or funcgraph-tail: name it. */
 	if (trace_option(TRACE_OPT_GRAPH_RETVAL))
