@@ -405,7 +405,8 @@ static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsig
 	return 0;
 }
 
-static int trace_marker_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+/* Linux's name: the print event's ip names it, and trace-cmd prints that name for the line. */
+static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct rb_reserve r;
 	unsigned long irq = read_flags();
@@ -417,7 +418,7 @@ static int trace_marker_write(struct fnode *f, const char *buf, size_t len, unsi
 		return 0;
 	struct print_entry *p = r.data;
 	tracing_generic_entry_update(&p->ent, TRACE_PRINT, irq, 0);
-	p->ip = (unsigned long)trace_marker_write;
+	p->ip = (unsigned long)tracing_mark_write;
 	memcpy(p->buf, buf, len);
 	p->buf[len] = '\0';
 	ring_buffer_unlock_commit(&r);
@@ -509,7 +510,7 @@ static const struct file_ops current_fops = { .show = current_tracer_show,
 					      .write = current_tracer_write };
 static const struct file_ops buffer_size_fops = { .show = buffer_size_show,
 						  .write = buffer_size_write };
-static const struct file_ops marker_fops = { .write = trace_marker_write };
+static const struct file_ops marker_fops = { .write = tracing_mark_write };
 static const struct file_ops pid_fops = { .show = pid_show, .write = pid_write };
 static const struct file_ops options_fops = { .show = options_show, .write = options_write };
 
