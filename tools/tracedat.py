@@ -12,7 +12,7 @@ Linux's rules where they do not.
     u32 systems, { "name\\0", u32 count, { u64 size, format text } }
     u32 size, /proc/kallsyms      u32 size, printk formats      u64 size, saved_cmdlines
     u32 cpus
-    "options  \\0" { u16 id, u32 size, data } u16 0
+    "options  \\0" { u16 id, u32 size, data } u16 0      CPUSTAT (one per CPU), TSC2NSEC and OFFSET
     "flyrecord\\0" { u64 offset, u64 size } per CPU
     ...zero fill to a page boundary, then each CPU's pages, back to back, as the kernel gave them
 """
@@ -23,6 +23,7 @@ import struct
 
 MAGIC = b"\x17\x08\x44tracing6\x00"
 PAGE_SIZE = 4096
+OPTION_CPUSTAT = 2       # one CPU's per_cpu/cpuN/stats text, after a "CPU: N" line; NUL-terminated
 OPTION_OFFSET = 7        # ASCII signed ns added to every converted stamp
 OPTION_TSC2NSEC = 14     # int mult, int shift, u64 offset: ns = stamp * mult >> shift
 
@@ -160,9 +161,12 @@ def tsc2nsec(tsc_khz, tsc_base):
 
 
 def write_dat(path, header_page, header_event, ftrace_formats, system_formats, kallsyms, printk, cmdlines,
-              cpu_data, clock=None):
+              cpu_data, clock=None, cpu_stats=None):
     """Write trace.dat v6.  *_formats are texts, system_formats {system: [texts]}, cpu_data [bytes per CPU];
-    clock (mult, shift, offset) from tsc2nsec() turns the raw TSC stamps into the kernel's nanoseconds."""
+    clock (mult, shift, offset) from tsc2nsec() turns the raw TSC stamps into the kernel's nanoseconds;
+    cpu_stats [per_cpu/cpuN/stats text per CPU] is what `trace-cmd report --stat` prints (trace-cmd record
+    reads them after draining the buffer, so its entries are 0; ours are read before, so entries counts the
+    events in cpu_data)."""
     enc = lambda s: s.encode("latin-1") if isinstance(s, str) else s   # noqa: E731
     out = bytearray(MAGIC)
     out += struct.pack("<BBI", 0, 8, PAGE_SIZE)          # little endian, 8-byte long, 4 KiB pages
@@ -181,6 +185,10 @@ def write_dat(path, header_page, header_event, ftrace_formats, system_formats, k
     out += struct.pack("<Q", len(enc(cmdlines))) + enc(cmdlines)
     out += struct.pack("<I", len(cpu_data))
     out += b"options  \0"
+    for cpu, text in enumerate(cpu_stats or []):
+        # As trace-cmd record saves them: "CPU: N" then the file; the reader turns the NUL into a newline.
+        data = b"CPU: %d\n" % cpu + enc(text) + b"\0"
+        out += struct.pack("<HI", OPTION_CPUSTAT, len(data)) + data
     if clock is not None:
         mult, shift, offset = clock
         out += struct.pack("<HIiiQ", OPTION_TSC2NSEC, 16, mult, shift, 0)

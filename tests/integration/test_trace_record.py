@@ -2,7 +2,9 @@
 
 What trace-cmd report reads from trace.dat must be what the kernel printed in trace.txt for the same buffer:
 the same events, on the same CPUs, by the same pids, at the same µs, naming the same functions.  And the JSON
-must be well formed: every B closed on its own track, time never going backwards on a track.
+must be well formed: every B closed on its own track, time never going backwards on a track.  A buffer that
+overwrote its oldest pages must come home as what was left, and `trace-cmd report --stat` must show the
+per_cpu/cpuN/stats the kernel gave just before the pages were read, whose entries are the events trace-cmd reads.
 
 These need the binary channel (per_cpu/cpuN/trace_pipe_raw and `cat FILE > /dev/ttyS1`); on a tree without
 it they are skipped, saying so.
@@ -35,6 +37,9 @@ FUNCTION = "echo 'compute_*' > set_ftrace_filter; echo function > current_tracer
            "echo %s > trace_marker" % MARK
 GRAPH = "echo 'compute_*' > set_ftrace_filter; echo function_graph > current_tracer; run compute all; " \
         "echo %s > trace_marker" % MARK
+# The smallest buffer the kernel takes (buffer_size_kb refuses under 8: two 4 KiB pages per CPU) and the
+# function tracer on every function: `run compute all` wraps CPU 0's buffer many times over.
+OVERRUN = "echo 8 > buffer_size_kb; echo function > current_tracer; run compute all; echo %s > trace_marker" % MARK
 TXT_LINE = re.compile(r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+(?P<s>\d+)\.(?P<us>\d{6}): "
                       r"(?P<rest>.*)$")
 REPORT_LINE = re.compile(r"^\s*(\S+)-(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+(\S+):\s*(.*)$")
@@ -61,19 +66,8 @@ def report(path):
     return [m.groups() for m in map(REPORT_LINE.match, r.stdout.splitlines()) if m]
 
 
-def check_json(out):
-    with open(os.path.join(out, "trace.json")) as f:
-        doc = json.load(f)
-    check_json_tracks(doc)
-    return doc
-
-
-@pytest.mark.parametrize("smp", [1, 4])
-def test_function_tracer_dat_matches_text(tmp_path, smp):
-    out = record(tmp_path, smp, FUNCTION)
-    txt = [m for m in map(TXT_LINE.match, open(os.path.join(out, "trace.txt")).read().splitlines()) if m]
-    rep = report(os.path.join(out, "trace.dat"))
-    assert len(txt) > 10 and len(rep) == len(txt)
+def check_same_events(txt, rep):
+    """trace.txt's lines (TXT_LINE matches) and trace-cmd's (report() tuples) are the same events."""
     # Both merge the CPUs by time, but equal stamps on two CPUs may come in either order: compare each
     # CPU's sequence, which both keep in buffer order.
     txt_cpu, rep_cpu = {}, {}
@@ -93,6 +87,23 @@ def test_function_tracer_dat_matches_text(tmp_path, smp):
                 assert rest == "%s <-%s" % (func, parent), (cpu, rest, fields)
             else:
                 assert name == "print" and MARK in rest and MARK in fields, (rest, fields)
+    return rep_cpu
+
+
+def check_json(out):
+    with open(os.path.join(out, "trace.json")) as f:
+        doc = json.load(f)
+    check_json_tracks(doc)
+    return doc
+
+
+@pytest.mark.parametrize("smp", [1, 4])
+def test_function_tracer_dat_matches_text(tmp_path, smp):
+    out = record(tmp_path, smp, FUNCTION)
+    txt = [m for m in map(TXT_LINE.match, open(os.path.join(out, "trace.txt")).read().splitlines()) if m]
+    rep = report(os.path.join(out, "trace.dat"))
+    assert len(txt) > 10 and len(rep) == len(txt)
+    check_same_events(txt, rep)
     assert any(name == "print" for *_, name, _ in rep)
     doc = check_json(out)
     assert any(e.get("name") == MARK for e in doc["traceEvents"])
@@ -142,3 +153,78 @@ def test_function_graph_dat_matches_text(tmp_path, smp):
     assert kernel and tc == kernel
     doc = check_json(out)
     assert sum(e["ph"] == "B" for e in doc["traceEvents"]) > 0
+
+
+def read_stats(text):
+    """{key: value} of a per_cpu/cpuN/stats text: ints, and the two "s.us" stamps as µs."""
+    out = {}
+    for line in text.splitlines():
+        key, sep, val = line.partition(":")
+        if not sep:
+            continue
+        val = val.strip()
+        m = re.fullmatch(r"(\d+)\.(\d{6})", val)
+        out[key.strip()] = int(m[1]) * 10 ** 6 + int(m[2]) if m else int(val)
+    return out
+
+
+@pytest.fixture(scope="module")
+def overrun(tmp_path_factory):
+    """One recording whose buffer overwrote its oldest pages: (outdir, [stats per CPU])."""
+    out = record(tmp_path_factory.mktemp("overrun"), 2, OVERRUN)
+    stats = []
+    for cpu in range(2):
+        path = os.path.join(out, "stats.cpu%d" % cpu)
+        assert os.path.exists(path), "trace-record saved no %s" % path
+        stats.append(read_stats(open(path).read()))
+    # Read before trace_pipe_raw consumed the pages: nothing read yet, and CPU 0 (the shell's) wrapped.
+    assert all(st["read events"] == 0 for st in stats), stats
+    assert stats[0]["overrun"] > 0, stats
+    return out, stats
+
+
+def test_overrun_dat_matches_text(overrun):
+    out, stats = overrun
+    text = open(os.path.join(out, "trace.txt")).read()
+    # The kernel's own header counts the same: in buffer = entries, written = entries + overrun.
+    m = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", text)
+    assert m and int(m[1]) == sum(st["entries"] for st in stats), (m and m[0], stats)
+    assert int(m[2]) == sum(st["entries"] + st["overrun"] for st in stats), (m[0], stats)
+    txt = [m for m in map(TXT_LINE.match, text.splitlines()) if m]
+    rep = report(os.path.join(out, "trace.dat"))
+    assert len(txt) > 10 and len(rep) == len(txt)
+    rep_cpu = check_same_events(txt, rep)
+    for cpu, st in enumerate(stats):
+        assert len(rep_cpu.get(cpu, [])) == st["entries"], (cpu, st)
+        if st["entries"]:
+            # What was left starts at the oldest event the kernel still had, not at the start of the run.
+            ns = rep_cpu[cpu][0][0]
+            assert st["oldest event ts"] * 1000 - 1 <= ns <= st["oldest event ts"] * 1000 + 1000, (cpu, st, ns)
+    assert any(name == "print" for *_, name, _ in rep)
+    check_json(out)
+
+
+def test_report_stat_matches_kernel_stats(overrun):
+    out, stats = overrun
+    dat = os.path.join(out, "trace.dat")
+    r = subprocess.run(["trace-cmd", "report", "--stat", dat], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr.strip() == "", r.stderr
+    print(r.stdout)
+    # trace-cmd prints each CPUSTAT option: "CPU: N", then that CPU's stats file, then a blank line.
+    shown = {}
+    for m in re.finditer(r"^CPU: (\d+)\n(.*?)(?:\n\n|\Z)", r.stdout, re.M | re.S):
+        shown[int(m[1])] = read_stats(m[2])
+    assert shown == dict(enumerate(stats)), r.stdout
+    assert re.search(r"^cpus=%d$" % len(stats), r.stdout, re.M), r.stdout
+    for cpu, st in enumerate(stats):
+        # The pages trace-cmd holds for the CPU carry at least the kernel's bytes of events.
+        m = re.search(r"^CPU%d data recorded at offset=0x[0-9a-f]+\n\s+(\d+) bytes in size" % cpu, r.stdout, re.M)
+        assert m and int(m[1]) >= st["bytes"], (cpu, st, r.stdout)
+        # entries: what the buffer held when the pages were read, so what trace-cmd reads for the CPU.
+        rc = subprocess.run(["trace-cmd", "report", "--cpu", str(cpu), "-R", "-t", dat], capture_output=True,
+                            text=True, timeout=120)
+        assert rc.returncode == 0 and rc.stderr.strip() == "", rc.stderr
+        events = [m.groups() for m in map(REPORT_LINE.match, rc.stdout.splitlines()) if m]
+        assert all(int(c) == cpu for _, _, c, *_ in events)
+        assert len(events) == st["entries"], (cpu, st, len(events))
+    assert shown[0]["overrun"] == stats[0]["overrun"] > 0
