@@ -40,6 +40,9 @@ static const char ipi_resched[] = "Rescheduling interrupts";
 static const char ipi_call[] = "Function call interrupts";
 static const char ipi_call_single[] = "Single function call interrupts";
 static const char ipi_nmi[] = "Non-maskable interrupts";
+/* The events store these by address: printk_formats tells a raw-page reader what they say. */
+static const char *const ipi_strings[] __tracepoint_string = { ipi_resched, ipi_call,
+							       ipi_call_single, ipi_nmi };
 
 static void call_function_interrupt(struct pt_regs *regs)
 {

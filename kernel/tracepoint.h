@@ -42,6 +42,14 @@ int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data);
 /* Returns once no CPU can still be running a probe that was detached before the call. */
 void tracepoint_synchronize_unregister(void);
 
+/*
+ * A string an event records by address (a `const char *` field, ipi's reason), listed with its
+ * address in printk_formats so a reader of raw pages can print it: declare the pointers to such
+ * strings with this (Linux's tracepoint_string() puts them in the same kind of section).
+ */
+#define __tracepoint_string __used __section("__tracepoint_str") __aligned(8)
+extern const char *const __start___tracepoint_str[], *const __stop___tracepoint_str[];
+
 #define PARAMS(args...) args
 #define TP_PROTO(args...) args
 #define TP_ARGS(args...) args

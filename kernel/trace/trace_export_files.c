@@ -5,11 +5,13 @@
  *   trace_clock            [x86-tsc]: what the stamps in the pages count
  *   saved_cmdlines         "PID COMM" for each task name the trace can print
  *   saved_cmdlines_size    how many names the table holds (fixed here: read-only)
+ *   printk_formats         "0xADDR : \"text\"" for each string an event records by address
  *
  * A reader that trusts these files decodes our pages without knowing our code: every number below
  * comes from ring_buffer.h, so the files cannot say something the buffer does not do.
  */
 #include "kernel/trace/trace.h"
+#include "kernel/tracepoint.h"
 #include "lib/compiler.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -82,6 +84,27 @@ static int saved_cmdlines_size_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
+/* Linux's layout: the address, then the text quoted, with newlines, tabs and quotes escaped. */
+static int printk_formats_show(struct seq_file *m, struct fnode *f)
+{
+	for (const char *const *pp = __start___tracepoint_str; pp < __stop___tracepoint_str; pp++) {
+		seq_printf(m, "0x%lx : \"", (unsigned long)*pp);
+		for (const char *c = *pp; *c; c++) {
+			if (*c == '\n')
+				seq_puts(m, "\\n");
+			else if (*c == '\t')
+				seq_puts(m, "\\t");
+			else if (*c == '"')
+				seq_puts(m, "\\\"");
+			else
+				seq_putc(m, *c);
+		}
+		seq_puts(m, "\"\n");
+	}
+	return 0;
+}
+
+static const struct file_ops printk_formats_fops = { .show = printk_formats_show };
 static const struct file_ops header_page_fops = { .show = header_page_show };
 static const struct file_ops header_event_fops = { .show = header_event_show };
 static const struct file_ops trace_clock_fops = { .show = trace_clock_show,
@@ -98,4 +121,5 @@ void trace_export_files_init(void)
 	fs_create(top, "trace_clock", &trace_clock_fops, NULL);
 	fs_create(top, "saved_cmdlines", &saved_cmdlines_fops, NULL);
 	fs_create(top, "saved_cmdlines_size", &saved_cmdlines_size_fops, NULL);
+	fs_create(top, "printk_formats", &printk_formats_fops, NULL);
 }

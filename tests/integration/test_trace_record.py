@@ -228,3 +228,20 @@ def test_report_stat_matches_kernel_stats(overrun):
         assert all(int(c) == cpu for _, _, c, *_ in events)
         assert len(events) == st["entries"], (cpu, st, len(events))
     assert shown[0]["overrun"] == stats[0]["overrun"] > 0
+
+
+def test_event_strings_by_address_come_out_as_text(tmp_path):
+    """ipi_raise records its reason as a pointer; printk_formats, copied into trace.dat, lets
+    trace-cmd print the text the kernel printed (as Linux's tracepoint_string() strings)."""
+    out = record(tmp_path, 2, "echo 1 > events/ipi/ipi_raise/enable; run spin 1 1; "
+                              "echo 1 > events/bench/bench_event/enable; echo 0 > events/enable")
+    txt = [l for l in open(os.path.join(out, "trace.txt")) if "ipi_raise: " in l]
+    assert txt
+    r = subprocess.run(["trace-cmd", "report", os.path.join(out, "trace.dat")], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr.strip() == "", r.stderr
+    rep = [l for l in r.stdout.splitlines() if "ipi_raise:" in l]
+    assert len(rep) == len(txt)
+    want = [re.search(r"target_mask=\w+ \(([^)]*)\)", l).group(1) for l in txt]
+    got = [re.search(r"\(([^)]*)\)\s*$", l).group(1) for l in rep]
+    assert got == want and "Function call interrupts" in got, (got[:5], want[:5])
