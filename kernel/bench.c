@@ -8,6 +8,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/shell.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "lib/sort.h"
 
@@ -55,6 +56,19 @@ void bench_row(const char *what, u64 ticks, u64 baseline)
 {
 	cprintf("| %-52s | %8llu | %8lld | %8llu |\n", what, ticks, (long long)(ticks - baseline),
 		tsc_to_ns(ticks));
+}
+
+void bench_sites_header(const char *title)
+{
+	cprintf("\n| %-40s | %4s | %6s | %12s | %10s | %10s |\n", title, "CPUs", "sites", "ticks",
+		"ticks/site", "us");
+	cprintf("|------------------------------------------|-----:|-------:|-------------:|-----------:|-----------:|\n");
+}
+
+void bench_sites_row(const char *what, u64 ticks, unsigned long sites)
+{
+	cprintf("| %-40s | %4d | %6lu | %12llu | %10llu | %10llu |\n", what, num_online_cpus(), sites,
+		ticks, sites ? ticks / sites : 0, tsc_to_ns(ticks) / 1000);
 }
 
 static int cmd_bench(int argc, char **argv)

@@ -23,6 +23,11 @@ u64 bench_per_call(int (*fn)(int));
 /* Prints one table row: name, ticks per call, ticks above the baseline, and ns. */
 void bench_row(const char *what, u64 ticks, u64 baseline);
 
+/* A table of code changes (patching, key flips): its header, and one row per measurement:
+ * ticks in all, per site, and microseconds, with the CPUs online. */
+void bench_sites_header(const char *title);
+void bench_sites_row(const char *what, u64 ticks, unsigned long sites);
+
 /* Benchmark groups, each printing its own rows (one per subsystem). */
 void bench_ftrace_core(u64 baseline);
 void bench_patching(u64 baseline);

@@ -32,12 +32,6 @@ static unsigned long key_sites(struct static_key *key)
 	return n;
 }
 
-static void flip_row(const char *what, u64 ticks, unsigned long sites)
-{
-	cprintf("| %-40s | %4d | %6lu | %12llu | %10llu | %10llu |\n", what, num_online_cpus(), sites,
-		ticks, sites ? ticks / sites : 0, tsc_to_ns(ticks) / 1000);
-}
-
 void bench_jump_label(u64 baseline)
 {
 	enum patch_method saved = text_patch_method;
@@ -52,9 +46,7 @@ void bench_jump_label(u64 baseline)
 		  baseline);
 	static_branch_disable(&bench_key);
 
-	cprintf("\n| %-40s | %4s | %6s | %12s | %10s | %10s |\n", "static key flip", "CPUs", "sites",
-		"ticks", "ticks/site", "us");
-	cprintf("|------------------------------------------|-----:|-------:|-------------:|-----------:|-----------:|\n");
+	bench_sites_header("static key flip");
 	for (int m = 0; m < NR_PATCH_METHODS; m++) {
 		ftrace_set_patch_method(m);
 		t0 = rdtsc();
@@ -63,9 +55,9 @@ void bench_jump_label(u64 baseline)
 		static_branch_disable(&bench_key);
 		t2 = rdtsc();
 		snprintf(what, sizeof(what), "key on, %s", patch_method_names[m]);
-		flip_row(what, t1 - t0, sites);
+		bench_sites_row(what, t1 - t0, sites);
 		snprintf(what, sizeof(what), "key off, %s", patch_method_names[m]);
-		flip_row(what, t2 - t1, sites);
+		bench_sites_row(what, t2 - t1, sites);
 	}
 	ftrace_set_patch_method(saved);
 }

@@ -18,12 +18,6 @@ static void nothing(unsigned long ip, unsigned long pip, struct ftrace_ops *op, 
 static struct ftrace_ops all_ops = { .func = nothing,
 				     .flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NO_TRAMP };
 
-static void patch_row(const char *what, u64 ticks, unsigned long sites)
-{
-	cprintf("| %-40s | %4d | %6lu | %12llu | %10llu | %10llu |\n", what, num_online_cpus(), sites,
-		ticks, sites ? ticks / sites : 0, tsc_to_ns(ticks) / 1000);
-}
-
 /* Registers an ops on every function and drops it again, timing each half. */
 static void bench_method(enum patch_method m)
 {
@@ -39,9 +33,9 @@ static void bench_method(enum patch_method m)
 	unregister_ftrace_function(&all_ops);
 	t2 = rdtsc();
 	snprintf(what, sizeof(what), "enable every site, %s", patch_method_names[m]);
-	patch_row(what, t1 - t0, n);
+	bench_sites_row(what, t1 - t0, n);
 	snprintf(what, sizeof(what), "disable every site, %s", patch_method_names[m]);
-	patch_row(what, t2 - t1, n);
+	bench_sites_row(what, t2 - t1, n);
 }
 
 static u64 held_per_call;
@@ -62,9 +56,7 @@ void bench_patching(u64 baseline)
 		cprintf("bench: an ftrace_ops is live; patching not measured\n");
 		return;
 	}
-	cprintf("\n| %-40s | %4s | %6s | %12s | %10s | %10s |\n", "live patching", "CPUs", "sites",
-		"ticks", "ticks/site", "us");
-	cprintf("|------------------------------------------|-----:|-------:|-------------:|-----------:|-----------:|\n");
+	bench_sites_header("live patching");
 	for (int m = 0; m < NR_PATCH_METHODS; m++)
 		bench_method(m);
 	ftrace_set_patch_method(saved);
