@@ -35,8 +35,10 @@ pytestmark = [
 MARK = "trace-record test marker"
 FUNCTION = "echo 'compute_*' > set_ftrace_filter; echo function > current_tracer; run compute all; " \
            "echo %s > trace_marker" % MARK
+# `sleep 1` (on the host) lets calls finish: on one CPU the shell and compute share it, and without the
+# pause every call may still be open when tracing stops, leaving no duration to compare.
 GRAPH = "echo 'compute_*' > set_ftrace_filter; echo function_graph > current_tracer; run compute all; " \
-        "echo %s > trace_marker" % MARK
+        "sleep 1; echo %s > trace_marker" % MARK
 # The smallest buffer the kernel takes (buffer_size_kb refuses under 8: two 4 KiB pages per CPU) and the
 # function tracer on every function: `run compute all` wraps CPU 0's buffer many times over.
 OVERRUN = "echo 8 > buffer_size_kb; echo function > current_tracer; run compute all; echo %s > trace_marker" % MARK
