@@ -69,6 +69,11 @@ void *execmem_alloc(size_t size);
 void execmem_free(void *p);
 size_t execmem_pages_in_use(void);
 
+/* Reads of addresses nobody vouches for (kernel/mm/maccess.c), Linux's names: 0 or -EFAULT, all
+ * or nothing; the string copy returns its length with the NUL, cuts at count - 1, or -EFAULT. */
+long copy_from_kernel_nofault(void *dst, const void *src, size_t size);
+long strncpy_from_kernel_nofault(char *dst, const void *src, long count);
+
 /* Kernel heap (kernel/mm/kmalloc.c). */
 void *kmalloc(size_t size);
 void *kzalloc(size_t size);
