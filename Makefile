@@ -37,11 +37,12 @@ KCFLAGS += -MMD -MP                           # header dependencies
 # Every function starts with `call __fentry__`, and gcc lists those sites in __mcount_loc.
 FTRACE_CFLAGS := -pg -mfentry -mrecord-mcount
 # ...except the code that must never be traced: the tracer itself, the patching path, the
-# exception entry path (an int3 handler hitting a site being patched would never end), lib/.
+# exception entry path (an int3 handler hitting a site being patched would never end), lib/,
+# and the instruction decoder kprobes will call (kprobes' own code is never traced).
 NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/idt.c \
 	arch/x86/gdt.c arch/x86/paging.c arch/x86/text_poke.c arch/x86/text_poke_bp.c \
 	arch/x86/text_patch.c arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c kernel/smp.c kernel/stop_machine.c kernel/percpu.c \
-	kernel/livepatch.c kernel/tracepoint.c
+	kernel/livepatch.c kernel/tracepoint.c arch/x86/insn.c
 LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
 
 B := build
