@@ -50,11 +50,16 @@ struct kprobe_site {
 };
 
 /* Where a CPU is in a hit (Linux's kprobe_status), kept per CPU by arch/x86/kprobes/core.c. */
-enum kprobe_status { KPROBE_HIT_ACTIVE = 1, KPROBE_HIT_SS, KPROBE_REENTER, KPROBE_HIT_SSDONE };
+enum kprobe_status {
+	KPROBE_HIT_ACTIVE = 1, KPROBE_HIT_SS, KPROBE_REENTER, KPROBE_HIT_SSDONE,
+	KPROBE_STALE_SS, /* ours: stepping in place after an int3 that is gone (core.c) */
+};
 /* The site whose handlers run on this CPU now (NULL: none), and how far the hit is. */
 void kprobe_set_current(struct kprobe_site *s, enum kprobe_status status);
 /* arch/x86/kprobes/emulate.c: replays a KP_EMU_* instruction on regs (ip included). */
 void kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs);
+/* cli, sti, pushf or popf (op) on regs; ip untouched. */
+void kprobe_emulate_if(struct pt_regs *regs, u8 op);
 
 /* kernel/kprobes.c */
 struct kprobe_site *kprobe_site_lookup(const void *addr);

@@ -441,7 +441,9 @@ SELFTEST(kprobes_unregister_waits_for_a_handler_on_another_cpu)
 	KT_EXPECT_EQ(t, kpt_errors, 0);
 }
 
-SELFTEST(kprobes_armed_and_disarmed_200_times_under_load)
+/* 60 rounds: the self-tests share one time limit (tests/integration/test_kprobe_events.py does
+ * 200 on 4 CPUs through kprobe_events). */
+SELFTEST(kprobes_armed_and_disarmed_under_load)
 {
 	struct kprobe step = { .symbol_name = "kpt_add_one", .offset = insn_offset(kpt_add_one, 2),
 			       .pre_handler = kpt_pre };
@@ -459,7 +461,7 @@ SELFTEST(kprobes_armed_and_disarmed_200_times_under_load)
 	memcpy(text, (void *)kpt_add_one, sizeof(text));
 	KT_ASSERT(t, start_workers(t) != NULL);
 	KT_ASSERT(t, ftrace_set_filter_ip(&ops, (unsigned long)kpt_add_one, false, true) == 0);
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 60; i++) {
 		struct kprobe *kp = i % 10 == 9 ? &entry : i & 1 ? &emu : &step;
 		bool tracer = i % 20 == 19; /* the fentry site changes under the probe on it */
 		unsigned long c;
@@ -480,6 +482,6 @@ SELFTEST(kprobes_armed_and_disarmed_200_times_under_load)
 	}
 	kpt_stop = true;
 	KT_EXPECT_EQ(t, kpt_errors, 0);
-	KT_EXPECT(t, hit_rounds >= 150); /* the worker met most probes while they were armed */
+	KT_EXPECT(t, hit_rounds >= 45); /* the workers met most probes while they were armed */
 	KT_EXPECT(t, !memcmp(text, (void *)kpt_add_one, sizeof(text)));
 }

@@ -30,7 +30,8 @@ struct kprobe_ctlblk {
 	struct kprobe_site *site; /* Linux's current_kprobe: whose handlers or step is running */
 	unsigned long status;
 	unsigned long old_flags;  /* TF and IF as the probed code had them */
-	struct prev_kprobe prev;
+	struct prev_kprobe prev;  /* the outer hit, while a re-entered one steps */
+	struct prev_kprobe stale; /* the state a step in place (step_in_place) set aside */
 };
 
 static struct kprobe_ctlblk kcbs[NR_CPUS];
@@ -88,17 +89,55 @@ static bool reenter_kprobe(struct kprobe_site *s, struct pt_regs *regs, struct k
 	return true;
 }
 
+/*
+ * An int3 with no probe behind it and no int3 in memory: the probe was removed after this CPU
+ * trapped, or (under QEMU's TCG) the CPU ran a translation of the page made while the int3 was
+ * there, and such a translation can outlive the write that removed it. Returning to addr would
+ * run that translation again, for ever. So we run the instruction that is in memory now, in
+ * place, with the trap flag set: TF is part of what QEMU keys its translations on, so this one
+ * is translated afresh, and on a real CPU it is simply the instruction. The IF instructions,
+ * which would see or change TF and IF, are emulated instead.
+ */
+static void step_in_place(struct pt_regs *regs, kprobe_opcode_t *addr, struct kprobe_ctlblk *kcb)
+{
+	u8 op = READ_ONCE(*addr);
+
+	regs->ip = (unsigned long)addr;
+	if (op == 0xfa || op == 0xfb || op == 0x9c || op == 0x9d) {
+		kprobe_emulate_if(regs, op);
+		regs->ip++;
+		return;
+	}
+	/* Possibly inside a hit (a handler's callee, or the slot itself): set that hit aside. */
+	kcb->stale = (struct prev_kprobe){ kcb->site, kcb->status, kcb->old_flags };
+	kcb->site = NULL;
+	kcb->status = KPROBE_STALE_SS;
+	kcb->old_flags = regs->flags & (FL_TF | FL_IF);
+	regs->flags = (regs->flags | FL_TF) & ~FL_IF;
+}
+
+static void end_step_in_place(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
+{
+	regs->flags = (regs->flags & ~FL_TF) | kcb->old_flags;
+	kcb->site = kcb->stale.site;
+	kcb->status = kcb->stale.status;
+	kcb->old_flags = kcb->stale.old_flags;
+}
+
 static bool kprobe_int3_handler(struct pt_regs *regs)
 {
 	kprobe_opcode_t *addr = (kprobe_opcode_t *)(regs->ip - 1);
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe_site *s = kprobe_site_lookup(addr);
 
+	if (kcb->status == KPROBE_STALE_SS) {
+		/* The step in place met an int3 (a translation of the page with this probe armed,
+		 * or the probe itself, back): it never ran. Take TF away again before anything. */
+		end_step_in_place(regs, kcb);
+	}
 	if (!s) {
-		/* The probe was removed after this CPU trapped (or, under QEMU's TCG, it ran an old
-		 * translation of the page): the text holds the instruction again. Run it. */
 		if (READ_ONCE(*addr) != INT3_INSN_OPCODE) {
-			regs->ip = (unsigned long)addr;
+			step_in_place(regs, addr, kcb);
 			return true;
 		}
 		/* An int3 is there: maybe one a new probe just wrote. Its site went into the table
@@ -144,6 +183,15 @@ static bool kprobe_debug_handler(struct pt_regs *regs)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe_site *s = kcb->site;
 
+	if (kcb->status == KPROBE_STALE_SS) {
+		end_step_in_place(regs, kcb);
+		s = kcb->site;
+		/* Unless that step was a slot's own instruction, the trap was only ours. */
+		if (kcb->status != KPROBE_HIT_SS && kcb->status != KPROBE_REENTER) {
+			write_dr6(0);
+			return true;
+		}
+	}
 	if (!s || (kcb->status != KPROBE_HIT_SS && kcb->status != KPROBE_REENTER))
 		return false;
 	write_dr6(0);

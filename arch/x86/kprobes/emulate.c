@@ -62,7 +62,7 @@ static unsigned long pop(struct pt_regs *regs)
 	return v;
 }
 
-static void emulate_if(struct pt_regs *regs, u8 op)
+void kprobe_emulate_if(struct pt_regs *regs, u8 op)
 {
 	switch (op) {
 	case 0xfa: regs->flags &= ~FL_IF; break;                      /* cli */
@@ -121,7 +121,7 @@ void kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
 		push(regs, *reg_slot(regs, a->reg));
 		break;
 	case KP_EMU_IF:
-		emulate_if(regs, a->opcode);
+		kprobe_emulate_if(regs, a->opcode);
 		break;
 	}
 }

@@ -25,22 +25,26 @@ static struct slot_page {
 } slot_pages[SLOT_PAGES];
 static DEFINE_SPINLOCK(slot_lock);
 
+static unsigned int next_slot; /* next fit: a slot just freed is the last to be used again */
+
+/* A free slot, or NULL. Pages of slots are allocated as they are first needed. */
 static u8 *get_insn_slot(void)
 {
 	u8 *ret = NULL;
 
 	spin_lock(&slot_lock);
-	for (int p = 0; p < SLOT_PAGES && !ret; p++) {
-		struct slot_page *sp = &slot_pages[p];
+	for (unsigned int n = 0; n < SLOT_PAGES * SLOTS_PER_PAGE && !ret; n++) {
+		unsigned int i = (next_slot + n) % (SLOT_PAGES * SLOTS_PER_PAGE);
+		struct slot_page *sp = &slot_pages[i / SLOTS_PER_PAGE];
+		unsigned int j = i % SLOTS_PER_PAGE;
+
 		if (!sp->page && !(sp->page = execmem_alloc(PAGE_SIZE)))
-			break;
-		for (unsigned int i = 0; i < SLOTS_PER_PAGE; i++) {
-			if (sp->used[i / 64] & (1UL << (i % 64)))
-				continue;
-			sp->used[i / 64] |= 1UL << (i % 64);
-			ret = sp->page + i * SLOT_SIZE;
-			break;
-		}
+			continue;
+		if (sp->used[j / 64] & (1UL << (j % 64)))
+			continue;
+		sp->used[j / 64] |= 1UL << (j % 64);
+		ret = sp->page + j * SLOT_SIZE;
+		next_slot = i + 1;
 	}
 	spin_unlock(&slot_lock);
 	return ret;
