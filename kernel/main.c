@@ -85,6 +85,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	workloads_init();
 	klp_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
+	fs_pin(shell_cwd);
 	pr_info("shell: type 'help' for commands\n");
 	/* The shell is a task like any other; this boot context becomes CPU 0's idle task. */
 	if (!kthread_create(shell_thread, NULL, 0, "sh"))
