@@ -27,6 +27,7 @@ static const char *const messages[] = {
 	[ENAMETOOLONG] = "File name too long",
 	[ENOSYS] = "Function not implemented",
 	[ENOTEMPTY] = "Directory not empty",
+	[EILSEQ] = "Invalid or incomplete multibyte or wide character",
 };
 
 /*

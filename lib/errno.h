@@ -24,6 +24,7 @@
 #define ENAMETOOLONG 36
 #define ENOSYS 38
 #define ENOTEMPTY 39
+#define EILSEQ 84
 
 /* Linux's message for each errno above ("Invalid argument"), "Unknown error N" otherwise. */
 const char *strerror(int err);
