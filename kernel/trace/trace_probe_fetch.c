@@ -147,6 +147,7 @@ void traceprobe_store_args(void *rec, u32 head, u32 dsize, const struct trace_pr
 	u8 *dyn = (u8 *)rec + head + tp->size;
 	u32 room = dsize;
 
+	memset(dyn, 0, dsize); /* a string that shrank since it was measured leaves no stale bytes */
 	for (int i = 0; i < tp->nr_args; i++)
 		store_arg(rec, (u8 *)rec + head + tp->args[i].offset, &tp->args[i], regs, &dyn,
 			  &room);
