@@ -214,8 +214,23 @@ static int trace_kprobe_init_call(struct trace_kprobe *tk)
 	return call->fields && call->print_fmt ? 0 : -ENOMEM;
 }
 
-/* Linux's checks when a name is taken: another type, other arguments, or the very same probe.
- * An event of the same type and arguments Linux extends with one more probe; not here. */
+/* Same place and same arguments, as Linux's trace_kprobe_has_same_kprobe() compares them. */
+static bool same_probe(const struct trace_kprobe *a, const struct trace_kprobe *b)
+{
+	if (!a->symbol != !b->symbol || (a->symbol && strcmp(a->symbol, b->symbol)) ||
+	    a->rp.kp.offset != b->rp.kp.offset || (!a->symbol && a->rp.kp.addr != b->rp.kp.addr))
+		return false;
+	for (int i = 0; i < a->tp.nr_args; i++)
+		if (strcmp(a->tp.args[i].comm, b->tp.args[i].comm))
+			return false;
+	return true;
+}
+
+/*
+ * Linux's checks when the name is a probe event's already: another type, other argument types
+ * or names, or the very same probe. What passes them Linux adds to the event as one more probe;
+ * that is not offered here, and the name is simply taken.
+ */
 static int check_existing(struct trace_kprobe *tk, struct trace_kprobe *old, struct probe_log *log)
 {
 	int i;
@@ -232,7 +247,9 @@ static int check_existing(struct trace_kprobe *tk, struct trace_kprobe *old, str
 		log->index = i + 2; /* Linux points at the first argument that differs */
 		return probe_log_err(log, 0, TP_ERR_DIFF_ARG_TYPE), -EEXIST;
 	}
-	return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
+	if (same_probe(tk, old))
+		return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
+	return probe_log_err(log, 0, TP_ERR_EVENT_EXIST), -EEXIST;
 }
 
 /* The kprobe, disabled: every check the core makes is made now, at `echo` time. */
