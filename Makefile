@@ -37,16 +37,18 @@ KCFLAGS += -MMD -MP                           # header dependencies
 # Every function starts with `call __fentry__`, and gcc lists those sites in __mcount_loc.
 FTRACE_CFLAGS := -pg -mfentry -mrecord-mcount
 # ...except the code that must never be traced: the tracer itself, the patching path, the
-# exception entry path (an int3 handler hitting a site being patched would never end), lib/.
+# exception entry path (an int3 handler hitting a site being patched would never end), lib/,
+# and the instruction decoder kprobes will call (kprobes' own code is never traced).
 NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/idt.c \
 	arch/x86/gdt.c arch/x86/paging.c arch/x86/text_poke.c arch/x86/text_poke_bp.c \
 	arch/x86/text_patch.c arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c kernel/smp.c kernel/stop_machine.c kernel/percpu.c \
-	kernel/livepatch.c kernel/tracepoint.c
+	kernel/livepatch.c kernel/tracepoint.c arch/x86/insn.c \
+	$(wildcard arch/x86/kprobes/*.c) kernel/kprobes.c kernel/kretprobes.c kernel/mm/maccess.c
 LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
 
 B := build
-SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c lib/*.c tests/kernel/*.c)
-SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm)
+SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*.c tests/kernel/*.c)
+SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
 .PHONY: all run debug test unit bench trace deps format clean iso iso-test
@@ -59,9 +61,9 @@ $(B)/%.o: %.c Makefile
 $(B)/kallsyms%.o: $(B)/kallsyms%.c
 	$(CC) $(KCFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/%.o: %.asm Makefile
+$(B)/%.o: %.asm Makefile arch/x86/pt_regs.inc
 	@mkdir -p $(dir $@)
-	$(NASM) -f elf64 -g -F dwarf $< -o $@
+	$(NASM) -f elf64 -g -F dwarf -I./ $< -o $@
 
 # --- kallsyms: link without names, generate the table, link with it, generate again, link ----
 # The table sits in .rodata, before .data: the first table moves the data objects it names, the

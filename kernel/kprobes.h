@@ -134,6 +134,10 @@ void kprobes_list_show(struct seq_file *m);
 /* Probes run on this CPU right now (a kprobe handler is active): a hit now counts as missed. */
 bool kprobe_running(void);
 
+/* Gives back the instances of calls a task will never return from (it is exiting). */
+struct task;
+void kretprobe_flush_task(struct task *t);
+
 void kprobes_init(void);
 
 #endif

@@ -6,6 +6,7 @@
 #include "arch/x86/traps.h"
 #include "kernel/fs.h"
 #include "kernel/jump_label.h"
+#include "kernel/kprobes.h"
 #include "kernel/kallsyms.h"
 #include "kernel/livepatch.h"
 #include "kernel/mm.h"
@@ -80,6 +81,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	devfs_init();
 	ftrace_files_init();
 	jump_label_files_init();
+	kprobes_init();
 	func_hits_init();
 	trace_init();
 	trace_events_files_init();

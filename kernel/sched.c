@@ -9,6 +9,7 @@
  * happens as the interrupt returns, never in the middle of a handler or with preemption disabled.
  */
 #include "kernel/sched.h"
+#include "kernel/kprobes.h"
 #include "arch/x86/cpu.h"
 #include "kernel/mm.h"
 #include "kernel/panic.h"
@@ -202,6 +203,7 @@ void task_exit(void)
 	unsigned long flags;
 
 	trace_sched_process_exit(self);
+	kretprobe_flush_task(self);
 	flags = spin_lock_irqsave(&rq->lock);
 	for (struct task **pp = &rq->tasks; *pp; pp = &(*pp)->cpu_next)
 		if (*pp == self) {

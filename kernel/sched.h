@@ -10,6 +10,8 @@
 
 enum task_state { TASK_RUNNING, TASK_SLEEPING, TASK_DEAD };
 
+struct kretprobe_instance;
+
 struct task {
 	unsigned long rsp;           /* saved by switch_to(); must stay first */
 	int pid;                     /* 0 for each CPU's idle task, as in Linux */
@@ -30,6 +32,7 @@ struct task {
 	struct task *rq_next;        /* on its CPU's run queue */
 	struct task *cpu_next;       /* all live tasks of its CPU (sleepers, ps) */
 	void *fgraph;                /* function_graph's shadow return stack, when tracing */
+	struct kretprobe_instance *kretprobe_instances; /* open calls a kretprobe watches */
 };
 
 /* Sets up the idle task of this CPU (the context it booted in) and its run queue. */

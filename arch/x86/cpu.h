@@ -58,6 +58,12 @@ static __always_inline void cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32
 	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));
 }
 
+/* DR6 says why #DB came (bit 14, BS: a single step); the CPU never clears it itself. */
+static __always_inline void write_dr6(unsigned long v)
+{
+	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
+}
+
 static __always_inline unsigned long read_cr2(void)
 {
 	unsigned long v;

@@ -22,30 +22,7 @@ section .text
 
 MCOUNT_INSN_SIZE equ 5
 
-; struct pt_regs offsets (arch/x86/traps.h)
-PT_R15 equ 0
-PT_R14 equ 8
-PT_R13 equ 16
-PT_R12 equ 24
-PT_BP  equ 32
-PT_BX  equ 40
-PT_R11 equ 48
-PT_R10 equ 56
-PT_R9  equ 64
-PT_R8  equ 72
-PT_AX  equ 80
-PT_CX  equ 88
-PT_DX  equ 96
-PT_SI  equ 104
-PT_DI  equ 112
-PT_VEC equ 120
-PT_ORIG_AX equ 128               ; error_code for an exception, orig_ax here
-PT_IP  equ 136
-PT_CS  equ 144
-PT_FLAGS equ 152
-PT_SP  equ 160
-PT_SS  equ 168
-PT_SIZE equ 176
+%include "arch/x86/pt_regs.inc"
 
 extern function_trace_op
 

@@ -17,8 +17,9 @@
 struct insn {
 	u8 length;          /* total bytes, 1..15 */
 	u8 nr_prefixes;     /* legacy prefixes (66 67 f0 f2 f3 2e 36 3e 26 64 65), in order */
-	u8 prefixes[4];
+	u8 prefixes[4];     /* each once, however often repeated (gas pads with 66 66 2e 0f 1f) */
 	u8 rex;             /* the REX byte (0x40..0x4f), or 0 */
+	u8 opcode_offset;   /* from the first byte: after every prefix byte, repeats and REX too */
 	u8 opcode_len;      /* 1, 2 (0f xx) or 3 (0f 38 xx, 0f 3a xx) */
 	u8 opcode[3];
 	bool has_modrm;

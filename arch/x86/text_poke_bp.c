@@ -104,6 +104,11 @@ static bool poke_int3_handler(struct pt_regs *regs)
 		vec = __atomic_load_n(&bp_vec, __ATOMIC_ACQUIRE);
 		if (vec)
 			tp = bsearch(ip, vec, bp_nr, sizeof(*vec), cmp_key);
+		if (tp && tp->len == 1) {
+			/* A kprobe's int3 going in or out: only kprobes can replay what it covers. */
+			tp = NULL;
+			break;
+		}
 		if (tp) {
 			__atomic_add_fetch(&text_poke_bp_hits, 1, __ATOMIC_RELAXED);
 			break;

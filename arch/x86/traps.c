@@ -13,6 +13,9 @@
 
 static irq_handler_t irq_handlers[256];
 bool (*int3_hook)(struct pt_regs *regs);
+bool (*kprobe_int3_hook)(struct pt_regs *regs);
+bool (*kprobe_debug_hook)(struct pt_regs *regs);
+void (*kprobe_fault_hook)(struct pt_regs *regs);
 int oops_count;
 
 static const char *const exception_names[32] = {
@@ -116,8 +119,15 @@ static void do_exception(struct pt_regs *regs)
 {
 	int v = regs->vector;
 
+	/* text_poke_bp first: an int3 it wrote for a batch is never a kprobe's (Linux's order). */
 	if (v == X86_TRAP_BP && int3_hook && int3_hook(regs))
 		return;
+	if (v == X86_TRAP_BP && kprobe_int3_hook && kprobe_int3_hook(regs))
+		return;
+	if (v == X86_TRAP_DB && kprobe_debug_hook && kprobe_debug_hook(regs))
+		return;
+	if (kprobe_fault_hook)
+		kprobe_fault_hook(regs);
 	if (v == X86_TRAP_NMI && nmi_handler(regs))
 		return;
 	die(v < 32 && exception_names[v] ? exception_names[v] : "reserved exception", regs);

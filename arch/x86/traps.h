@@ -43,6 +43,11 @@ void set_irq_handler(int vector, irq_handler_t fn);
 
 /* A hook the #BP handler asks first; returns true if it handled the int3 (text_poke_bp uses it). */
 extern bool (*int3_hook)(struct pt_regs *regs);
+/* Kprobes' hooks (arch/x86/kprobes/core.c): its int3s (asked after int3_hook), the single-step
+ * #DB after a probed instruction, and a fault to report at the probed address, not its copy. */
+extern bool (*kprobe_int3_hook)(struct pt_regs *regs);
+extern bool (*kprobe_debug_hook)(struct pt_regs *regs);
+extern void (*kprobe_fault_hook)(struct pt_regs *regs);
 
 void gdt_init(void);
 void idt_init(void);
