@@ -4,10 +4,17 @@ with their exact error_log entries (and nothing changed after them), removal and
 then real hits: trace lines from the fs and compute workloads, $retval, strings, kprobe_profile;
 and on 4 CPUs, a probe switched on and off 200 times under load."""
 
+import bisect
+import os
 import re
+import shutil
+import subprocess
+import sys
 import time
 
 import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 EINVAL = "echo: write error: Invalid argument"
 ENOENT = "echo: write error: No such file or directory"
@@ -38,7 +45,8 @@ def define(console, line, append=True):
 def state(console):
     """Everything a refused write must leave as it was."""
     return {cmd: console.run(cmd) for cmd in ("cat kprobe_events", "cat available_events", "ls events",
-                                              "cat kprobe_profile", "cat set_event")}
+                                              "cat kprobe_profile", "cat set_event",
+                                              "cat /sys/kernel/debug/kprobes/list")}
 
 
 def last_error(console):
@@ -92,10 +100,12 @@ GOOD = [
     # (line written, line kprobe_events shows)
     ("p vfs_read", "p:kprobes/p_vfs_read_0 vfs_read"),
     ("p:myprobe vfs_read f=%di n=%dx:u32", "p:kprobes/myprobe vfs_read f=%di n=%dx:u32"),
-    ("r vfs_read $retval", "r:kprobes/r_vfs_read_0 vfs_read arg1=$retval"),
+    # The core sets a return probe's default MAXACTIVE (max(10, 2 * CPUs)) and, as in Linux, the
+    # listing shows it.
+    ("r vfs_read $retval", "r10:kprobes/r_vfs_read_0 vfs_read arg1=$retval"),
     ("r8:grp/ret vfs_read ret=$retval:s64", "r8:grp/ret vfs_read ret=$retval:s64"),
     ("p:grp.dot vfs_open path=+0(%si):string", "p:grp/dot vfs_open path=+0(%si):string"),
-    ("p vfs_open%return", "r:kprobes/r_vfs_open_0 vfs_open"),
+    ("p vfs_open%return", "r10:kprobes/r_vfs_open_0 vfs_open"),
     ("p:args compute_square $arg1 x=$arg1:u32 $stack0 $stack $comm +8($stack):x16",
      "p:kprobes/args compute_square arg1=$arg1 x=$arg1:u32 arg3=$stack0 arg4=$stack arg5=$comm "
      "arg6=+8($stack):x16"),
@@ -230,6 +240,7 @@ def test_filter_on_probe_fields(console):
 BAD = [
     ("p:bad no_such_function", ENOENT, "Invalid probed address or symbol", 6),
     ("p:bad vfs_read+3", EILSEQ, "Probe point is not an instruction boundary", 6),
+    ("p:bad strlen", EINVAL, "Failed to register probe event", 6),     # notrace code: kprobes refuse it
     ("p:bad vfs_read %zz", EINVAL, "Invalid register name", 15),
     ("p:bad vfs_read %rax", EINVAL, "Invalid register name", 15),
     ("p:bad vfs_read di", EINVAL, "Invalid fetch argument", 15),
@@ -355,6 +366,25 @@ def test_symbol_and_stack_fetches(console):
                         r"ret=fs_iteration\+0x[0-9a-f]+/0x[0-9a-f]+$", e["rest"]), e
 
 
+def test_probe_inside_a_function_and_the_kprobes_list(console):
+    define(console, "p:mid vfs_read+5 n=%dx:u64")
+    define(console, "p:top vfs_read")
+    armed = r"^[0-9a-f]{16}  k  vfs_read\+0x%s +%s$"
+    lines = console.run("cat /sys/kernel/debug/kprobes/list").splitlines()
+    assert re.match(armed % ("5", r"\[DISABLED\]"), lines[0]) and re.match(armed % ("0", r"\[DISABLED\]\[FTRACE\]"),
+                                                                         lines[1]), lines
+    assert console.run("echo 1 > events/kprobes/mid/enable") == ""
+    assert re.match(armed % ("5", ""), console.run("cat /sys/kernel/debug/kprobes/list").splitlines()[0])
+    run_workload(console, "run fs 0 1")
+    assert console.run("echo 0 > events/kprobes/mid/enable") == ""
+    mid = events(console, "mid")
+    assert mid and all(re.match(r"^mid: \(vfs_read\+0x5/0x[0-9a-f]+\) n=32$", e["rest"]) for e in mid)
+    assert console.run("cat kprobe_profile").splitlines()[0].split() == ["mid", str(len(mid)), "0"]
+    define(console, "-:mid")
+    define(console, "-:top")
+    assert console.run("cat /sys/kernel/debug/kprobes/list") == ""
+
+
 def test_disabled_probe_records_nothing(console):
     define(console, "p:off vfs_read")
     run_workload(console, "run fs 0 1")
@@ -390,3 +420,56 @@ def test_toggled_200_times_under_load_on_4_cpus(fresh_console):
     assert 0 < len(recs) <= hits <= len(recs) + 4 * 200
     assert c.run("cat kprobe_profile").split()[2] == "0"
     assert c.run("echo > kprobe_events") == ""
+
+
+# --- trace.dat: trace-cmd reads kprobe events from their format files -----------------------------------
+
+def kernel_symbols():
+    """name -> address, and a sorted [(address, name)] of the text symbols, from build/kernel.sym."""
+    by_name, text = {}, []
+    with open(os.path.join(ROOT, "build", "kernel.sym")) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3:
+                by_name[parts[2]] = int(parts[0], 16)
+                if parts[1] in "tT":
+                    text.append((int(parts[0], 16), parts[2]))
+    return by_name, sorted(text)
+
+
+@pytest.mark.skipif(shutil.which("trace-cmd") is None, reason="trace-cmd not installed (tools/deps.sh)")
+def test_trace_cmd_reports_kprobe_events(tmp_path):
+    cmds = ("echo 'p:rd vfs_read n=%dx:u64' > kprobe_events; "
+            "echo 'r:rdret vfs_read ret=$retval:u64' >> kprobe_events; "
+            "echo 'p:op vfs_open path=+0(%si):string' >> kprobe_events; "
+            "echo 1 > events/kprobes/enable; run fs 1 1; sleep 2; echo 0 > events/kprobes/enable")
+    out = str(tmp_path)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "trace-record"), "--smp", "2", "-o", out,
+                        cmds], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-4000:]
+    txt = [m["rest"] for m in map(re.compile(LINE).match, open(os.path.join(out, "trace.txt")).read().splitlines())
+           if m]
+    rep = subprocess.run(["trace-cmd", "report", os.path.join(out, "trace.dat")], capture_output=True, text=True,
+                         timeout=120)
+    assert rep.returncode == 0 and rep.stderr.strip() == "", rep.stderr
+    lines = [re.match(r"^\s*fs-\d+\s+\[\d+\]\s+\d+\.\d+: (\w+):\s+(.*)$", l) for l in rep.stdout.splitlines()[1:]]
+    assert all(lines) and len(lines) == len(txt) > 9, rep.stdout[:2000]
+    by_name, text = kernel_symbols()
+
+    def sym(addr):
+        i = bisect.bisect_right(text, (addr, "\xff")) - 1
+        return "%s+0x%x" % (text[i][1], addr - text[i][0])
+
+    # The same events in the same order; trace-cmd prints the print fmt's "%lx" as hex, the
+    # kernel prints symbols: they must name the same places.
+    for (name, fields), ours in zip([l.groups() for l in lines], txt):
+        m = re.match(r"^\((\w+)(?: <- (\w+))?\) (.*)$", fields)
+        assert m, fields
+        if name == "rdret":
+            # print fmt: "(%lx <- %lx)", REC->__probe_func, REC->__probe_ret_ip (Linux's order)
+            assert int(m[1], 16) == by_name["vfs_read"]
+            assert ours.startswith("rdret: (%s/" % sym(int(m[2], 16))) and ours.endswith(" <- vfs_read) " + m[3])
+        else:
+            func = {"rd": "vfs_read", "op": "vfs_open"}[name]
+            assert int(m[1], 16) == by_name[func] and ours.startswith("%s: (%s+0x0/" % (name, func))
+            assert ours.endswith(") " + m[3])
