@@ -68,6 +68,7 @@ bool fs_busy(const struct fnode *n)
 	return false;
 }
 
+/* Frees n and everything under it (already unlinked). */
 static void free_tree(struct fnode *n)
 {
 	while (n->children) {

@@ -92,6 +92,7 @@ static void kprobe_trace_record(struct trace_kprobe *tk, struct pt_regs *regs, u
 	local_irq_restore(flags);
 }
 
+/* A `p` event's kprobe was hit: count it, record it. */
 static int kprobe_dispatcher(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct trace_kprobe *tk = container_of(kp, struct trace_kprobe, rp.kp);
@@ -146,6 +147,7 @@ static int trace_kprobe_reg(struct trace_event_call *call, enum trace_reg type, 
 
 /* --- defining ------------------------------------------------------------------------------- */
 
+/* Frees tk and all it owns; its kprobe and event must be gone already (or never made). */
 static void free_trace_kprobe(struct trace_kprobe *tk)
 {
 	if (!tk)
@@ -158,6 +160,7 @@ static void free_trace_kprobe(struct trace_kprobe *tk)
 	kfree(tk);
 }
 
+/* A probe event with room for nargs arguments, its kprobe set up (disabled), nothing registered. */
 static struct trace_kprobe *alloc_trace_kprobe(const char *group, const char *event,
 					       unsigned long addr, const char *symbol,
 					       unsigned long offset, int maxactive, int nargs,
@@ -190,6 +193,7 @@ static struct trace_kprobe *alloc_trace_kprobe(const char *group, const char *ev
 	return tk;
 }
 
+/* The probe event GROUP/EVENT, or NULL. */
 static struct trace_kprobe *find_trace_kprobe(const char *event, const char *group)
 {
 	for (struct trace_kprobe *tk = trace_kprobes; tk; tk = tk->next)
@@ -273,6 +277,7 @@ static int register_probe(struct trace_kprobe *tk, struct probe_log *log)
 	return ret;
 }
 
+/* Takes the kprobe (or kretprobe) away; returns once no handler can still be running. */
 static void unregister_probe(struct trace_kprobe *tk)
 {
 	if (tk->is_return)
@@ -346,6 +351,7 @@ struct probe_place {
 	unsigned int flags;
 };
 
+/* ADDR or SYM[+offs][%return] into pl; an offset past a function's entry rules out r. */
 static int parse_place(const char *word, bool *is_return, struct probe_place *pl,
 		       struct probe_log *log)
 {
@@ -623,6 +629,7 @@ static const struct file_ops kprobe_events_fops = { .show = kprobe_events_show,
 						    .write = kprobe_events_write };
 static const struct file_ops kprobe_profile_fops = { .show = kprobe_profile_show };
 
+/* kprobe_events and kprobe_profile, beside the other tracefs files. */
 void init_kprobe_trace(void)
 {
 	struct fnode *top = fs_mkdir_p("/sys/kernel/tracing");

@@ -25,11 +25,13 @@
 static const char *const probe_err_texts[] = { PROBE_ERRORS };
 #undef C
 
+/* Linux's words for err ("" for none). */
 const char *probe_err_text(enum probe_err err)
 {
 	return err >= 0 && err < NR_TP_ERRS ? probe_err_texts[err] : "";
 }
 
+/* Notes err at offset into the current word, unless an error was noted already. */
 void probe_log_err(struct probe_log *log, int offset, enum probe_err err)
 {
 	if (log->err != TP_ERR_NONE)
@@ -64,6 +66,7 @@ int probe_log_pos(const struct probe_log *log)
 	return pos; /* past the last word, as Linux puts it */
 }
 
+/* At most n bytes of s, NUL-terminated, kmalloc'd; NULL if memory ran out. */
 char *probe_strndup(const char *s, size_t n)
 {
 	char *d;
@@ -96,6 +99,7 @@ static const struct fetch_type probe_fetch_types[] = {
 	{ NULL },
 };
 
+/* The type called name (NULL: the default, x64), or NULL if there is none. */
 static const struct fetch_type *find_fetch_type(const char *name)
 {
 	if (!name)
@@ -106,6 +110,7 @@ static const struct fetch_type *find_fetch_type(const char *name)
 	return NULL;
 }
 
+/* A C identifier: what Linux allows as a group, event or argument name. */
 bool is_good_name(const char *name)
 {
 	if (!isalpha(*name) && *name != '_')
@@ -174,6 +179,7 @@ static const struct {
 #undef REG
 };
 
+/* Where the register called name is in struct pt_regs, or -EINVAL. */
 static int regs_query_register_offset(const char *name)
 {
 	for (unsigned int i = 0; i < ARRAY_SIZE(regs_table); i++)
@@ -399,6 +405,7 @@ static int add_store(struct probe_arg *parg, struct fetch_insn **pcode, int type
 	return 0;
 }
 
+/* Frees what n steps of a program own (symbol names, immediate strings). */
 static void free_code(struct fetch_insn *code, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -445,6 +452,7 @@ static int parse_arg_body(char *arg, u32 *size, struct probe_arg *parg, unsigned
 	return ret;
 }
 
+/* True if name is a record field already: a common one, the probe's head, or an argument. */
 static bool conflict_field_name(const char *name, const struct probe_arg *args, int narg)
 {
 	static const char *const reserved[] = { "common_type",		"common_flags",

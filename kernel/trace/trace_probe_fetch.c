@@ -16,6 +16,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
+/* Where the arguments start in a record. */
 u32 traceprobe_head_size(bool is_return)
 {
 	return 8 + (is_return ? 16 : 8); /* struct trace_entry, then one or two longs */
@@ -199,6 +200,7 @@ static size_t append(char *buf, size_t size, size_t pos, const char *fmt, const 
 	return pos + snprintf(buf + MIN(pos, size), pos < size ? size - pos : 0, fmt, arg);
 }
 
+/* The print fmt into buf (nothing written when size is 0); returns its length. */
 static size_t print_fmt(const struct trace_probe *tp, bool is_return, char *buf, size_t size)
 {
 	size_t pos = append(buf, size, 0, "\"%s", is_return ? "(%lx <- %lx)" : "(%lx)");
