@@ -34,5 +34,6 @@ void bench_patching(u64 baseline);
 void bench_tracers(u64 baseline);
 void bench_events(u64 baseline);
 void bench_jump_label(u64 baseline);
+void bench_kprobes(u64 baseline);
 
 #endif

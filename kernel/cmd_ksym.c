@@ -1,6 +1,7 @@
 /* ksym and dis: look up kernel symbols, and show the bytes at the start of a function, decoded. */
 #include "kernel/shell.h"
 #include "kernel/jump_label.h"
+#include "kernel/kprobes.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm.h"
 #include "kernel/printk.h"
@@ -53,14 +54,28 @@ static void print_target(unsigned long target)
 		cprintf(" <%s>", name);
 }
 
-/* A jump-label site says so, with its key, as objdump's comments would. Ends the line. */
+/* A jump-label or kprobe site says so, as objdump's comments would. Ends the line. */
 static void print_site_note(unsigned long addr)
 {
 	const struct jump_entry *e = jump_label_lookup(addr);
+	const struct kprobe *p = get_kprobe((void *)addr);
+	u8 orig;
 
 	if (e)
 		cprintf("   # jump label %ps", (void *)jump_entry_key(e));
+	if (p && kprobe_text_poked(addr, &orig))
+		cprintf("   # kprobe: int3 over %02x", orig);
+	else if (p && kprobe_ftrace(p))
+		cprintf("   # kprobe on ftrace%s", kprobe_disabled(p) ? " (disarmed)" : "");
+	else if (p)
+		cprintf("   # kprobe (disarmed)");
 	cprintf("\n");
+}
+
+/* A place dis decodes instead of dumping: a jump-label site, or a probed instruction. */
+static bool is_site(unsigned long addr)
+{
+	return jump_label_lookup(addr) || get_kprobe((void *)addr);
 }
 
 /*
@@ -111,11 +126,11 @@ static size_t decode_one(unsigned long addr, const u8 *p, size_t avail)
 	return len;
 }
 
-/* Where the next jump-label site lies in [addr, end), or end. */
+/* Where the next site lies in [addr, end), or end. */
 static unsigned long next_site(unsigned long addr, unsigned long end)
 {
 	for (; addr < end; addr++)
-		if (jump_label_lookup(addr))
+		if (is_site(addr))
 			return addr;
 	return end;
 }
@@ -142,12 +157,12 @@ static int cmd_dis(int argc, char **argv)
 	n = MIN(n, (unsigned long)_etext - addr);
 	p = (const u8 *)addr;
 	cprintf("%s at 0x%lx:\n", argv[1], addr);
-	/* The first instruction is where ftrace works, and jump-label sites are where static keys
-	 * work: decode those; the rest is raw bytes. */
+	/* The first instruction is where ftrace works, jump-label sites are where static keys
+	 * work, and a kprobe's int3 is where it works: decode those; the rest is raw bytes. */
 	done = decode_one(addr, p, n);
 	while (done < n) {
 		size_t chunk = MIN(16UL, n - done), site;
-		if (jump_label_lookup(addr + done)) {
+		if (is_site(addr + done)) {
 			size_t len = decode_one(addr + done, p + done, n - done);
 			if (len) {
 				done += len;
@@ -165,4 +180,4 @@ static int cmd_dis(int argc, char **argv)
 	return 0;
 }
 SHELL_CMD(dis, cmd_dis,
-	  "dis FUNCTION [BYTES]: a function's bytes; its first insn and jump-label sites decoded");
+	  "dis FUNCTION [BYTES]: a function's bytes; its first insn, jump-label and kprobe sites decoded");

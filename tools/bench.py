@@ -107,6 +107,16 @@ callee-saved register, so the function saves and restores one (`dis bench_target
 belongs to the function, not to the site, and a function that already uses callee-saved registers
 (most real ones, `__schedule()` among them) pays only the NOP.
 
+The kprobe rows put one probe with an empty handler on `bench_target`, the function of the
+function-tracer rows (kernel/bench_kprobes.c, docs/15): on its fentry site (ftrace calls the handler
+through a regs trampoline), on its `push %rbp` (int3, emulated in the handler) and on its
+`mov %rsp,%rbp` (int3, copied to a slot and single-stepped: a second exception, #DB). The kretprobe
+row adds the return trampoline to a probe on ftrace. Read the int3 rows with care: icount counts the
+instructions the handlers execute, not what the CPU spends delivering an exception and returning
+from it with `iretq`, which on real hardware costs far more than an instruction; so here an int3 hit
+looks as cheap as a call through ftrace, and the stepped probe only a little dearer than the
+emulated one, though it takes two exceptions to the emulated one's one.
+
 For scale, measured the same way on Linux 6.1: its function tracer costs 542 guest instructions per
 event and function_graph 1328 per traced call. This project's goals are under 60 and under 150 above
 the baseline; the "+base" column says where we are (docs/07 and docs/08 say where the cost goes).

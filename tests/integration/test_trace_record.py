@@ -33,12 +33,11 @@ pytestmark = [
 ]
 
 MARK = "trace-record test marker"
-# `sleep 1` here too: on one CPU the marker (and the end of tracing) may otherwise come before compute
-# has run more than once; it failed so, with 2 events, under a loaded `make test`.
+# `sleep 1` (on the host) lets the workload run: on one CPU the shell and compute share it, and without
+# the pause tracing may stop before compute ran at all (no function event), or with every call still
+# open (no duration to compare): both happened once.
 FUNCTION = "echo 'compute_*' > set_ftrace_filter; echo function > current_tracer; run compute all; " \
            "sleep 1; echo %s > trace_marker" % MARK
-# `sleep 1` (on the host) lets calls finish: on one CPU the shell and compute share it, and without the
-# pause every call may still be open when tracing stops, leaving no duration to compare.
 GRAPH = "echo 'compute_*' > set_ftrace_filter; echo function_graph > current_tracer; run compute all; " \
         "sleep 1; echo %s > trace_marker" % MARK
 # The smallest buffer the kernel takes (buffer_size_kb refuses under 8: two 4 KiB pages per CPU) and the

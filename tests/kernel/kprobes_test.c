@@ -403,15 +403,17 @@ static bool wait_for(volatile unsigned long *counter, unsigned long target)
 	return true;
 }
 
+/* A worker calling kpt_add_one on every CPU but this one. */
 static struct task *start_workers(struct ktest *t)
 {
-	struct task *w;
+	struct task *w = NULL;
 
 	kpt_stop = false;
 	kpt_calls = kpt_errors = 0;
-	w = kthread_create(kpt_worker, NULL, num_online_cpus() - 1, "kpt-loop");
+	for (int cpu = 1; cpu < num_online_cpus(); cpu++)
+		w = kthread_create(kpt_worker, NULL, cpu, "kpt-loop");
 	if (w && !wait_for(&kpt_calls, 100))
-		ktest_fail(t, __FILE__, __LINE__, "the worker never ran");
+		ktest_fail(t, __FILE__, __LINE__, "the workers never ran");
 	return w;
 }
 
@@ -446,6 +448,7 @@ SELFTEST(kprobes_armed_and_disarmed_200_times_under_load)
 	struct kprobe emu = { .symbol_name = "kpt_add_one", .offset = insn_offset(kpt_add_one, 0),
 			      .pre_handler = kpt_pre };
 	struct kprobe entry = { .symbol_name = "kpt_add_one", .pre_handler = kpt_pre };
+	struct ftrace_ops ops = { .func = kpt_count_calls, .name = "kpt" };
 	u8 text[16];
 	int hit_rounds = 0;
 
@@ -455,8 +458,10 @@ SELFTEST(kprobes_armed_and_disarmed_200_times_under_load)
 	}
 	memcpy(text, (void *)kpt_add_one, sizeof(text));
 	KT_ASSERT(t, start_workers(t) != NULL);
+	KT_ASSERT(t, ftrace_set_filter_ip(&ops, (unsigned long)kpt_add_one, false, true) == 0);
 	for (int i = 0; i < 200; i++) {
 		struct kprobe *kp = i % 10 == 9 ? &entry : i & 1 ? &emu : &step;
+		bool tracer = i % 20 == 19; /* the fentry site changes under the probe on it */
 		unsigned long c;
 		int h0 = kpt_pre_hits;
 
@@ -464,8 +469,12 @@ SELFTEST(kprobes_armed_and_disarmed_200_times_under_load)
 			ktest_fail(t, __FILE__, __LINE__, "round %d: register_kprobe failed", i);
 			break;
 		}
+		if (tracer)
+			register_ftrace_function(&ops);
 		c = kpt_calls;
 		wait_for(&kpt_calls, c + 3);
+		if (tracer)
+			unregister_ftrace_function(&ops);
 		unregister_kprobe(kp);
 		hit_rounds += kpt_pre_hits > h0;
 	}

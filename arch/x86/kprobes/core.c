@@ -95,12 +95,17 @@ static bool kprobe_int3_handler(struct pt_regs *regs)
 	struct kprobe_site *s = kprobe_site_lookup(addr);
 
 	if (!s) {
-		if (*addr == INT3_INSN_OPCODE)
-			return false; /* not ours: die() reports it */
 		/* The probe was removed after this CPU trapped (or, under QEMU's TCG, it ran an old
 		 * translation of the page): the text holds the instruction again. Run it. */
-		regs->ip = (unsigned long)addr;
-		return true;
+		if (READ_ONCE(*addr) != INT3_INSN_OPCODE) {
+			regs->ip = (unsigned long)addr;
+			return true;
+		}
+		/* An int3 is there: maybe one a new probe just wrote. Its site went into the table
+		 * before the byte went into the text, so a second look finds it. */
+		s = kprobe_site_lookup(addr);
+		if (!s)
+			return false; /* not ours: die() reports it */
 	}
 	if (s->ftrace)
 		return false; /* ftrace sites never hold our int3 */
