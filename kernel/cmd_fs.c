@@ -163,6 +163,9 @@ static int cmd_cd(int argc, char **argv)
 		cprintf("cd: %s: %s\n", path, strerror(err));
 		return 1;
 	}
+	/* Pinned while we stand in it: a removed event's directory must not vanish under us. */
+	fs_pin(d);
+	fs_unpin(shell_cwd);
 	shell_cwd = d;
 	return 0;
 }

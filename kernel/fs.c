@@ -58,6 +58,53 @@ struct fnode *fs_create(struct fnode *parent, const char *name, const struct fil
 	return n;
 }
 
+bool fs_busy(const struct fnode *n)
+{
+	if (n->pins)
+		return true;
+	for (const struct fnode *c = n->children; c; c = c->next)
+		if (fs_busy(c))
+			return true;
+	return false;
+}
+
+/* Frees n and everything under it (already unlinked). */
+static void free_tree(struct fnode *n)
+{
+	while (n->children) {
+		struct fnode *c = n->children;
+		n->children = c->next;
+		free_tree(c);
+	}
+	kfree(n);
+}
+
+int fs_remove(struct fnode *n)
+{
+	struct fnode **pp;
+
+	if (fs_busy(n))
+		return -EBUSY;
+	if (n->parent) {
+		for (pp = &n->parent->children; *pp && *pp != n; pp = &(*pp)->next)
+			;
+		if (*pp)
+			*pp = n->next;
+	}
+	free_tree(n);
+	return 0;
+}
+
+void fs_pin(struct fnode *n)
+{
+	n->pins++;
+}
+
+void fs_unpin(struct fnode *n)
+{
+	n->pins--;
+}
+
 struct fnode *fs_mkdir_p(const char *path)
 {
 	struct fnode *dir = &root;

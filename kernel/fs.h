@@ -48,6 +48,7 @@ struct fnode {
 	const struct file_ops *ops;
 	void *priv;
 	struct fnode *parent, *children, *next; /* children kept in name order */
+	int pins; /* fs_pin(): someone stands here (the shell's working directory) */
 };
 
 struct fnode *fs_root(void);
@@ -56,6 +57,13 @@ struct fnode *fs_mkdir(struct fnode *parent, const char *name);
 /* Creates a file; NULL if the name is taken or memory ran out. */
 struct fnode *fs_create(struct fnode *parent, const char *name, const struct file_ops *ops,
 			void *priv);
+/* Unlinks n and frees it with everything under it (tracefs_remove); -EBUSY, and nothing
+ * changes, if a node of the subtree is pinned. fs_busy() asks the same question first. */
+int fs_remove(struct fnode *n);
+bool fs_busy(const struct fnode *n);
+/* A directory someone stands in (the shell's cwd) is pinned: it cannot be removed under them. */
+void fs_pin(struct fnode *n);
+void fs_unpin(struct fnode *n);
 /* Makes every directory of an absolute path, like mkdir -p. */
 struct fnode *fs_mkdir_p(const char *path);
 /* Resolves path (absolute, or relative to cwd; "." and ".." allowed); 0 or -ENOENT/-ENOTDIR. */

@@ -24,6 +24,7 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_events.h"
+#include "kernel/trace/trace_kprobe.h"
 #include "arch/x86/text_poke.h"
 
 static void mm_init(void)
@@ -84,9 +85,11 @@ void kmain(u32 magic, unsigned long info_pa)
 	func_hits_init();
 	trace_init();
 	trace_events_files_init();
+	init_kprobe_trace();
 	workloads_init();
 	klp_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
+	fs_pin(shell_cwd);
 	pr_info("shell: type 'help' for commands\n");
 	/* The shell is a task like any other; this boot context becomes CPU 0's idle task. */
 	if (!kthread_create(shell_thread, NULL, 0, "sh"))

@@ -27,6 +27,10 @@ int nr_event_pids;
 
 struct trace_event_call **trace_events_sorted;
 unsigned int nr_trace_events;
+/* Room in both arrays; ids given out so far end before next_id; ids[id - FIRST] is the event
+ * with that id, NULL once it was removed. */
+unsigned int trace_events_cap, trace_events_next_id;
+struct trace_event_call **trace_events_ids;
 
 void event_mutex_lock(void)
 {
@@ -88,7 +92,7 @@ static void event_define_fields(struct trace_event_call *call)
 
 static void event_find_pid_field(struct trace_event_call *call);
 
-static int cmp_event(const void *a, const void *b)
+int cmp_event(const void *a, const void *b)
 {
 	const struct trace_event_call *x = *(struct trace_event_call *const *)a;
 	const struct trace_event_call *y = *(struct trace_event_call *const *)b;
@@ -102,8 +106,11 @@ void trace_events_init(void)
 {
 	unsigned int n = __stop_ftrace_events - __start_ftrace_events;
 
-	trace_events_sorted = kmalloc(n * sizeof(*trace_events_sorted) + 1);
-	if (!trace_events_sorted)
+	/* Room for the dynamic events to come; both arrays grow when it runs out. */
+	trace_events_cap = n + 16;
+	trace_events_sorted = kmalloc(trace_events_cap * sizeof(*trace_events_sorted));
+	trace_events_ids = kzalloc(trace_events_cap * sizeof(*trace_events_ids));
+	if (!trace_events_sorted || !trace_events_ids)
 		panic("trace events: out of memory");
 	memcpy(trace_events_sorted, __start_ftrace_events, n * sizeof(*trace_events_sorted));
 	sort(trace_events_sorted, n, sizeof(*trace_events_sorted), cmp_event, NULL);
@@ -111,16 +118,18 @@ void trace_events_init(void)
 		event_define_fields(trace_events_sorted[i]);
 		event_find_pid_field(trace_events_sorted[i]);
 		trace_events_sorted[i]->id = TRACE_EVENT_FIRST_ID + i;
+		trace_events_ids[i] = trace_events_sorted[i];
 	}
 	nr_trace_events = n;
+	trace_events_next_id = TRACE_EVENT_FIRST_ID + n;
 	pr_info("trace events: %u events\n", n);
 }
 
 struct trace_event_call *trace_event_by_id(unsigned int id)
 {
-	if (id < TRACE_EVENT_FIRST_ID || id - TRACE_EVENT_FIRST_ID >= nr_trace_events)
+	if (id < TRACE_EVENT_FIRST_ID || id >= READ_ONCE(trace_events_next_id))
 		return NULL;
-	return trace_events_sorted[id - TRACE_EVENT_FIRST_ID];
+	return READ_ONCE(trace_events_ids)[id - TRACE_EVENT_FIRST_ID];
 }
 
 struct trace_event_call *trace_event_find(const char *system, const char *name)
@@ -150,9 +159,14 @@ int trace_event_update_probe(struct trace_event_call *call)
 	bool have = call->flags & EVENT_FL_PROBED;
 	int err = 0;
 
-	if (want && !have)
+	if (want == have)
+		return 0;
+	/* A dynamic event has no tracepoint: its owner attaches and detaches its probe. */
+	if (call->reg)
+		err = call->reg(call, want ? TRACE_REG_REGISTER : TRACE_REG_UNREGISTER, call->data);
+	else if (want)
 		err = tracepoint_probe_register(call->tp, call->probe, call);
-	else if (!want && have)
+	else
 		err = tracepoint_probe_unregister(call->tp, call->probe, call);
 	if (!err && want != have)
 		call->flags ^= EVENT_FL_PROBED;
@@ -171,14 +185,15 @@ int trace_event_enable_disable(struct trace_event_call *call, bool enable)
 	err = trace_event_update_probe(call);
 	if (err)
 		call->flags = old;
+	else if (enable)
+		call->flags |= EVENT_FL_WAS_ENABLED;
 	return err;
 }
 
 /* --- the write path ---------------------------------------------------------------------------- */
 
-/* Big enough for any event this kernel defines (checked at boot is not needed: reserve refuses). */
-#define EVENT_SCRATCH_SIZE 512
-static u8 event_scratch[NR_CPUS][EVENT_SCRATCH_SIZE] __aligned(8);
+/* Big enough for any event this kernel defines; a kprobe event is cut to fit (trace_kprobe.c). */
+static u8 event_scratch[NR_CPUS][TRACE_EVENT_MAX_SIZE] __aligned(8);
 
 static bool pid_listed(int pid)
 {
@@ -236,7 +251,7 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 		fb->entry = trace_reserve(&fb->r, call->id, len, this_cpu()->tp_irq_flags, 0);
 		return fb->entry;
 	}
-	if (len > EVENT_SCRATCH_SIZE)
+	if (len > TRACE_EVENT_MAX_SIZE)
 		return NULL;
 	/* Interrupts off (they are, in __traceiter_*; saved again so no caller can get this wrong):
 	 * this CPU's scratch area is ours until commit. */
@@ -280,9 +295,11 @@ bool trace_event_print(struct seq_file *m, struct trace_iterator *it)
 {
 	struct trace_event_call *call = trace_event_by_id(it->ent->type);
 
-	if (!call)
-		return false;
 	trace_print_context(m, it);
+	if (!call) { /* a removed event's record: Linux's words for a type it cannot name */
+		seq_printf(m, "Unknown type %u\n", it->ent->type);
+		return true;
+	}
 	seq_printf(m, "%s: ", call->name);
 	call->print(m, it->ent);
 	return true;

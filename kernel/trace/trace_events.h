@@ -39,6 +39,13 @@ struct event_trigger_data;
 #define EVENT_FL_SOFT_MODE (1U << 1) /* probe attached for triggers only (enable reads 0*) */
 #define EVENT_FL_FILTERED (1U << 2)  /* a filter decides which records are kept */
 #define EVENT_FL_PROBED (1U << 3)    /* our probe is attached to the tracepoint */
+#define EVENT_FL_WAS_ENABLED (1U << 4) /* recorded at some time: its records may be in the buffer */
+
+/* What a dynamic event's reg callback is asked to do (Linux's enum trace_reg). */
+enum trace_reg {
+	TRACE_REG_REGISTER,   /* attach the probe: the event (or a trigger) wants records */
+	TRACE_REG_UNREGISTER, /* detach it */
+};
 
 /* One event (Linux's trace_event_call and, as we have one trace instance, its trace_event_file). */
 struct trace_event_call {
@@ -60,18 +67,43 @@ struct trace_event_call {
 	struct event_trigger_data *triggers; /* singly linked, newest first */
 	/* Offset of a pid field set_event_pid also accepts (sched_switch's next_pid), or 0: none. */
 	u16 pid_field_offset;
+	/* Dynamic events (kprobe events) have no tracepoint: reg attaches and detaches their probe,
+	 * data is their owner's. fields and nr_fields come with offsets already worked out. */
+	int (*reg)(struct trace_event_call *call, enum trace_reg type, void *data);
+	void *data;
+	struct fnode *dir; /* events/<system>/<name>/ of a dynamic event */
 };
 
 /* Every event the kernel was built with (linker section _ftrace_events, in no useful order). */
 extern struct trace_event_call *const __start_ftrace_events[], *const __stop_ftrace_events[];
-/* The same sorted by system, then name, at boot: ids, listings and the events/ tree follow it. */
+/* Every event, the built-in ones and those added at run time, sorted by system, then name:
+ * listings and the events/ tree follow it. Changed only under event_mutex. */
 extern struct trace_event_call **trace_events_sorted;
 extern unsigned int nr_trace_events;
+/* The storage behind it (trace_events.c), for trace_events_dyn.c. */
+extern unsigned int trace_events_cap, trace_events_next_id;
+extern struct trace_event_call **trace_events_ids;
+int cmp_event(const void *a, const void *b); /* by system, then name */
 #define for_each_event_call(pp)                                                                \
 	for (pp = trace_events_sorted; pp < trace_events_sorted + nr_trace_events; pp++)
 
 /* The first id events get; below it are the fixed types of trace.h (Linux's __TRACE_LAST_TYPE). */
 #define TRACE_EVENT_FIRST_ID 32
+/* The last: common_type is a u16 (Linux's TRACE_EVENT_TYPE_MAX). */
+#define TRACE_EVENT_LAST_ID 65535
+
+/*
+ * Events made at run time (kprobe events): call has its name, system, fields (with offsets),
+ * size, print, print_fmt and reg. trace_add_event_call() gives it the next unused id and its
+ * events/<system>/<name>/ files; 0 or -EEXIST (the name is taken), -ENOSPC (no id left),
+ * -ENOMEM. trace_remove_event_call() refuses with -EBUSY while the event is enabled or a
+ * trigger holds it, or while the shell stands in its directory; otherwise it removes the
+ * files and, once no CPU can still be writing a record of it, returns 0: call may be freed.
+ * Ids are never given out twice, so a record left in the buffer never names another event;
+ * as Linux does, removing an event that was ever enabled also empties the buffer.
+ */
+int trace_add_event_call(struct trace_event_call *call);
+int trace_remove_event_call(struct trace_event_call *call);
 
 struct trace_event_call *trace_event_by_id(unsigned int id);
 struct trace_event_call *trace_event_find(const char *system, const char *name);
@@ -88,6 +120,9 @@ struct trace_event_buffer {
 	bool scratch;
 	unsigned long flags; /* interrupts as they were, for the scratch path */
 };
+
+/* The largest record an event may write (whole, common fields included). */
+#define TRACE_EVENT_MAX_SIZE 2048
 
 void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_event_call *call,
 				 u32 len);
@@ -122,6 +157,11 @@ void trace_events_init(void);
 void trace_events_files_init(void);
 /* format and id in dir, for call (trace_events_files.c). */
 void trace_event_format_files(struct fnode *dir, struct trace_event_call *call);
+/* An event's directory and files, and its system's when it is the first (trace_events_files.c);
+ * under event_mutex. 0 or -ENOMEM / -EBUSY, nothing changed then. */
+int trace_event_files_add(struct trace_event_call *call);
+bool trace_event_files_busy(struct trace_event_call *call);
+void trace_event_files_remove(struct trace_event_call *call);
 
 /* The fixed entry types of trace.h as events of system "ftrace", in id order (ftrace_formats.c):
  * a format and an id file each, nothing to switch. */

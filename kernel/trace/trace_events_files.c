@@ -15,6 +15,7 @@
  */
 #include "kernel/trace/trace_events.h"
 #include "kernel/mm.h"
+#include "kernel/panic.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -167,10 +168,20 @@ static int event_enable_write(struct fnode *f, const char *buf, size_t len, unsi
 	return err;
 }
 
+/*
+ * events/<system>/ (its priv): the name, the filter last written to its filter file, and how
+ * many events it holds, so the directory goes when a dynamic system's last event does.
+ */
+struct event_subsystem {
+	char *name;
+	char *filter;
+	unsigned int nr_events;
+};
+
 /* Events of a system (NULL: all). */
-static bool in_system(const struct trace_event_call *call, const char *system)
+static bool in_system(const struct trace_event_call *call, const struct event_subsystem *system)
 {
-	return !system || !strcmp(call->system, system);
+	return !system || !strcmp(call->system, system->name);
 }
 
 /* 0 none on, 1 all on, X some (Linux's subsystem and top-level enable files). */
@@ -209,34 +220,23 @@ static int system_enable_write(struct fnode *f, const char *buf, size_t len, uns
 
 /* A subsystem filter: set on every event of the system that has the fields it names; refused
  * (nothing changed) if one of them cannot take it, as Linux's BAD_SUBSYS_FILTER. */
-static char *system_filters[16];
-static const char *system_names[16];
-
-static char **system_filter_slot(const char *system)
-{
-	for (unsigned int i = 0; i < ARRAY_SIZE(system_names); i++)
-		if (system_names[i] && !strcmp(system_names[i], system))
-			return &system_filters[i];
-	return NULL;
-}
-
 static int system_filter_show(struct seq_file *m, struct fnode *f)
 {
-	char **slot = system_filter_slot(f->parent->priv);
+	const struct event_subsystem *system = f->parent->priv;
 
-	seq_printf(m, "%s\n", slot && *slot ? *slot : "none");
+	seq_printf(m, "%s\n", system->filter ? system->filter : "none");
 	return 0;
 }
 
 static int system_filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct trace_event_call *const *pp;
-	const char *system = f->parent->priv;
-	char text[EVENT_WRITE_MAX], **slot = system_filter_slot(system);
+	struct event_subsystem *system = f->parent->priv;
+	char text[EVENT_WRITE_MAX];
 	bool clear;
 	int err = 0;
 
-	if (fs_write_text(text, sizeof(text), buf, len) || !slot)
+	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
 	clear = !*text || !strcmp(text, "0");
 	event_mutex_lock();
@@ -259,10 +259,10 @@ static int system_filter_write(struct fnode *f, const char *buf, size_t len, uns
 		if (!err && in_system(*pp, system))
 			err = apply_event_filter(*pp, text, false);
 	if (!err) {
-		kfree(*slot);
-		*slot = clear ? NULL : kmalloc(strlen(text) + 1);
-		if (*slot)
-			strcpy(*slot, text);
+		kfree(system->filter);
+		system->filter = clear ? NULL : kmalloc(strlen(text) + 1);
+		if (system->filter)
+			strcpy(system->filter, text);
 	}
 	event_mutex_unlock();
 	return err;
@@ -376,24 +376,29 @@ static int set_event_match(const char *tok, bool *mark)
 	return n ? 0 : -EINVAL;
 }
 
-/* All tokens are checked before anything changes, so a bad one leaves every event as it was. */
+/*
+ * All tokens are checked before anything changes, so a bad one leaves every event as it was.
+ * The whole write holds event_mutex: the list (and so the marks' indices) cannot change under it.
+ */
 static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	unsigned int n = nr_trace_events;
 	char text[EVENT_WRITE_MAX], *p = text, *tok;
-	bool *on = kzalloc(n + 1), *off = kzalloc(n + 1);
 	struct trace_event_call *const *pp;
-	int err = -ENOMEM, i = 0;
+	bool *on = NULL, *off = NULL;
+	int err, i = 0;
 
-	if (!on || !off)
-		goto out;
 	err = fs_write_text(text, sizeof(text), buf, len);
+	if (err)
+		return err;
+	event_mutex_lock();
+	on = kzalloc(nr_trace_events + 1);
+	off = kzalloc(nr_trace_events + 1);
+	err = on && off ? 0 : -ENOMEM;
 	while (!err && (tok = strsep(&p, " \t\n")) != NULL)
 		if (*tok)
 			err = tok[0] == '!' ? set_event_match(tok + 1, off) : set_event_match(tok, on);
 	if (err)
 		goto out;
-	event_mutex_lock();
 	for_each_event_call(pp) {
 		bool want = (*pp)->flags & EVENT_FL_ENABLED;
 		if (flags & FS_TRUNC)
@@ -403,8 +408,8 @@ static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigne
 			err = trace_event_enable_disable(*pp, want);
 		i++;
 	}
-	event_mutex_unlock();
 out:
+	event_mutex_unlock();
 	kfree(on);
 	kfree(off);
 	return err;
@@ -457,41 +462,114 @@ void trace_event_format_files(struct fnode *dir, struct trace_event_call *call)
 	fs_create(dir, "id", &id_fops, NULL);
 }
 
-/* events/<system>/, made the first time one of its events is met. */
-static struct fnode *system_dir(struct fnode *events, const char *system)
-{
-	struct fnode *dir = fs_mkdir(events, system);
+static struct fnode *events_dir;
 
-	if (!dir->priv) {
-		dir->priv = (void *)system;
-		fs_create(dir, "enable", &system_enable_fops, NULL);
-		fs_create(dir, "filter", &system_filter_fops, NULL);
-		for (unsigned int i = 0; i < ARRAY_SIZE(system_names); i++)
-			if (!system_names[i]) {
-				system_names[i] = system;
-				break;
-			}
+/* events/<system>/, made the first time one of its events is met; NULL when memory ran out. */
+static struct fnode *system_dir(const char *name)
+{
+	struct fnode *dir = fs_mkdir(events_dir, name);
+	struct event_subsystem *system;
+
+	if (!dir || dir->priv)
+		return dir;
+	system = kzalloc(sizeof(*system));
+	if (system)
+		system->name = kmalloc(strlen(name) + 1);
+	if (!system || !system->name || !fs_create(dir, "enable", &system_enable_fops, NULL) ||
+	    !fs_create(dir, "filter", &system_filter_fops, NULL)) {
+		if (system)
+			kfree(system->name);
+		kfree(system);
+		fs_remove(dir);
+		return NULL;
 	}
+	strcpy(system->name, name);
+	dir->priv = system;
 	return dir;
+}
+
+/* The files of one event; a dynamic event's directory is noted in call->dir. */
+static int event_files_create(struct fnode *sysdir, struct trace_event_call *call)
+{
+	struct fnode *dir = fs_mkdir(sysdir, call->name);
+
+	if (!dir)
+		return -ENOMEM;
+	dir->priv = call;
+	if (!fs_create(dir, "enable", &enable_fops, NULL) ||
+	    !fs_create(dir, "filter", &filter_fops, NULL) ||
+	    !fs_create(dir, "format", &format_fops, NULL) || !fs_create(dir, "id", &id_fops, NULL) ||
+	    !fs_create(dir, "trigger", &trigger_fops, NULL)) {
+		fs_remove(dir);
+		return -ENOMEM;
+	}
+	call->dir = dir;
+	((struct event_subsystem *)sysdir->priv)->nr_events++;
+	return 0;
+}
+
+/* A system directory with no event left goes too (Linux removes a kprobe group's the same way). */
+static void system_dir_put(struct fnode *sysdir)
+{
+	struct event_subsystem *system = sysdir->priv;
+
+	if (--system->nr_events)
+		return;
+	kfree(system->name);
+	kfree(system->filter);
+	kfree(system);
+	fs_remove(sysdir);
+}
+
+int trace_event_files_add(struct trace_event_call *call)
+{
+	struct fnode *sysdir = system_dir(call->system);
+	int err;
+
+	if (!sysdir)
+		return -ENOMEM;
+	err = event_files_create(sysdir, call);
+	if (err && !((struct event_subsystem *)sysdir->priv)->nr_events) {
+		((struct event_subsystem *)sysdir->priv)->nr_events = 1;
+		system_dir_put(sysdir);
+	}
+	return err;
+}
+
+bool trace_event_files_busy(struct trace_event_call *call)
+{
+	struct fnode *sysdir = call->dir->parent;
+
+	/* The shell standing in the system directory holds it only if this is its last event. */
+	return fs_busy(call->dir) ||
+	       (((struct event_subsystem *)sysdir->priv)->nr_events == 1 && sysdir->pins);
+}
+
+void trace_event_files_remove(struct trace_event_call *call)
+{
+	struct fnode *sysdir = call->dir->parent;
+
+	fs_remove(call->dir);
+	call->dir = NULL;
+	system_dir_put(sysdir);
 }
 
 void trace_events_files_init(void)
 {
-	struct fnode *top = fs_mkdir_p("/sys/kernel/tracing"), *events = fs_mkdir(top, "events");
+	struct fnode *top = fs_mkdir_p("/sys/kernel/tracing");
 	struct trace_event_call *const *pp;
 
+	events_dir = fs_mkdir(top, "events");
 	fs_create(top, "available_events", &available_fops, NULL);
 	fs_create(top, "set_event", &set_event_fops, NULL);
 	fs_create(top, "set_event_pid", &event_pid_fops, NULL);
 	fs_create(top, "error_log", &error_log_fops, NULL);
-	fs_create(events, "enable", &system_enable_fops, NULL);
+	fs_create(events_dir, "enable", &system_enable_fops, NULL);
 	for_each_event_call(pp) {
-		struct fnode *dir = fs_mkdir(system_dir(events, (*pp)->system), (*pp)->name);
-		dir->priv = *pp;
-		fs_create(dir, "enable", &enable_fops, NULL);
-		fs_create(dir, "filter", &filter_fops, NULL);
-		trace_event_format_files(dir, *pp);
-		fs_create(dir, "trigger", &trigger_fops, NULL);
+		struct fnode *sysdir = system_dir((*pp)->system);
+		if (!sysdir || event_files_create(sysdir, *pp))
+			panic("trace events: no memory for the events/ tree");
+		(*pp)->dir = NULL; /* built in: never removed */
 	}
 	ftrace_formats_files_init();
 }

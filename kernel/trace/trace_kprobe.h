@@ -1,0 +1,11 @@
+/* kprobe_events and kprobe_profile (kernel/trace/trace_kprobe.c): probe events on kprobes. */
+#ifndef KERNEL_TRACE_TRACE_KPROBE_H
+#define KERNEL_TRACE_TRACE_KPROBE_H
+
+#include "kernel/trace/trace_events.h"
+#include "kernel/trace/trace_probe.h"
+
+/* The two files in /sys/kernel/tracing (Linux's init_kprobe_trace()). */
+void init_kprobe_trace(void);
+
+#endif
