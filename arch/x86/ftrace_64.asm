@@ -105,22 +105,6 @@ REGS_RETURN_SLOT equ 48
 REGS_ENTRY_SP    equ 56
 REGS_FRAMES      equ 32                  ; the two fake frames
 
-; Loads every register but rax and rbp back from the pt_regs at rsp.
-%macro RESTORE_REGS_BUT_AX_BP 0
-	mov r15, [rsp + PT_R15]
-	mov r14, [rsp + PT_R14]
-	mov r13, [rsp + PT_R13]
-	mov r12, [rsp + PT_R12]
-	mov rbx, [rsp + PT_BX]
-	mov r11, [rsp + PT_R11]
-	mov r10, [rsp + PT_R10]
-	mov r9, [rsp + PT_R9]
-	mov r8, [rsp + PT_R8]
-	mov rcx, [rsp + PT_CX]
-	mov rdx, [rsp + PT_DX]
-	mov rsi, [rsp + PT_SI]
-	mov rdi, [rsp + PT_DI]
-%endmacro
 
 align 16                                ; its own address: not shared with ftrace_caller_end
 ftrace_regs_caller:
@@ -133,20 +117,7 @@ ftrace_regs_caller:
 	push rbp
 	mov rbp, rsp
 	sub rsp, PT_SIZE                ; struct pt_regs (with D pushed, the call is 16-byte aligned)
-	mov [rsp + PT_R15], r15
-	mov [rsp + PT_R14], r14
-	mov [rsp + PT_R13], r13
-	mov [rsp + PT_R12], r12
-	mov [rsp + PT_BX], rbx
-	mov [rsp + PT_R11], r11
-	mov [rsp + PT_R10], r10
-	mov [rsp + PT_R9], r9
-	mov [rsp + PT_R8], r8
-	mov [rsp + PT_AX], rax
-	mov [rsp + PT_CX], rcx
-	mov [rsp + PT_DX], rdx
-	mov [rsp + PT_SI], rsi
-	mov [rsp + PT_DI], rdi
+	SAVE_REGS_BUT_BP
 	mov rax, [rbp + 16]             ; F's rbp
 	mov [rsp + PT_BP], rax
 	mov rax, [rbp + REGS_FLAGS]

@@ -21,21 +21,8 @@ global kretprobe_trampoline
 align 16
 kretprobe_trampoline:
 	sub rsp, PT_SIZE + 16
-	mov [rsp + PT_R15], r15
-	mov [rsp + PT_R14], r14
-	mov [rsp + PT_R13], r13
-	mov [rsp + PT_R12], r12
+	SAVE_REGS_BUT_BP
 	mov [rsp + PT_BP], rbp
-	mov [rsp + PT_BX], rbx
-	mov [rsp + PT_R11], r11
-	mov [rsp + PT_R10], r10
-	mov [rsp + PT_R9], r9
-	mov [rsp + PT_R8], r8
-	mov [rsp + PT_AX], rax
-	mov [rsp + PT_CX], rcx
-	mov [rsp + PT_DX], rdx
-	mov [rsp + PT_SI], rsi
-	mov [rsp + PT_DI], rdi
 	pushfq
 	pop qword [rsp + PT_FLAGS]
 	lea rax, [rel kretprobe_trampoline]
@@ -49,20 +36,8 @@ kretprobe_trampoline:
 	mov rdi, rsp
 	call kretprobe_trampoline_handler
 	mov [rsp + PT_SIZE + 8], rax    ; where the final ret goes
-	mov r15, [rsp + PT_R15]
-	mov r14, [rsp + PT_R14]
-	mov r13, [rsp + PT_R13]
-	mov r12, [rsp + PT_R12]
+	RESTORE_REGS_BUT_AX_BP
 	mov rbp, [rsp + PT_BP]
-	mov rbx, [rsp + PT_BX]
-	mov r11, [rsp + PT_R11]
-	mov r10, [rsp + PT_R10]
-	mov r9, [rsp + PT_R9]
-	mov r8, [rsp + PT_R8]
 	mov rax, [rsp + PT_AX]
-	mov rcx, [rsp + PT_CX]
-	mov rdx, [rsp + PT_DX]
-	mov rsi, [rsp + PT_SI]
-	mov rdi, [rsp + PT_DI]
 	add rsp, PT_SIZE + 8
 	ret
