@@ -16,7 +16,7 @@
  * kprobe_dispatcher(), print_kprobe_event(), trace_kprobe_show(), probes_profile_seq_show()),
  * kernel/trace/trace_dynevent.c (dyn_event_release(), the `-:` and `>` forms). Not here:
  * several probes on one event (Linux appends a probe to an event of the same name and
- * arguments), MOD:SYM, `SYM%return`, perf and BPF.
+ * arguments), MOD:SYM, perf and BPF.
  */
 #include "kernel/trace/trace_kprobe.h"
 #include "kernel/kallsyms.h"
