@@ -7,6 +7,8 @@
 #   make bench      guest instructions per traced call (QEMU -icount) -> docs/BENCHMARKS.md
 #   make trace      record a trace in QEMU -> build/trace.dat (trace-cmd), trace.json, trace.txt; CMDS="a; b"
 #   make format     clang-format the C sources
+#   make STATIC_FTRACE=1 [all|run|test|...]   the same kernel without dynamic ftrace, in build-static/:
+#                   sites stay `call __fentry__` (Linux's CONFIG_DYNAMIC_FTRACE=n; docs/02)
 
 # --- What a user may override -------------------------------------------------------------
 CROSS   ?=
@@ -15,6 +17,7 @@ SMP     ?= 1
 MEM     ?= 256M
 QEMU    ?= qemu-system-x86_64
 PYTHON  ?= /usr/bin/python3
+STATIC_FTRACE ?= 0
 
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
@@ -46,7 +49,15 @@ NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/i
 	$(wildcard arch/x86/kprobes/*.c) kernel/kprobes.c kernel/kretprobes.c kernel/mm/maccess.c
 LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
 
+# The one switch between the two builds: CONFIG_STATIC_FTRACE, seen by C and by nasm.
+ifeq ($(STATIC_FTRACE),1)
+B := build-static
+KCFLAGS += -DCONFIG_STATIC_FTRACE
+NASMFLAGS := -DCONFIG_STATIC_FTRACE
+else
 B := build
+NASMFLAGS :=
+endif
 SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*.c tests/kernel/*.c)
 SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
@@ -63,7 +74,7 @@ $(B)/kallsyms%.o: $(B)/kallsyms%.c
 
 $(B)/%.o: %.asm Makefile arch/x86/pt_regs.inc
 	@mkdir -p $(dir $@)
-	$(NASM) -f elf64 -g -F dwarf -I./ $< -o $@
+	$(NASM) -f elf64 -g -F dwarf -I./ $(NASMFLAGS) $< -o $@
 
 # --- kallsyms: link without names, generate the table, link with it, generate again, link ----
 # The table sits in .rodata, before .data: the first table moves the data objects it names, the
@@ -135,13 +146,16 @@ debug: deps
 	@echo "  gdb $(B)/kernel.elf -ex 'target remote :1234' -ex 'break kmain' -ex continue"
 	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os.iso -boot d -s -S
 
+# Both builds: the static one's tests (tests/integration/test_static.py) boot build-static/.
 test: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@$(MAKE) --no-print-directory STATIC_FTRACE=1 all
 	@tools/run-tests
 
 # Exact guest instruction counts (-icount), written into docs/BENCHMARKS.md. Never part of `make test`.
 bench: deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory STATIC_FTRACE=1 all
 	@$(PYTHON) tools/bench.py
 
 # Boots the test ISO, types CMDS (';'-separated; default: function_graph over `run compute all`),

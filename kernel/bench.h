@@ -30,6 +30,8 @@ void bench_sites_row(const char *what, u64 ticks, unsigned long sites);
 
 /* Benchmark groups, each printing its own rows (one per subsystem). */
 void bench_ftrace_core(u64 baseline);
+/* The static build's rows: no patching to time, only what every call pays. */
+void bench_ftrace_static(u64 baseline);
 void bench_patching(u64 baseline);
 void bench_tracers(u64 baseline);
 void bench_events(u64 baseline);

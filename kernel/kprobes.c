@@ -154,6 +154,10 @@ static int check_site(struct kprobe_site *s, unsigned long addr, const char **wh
 	}
 	s->addr = (kprobe_opcode_t *)addr;
 	s->ftrace = off == 0;
+	if (s->ftrace && FTRACE_STATIC) {
+		*why = "offset 0 rides on ftrace, which needs dynamic ftrace (this is the static build)";
+		return -EBUSY;
+	}
 	if (s->ftrace)
 		return 0;
 	for (pos = func + MCOUNT_INSN_SIZE; pos < addr; pos += in.length) {

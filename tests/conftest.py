@@ -6,6 +6,8 @@ Fixtures
 
 Number of CPUs: a module sets `SMP = 4` or `pytestmark = pytest.mark.smp(4)`; a fresh_console test may use
 `@pytest.mark.smp(2)` on itself.  Extra QEMU arguments: `QEMU_ARGS = [...]` or `@pytest.mark.qemu_args(...)`.
+Which kernel: build/ftrace-os-test.iso (dynamic ftrace), unless the module sets `ISO = ...`, as
+test_static.py does for the static-ftrace build; every other module tests the dynamic build only.
 
 On failure the whole serial log goes to build/test-logs/<test id>.log and its last lines into the report.
 """
@@ -20,7 +22,7 @@ if ROOT not in sys.path:
 
 import pytest  # noqa: E402
 
-from tests.console import LOG_DIR, Console, ConsoleError, log_path_for  # noqa: E402
+from tests.console import LOG_DIR, TEST_ISO, Console, ConsoleError, log_path_for  # noqa: E402
 
 LOG_TAIL_LINES = 60
 
@@ -53,7 +55,8 @@ def _extra_args(request):
 
 def _boot(request):
     """Start a Console for `request`; a failed boot saves its log before the error reaches pytest."""
-    console = Console(smp=_smp(request), extra_args=_extra_args(request), name=request.node.nodeid)
+    console = Console(smp=_smp(request), extra_args=_extra_args(request), name=request.node.nodeid,
+                      iso=getattr(request.module, "ISO", TEST_ISO))
     request.addfinalizer(console.close)
     try:
         console.start()

@@ -8,6 +8,7 @@ runs the in-kernel `bench` command on each CPU count asked for, and writes docs/
 import argparse
 import datetime
 import os
+import re
 import subprocess
 import sys
 
@@ -17,15 +18,64 @@ from tests.console import Console  # noqa: E402  (the same console the tests dri
 
 ICOUNT = ["-icount", "shift=0,sleep=off"]
 ISO = os.path.join(ROOT, "build", "ftrace-os.iso")
+STATIC_ISO = os.path.join(ROOT, "build-static", "ftrace-os.iso")   # make STATIC_FTRACE=1
 
 
-def run_bench(smp):
-    con = Console(smp=smp, extra_args=ICOUNT, iso=ISO, name="bench-smp%d" % smp)
+def run_bench(smp, iso=ISO):
+    """(bench output, boot text) of one boot under icount."""
+    con = Console(smp=smp, extra_args=ICOUNT, iso=iso, name="bench-smp%d" % smp)
     try:
         con.start()
-        return con.run("bench", timeout=600)
+        return con.run("bench", timeout=600), con.boot_text
     finally:
         con.close()
+
+
+def row_ticks(out, label):
+    """The ticks column of the row `label` in a bench table, or None."""
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0] == label:
+            return int(cells[1])
+    return None
+
+
+def boot_us(boot_text):
+    """Microseconds (under icount: thousands of guest instructions) from reset to the shell's line."""
+    m = re.search(r"\[\s*(\d+)\.(\d{6})\] shell: type 'help'", boot_text)
+    return int(m.group(1)) * 1000000 + int(m.group(2)) if m else None
+
+
+# (what, dynamic row, static row): the same work on both builds, one per line of the comparison.
+COMPARE = [
+    ("traced function, nothing traced", "NOP site (ftrace on, nothing registered)",
+     "static site, nothing traced (cmp, jne, ret)"),
+    ("traced function, 1 ops live on another function", "NOP site (ftrace on, nothing registered)",
+     "static, 1 ops on another function (list, no match)"),
+    ("1 ops on the function", "1 ops, ftrace_caller calling it directly",
+     "static, 1 ops on the site (list function)"),
+    ("2 ops on the function", "list function, 2 ops on the site", "static, 2 ops on the site (list function)"),
+    ("function tracer, filter: bench_target", "function tracer, filter: bench_target",
+     "function tracer, filter: bench_target"),
+    ("function tracer, every function", "function tracer, every function", "function tracer, every function"),
+]
+
+
+def compare(dyn, dyn_boot, sta, sta_boot):
+    """The side-by-side table of the dynamic and static builds at -smp 1."""
+    base = row_ticks(dyn, "baseline: notrace twin, no call site")
+    text = ("| per call of bench_target (-smp 1) | dynamic | static | dynamic +base | static +base |\n"
+            "|---|---:|---:|---:|---:|\n")
+    for what, d_row, s_row in COMPARE:
+        d, s = row_ticks(dyn, d_row), row_ticks(sta, s_row)
+        if d is None or s is None:
+            continue
+        text += "| %s | %d | %d | %d | %d |\n" % (what, d, s, d - base, s - base)
+    d, s = boot_us(dyn_boot), boot_us(sta_boot)
+    if d is not None and s is not None:
+        text += ("\nBoot to the shell (printk timestamp of `shell: type 'help'`): dynamic %d us, static %d us, "
+                 "%d us (guest instructions x 1000) more for the dynamic build's conversion.\n" % (d, s, d - s))
+    return text
 
 
 TTYS1_HEADER = "\n## /dev/ttyS1 throughput\n"
@@ -128,6 +178,18 @@ type `bench`.
 """
 
 
+STATIC_HEADER = """
+## Static ftrace build (make STATIC_FTRACE=1), -smp 1
+
+`build-static/ftrace-os.iso`, booted the same way: no site is ever patched, every call of a traced
+function enters `__fentry__`, which returns unless `ftrace_trace_function` is set, and then goes
+through `ftrace_static_caller` to `ftrace_ops_list_func`, which tests each ops's filter on every call
+(docs/02, "Static ftrace: what the patching saves"). Patching, trampolines, SAVE_REGS ops (so
+function_graph), direct calls and kprobes do not apply there and are not measured. The comparison
+below puts the dynamic build's -smp 1 rows beside the static ones.
+"""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smp", default="1,2,4")
@@ -143,10 +205,16 @@ def main():
             f.write(text)
         return
     text = HEADER.format(date=datetime.date.today().isoformat(), qemu=qemu_version(), runs=7, loops=1000)
+    first = None
     for smp in [int(s) for s in args.smp.split(",")]:
-        out = run_bench(smp)
+        out, boot = run_bench(smp)
+        first = first or (out, boot)
         print(out)
         text += "\n## -smp %d\n\n%s\n" % (smp, out.strip())
+    if os.path.exists(STATIC_ISO):
+        out, boot = run_bench(1, STATIC_ISO)
+        print(out)
+        text += STATIC_HEADER + "\n" + out.strip() + "\n\n" + compare(first[0], first[1], out, boot)
     text += run_ttyS1()
     with open(args.out, "w") as f:
         f.write(text)

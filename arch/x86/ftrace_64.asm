@@ -31,9 +31,22 @@ global ftrace_stub
 global ftrace_caller, ftrace_caller_op_ptr, ftrace_call, ftrace_caller_end
 global ftrace_regs_caller, ftrace_regs_caller_op_ptr, ftrace_regs_call, ftrace_regs_caller_end
 
+%ifdef CONFIG_STATIC_FTRACE
+; The static build (make STATIC_FTRACE=1): no site is ever patched, so every call of every traced
+; function lands here. While nothing traces, ftrace_trace_function is ftrace_stub and we return at
+; once: three instructions (cmp, jne, ret) on top of the call, on every call. Otherwise we go on
+; to the same frames ftrace_caller builds, with the callback read from ftrace_trace_function.
+; rsp is untouched until then, so [rsp] is still F + 5, exactly as ftrace_caller finds it.
+extern ftrace_trace_function
+__fentry__:
+	cmp qword [rel ftrace_trace_function], ftrace_stub ; a 32-bit sign-extended kernel address
+	jne ftrace_static_caller
+	ret
+%else
 ; What every site calls until ftrace_init() turns it into a NOP.
 __fentry__:
 	ret
+%endif
 
 ; The callback that does nothing: what ftrace_call calls while no ops is registered.
 ftrace_stub:
@@ -55,7 +68,8 @@ FRAME_P_RET    equ 24               ; copy of P's return address
 RETURN_SLOT    equ 32               ; the real `F + 5` slot the final ret pops
 ENTRY_SP       equ 40               ; rsp as F saw it on entry (pointing at P's return address)
 
-ftrace_caller:
+; ftrace_caller's first half: frames, F's argument registers saved, rdi = ip, rsi = parent_ip.
+%macro CALLER_ENTER 0
 	PUSH_FRAMES
 	; Argument registers of F (and rax, the vector count of a varargs call) must survive.
 	sub rsp, 64                     ; 7 registers + 8 bytes keeps the call 16-byte aligned
@@ -69,11 +83,10 @@ ftrace_caller:
 	mov rdi, [rbp + FRAME_F_RET]
 	sub rdi, MCOUNT_INSN_SIZE       ; ip: the call site, i.e. F's first byte
 	mov rsi, [rbp + FRAME_P_RET]    ; parent_ip
-ftrace_caller_op_ptr:
-	mov rdx, [rel function_trace_op] ; op: a trampoline's copy loads its own ops here
-	xor ecx, ecx                    ; regs: none
-ftrace_call:
-	call ftrace_stub                ; patched to ops->func, or ftrace_ops_list_func
+%endmacro
+
+; Its second half, after the callback: registers back, frames gone, ret into F.
+%macro CALLER_LEAVE 0
 	mov rdi, [rsp + 0]
 	mov rsi, [rsp + 8]
 	mov rdx, [rsp + 16]
@@ -84,7 +97,29 @@ ftrace_call:
 	mov rbp, [rbp + 16]             ; F's rbp, as it was
 	add rsp, 64 + 32                ; saved registers and both fake frames
 	ret
+%endmacro
+
+ftrace_caller:
+	CALLER_ENTER
+ftrace_caller_op_ptr:
+	mov rdx, [rel function_trace_op] ; op: a trampoline's copy loads its own ops here
+	xor ecx, ecx                    ; regs: none
+ftrace_call:
+	call ftrace_stub                ; patched to ops->func, or ftrace_ops_list_func
+	CALLER_LEAVE
 ftrace_caller_end:
+
+%ifdef CONFIG_STATIC_FTRACE
+; The static build's caller: ftrace_caller with the callback loaded from memory instead of patched
+; into a `call` (Linux's static ftrace_caller calls *ftrace_trace_function the same way).
+global ftrace_static_caller
+ftrace_static_caller:
+	CALLER_ENTER
+	mov rdx, [rel function_trace_op]
+	xor ecx, ecx                    ; regs: none (SAVE_REGS ops are refused in this build)
+	call [rel ftrace_trace_function]
+	CALLER_LEAVE
+%endif
 
 ; The same, with a full struct pt_regs the callback may change: registers, flags, and ip (the
 ; address the final `ret` goes to: a livepatch sets it to the replacement function). A callback may

@@ -95,3 +95,17 @@ void bench_ftrace_core(u64 baseline)
 	cprintf("\nboot conversion: %lu sites in %llu ticks, %llu ticks per 1000 sites\n", n,
 		ftrace_init_ticks, n ? ftrace_init_ticks * 1000 / n : 0);
 }
+
+/* The static build: every call enters __fentry__; with an ops live, every call walks the list. */
+void bench_ftrace_static(u64 baseline)
+{
+	const struct bench_ops plain[] = { { &ops_plain, "bench_target" } },
+			       elsewhere[] = { { &ops_plain, "vfs_read" } },
+			       list2[] = { { &ops_plain, "bench_target" }, { &ops_other, "bench_target" } };
+
+	bench_row("static site, nothing traced (cmp, jne, ret)",
+		  bench_per_call(bench_target), baseline);
+	bench_with("static, 1 ops on another function (list, no match)", elsewhere, 1, baseline);
+	bench_with("static, 1 ops on the site (list function)", plain, 1, baseline);
+	bench_with("static, 2 ops on the site (list function)", list2, 2, baseline);
+}

@@ -134,6 +134,12 @@ void ftrace_init(void)
 	}
 	nr_records = count;
 	kfree(ips);
+	if (FTRACE_STATIC) {
+		/* The records still name the functions filters can choose; the sites stay calls. */
+		pr_info("ftrace: static (no dynamic ftrace): %lu sites left calling __fentry__\n",
+			count);
+		return;
+	}
 
 	t0 = rdtsc();
 	flags = local_irq_save();

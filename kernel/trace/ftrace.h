@@ -8,6 +8,19 @@
 #include "arch/x86/ftrace.h"
 
 /*
+ * The one switch between the two builds (make STATIC_FTRACE=1 defines CONFIG_STATIC_FTRACE):
+ * FTRACE_STATIC is 1 in the static build, where no call site is ever patched and __fentry__
+ * itself decides, on every call, whether to trace (Linux's CONFIG_DYNAMIC_FTRACE=n). Code tests
+ * it with a plain `if`, so both paths are always compiled; kernel/trace/ftrace_static.c holds
+ * what only the static build does. docs/02 lists what differs.
+ */
+#ifdef CONFIG_STATIC_FTRACE
+#define FTRACE_STATIC 1
+#else
+#define FTRACE_STATIC 0
+#endif
+
+/*
  * One record per call site (as Linux's struct dyn_ftrace). flags packs a reference count of the
  * ops that want this function traced (low bits) with state bits:
  *
@@ -147,6 +160,9 @@ extern int ftrace_enabled;          /* the kill switch: /proc/sys/kernel/ftrace_
 extern unsigned long ftrace_bug_count;
 
 void ftrace_init(void);
+/* The static build's halves of registering and updating (kernel/trace/ftrace_static.c). */
+int ftrace_static_check_ops(const struct ftrace_ops *ops);
+void ftrace_static_update(bool any_live);
 /* Reports a site whose bytes were not what we expected, and stops all further code changes. */
 void ftrace_bug(int failed, struct dyn_ftrace *rec);
 extern const char *ftrace_bug_action; /* what the update was doing, for the report */

@@ -208,10 +208,14 @@ void ftrace_files_init(void)
 	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing");
 
 	fs_create(dir, "available_filter_functions", &available_ops, NULL);
-	fs_create(dir, "enabled_functions", &enabled_ops, NULL);
 	fs_create(dir, "set_ftrace_filter", &filter_ops, NULL);
 	fs_create(dir, "set_ftrace_notrace", &notrace_ops, NULL);
-	fs_create(dir, "patch_method", &patch_method_ops, NULL);
-	ftrace_direct_init();
+	/* What only a patched site has: its state, how it is patched, a direct call. Linux
+	 * has none of these files without CONFIG_DYNAMIC_FTRACE. */
+	if (!FTRACE_STATIC) {
+		fs_create(dir, "enabled_functions", &enabled_ops, NULL);
+		fs_create(dir, "patch_method", &patch_method_ops, NULL);
+		ftrace_direct_init();
+	}
 	fs_create(fs_mkdir_p("/proc/sys/kernel"), "ftrace_enabled", &sysctl_ops, NULL);
 }

@@ -316,6 +316,10 @@ static int ftrace_run_update_code(void)
 			   (func != ftrace_ops_list_func && op != function_trace_op);
 	int err = 0;
 
+	if (FTRACE_STATIC) { /* no code to change: __fentry__ reads one pointer */
+		ftrace_static_update(func != ftrace_stub);
+		return 0;
+	}
 	if (switch_func)
 		err = batch_step(update_ftrace_func, ftrace_ops_list_func);
 	if (!err)
@@ -359,8 +363,9 @@ static void ftrace_ops_trampoline_get(struct ftrace_ops *ops)
 {
 	int err;
 
-	if (ops->trampoline || (ops->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_NO_TRAMP)))
-		return;
+	if (FTRACE_STATIC || ops->trampoline ||
+	    (ops->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_NO_TRAMP)))
+		return; /* the static build calls no site's own target: no trampolines */
 	err = arch_ftrace_create_trampoline(ftrace_ops_regs(ops), ops,
 					    (unsigned long)ftrace_ops_get_func(ops), &ops->trampoline,
 					    &ops->trampoline_size);
@@ -437,6 +442,8 @@ int register_ftrace_function(struct ftrace_ops *ops)
 	if ((ops->flags & FTRACE_OPS_FL_IPMODIFY) &&
 	    (!(ops->flags & FTRACE_OPS_FL_SAVE_REGS) || ftrace_hash_empty(ops->func_hash->filter_hash)))
 		return -EINVAL;
+	if (FTRACE_STATIC && ftrace_static_check_ops(ops))
+		return -EINVAL; /* needs registers: only dynamic ftrace has ftrace_regs_caller */
 	ftrace_lock_update();
 	if (ftrace_disabled)
 		err = -ENODEV;
@@ -610,7 +617,10 @@ int ftrace_verify_all_sites(char *why, size_t size)
 		bool on = rec->flags & FTRACE_FL_ENABLED;
 		if (rec->flags & FTRACE_FL_DISABLED)
 			continue;
-		rec_insn(rec, on, rec->target, want);
+		if (FTRACE_STATIC) /* never patched: still gcc's call */
+			ftrace_call_replace(want, rec->ip, (unsigned long)__fentry__);
+		else
+			rec_insn(rec, on, rec->target, want);
 		if (memcmp((void *)rec->ip, want, MCOUNT_INSN_SIZE)) {
 			snprintf(why, size, "%ps: bytes do not match flags %lx", (void *)rec->ip,
 				 rec->flags);

@@ -197,3 +197,9 @@ def test_ftrace_enabled_kill_switch(console):
     assert console.run("cat enabled_functions") == ""
     assert console.run("echo 1 > /proc/sys/kernel/ftrace_enabled") == ""
     assert dis_first(console, "kmalloc")[1].endswith("<ftrace_trampoline>")
+
+
+def test_function_tracer_lines_match_the_static_build(console):
+    """The lines test_static.py expects from the static build, here from the dynamic one."""
+    from tests.integration.test_static import FS_ROWS, fs_rows
+    assert fs_rows(console)[:len(FS_ROWS)] == FS_ROWS
