@@ -77,10 +77,12 @@ static void step_hook(int step, const struct text_poke_loc *tp, int nr)
 {
 	if (nr != 1 || (unsigned long)tp->addr != st.ip)
 		return; /* the callers' ftrace_call sites, changed in batches of their own */
+	if (st.aborting)
+		return; /* the way back: the reader keeps seeing how far forward it went */
 	if (step)
 		st.synced[step] = num_online_cpus();
 	st.done = step;
-	if (step < 3 && !st.aborting)
+	if (step < 3)
 		wait_command(step);
 }
 
@@ -216,9 +218,9 @@ static void show_site(struct seq_file *m)
 	seq_puts(m, "synced CPUs:");
 	for (int i = 1; i <= 3; i++)
 		if (st.synced[i])
-			seq_printf(m, " step %d: %d", i, st.synced[i]);
+			seq_printf(m, "%s step %d: %d", i > 1 ? "," : "", i, st.synced[i]);
 		else
-			seq_printf(m, " step %d: -", i);
+			seq_printf(m, "%s step %d: -", i > 1 ? "," : "", i);
 	seq_putc(m, '\n');
 	seq_printf(m, "int3 emulations: %lu\n", text_poke_bp_hits - st.hits0);
 	seq_printf(m, "calls into patch_step ops: %lu\n", step_calls);
@@ -232,7 +234,7 @@ static int step_show(struct seq_file *m, struct fnode *f)
 	}
 	show_site(m);
 	if (st.aborted)
-		seq_puts(m, "state: aborted, old bytes restored\n");
+		seq_printf(m, "state: aborted after step %d, old bytes restored\n", st.done);
 	else if (st.exited && st.err)
 		seq_printf(m, "state: failed (%d)\n", st.err);
 	else
