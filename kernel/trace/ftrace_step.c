@@ -9,7 +9,7 @@
  * The thread is held inside text_poke_bp_step_hook, so it holds ftrace_lock and text_mutex (both
  * spinlocks that leave preemption on) for as long as a step is pending: it sleeps in msleep()
  * with them held. A writer that would take them from the shell would spin forever, since only the
- * shell can send `next`: the ftrace files answer -EBUSY instead while ftrace_step_busy is set.
+ * shell can send `next`: the ftrace files answer -EBUSY instead while text_patch_held is set.
  */
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_patch.h"
@@ -22,7 +22,6 @@
 
 enum { CMD_NONE, CMD_NEXT, CMD_ABORT };
 
-volatile bool ftrace_step_busy; /* a thread is inside the update, holding ftrace's locks */
 
 static struct {
 	unsigned long ip;
@@ -100,7 +99,7 @@ static void step_thread(void *arg)
 	ftrace_set_patch_method(saved);
 	st.aborted = st.aborting;
 	st.err = err;
-	ftrace_step_busy = false;
+	text_patch_held = false;
 	st.exited = true;
 }
 
@@ -139,9 +138,9 @@ static int step_prepare(char *func, const char *dir)
 	st.hits0 = text_poke_bp_hits;
 	st.prepared = true;
 	step_calls = 0;
-	ftrace_step_busy = true;
+	text_patch_held = true;
 	if (!kthread_create(step_thread, NULL, smp_processor_id(), "patch_step")) {
-		ftrace_step_busy = false;
+		text_patch_held = false;
 		st.prepared = false;
 		return -ENOMEM;
 	}
@@ -154,9 +153,9 @@ static int step_command(int cmd)
 {
 	int from = st.done, err;
 
-	if (!st.prepared || st.aborted || (cmd == CMD_NEXT && !ftrace_step_busy))
+	if (!st.prepared || st.aborted || (cmd == CMD_NEXT && !text_patch_held))
 		return -EINVAL;
-	if (!ftrace_step_busy) {
+	if (!text_patch_held) {
 		/* Done: the change is whole, so the way back is an ordinary update. */
 		err = st.on ? unregister_ftrace_function(&step_ops) : register_ftrace_function(&step_ops);
 		st.aborted = !err;
@@ -191,7 +190,7 @@ static int step_write(struct fnode *f, const char *buf, size_t len, unsigned int
 		return step_command(CMD_ABORT);
 	if (!dir || (extra && *extra))
 		return -EINVAL; /* `FUNC on stop_machine` is not built (see docs/05) */
-	if (ftrace_step_busy)
+	if (text_patch_held)
 		return -EBUSY;
 	return step_prepare(func, dir);
 }

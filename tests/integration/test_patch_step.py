@@ -148,7 +148,10 @@ def test_a_second_update_while_held_is_busy(spinning):
     assert write(c, FUNC + " on") == EBUSY
     for cmd in ("echo function > /sys/kernel/tracing/current_tracer",
                 "echo compute_fib > /sys/kernel/tracing/set_ftrace_filter",
-                "echo stop_machine > /sys/kernel/tracing/patch_method"):
+                "echo stop_machine > /sys/kernel/tracing/patch_method",
+                "echo 1 > /proc/sys/kernel/jump_label_demo",
+                "echo 1 > /sys/kernel/tracing/events/sched/sched_switch/enable",
+                "echo 'p:sp " + FUNC + "' > /sys/kernel/tracing/kprobe_events"):
         assert c.run(cmd).strip() == EBUSY, cmd
     assert state(c)["site"] == held["site"] and site(c) == ["cc"] + NOP5[1:]
     assert write(c, "abort") == ""
