@@ -85,6 +85,7 @@ static void step_hook(int step, const struct text_poke_loc *tp, int nr)
 		wait_command(step);
 }
 
+/* The patcher: one register or unregister of the ops, held by step_hook(), then undone on abort. */
 static void step_thread(void *arg)
 {
 	enum patch_method saved = text_patch_method;
@@ -175,6 +176,7 @@ static int step_command(int cmd)
 	return st.err;
 }
 
+/* `FUNC on|off`, `next` or `abort`; anything else is -EINVAL and changes nothing. */
 static int step_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	char text[128], *p = text, *func, *dir, *extra;
@@ -202,6 +204,7 @@ static const char *const next_step[] = {
 	"none (done: abort now is an ordinary reverse update)",
 };
 
+/* The site as it is now, and what the patch has done to it so far. */
 static void show_site(struct seq_file *m)
 {
 	const u8 *p = (const u8 *)st.ip;
@@ -225,6 +228,7 @@ static void show_site(struct seq_file *m)
 	seq_printf(m, "calls into patch_step ops: %lu\n", step_calls);
 }
 
+/* cat patch_step: the site, then where the patch stands and what `next` would do. */
 static int step_show(struct seq_file *m, struct fnode *f)
 {
 	if (!st.prepared) {
@@ -244,6 +248,7 @@ static int step_show(struct seq_file *m, struct fnode *f)
 
 static const struct file_ops step_fops = { .show = step_show, .write = step_write };
 
+/* Creates the file (from ftrace_files_init()). */
 void ftrace_step_init(void)
 {
 	fs_create(fs_mkdir_p("/sys/kernel/tracing"), "patch_step", &step_fops, NULL);
