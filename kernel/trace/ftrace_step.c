@@ -123,6 +123,8 @@ static int step_prepare(char *func, const char *dir)
 		return -EINVAL;
 	if (ftrace_disabled || (rec->flags & FTRACE_FL_DISABLED))
 		return -ENODEV;
+	if (num_online_cpus() < 2 || !ftrace_enabled)
+		return -EINVAL; /* no int3 protocol to step: one CPU is written directly; nothing is */
 	if (on && ((step_ops.flags & FTRACE_OPS_FL_ENABLED) || (rec->flags & FTRACE_FL_ENABLED)))
 		return -EBUSY; /* our ops is live elsewhere, or the site already calls something */
 	if (!on && (!(step_ops.flags & FTRACE_OPS_FL_ENABLED) || st.ip != ip ||
