@@ -7,6 +7,7 @@
  * use them, and /proc is where the kernel lists its own machinery (Linux's /proc/kallsyms).
  */
 #include "kernel/jump_label_internal.h"
+#include "arch/x86/text_patch.h"
 #include "kernel/fs.h"
 #include "kernel/kallsyms.h"
 #include "lib/errno.h"
@@ -75,6 +76,8 @@ static int demo_write(struct fnode *f, const char *buf, size_t len, unsigned int
 
 	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
+	if (text_patch_held)
+		return -EBUSY; /* patch_step holds text_mutex until the shell says `next` */
 	if (v)
 		static_branch_enable(&jump_label_demo_key);
 	else

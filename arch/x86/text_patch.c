@@ -24,6 +24,7 @@ enum patch_method text_patch_method = PATCH_BREAKPOINT;
 const char *const patch_method_names[] = { [PATCH_BREAKPOINT] = "breakpoint",
 					   [PATCH_STOP_MACHINE] = "stop_machine" };
 unsigned long text_patch_batches;
+volatile bool text_patch_held;
 
 /*
  * Linux's name. A spinlock, as ftrace_lock is: holders may be preempted, and a waiter then spins

@@ -45,6 +45,13 @@ void text_patch_commit(struct text_patch_batch *b);
 /* Changes the method; waits until no batch is being applied. */
 void text_patch_set_method(enum patch_method m);
 
+/*
+ * patch_step (kernel/trace/ftrace_step.c) holds a batch between two steps of the int3 protocol,
+ * with text_mutex and ftrace_lock taken, until the shell writes `next`: a write from the shell that
+ * would patch code answers -EBUSY instead of waiting for a lock only the shell can free.
+ */
+extern volatile bool text_patch_held;
+
 /* Batches applied so far, and how many with each path (self-tests, bench). */
 extern unsigned long text_patch_batches;
 

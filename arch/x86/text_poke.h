@@ -47,8 +47,11 @@ void text_poke_bp_batch(struct text_poke_loc *tp, int nr);
 void text_poke_bp(void *addr, const void *opcode, size_t len);
 extern unsigned long text_poke_bp_hits;  /* int3s emulated so far */
 extern unsigned long text_poke_bp_stale; /* int3s met after their batch was done (see handler) */
-/* Test-only: called after each of the three steps (1: int3 written, 2: tail, 3: done). */
+/* Tests and patch_step: called before the first step (0) and after each of the three, once its
+ * sync is done (1: int3 written, 2: tail, 3: new first byte, the commit). */
 extern void (*text_poke_bp_step_hook)(int step, const struct text_poke_loc *tp, int nr);
+/* From that hook, after step 0..2: steer the batch back to its old bytes (text_poke_bp.c). */
+int text_poke_bp_revert(int done);
 
 /* Pokes done so far (a self-test checks that patching goes through here). */
 extern unsigned long text_poke_count;

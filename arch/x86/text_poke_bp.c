@@ -17,6 +17,8 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
 #include "kernel/smp.h"
+#include "kernel/mm.h"
+#include "lib/errno.h"
 #include "lib/sort.h"
 #include "lib/string.h"
 
@@ -163,6 +165,8 @@ void text_poke_bp_batch(struct text_poke_loc *tp, int nr)
 	bp_nr = nr;
 	__atomic_store_n(&bp_vec, tp, __ATOMIC_RELEASE);
 
+	if (text_poke_bp_step_hook)
+		text_poke_bp_step_hook(0, tp, nr); /* patch_step: held before anything is written */
 	for (int i = 0; i < nr; i++)
 		text_poke(tp[i].addr, &int3, 1);
 	step_done(1, tp, nr);
@@ -179,6 +183,65 @@ void text_poke_bp_batch(struct text_poke_loc *tp, int nr)
 	__atomic_store_n(&bp_vec, NULL, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&bp_refs, __ATOMIC_ACQUIRE))
 		cpu_relax();
+}
+
+/* Waits until no int3 handler is reading the vector it found in bp_vec. */
+static void wait_handlers(void)
+{
+	while (__atomic_load_n(&bp_refs, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+/* Does every site hold what the batch has written after step `done` (0..2)? */
+static bool holds_step(const struct text_poke_loc *tp, int nr, int done)
+{
+	for (int i = 0; i < nr; i++) {
+		const u8 *p = tp[i].addr, *tail = done >= 2 ? tp[i].new : tp[i].old;
+		if (done >= 1 && p[0] != INT3_INSN_OPCODE)
+			return false;
+		if (!done && p[0] != tp[i].old[0])
+			return false;
+		if (memcmp(p + 1, tail + 1, tp[i].len - 1))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * From the step hook, after step `done` (0..2) of the batch in flight: turn it back. Step 2 is
+ * undone here (old tails under the int3, then a sync); the old bytes then become the batch's
+ * target, so its remaining steps (each with its sync) end on the old bytes. -EINVAL, nothing
+ * changed, if a site holds other bytes than step `done` left.
+ *
+ * The handlers read tp->new while we rewrite it: a torn read could emulate a call to nowhere. So
+ * they are first moved to a copy that already says "old", and the copy is freed when none reads it.
+ */
+int text_poke_bp_revert(int done)
+{
+	struct text_poke_loc *vec = bp_vec, *back;
+	int nr = bp_nr;
+
+	if (!vec || done < 0 || done > 2 || !holds_step(vec, nr, done))
+		return -EINVAL;
+	back = kmalloc(nr * sizeof(*back));
+	if (!back)
+		return -ENOMEM;
+	memcpy(back, vec, nr * sizeof(*back));
+	for (int i = 0; i < nr; i++)
+		memcpy(back[i].new, back[i].old, back[i].len);
+	__atomic_store_n(&bp_vec, back, __ATOMIC_SEQ_CST);
+	wait_handlers();
+	if (done == 2) {
+		for (int i = 0; i < nr; i++)
+			text_poke((u8 *)vec[i].addr + 1, vec[i].old + 1, vec[i].len - 1);
+		sync_core_all();
+	}
+	for (int i = 0; i < nr; i++)
+		memcpy(vec[i].new, vec[i].old, vec[i].len);
+	__atomic_store_n(&bp_vec, vec, __ATOMIC_SEQ_CST);
+	wait_handlers();
+	kfree(back);
+	return 0;
 }
 
 void text_poke_bp(void *addr, const void *opcode, size_t len)

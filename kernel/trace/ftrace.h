@@ -213,6 +213,11 @@ struct ftrace_hash *ftrace_build_hash(const struct ftrace_hash *cur, const char 
 /* The patch_method file's setter: under ftrace_lock, so an update never sees the method change
  * midway (the method itself lives in arch/x86/text_patch.c, shared by every patching client). */
 void ftrace_set_patch_method(enum patch_method m);
+/* patch_step (ftrace_step.c): undo a register whose one site change was aborted before its
+ * commit. */
+int ftrace_step_undo_register(struct ftrace_ops *ops, struct dyn_ftrace *rec, unsigned long flags,
+			      unsigned long target);
+void ftrace_step_init(void);
 
 extern struct ftrace_ops *function_trace_op;
 

@@ -6,6 +6,7 @@
  *   /sys/kernel/tracing/set_ftrace_notrace           global_ops's notrace set
  *   /proc/sys/kernel/ftrace_enabled                  the kill switch
  *   /sys/kernel/tracing/patch_method                 ours: how live code changes reach the text
+ *   /sys/kernel/tracing/patch_step                   ours: one site change, step by step (ftrace_step.c)
  */
 #include "kernel/trace/ftrace.h"
 #include "kernel/fs.h"
@@ -140,6 +141,8 @@ static int set_write(const char *buf, size_t len, unsigned int flags, bool to_no
 		return err;
 	if (ftrace_disabled)
 		return -ENODEV;
+	if (text_patch_held)
+		return -EBUSY; /* patch_step holds ftrace_lock until the shell says `next` */
 	return to_notrace ? ftrace_set_notrace(&global_ops, text, flags & FS_TRUNC) :
 			 filter_write_mixed(text, flags);
 }
@@ -166,6 +169,8 @@ static int enabled_sysctl_write(struct fnode *f, const char *buf, size_t len, un
 
 	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
+	if (text_patch_held)
+		return -EBUSY;
 	return ftrace_set_enabled(v);
 }
 
@@ -185,6 +190,8 @@ static int patch_method_write(struct fnode *f, const char *buf, size_t len, unsi
 
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
+	if (text_patch_held)
+		return -EBUSY;
 	for (int i = 0; i < NR_PATCH_METHODS; i++) {
 		if (!strcmp(text, patch_method_names[i])) {
 			ftrace_set_patch_method(i);
@@ -216,6 +223,7 @@ void ftrace_files_init(void)
 		fs_create(dir, "enabled_functions", &enabled_ops, NULL);
 		fs_create(dir, "patch_method", &patch_method_ops, NULL);
 		ftrace_direct_init();
+		ftrace_step_init(); /* patch_step: a patch held between the int3 protocol's steps */
 	}
 	fs_create(fs_mkdir_p("/proc/sys/kernel"), "ftrace_enabled", &sysctl_ops, NULL);
 }

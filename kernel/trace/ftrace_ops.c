@@ -492,6 +492,41 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 	return err;
 }
 
+/*
+ * patch_step's abort before the commit point: the register of ops went through, but its one site
+ * was steered back to the bytes it had (text_poke_bp_revert). Unlists ops, gives rec the state
+ * its bytes say (flags and target as saved before), and updates, which now leaves rec alone and
+ * puts the callers' call back to what the remaining ops need.
+ */
+int ftrace_step_undo_register(struct ftrace_ops *ops, struct dyn_ftrace *rec, unsigned long flags,
+			      unsigned long target)
+{
+	struct ftrace_ops **pp;
+	unsigned long tramp = 0;
+	int err;
+
+	ftrace_lock_update();
+	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
+		;
+	if (!*pp) {
+		ftrace_unlock_update();
+		return -EINVAL;
+	}
+	WRITE_ONCE(*pp, ops->next);
+	ops->flags &= ~FTRACE_OPS_FL_ENABLED;
+	rec->flags = flags;
+	rec->target = target;
+	err = ftrace_update();
+	if (!err) {
+		tramp = ops->trampoline;
+		ops->trampoline = ops->trampoline_size = 0;
+	}
+	ftrace_unlock_update();
+	ftrace_synchronize();
+	ftrace_trampoline_put(tramp);
+	return err;
+}
+
 /* Under ftrace_lock, so the method never changes in the middle of an update. */
 void ftrace_set_patch_method(enum patch_method m)
 {

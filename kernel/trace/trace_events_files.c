@@ -14,6 +14,7 @@
  *                          /trigger       traceon, traceoff, stacktrace (trace_events_trigger.c)
  */
 #include "kernel/trace/trace_events.h"
+#include "arch/x86/text_patch.h"
 #include "kernel/mm.h"
 #include "kernel/panic.h"
 #include "kernel/time.h"
@@ -162,6 +163,8 @@ static int event_enable_write(struct fnode *f, const char *buf, size_t len, unsi
 
 	if (parse_enable(buf, len, &on))
 		return -EINVAL;
+	if (text_patch_held)
+		return -EBUSY; /* enabling flips a static key: patch_step holds text_mutex */
 	event_mutex_lock();
 	err = trace_event_enable_disable(call, on);
 	event_mutex_unlock();
@@ -210,6 +213,8 @@ static int system_enable_write(struct fnode *f, const char *buf, size_t len, uns
 
 	if (parse_enable(buf, len, &on))
 		return -EINVAL;
+	if (text_patch_held)
+		return -EBUSY; /* enabling flips a static key: patch_step holds text_mutex */
 	event_mutex_lock();
 	for_each_event_call(pp)
 		if (in_system(*pp, f->parent->priv) && !err)
@@ -390,6 +395,8 @@ static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigne
 	err = fs_write_text(text, sizeof(text), buf, len);
 	if (err)
 		return err;
+	if (text_patch_held)
+		return -EBUSY;
 	event_mutex_lock();
 	on = kzalloc(nr_trace_events + 1);
 	off = kzalloc(nr_trace_events + 1);

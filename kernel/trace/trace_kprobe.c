@@ -19,6 +19,7 @@
  * arguments), MOD:SYM, perf and BPF.
  */
 #include "kernel/trace/trace_kprobe.h"
+#include "arch/x86/text_patch.h"
 #include "kernel/kallsyms.h"
 #include "kernel/kprobes.h"
 #include "kernel/mm.h"
@@ -575,6 +576,10 @@ static int kprobe_events_write(struct fnode *f, const char *buf, size_t len, uns
 	char *text = probe_strndup(buf, MIN(len, (size_t)KPROBE_WRITE_MAX)), *p, *line;
 	int ret = 0;
 
+	if (text_patch_held) {
+		kfree(text);
+		return -EBUSY; /* patch_step holds text_mutex until the shell says `next` */
+	}
 	if (!text)
 		return -ENOMEM;
 	spin_lock(&probe_lock);

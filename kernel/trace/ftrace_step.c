@@ -1,0 +1,257 @@
+/* /sys/kernel/tracing/patch_step (ours, not Linux's): one ftrace site change, int3 step by step.
+ *
+ *   echo 'FUNC on' > patch_step    a kernel thread registers the private ops "patch_step" (filter:
+ *   echo 'FUNC off' > patch_step   FUNC), or unregisters it; the update is held before step 1
+ *   echo next > patch_step         the thread runs one step of the int3 protocol, and is held again
+ *   echo abort > patch_step        the site goes back to its old bytes, at any step
+ *   cat patch_step                 the site, the step done, the next one, syncs, int3 emulations
+ *
+ * The thread is held inside text_poke_bp_step_hook, so it holds ftrace_lock and text_mutex (both
+ * spinlocks that leave preemption on) for as long as a step is pending: it sleeps in msleep()
+ * with them held. A writer that would take them from the shell would spin forever, since only the
+ * shell can send `next`: the ftrace files answer -EBUSY instead while text_patch_held is set.
+ */
+#include "kernel/trace/ftrace.h"
+#include "arch/x86/text_patch.h"
+#include "kernel/fs.h"
+#include "kernel/kallsyms.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+enum { CMD_NONE, CMD_NEXT, CMD_ABORT };
+
+
+static struct {
+	unsigned long ip;
+	struct dyn_ftrace *rec;
+	bool on;                  /* NOP -> call (register) or call -> NOP (unregister) */
+	bool prepared;            /* something to show: a patch held, done, or aborted */
+	volatile int done;        /* steps of the int3 protocol done, 0..3 */
+	volatile bool held;       /* the thread waits in the hook for a command */
+	volatile int cmd;         /* from the shell to the held thread */
+	volatile bool refused;    /* the thread refused an abort: bytes not as expected */
+	volatile bool exited;     /* the thread has left the update and dropped the locks */
+	volatile bool aborting;   /* the batch now runs back to the old bytes */
+	bool aborted;
+	int err;                  /* what the update returned */
+	int synced[4];            /* CPUs online at each step's sync */
+	unsigned long hits0;      /* text_poke_bp_hits when the patch was prepared */
+	unsigned long rec_flags, rec_target; /* rec before the update, for an abort */
+} st;
+
+static unsigned long step_calls;
+
+/* The ops's callback: only counts, so a reader sees that an emulated call reached ftrace. */
+static void step_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+		      struct pt_regs *regs)
+{
+	__atomic_add_fetch(&step_calls, 1, __ATOMIC_RELAXED);
+}
+
+static struct ftrace_ops step_ops = { .func = step_func, .name = "patch_step",
+				      .flags = FTRACE_OPS_FL_RECURSION };
+
+/* Waits for the shell's command; an abort that finds other bytes is refused, and we wait on. */
+static void wait_command(int step)
+{
+	for (;;) {
+		st.held = true;
+		while (st.cmd == CMD_NONE)
+			msleep(1);
+		st.held = false;
+		if (st.cmd == CMD_NEXT || !text_poke_bp_revert(step)) {
+			st.aborting = st.cmd == CMD_ABORT;
+			st.cmd = CMD_NONE;
+			return;
+		}
+		st.refused = true;
+		st.cmd = CMD_NONE;
+	}
+}
+
+/* The hook, in the thread, before step 1 and after each step's sync: hold the batch of our site. */
+static void step_hook(int step, const struct text_poke_loc *tp, int nr)
+{
+	if (nr != 1 || (unsigned long)tp->addr != st.ip)
+		return; /* the callers' ftrace_call sites, changed in batches of their own */
+	if (st.aborting)
+		return; /* the way back: the reader keeps seeing how far forward it went */
+	if (step)
+		st.synced[step] = num_online_cpus();
+	st.done = step;
+	if (step < 3)
+		wait_command(step);
+}
+
+/* The patcher: one register or unregister of the ops, held by step_hook(), then undone on abort. */
+static void step_thread(void *arg)
+{
+	enum patch_method saved = text_patch_method;
+	int err;
+
+	ftrace_set_patch_method(PATCH_BREAKPOINT);
+	text_poke_bp_step_hook = step_hook;
+	err = st.on ? register_ftrace_function(&step_ops) : unregister_ftrace_function(&step_ops);
+	text_poke_bp_step_hook = NULL;
+	if (!err && st.aborting)
+		err = ftrace_step_undo_register(&step_ops, st.rec, st.rec_flags, st.rec_target);
+	ftrace_set_patch_method(saved);
+	st.aborted = st.aborting;
+	st.err = err;
+	text_patch_held = false;
+	st.exited = true;
+}
+
+/* Waits (the shell sleeps, the thread runs) until the thread is held after a step beyond `from`,
+ * or has left the update. */
+static void wait_thread(int from)
+{
+	while (!st.exited && !st.refused && !(st.held && st.done > from))
+		msleep(1);
+}
+
+/* `FUNC on|off`: checks everything, then starts the thread and returns once it is held. */
+static int step_prepare(char *func, const char *dir)
+{
+	unsigned long ip = kallsyms_lookup_name(func);
+	struct dyn_ftrace *rec = ip ? ftrace_lookup_ip(ip) : NULL;
+	bool on = !strcmp(dir, "on");
+
+	if (!rec || (!on && strcmp(dir, "off")))
+		return -EINVAL;
+	if (ftrace_disabled || (rec->flags & FTRACE_FL_DISABLED))
+		return -ENODEV;
+	if (num_online_cpus() < 2 || !ftrace_enabled)
+		return -EINVAL; /* no int3 protocol to step: one CPU is written directly; nothing is */
+	if (on && ((step_ops.flags & FTRACE_OPS_FL_ENABLED) || (rec->flags & FTRACE_FL_ENABLED)))
+		return -EBUSY; /* our ops is live elsewhere, or the site already calls something */
+	if (!on && (!(step_ops.flags & FTRACE_OPS_FL_ENABLED) || st.ip != ip ||
+		    ftrace_rec_count(rec) != 1))
+		return -EINVAL; /* off undoes our own `on` only, with nobody else on the site */
+	if (on && ftrace_set_filter_ip(&step_ops, ip, false, true))
+		return -EINVAL;
+	memset(&st, 0, sizeof(st));
+	st.ip = ip;
+	st.rec = rec;
+	st.on = on;
+	st.rec_flags = rec->flags;
+	st.rec_target = rec->target;
+	st.hits0 = text_poke_bp_hits;
+	st.prepared = true;
+	step_calls = 0;
+	text_patch_held = true;
+	if (!kthread_create(step_thread, NULL, smp_processor_id(), "patch_step")) {
+		text_patch_held = false;
+		st.prepared = false;
+		return -ENOMEM;
+	}
+	wait_thread(-1);
+	return st.exited ? (st.err ? st.err : -EIO) : 0;
+}
+
+/* `next` or `abort` for a patch being stepped; an abort once it is done is a normal update. */
+static int step_command(int cmd)
+{
+	int from = st.done, err;
+
+	if (!st.prepared || st.aborted || (cmd == CMD_NEXT && !text_patch_held))
+		return -EINVAL;
+	if (!text_patch_held) {
+		/* Done: the change is whole, so the way back is an ordinary update. */
+		err = st.on ? unregister_ftrace_function(&step_ops) : register_ftrace_function(&step_ops);
+		st.aborted = !err;
+		return err;
+	}
+	if (cmd == CMD_ABORT && !st.on && from < 3)
+		return -EINVAL; /* see docs/05: unregister has already let go of the trampoline */
+	st.refused = false;
+	st.cmd = cmd;
+	if (cmd == CMD_ABORT)
+		from = 3; /* wait for the thread to leave */
+	wait_thread(from);
+	if (st.refused) {
+		st.refused = false;
+		return -EINVAL;
+	}
+	return st.err;
+}
+
+/* `FUNC on|off`, `next` or `abort`; anything else is -EINVAL and changes nothing. */
+static int step_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[128], *p = text, *func, *dir, *extra;
+
+	if (fs_write_text(text, sizeof(text), buf, len))
+		return -EINVAL;
+	func = strsep(&p, " \t");
+	dir = p ? strsep(&p, " \t") : NULL;
+	extra = p;
+	if (!dir && !strcmp(func, "next"))
+		return step_command(CMD_NEXT);
+	if (!dir && !strcmp(func, "abort"))
+		return step_command(CMD_ABORT);
+	if (!dir || (extra && *extra))
+		return -EINVAL; /* `FUNC on stop_machine` is not built (see docs/05) */
+	if (text_patch_held)
+		return -EBUSY;
+	return step_prepare(func, dir);
+}
+
+static const char *const next_step[] = {
+	"step 1: write int3 (cc) over the first byte, then sync every CPU",
+	"step 2: write bytes 1-4 of the new instruction under the int3, then sync",
+	"step 3: write the new first byte, then sync (the commit point)",
+	"none (done: abort now is an ordinary reverse update)",
+};
+
+/* The site as it is now, and what the patch has done to it so far. */
+static void show_site(struct seq_file *m)
+{
+	const u8 *p = (const u8 *)st.ip;
+
+	seq_printf(m, "function: %ps at 0x%lx\n", (void *)st.ip, st.ip);
+	seq_printf(m, "change: %s\n", st.on ? "nop -> call (register ops patch_step)" :
+					     "call -> nop (unregister ops patch_step)");
+	seq_puts(m, "method: breakpoint\n");
+	seq_puts(m, "site:");
+	for (int i = 0; i < MCOUNT_INSN_SIZE; i++)
+		seq_printf(m, " %02x", p[i]);
+	seq_putc(m, '\n');
+	seq_puts(m, "synced CPUs:");
+	for (int i = 1; i <= 3; i++)
+		if (st.synced[i])
+			seq_printf(m, "%s step %d: %d", i > 1 ? "," : "", i, st.synced[i]);
+		else
+			seq_printf(m, "%s step %d: -", i > 1 ? "," : "", i);
+	seq_putc(m, '\n');
+	seq_printf(m, "int3 emulations: %lu\n", text_poke_bp_hits - st.hits0);
+	seq_printf(m, "calls into patch_step ops: %lu\n", step_calls);
+}
+
+/* cat patch_step: the site, then where the patch stands and what `next` would do. */
+static int step_show(struct seq_file *m, struct fnode *f)
+{
+	if (!st.prepared) {
+		seq_puts(m, "no patch prepared\n");
+		return 0;
+	}
+	show_site(m);
+	if (st.aborted)
+		seq_printf(m, "state: aborted after step %d, old bytes restored\n", st.done);
+	else if (st.exited && st.err)
+		seq_printf(m, "state: failed (%d)\n", st.err);
+	else
+		seq_printf(m, "state: %d of 3 steps done\nnext: %s\n", st.done,
+			   next_step[st.exited ? 3 : st.done]);
+	return 0;
+}
+
+static const struct file_ops step_fops = { .show = step_show, .write = step_write };
+
+/* Creates the file (from ftrace_files_init()). */
+void ftrace_step_init(void)
+{
+	fs_create(fs_mkdir_p("/sys/kernel/tracing"), "patch_step", &step_fops, NULL);
+}
