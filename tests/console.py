@@ -35,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 TEST_ISO = os.path.join(ROOT, "build", "ftrace-os-test.iso")   # built by `make iso-test`; command line has `test`
 QEMU = "qemu-system-x86_64"
-QEMU_ARGS = [                                   # TCG only: never -accel kvm (see ENGINEERING.md section 8)
+QEMU_ARGS = [                                   # TCG only: never -accel kvm (nested KVM hangs or aborts on these machines)
     "-m", "256M",
     "-display", "none",
     "-serial", "stdio",                         # COM1 <-> our pipes
