@@ -32,6 +32,15 @@ static bool in_traceiter(unsigned long ret, unsigned long unused)
 	return name && !strncmp(name, "__traceiter_", 12);
 }
 
+/* Sets tracing_on to on; true if this call is the one that changed it. */
+static bool flip_tracing_on(bool on)
+{
+	bool old = !on;
+
+	return __atomic_compare_exchange_n(&global_trace.tracing_on, &old, on, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 /* Runs on the tracing path, interrupts off, after the event was kept or not. */
 void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len)
 {
@@ -45,10 +54,11 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 		case ETT_TRACE_ONOFF_ON:
 		case ETT_TRACE_ONOFF_OFF:
 			on = d->type == ETT_TRACE_ONOFF_ON;
-			/* As Linux: a count is spent only when the trigger changes something. */
-			if (READ_ONCE(global_trace.tracing_on) == on)
+			/* As Linux: a count is spent only when the trigger changes something; and
+			 * only by the CPU that changes it (two CPUs firing at once could both see
+			 * tracing on, and a count of 2 would be gone in one switch). */
+			if (!flip_tracing_on(on))
 				continue;
-			WRITE_ONCE(global_trace.tracing_on, on);
 			break;
 		case ETT_STACKTRACE:
 			__trace_record_stack(in_traceiter, 0);
