@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+from tests.integration.test_events_defs import LINE, lines_of
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 EINVAL = "echo: write error: Invalid argument"
@@ -23,8 +25,6 @@ EBUSY = "echo: write error: Device or resource busy"
 EILSEQ = "echo: write error: Invalid or incomplete multibyte or wide character"
 CMD_PREFIX = "  Command: "
 
-LINE = (r"^(?P<comm>[ -~]{16})-(?P<pid>\d+) *(?<= )\[(?P<cpu>\d{3})\] "
-        r"(?P<flags>[d.][N.][hzZ.][0-9a-f.][.]) +(?P<ts>\d+\.\d{6}): (?P<rest>.*)$")
 
 
 @pytest.fixture(autouse=True)
@@ -61,16 +61,8 @@ def last_error(console):
 
 
 def events(console, name=None):
-    out = console.run("cat trace", timeout=60).splitlines()
-    parsed = []
-    for line in out:
-        if line.startswith("#"):
-            continue
-        m = re.match(LINE, line)
-        assert m, "bad trace line: %r" % line
-        if name is None or m["rest"].startswith(name + ": "):
-            parsed.append(m.groupdict())
-    return parsed
+    """`cat trace`'s event lines (all, or only the event called name), parsed as chapter 13's are."""
+    return [e for e in lines_of(console) if name is None or e["rest"].startswith(name + ": ")]
 
 
 def ksym(console, name):
