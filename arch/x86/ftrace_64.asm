@@ -33,14 +33,19 @@ global ftrace_regs_caller, ftrace_regs_caller_op_ptr, ftrace_regs_call, ftrace_r
 
 %ifdef CONFIG_STATIC_FTRACE
 ; The static build (make STATIC_FTRACE=1): no site is ever patched, so every call of every traced
-; function lands here. While nothing traces, ftrace_trace_function is ftrace_stub and we return at
-; once: three instructions (cmp, jne, ret) on top of the call, on every call. Otherwise we go on
-; to the same frames ftrace_caller builds, with the callback read from ftrace_trace_function.
-; rsp is untouched until then, so [rsp] is still F + 5, exactly as ftrace_caller finds it.
-extern ftrace_trace_function
+; function lands here. While nothing traces, ftrace_trace_function is ftrace_stub and the graph
+; hook is its stub: we return at once, five instructions (cmp, jne, cmp, jne, ret) on top of the
+; call, on every call. Otherwise we go on to the same frames ftrace_caller builds, with the
+; callback read from ftrace_trace_function, and then to the graph hook's check; or straight to
+; ftrace_graph_caller. rsp is untouched until then, so [rsp] is still F + 5, exactly as
+; ftrace_caller finds it.
+extern ftrace_trace_function, ftrace_graph_entry, ftrace_graph_entry_stub, prepare_ftrace_return
 __fentry__:
 	cmp qword [rel ftrace_trace_function], ftrace_stub ; a 32-bit sign-extended kernel address
 	jne ftrace_static_caller
+fgraph_trace:
+	cmp qword [rel ftrace_graph_entry], ftrace_graph_entry_stub
+	jne ftrace_graph_caller
 	ret
 %else
 ; What every site calls until ftrace_init() turns it into a NOP.
@@ -87,6 +92,12 @@ ENTRY_SP       equ 40               ; rsp as F saw it on entry (pointing at P's 
 
 ; Its second half, after the callback: registers back, frames gone, ret into F.
 %macro CALLER_LEAVE 0
+	CALLER_RESTORE
+	ret
+%endmacro
+
+; The same without the ret: rsp is back to where __fentry__ found it.
+%macro CALLER_RESTORE 0
 	mov rdi, [rsp + 0]
 	mov rsi, [rsp + 8]
 	mov rdx, [rsp + 16]
@@ -96,7 +107,6 @@ ENTRY_SP       equ 40               ; rsp as F saw it on entry (pointing at P's 
 	mov rax, [rsp + 48]
 	mov rbp, [rbp + 16]             ; F's rbp, as it was
 	add rsp, 64 + 32                ; saved registers and both fake frames
-	ret
 %endmacro
 
 ftrace_caller:
@@ -112,12 +122,23 @@ ftrace_caller_end:
 %ifdef CONFIG_STATIC_FTRACE
 ; The static build's caller: ftrace_caller with the callback loaded from memory instead of patched
 ; into a `call` (Linux's static ftrace_caller calls *ftrace_trace_function the same way).
+; Like Linux's, it then goes on to the graph hook's check: both tracers may be on at once.
 global ftrace_static_caller
 ftrace_static_caller:
 	CALLER_ENTER
 	mov rdx, [rel function_trace_op]
 	xor ecx, ecx                    ; regs: none (SAVE_REGS ops are refused in this build)
 	call [rel ftrace_trace_function]
+	CALLER_RESTORE
+	jmp fgraph_trace
+
+; function_graph's way in, without an ftrace_ops: prepare_ftrace_return(ip, parent_ip, slot), where
+; slot is F's return address as F will pop it, the word fgraph replaces with return_to_handler.
+global ftrace_graph_caller
+ftrace_graph_caller:
+	CALLER_ENTER
+	lea rdx, [rbp + ENTRY_SP]
+	call prepare_ftrace_return
 	CALLER_LEAVE
 %endif
 

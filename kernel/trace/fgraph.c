@@ -42,12 +42,15 @@ static void init_one(struct task *t, void *arg)
 	ftrace_graph_init_task(t);
 }
 
-static void ftrace_graph_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
-			      struct pt_regs *regs)
+/*
+ * Linux's function_graph_enter(): F at ip was called from parent_ip, whose address sits in *slot.
+ * If the tracer wants this call, push it on the task's shadow stack and hook the return.
+ */
+static __always_inline void function_graph_enter(unsigned long ip, unsigned long parent_ip,
+						 unsigned long *slot)
 {
 	struct task *t = current;
 	struct fgraph_task *g = t ? t->fgraph : NULL;
-	unsigned long *slot = (unsigned long *)regs->sp;
 	struct fgraph_ops *gops = READ_ONCE(graph_ops);
 	unsigned int max = fgraph_max_depth ? fgraph_max_depth : FTRACE_RETFUNC_DEPTH;
 	int bit;
@@ -75,6 +78,13 @@ static void ftrace_graph_func(unsigned long ip, unsigned long parent_ip, struct 
 		}
 	}
 	ftrace_test_recursion_unlock(bit);
+}
+
+/* The dynamic build's way in: an ftrace_ops with registers, for regs->sp (the slot). */
+static void ftrace_graph_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			      struct pt_regs *regs)
+{
+	function_graph_enter(ip, parent_ip, (unsigned long *)regs->sp);
 }
 
 /* Called by return_to_handler: pop, report, and say where to go. Never traced. */
@@ -116,16 +126,37 @@ static struct ftrace_ops graph_ftrace_ops = {
 	.func_hash = &global_ops.local_hash,
 };
 
+/*
+ * The static build's graph hook (Linux's names). __fentry__ compares ftrace_graph_entry with its
+ * stub on every call of every function; while function_graph is on it calls
+ * prepare_ftrace_return(), which must test the filters itself: nothing was patched to pick the
+ * wanted functions, so every function comes here.
+ */
+bool ftrace_graph_entry_stub(struct ftrace_graph_ent *ent)
+{
+	return false;
+}
+bool (*ftrace_graph_entry)(struct ftrace_graph_ent *ent) = ftrace_graph_entry_stub;
+
+void prepare_ftrace_return(unsigned long ip, unsigned long parent_ip, unsigned long *slot)
+{
+	if (ftrace_ops_test(&graph_ftrace_ops, ip))
+		function_graph_enter(ip, parent_ip, slot);
+}
+
 int register_ftrace_graph(struct fgraph_ops *gops)
 {
 	if (graph_ops)
 		return -EBUSY; /* one user at a time: the function_graph tracer or the profiler */
 	fgraph_ever_on = true;
 	for_each_task(init_one, NULL);
-	int err;
+	int err = 0;
 
 	WRITE_ONCE(graph_ops, gops);
-	err = register_ftrace_function(&graph_ftrace_ops);
+	if (FTRACE_STATIC)
+		WRITE_ONCE(ftrace_graph_entry, gops->entryfunc); /* every function calls in from now */
+	else
+		err = register_ftrace_function(&graph_ftrace_ops);
 	if (err)
 		WRITE_ONCE(graph_ops, NULL); /* or every later attempt would be EBUSY */
 	return err;
@@ -133,6 +164,11 @@ int register_ftrace_graph(struct fgraph_ops *gops)
 
 void unregister_ftrace_graph(void)
 {
-	unregister_ftrace_function(&graph_ftrace_ops);
+	if (FTRACE_STATIC) {
+		WRITE_ONCE(ftrace_graph_entry, ftrace_graph_entry_stub);
+		ftrace_synchronize(); /* no CPU still between the check and the shadow stack push */
+	} else {
+		unregister_ftrace_function(&graph_ftrace_ops);
+	}
 	WRITE_ONCE(graph_ops, NULL);
 }

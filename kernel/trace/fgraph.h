@@ -51,4 +51,9 @@ void unregister_ftrace_graph(void);
 void ftrace_graph_init_task(struct task *t);
 extern unsigned int fgraph_max_depth; /* max_graph_depth; 0: FTRACE_RETFUNC_DEPTH */
 
+/* The static build's graph hook, which __fentry__ tests on every call (fgraph.c). */
+bool ftrace_graph_entry_stub(struct ftrace_graph_ent *ent);
+extern bool (*ftrace_graph_entry)(struct ftrace_graph_ent *ent);
+void prepare_ftrace_return(unsigned long ip, unsigned long parent_ip, unsigned long *slot);
+
 #endif

@@ -1,14 +1,18 @@
 /* Static ftrace (make STATIC_FTRACE=1): what tracing does when no call site is ever patched.
  *
  *   every traced function      call __fentry__            (left as gcc wrote it, never a NOP)
- *   __fentry__                 ftrace_trace_function == ftrace_stub ?  ret
- *                                                         : jmp ftrace_static_caller
- *   ftrace_static_caller       ftrace_caller's frames, then call *ftrace_trace_function
+ *   __fentry__                 ftrace_trace_function != ftrace_stub ?  jmp ftrace_static_caller
+ *                              ftrace_graph_entry != its stub ?         jmp ftrace_graph_caller
+ *                              ret
+ *   ftrace_static_caller       ftrace_caller's frames, call *ftrace_trace_function, then the
+ *                              graph hook's test
+ *   ftrace_graph_caller        the same frames, prepare_ftrace_return(): filters, shadow stack
  *   ftrace_ops_list_func       each live ops whose filter/notrace sets accept this ip
  *
  * Registering an ops changes one pointer, not code; filtering happens on every call, in the list
  * function, instead of once, in which sites are patched. Only the plain caller exists, so an ops
- * that needs registers (function_graph, kprobes at offset 0, direct calls, livepatch) is refused.
+ * that needs registers (kprobes at offset 0, direct calls, livepatch) is refused. function_graph
+ * needs none: it is not an ops here but Linux's graph hook (fgraph.c).
  */
 #include "kernel/trace/ftrace.h"
 #include "lib/errno.h"

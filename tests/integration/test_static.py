@@ -4,7 +4,8 @@ One QEMU for the module, booted from build-static/ftrace-os-test.iso: the only m
 integration module tests the dynamic build. What is checked here holds for both builds (banner, prompt,
 filters, the function tracer's lines) or is what the static build must do differently: sites stay
 `call __fentry__` whatever is traced, and what needs a patched site (enabled_functions, patch_method,
-direct_count, function_graph, a kprobe at offset 0) is absent or refused.
+direct_count, a kprobe at offset 0) is absent or refused. function_graph works through Linux's static
+graph hook, and builds the call tree test_graph.py checks in the dynamic build.
 `FS_ROWS` is shared with test_ftrace.py, which checks that the dynamic build traces the same lines.
 """
 
@@ -15,7 +16,7 @@ import pytest
 
 from tests.console import ROOT
 
-SMP = 1
+SMP = 2                                  # test_graph's workload runs on CPU 1
 ISO = os.path.join(ROOT, "build-static", "ftrace-os-test.iso")
 
 FS_FILTER = "vfs_* path_lookup dentry_lookup"
@@ -101,9 +102,26 @@ def test_dynamic_only_files_are_absent(console, name):
     assert name not in console.run("ls").split()
 
 
-def test_what_needs_a_patched_site_is_refused(console):
-    assert console.run("echo function_graph > current_tracer") == EINVAL
+def test_function_graph_through_the_static_graph_hook(console):
+    """__fentry__ tests ftrace_graph_entry after ftrace_trace_function: the same tree as the dynamic build."""
+    from tests.integration import test_graph
+    # An fs workload an earlier test started on CPU 0 may still run: its calls are not this tree's.
+    pids = [l.split()[0] for l in console.run("ps").splitlines()[1:] if l.split()[-1] == "fs"]
+    if pids:
+        console.run("kill " + " ".join(pids))
+    try:
+        test_graph.test_leaves_and_the_call_tree_shape(console)
+        test_graph.test_lines_nest_and_durations_add_up(console)
+        assert re.fullmatch(r"call [0-9a-f]{16} <__fentry__>", call_target(console, "vfs_open"))
+    finally:
+        for cmd in ("echo nop > current_tracer", "echo > set_ftrace_filter", "echo > trace"):
+            console.run(cmd)
+    # Off again: nothing left hooked, the function tracer alone works as before.
     assert console.run("cat current_tracer") == "nop"
+    assert fs_rows(console)[:len(FS_ROWS)] == FS_ROWS
+
+
+def test_what_needs_a_patched_site_is_refused(console):
     assert console.run("echo 'p:at0 vfs_read' > kprobe_events") == EBUSY
     assert console.run("echo 'p:at5 vfs_read+5' > kprobe_events") == ""   # past the site: an int3 probe
     assert console.run("cat kprobe_events") == "p:kprobes/at5 vfs_read+5"
