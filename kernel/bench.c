@@ -8,6 +8,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/shell.h"
+#include "arch/x86/text_patch.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trace/ftrace.h"
@@ -74,7 +75,13 @@ void bench_sites_row(const char *what, u64 ticks, unsigned long sites)
 
 static int cmd_bench(int argc, char **argv)
 {
-	u64 baseline = bench_per_call(bench_target_notrace);
+	u64 baseline;
+
+	if (text_patch_held) { /* it patches code: patch_step holds the locks until `next` */
+		cprintf("bench: patch_step holds a patch: finish or abort it first\n");
+		return 1;
+	}
+	baseline = bench_per_call(bench_target_notrace);
 
 	cprintf("| %-52s | %8s | %8s | %8s |\n", "configuration (per call)", "ticks", "+base",
 		"ns");

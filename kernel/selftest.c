@@ -2,6 +2,7 @@
 #include "kernel/selftest.h"
 #include "kernel/printk.h"
 #include "kernel/shell.h"
+#include "arch/x86/text_patch.h"
 #include "lib/glob.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -70,6 +71,10 @@ static int cmd_selftest(int argc, char **argv)
 	if (argc == 2 && !glob_valid(argv[1])) {
 		cprintf("selftest: %s: invalid glob\n", argv[1]);
 		return 2;
+	}
+	if (text_patch_held) { /* the tests patch code: patch_step holds the locks until `next` */
+		cprintf("selftest: patch_step holds a patch: finish or abort it first\n");
+		return 1;
 	}
 	return selftest_run(argc == 2 ? argv[1] : NULL) ? 1 : 0;
 }

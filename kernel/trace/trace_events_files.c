@@ -324,6 +324,8 @@ static int trigger_show(struct seq_file *m, struct fnode *f)
 
 static int trigger_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
+	if (text_patch_held)
+		return -EBUSY; /* a trigger enables its event: a static key, and patch_step holds text_mutex */
 	return event_trigger_write(f->parent->priv, buf, len, flags);
 }
 
