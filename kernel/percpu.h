@@ -8,6 +8,7 @@
 #define NR_CPUS 8
 
 struct task;
+struct pt_regs;
 
 struct percpu {
 	struct percpu *self;           /* gs:0, so a pointer to it costs one load */
@@ -26,6 +27,7 @@ struct percpu {
 					* turns interrupts off; the event records them as they were) */
 	u64 ticks;                     /* timer interrupts taken */
 	unsigned long kernel_stack;    /* top of the stack the CPU started on */
+	struct pt_regs *irq_regs;      /* the interrupted state, inside an interrupt handler */
 };
 
 extern struct percpu percpu_area[NR_CPUS];
@@ -53,6 +55,12 @@ static __always_inline struct task *get_current(void)
 	return t;
 }
 #define current get_current()
+
+/* Linux's name: where the interrupt being handled here came in (NULL outside one). */
+static __always_inline struct pt_regs *get_irq_regs(void)
+{
+	return this_cpu()->irq_regs;
+}
 
 /* Points GS at this CPU's area; the first thing each CPU does. */
 void percpu_setup(int cpu);

@@ -17,6 +17,8 @@
 #include "arch/x86/cpu.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
+#include "arch/x86/traps.h"
+#include "lib/string.h"
 
 enum multi_stop_state { MULTI_STOP_NONE, MULTI_STOP_PREPARE, MULTI_STOP_DISABLE_IRQ,
 			MULTI_STOP_RUN, MULTI_STOP_EXIT };
@@ -30,10 +32,23 @@ struct multi_stop_data {
 	volatile int thread_ack; /* CPUs still to acknowledge the current state */
 	volatile int nr_inside;  /* CPUs not yet done with this struct (it is on the caller's stack) */
 	int ret, runs;
+	u64 t0;
+	volatile int arrivals;
+	struct stop_machine_cpu cpu[NR_CPUS]; /* each CPU writes only its own */
 };
 
-int stop_machine_last_cpus, stop_machine_last_runs;
+struct stop_machine_record stop_machine_last;
 static DEFINE_SPINLOCK(stop_lock);
+
+/* Notes when this CPU acknowledged `state`: the record patch_step shows. */
+static void note_ack(struct multi_stop_data *msdata, int state)
+{
+	struct stop_machine_cpu *me = &msdata->cpu[smp_processor_id()];
+
+	me->ack[state - MULTI_STOP_PREPARE] = rdtsc() - msdata->t0;
+	if (state == MULTI_STOP_PREPARE)
+		me->arrived = __atomic_add_fetch(&msdata->arrivals, 1, __ATOMIC_RELAXED);
+}
 
 static void ack_state(struct multi_stop_data *msdata)
 {
@@ -49,6 +64,10 @@ static void multi_cpu_stop(void *arg)
 	struct multi_stop_data *msdata = arg;
 	int curstate = MULTI_STOP_NONE;
 	unsigned long flags = local_irq_save();
+	struct pt_regs *regs = get_irq_regs();
+
+	if (regs) /* gathered by the IPI: stopped where it came in */
+		msdata->cpu[smp_processor_id()].stopped_at = regs->ip;
 
 	do {
 		cpu_relax();
@@ -60,6 +79,7 @@ static void multi_cpu_stop(void *arg)
 			msdata->ret = msdata->fn(msdata->data);
 			msdata->runs++;
 		}
+		note_ack(msdata, curstate);
 		ack_state(msdata);
 	} while (curstate != MULTI_STOP_EXIT);
 	sync_core();
@@ -67,11 +87,21 @@ static void multi_cpu_stop(void *arg)
 	local_irq_restore(flags);
 }
 
+static void record(const struct multi_stop_data *msdata)
+{
+	stop_machine_last.num_cpus = msdata->num_cpus;
+	stop_machine_last.active_cpu = msdata->active_cpu;
+	stop_machine_last.runs = msdata->runs;
+	memcpy(stop_machine_last.cpu, msdata->cpu, sizeof(msdata->cpu));
+}
+
 int stop_machine(int (*fn)(void *), void *data)
 {
 	struct multi_stop_data msdata = { .fn = fn, .data = data };
 
+	msdata.cpu[smp_processor_id()].stopped_at = (unsigned long)__builtin_return_address(0);
 	spin_lock(&stop_lock);
+	msdata.t0 = rdtsc();
 	msdata.active_cpu = smp_processor_id();
 	msdata.num_cpus = num_online_cpus();
 	msdata.thread_ack = msdata.num_cpus;
@@ -84,8 +114,7 @@ int stop_machine(int (*fn)(void *), void *data)
 	/* msdata lives on this stack: return only when no other CPU can still read it. */
 	while (__atomic_load_n(&msdata.nr_inside, __ATOMIC_ACQUIRE))
 		cpu_relax();
-	stop_machine_last_cpus = msdata.num_cpus;
-	stop_machine_last_runs = msdata.runs;
+	record(&msdata);
 	spin_unlock(&stop_lock);
 	return msdata.ret;
 }

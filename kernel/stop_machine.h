@@ -2,6 +2,8 @@
 #ifndef KERNEL_STOP_MACHINE_H
 #define KERNEL_STOP_MACHINE_H
 
+#include "kernel/percpu.h"
+
 /*
  * Runs fn(data) on this CPU while all other online CPUs wait in a state machine with interrupts
  * disabled; every CPU serializes (sync_core) before it leaves. Returns fn's result. The caller must
@@ -9,7 +11,23 @@
  */
 int stop_machine(int (*fn)(void *data), void *data);
 
-/* How many CPUs took part in the last stop_machine, and how many times fn ran (self-tests). */
-extern int stop_machine_last_cpus, stop_machine_last_runs;
+/*
+ * The last rendezvous, CPU by CPU, for patch_step and the self-tests: when each CPU acknowledged
+ * each state (TSC ticks after the caller started), in which order they arrived, and where each
+ * was stopped (the instruction an IPI interrupted; the caller's call site for the caller).
+ */
+enum { SM_ARRIVE, SM_IRQS_OFF, SM_RUN, SM_LEAVE, SM_NR_ACKS };
+struct stop_machine_cpu {
+	u64 ack[SM_NR_ACKS];
+	unsigned long stopped_at;
+	int arrived; /* 1 = the first to acknowledge the gathering */
+};
+struct stop_machine_record {
+	int num_cpus;   /* CPUs that took part */
+	int active_cpu; /* the one that ran fn */
+	int runs;       /* how many times fn ran: 1 */
+	struct stop_machine_cpu cpu[NR_CPUS];
+};
+extern struct stop_machine_record stop_machine_last;
 
 #endif

@@ -25,6 +25,7 @@ const char *const patch_method_names[] = { [PATCH_BREAKPOINT] = "breakpoint",
 					   [PATCH_STOP_MACHINE] = "stop_machine" };
 unsigned long text_patch_batches;
 volatile bool text_patch_held;
+bool (*text_patch_stop_hook)(int step, const struct text_poke_loc *tp, int nr);
 
 /*
  * Linux's name. A spinlock, as ftrace_lock is: holders may be preempted, and a waiter then spins
@@ -69,7 +70,11 @@ static void apply(struct text_patch_batch *b)
 			text_poke_early(b->vec[i].addr, b->vec[i].new, b->vec[i].len);
 		local_irq_restore(flags);
 	} else if (text_patch_method == PATCH_STOP_MACHINE) {
-		stop_machine(poke_all, b);
+		if (!text_patch_stop_hook || text_patch_stop_hook(0, b->vec, b->nr)) {
+			stop_machine(poke_all, b);
+			if (text_patch_stop_hook)
+				text_patch_stop_hook(1, b->vec, b->nr);
+		}
 	} else {
 		text_poke_bp_batch(b->vec, b->nr);
 	}

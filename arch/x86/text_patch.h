@@ -51,6 +51,9 @@ void text_patch_set_method(enum patch_method m);
  * would patch code answers -EBUSY instead of waiting for a lock only the shell can free.
  */
 extern volatile bool text_patch_held;
+/* patch_step: called before a stop_machine batch is written (step 0: false drops the batch,
+ * nothing written) and after it (step 1, the rendezvous over: stop_machine_last is this batch's). */
+extern bool (*text_patch_stop_hook)(int step, const struct text_poke_loc *tp, int nr);
 
 /* Batches applied so far, and how many with each path (self-tests, bench). */
 extern unsigned long text_patch_batches;

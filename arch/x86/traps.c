@@ -150,11 +150,13 @@ void do_irq(struct pt_regs *regs)
 	if (v == SPURIOUS_VECTOR)
 		return; /* spurious interrupts are not acknowledged */
 	c->irq_depth++;
+	c->irq_regs = regs; /* handlers do not nest: interrupts stay off until iret */
 	if (irq_handlers[v])
 		irq_handlers[v](regs);
 	else
 		pr_warn("irq: unexpected vector %d\n", v);
 	lapic_eoi(); /* still in interrupt context: traced as such */
+	c->irq_regs = NULL;
 	c->irq_depth--;
 	/* Back to the interrupted code: if a tick or a wake-up asked for it, another task runs. */
 	preempt_schedule_irq();

@@ -217,6 +217,9 @@ void ftrace_set_patch_method(enum patch_method m);
  * commit. */
 int ftrace_step_undo_register(struct ftrace_ops *ops, struct dyn_ftrace *rec, unsigned long flags,
 			      unsigned long target);
+/* ...and an unregister that may be steered back (ftrace_ops.c). */
+int ftrace_step_unregister(struct ftrace_ops *ops, bool (*aborted)(void), struct dyn_ftrace *rec,
+			   unsigned long flags, unsigned long target);
 void ftrace_step_init(void);
 
 extern struct ftrace_ops *function_trace_op;

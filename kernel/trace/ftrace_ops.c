@@ -467,6 +467,19 @@ int register_ftrace_function(struct ftrace_ops *ops)
 
 int unregister_ftrace_function(struct ftrace_ops *ops)
 {
+	return ftrace_step_unregister(ops, NULL, NULL, 0, 0);
+}
+
+/*
+ * unregister_ftrace_function(), which patch_step may steer back before its commit point: when
+ * aborted() says so after the update, the one site was put back to calling ops. Then ops goes back
+ * on the list where it was, keeps its trampoline (never freed: some CPU may be in it), and rec gets
+ * the state its bytes say (flags and target saved before); a second update restores the callers'
+ * call. Only patch_step passes aborted; everyone else gets a plain unregister.
+ */
+int ftrace_step_unregister(struct ftrace_ops *ops, bool (*aborted)(void), struct dyn_ftrace *rec,
+			   unsigned long flags, unsigned long target)
+{
 	struct ftrace_ops **pp;
 	unsigned long tramp = 0;
 	int err;
@@ -482,6 +495,15 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 	WRITE_ONCE(*pp, ops->next);
 	ops->flags &= ~FTRACE_OPS_FL_ENABLED;
 	err = ftrace_update();
+	if (!err && aborted && aborted()) {
+		ops->flags |= FTRACE_OPS_FL_ENABLED;
+		__atomic_store_n(pp, ops, __ATOMIC_RELEASE); /* ops->next is still its old successor */
+		rec->flags = flags;
+		rec->target = target;
+		err = ftrace_update();
+		ftrace_unlock_update();
+		return err;
+	}
 	if (!err) { /* on error some site may still call it: keep it */
 		tramp = ops->trampoline;
 		ops->trampoline = ops->trampoline_size = 0;

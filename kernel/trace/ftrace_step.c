@@ -1,10 +1,15 @@
-/* /sys/kernel/tracing/patch_step (ours, not Linux's): one ftrace site change, int3 step by step.
+/* /sys/kernel/tracing/patch_step (ours, not Linux's): one ftrace site change, step by step.
  *
  *   echo 'FUNC on' > patch_step    a kernel thread registers the private ops "patch_step" (filter:
  *   echo 'FUNC off' > patch_step   FUNC), or unregisters it; the update is held before step 1
- *   echo next > patch_step         the thread runs one step of the int3 protocol, and is held again
+ *   ... on|off stop_machine        the same change written by stop_machine: one step, the rendezvous
+ *   echo next > patch_step         the thread runs one step, and is held again
  *   echo abort > patch_step        the site goes back to its old bytes, at any step
- *   cat patch_step                 the site, the step done, the next one, syncs, int3 emulations
+ *   cat patch_step                 the site, the step done, the next one, syncs and int3 emulations,
+ *                                  or who arrived at the rendezvous when, and who wrote the site
+ *
+ * A stop_machine cannot be held halfway: the CPU the shell runs on is one of those it stops. So
+ * its one step is the whole rendezvous, and what each CPU did in it is shown afterwards.
  *
  * The thread is held inside text_poke_bp_step_hook, so it holds ftrace_lock and text_mutex (both
  * spinlocks that leave preemption on) for as long as a step is pending: it sleeps in msleep()
@@ -17,6 +22,7 @@
 #include "kernel/kallsyms.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
+#include "kernel/stop_machine.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
@@ -27,6 +33,7 @@ static struct {
 	unsigned long ip;
 	struct dyn_ftrace *rec;
 	bool on;                  /* NOP -> call (register) or call -> NOP (unregister) */
+	enum patch_method method; /* breakpoint: 3 steps; stop_machine: 1 */
 	bool prepared;            /* something to show: a patch held, done, or aborted */
 	volatile int done;        /* steps of the int3 protocol done, 0..3 */
 	volatile bool held;       /* the thread waits in the hook for a command */
@@ -37,6 +44,7 @@ static struct {
 	bool aborted;
 	int err;                  /* what the update returned */
 	int synced[4];            /* CPUs online at each step's sync */
+	struct stop_machine_record rendezvous; /* stop_machine: its record, once done */
 	unsigned long hits0;      /* text_poke_bp_hits when the patch was prepared */
 	unsigned long rec_flags, rec_target; /* rec before the update, for an abort */
 } st;
@@ -61,7 +69,8 @@ static void wait_command(int step)
 		while (st.cmd == CMD_NONE)
 			msleep(1);
 		st.held = false;
-		if (st.cmd == CMD_NEXT || !text_poke_bp_revert(step)) {
+		/* Before a rendezvous nothing is written yet: an abort is always possible there. */
+		if (st.cmd == CMD_NEXT || st.method == PATCH_STOP_MACHINE || !text_poke_bp_revert(step)) {
 			st.aborting = st.cmd == CMD_ABORT;
 			st.cmd = CMD_NONE;
 			return;
@@ -85,18 +94,44 @@ static void step_hook(int step, const struct text_poke_loc *tp, int nr)
 		wait_command(step);
 }
 
-/* The patcher: one register or unregister of the ops, held by step_hook(), then undone on abort. */
+/* The hook before and after a stop_machine batch: hold before it, keep its record after. */
+static bool stop_hook(int step, const struct text_poke_loc *tp, int nr)
+{
+	if (nr != 1 || (unsigned long)tp->addr != st.ip || st.aborting)
+		return true;
+	if (step == 0) {
+		wait_command(0);
+		return !st.aborting;
+	}
+	st.rendezvous = stop_machine_last;
+	st.done = 1;
+	return true;
+}
+
+static bool step_aborted(void)
+{
+	return st.aborting;
+}
+
+/* The patcher: one register or unregister of the ops, held by the hooks, then undone on abort. */
 static void step_thread(void *arg)
 {
 	enum patch_method saved = text_patch_method;
 	int err;
 
-	ftrace_set_patch_method(PATCH_BREAKPOINT);
+	ftrace_set_patch_method(st.method);
 	text_poke_bp_step_hook = step_hook;
-	err = st.on ? register_ftrace_function(&step_ops) : unregister_ftrace_function(&step_ops);
+	text_patch_stop_hook = stop_hook;
+	if (st.on) {
+		err = register_ftrace_function(&step_ops);
+		if (!err && st.aborting)
+			err = ftrace_step_undo_register(&step_ops, st.rec, st.rec_flags, st.rec_target);
+	} else {
+		err = ftrace_step_unregister(&step_ops, step_aborted, st.rec, st.rec_flags,
+					     st.rec_target);
+	}
 	text_poke_bp_step_hook = NULL;
-	if (!err && st.aborting)
-		err = ftrace_step_undo_register(&step_ops, st.rec, st.rec_flags, st.rec_target);
+	text_patch_stop_hook = NULL;
 	ftrace_set_patch_method(saved);
 	st.aborted = st.aborting;
 	st.err = err;
@@ -112,8 +147,8 @@ static void wait_thread(int from)
 		msleep(1);
 }
 
-/* `FUNC on|off`: checks everything, then starts the thread and returns once it is held. */
-static int step_prepare(char *func, const char *dir)
+/* `FUNC on|off [METHOD]`: checks everything, then starts the thread and returns once it is held. */
+static int step_prepare(char *func, const char *dir, enum patch_method method)
 {
 	unsigned long ip = kallsyms_lookup_name(func);
 	struct dyn_ftrace *rec = ip ? ftrace_lookup_ip(ip) : NULL;
@@ -124,7 +159,7 @@ static int step_prepare(char *func, const char *dir)
 	if (ftrace_disabled || (rec->flags & FTRACE_FL_DISABLED))
 		return -ENODEV;
 	if (num_online_cpus() < 2 || !ftrace_enabled)
-		return -EINVAL; /* no int3 protocol to step: one CPU is written directly; nothing is */
+		return -EINVAL; /* one CPU is written directly, with no protocol to step; nothing is */
 	if (on && ((step_ops.flags & FTRACE_OPS_FL_ENABLED) || (rec->flags & FTRACE_FL_ENABLED)))
 		return -EBUSY; /* our ops is live elsewhere, or the site already calls something */
 	if (!on && (!(step_ops.flags & FTRACE_OPS_FL_ENABLED) || st.ip != ip ||
@@ -136,6 +171,7 @@ static int step_prepare(char *func, const char *dir)
 	st.ip = ip;
 	st.rec = rec;
 	st.on = on;
+	st.method = method;
 	st.rec_flags = rec->flags;
 	st.rec_target = rec->target;
 	st.hits0 = text_poke_bp_hits;
@@ -164,8 +200,6 @@ static int step_command(int cmd)
 		st.aborted = !err;
 		return err;
 	}
-	if (cmd == CMD_ABORT && !st.on && from < 3)
-		return -EINVAL; /* see docs/05: unregister has already let go of the trampoline */
 	st.refused = false;
 	st.cmd = cmd;
 	if (cmd == CMD_ABORT)
@@ -178,33 +212,85 @@ static int step_command(int cmd)
 	return st.err;
 }
 
-/* `FUNC on|off`, `next` or `abort`; anything else is -EINVAL and changes nothing. */
+/* The patch_method name after `FUNC on|off`, or the int3 protocol without one. */
+static int parse_method(const char *name)
+{
+	if (!name)
+		return PATCH_BREAKPOINT;
+	for (int m = 0; m < NR_PATCH_METHODS; m++)
+		if (!strcmp(name, patch_method_names[m]))
+			return m;
+	return -EINVAL;
+}
+
+/* `FUNC on|off [METHOD]`, `next` or `abort`; anything else is -EINVAL and changes nothing. */
 static int step_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[128], *p = text, *func, *dir, *extra;
+	char text[128], *p = text, *func, *dir, *name, *extra;
+	int method;
 
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
 	func = strsep(&p, " \t");
 	dir = p ? strsep(&p, " \t") : NULL;
+	name = p ? strsep(&p, " \t") : NULL;
 	extra = p;
 	if (!dir && !strcmp(func, "next"))
 		return step_command(CMD_NEXT);
 	if (!dir && !strcmp(func, "abort"))
 		return step_command(CMD_ABORT);
-	if (!dir || (extra && *extra))
-		return -EINVAL; /* `FUNC on stop_machine` is not built (see docs/05) */
+	method = parse_method(name);
+	if (!dir || method < 0 || (extra && *extra))
+		return -EINVAL;
 	if (text_patch_held)
 		return -EBUSY;
-	return step_prepare(func, dir);
+	return step_prepare(func, dir, method);
 }
 
 static const char *const next_step[] = {
 	"step 1: write int3 (cc) over the first byte, then sync every CPU",
 	"step 2: write bytes 1-4 of the new instruction under the int3, then sync",
 	"step 3: write the new first byte, then sync (the commit point)",
-	"none (done: abort now is an ordinary reverse update)",
 };
+static const char next_stop[] =
+	"step 1: stop_machine: gather every CPU, interrupts off, one CPU writes the 5 bytes, all sync";
+static const char next_done[] = "none (done: abort now is an ordinary reverse update)";
+
+/* The int3 protocol so far: how many CPUs each sync reached, how often the handler stood in. */
+static void show_syncs(struct seq_file *m)
+{
+	seq_puts(m, "synced CPUs:");
+	for (int i = 1; i <= 3; i++)
+		if (st.synced[i])
+			seq_printf(m, "%s step %d: %d", i > 1 ? "," : "", i, st.synced[i]);
+		else
+			seq_printf(m, "%s step %d: -", i > 1 ? "," : "", i);
+	seq_putc(m, '\n');
+	seq_printf(m, "int3 emulations: %lu\n", text_poke_bp_hits - st.hits0);
+}
+
+/* The rendezvous, once done: per CPU, when it acknowledged each state and where it was stopped. */
+static void show_rendezvous(struct seq_file *m)
+{
+	const struct stop_machine_record *r = &st.rendezvous;
+
+	if (!r->num_cpus) {
+		seq_puts(m, "rendezvous: not yet\n");
+		return;
+	}
+	seq_printf(m, "rendezvous: %d CPUs, CPU %d wrote the site\n", r->num_cpus, r->active_cpu);
+	seq_puts(m, "  (TSC ticks after stop_machine() began: arrive, irqs off, run, leave)\n");
+	seq_puts(m, " CPU arrived   arrive irqs_off      run    leave  stopped at\n");
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		const struct stop_machine_cpu *c = &r->cpu[cpu];
+
+		if (!c->arrived)
+			continue;
+		seq_printf(m, " %3d %7d %8llu %8llu %8llu %8llu  %pS%s\n", cpu, c->arrived,
+			   c->ack[SM_ARRIVE], c->ack[SM_IRQS_OFF], c->ack[SM_RUN], c->ack[SM_LEAVE],
+			   (void *)c->stopped_at, cpu == r->active_cpu ? " (wrote the site)" : "");
+	}
+}
 
 /* The site as it is now, and what the patch has done to it so far. */
 static void show_site(struct seq_file *m)
@@ -214,25 +300,23 @@ static void show_site(struct seq_file *m)
 	seq_printf(m, "function: %ps at 0x%lx\n", (void *)st.ip, st.ip);
 	seq_printf(m, "change: %s\n", st.on ? "nop -> call (register ops patch_step)" :
 					     "call -> nop (unregister ops patch_step)");
-	seq_puts(m, "method: breakpoint\n");
+	seq_printf(m, "method: %s\n", patch_method_names[st.method]);
 	seq_puts(m, "site:");
 	for (int i = 0; i < MCOUNT_INSN_SIZE; i++)
 		seq_printf(m, " %02x", p[i]);
 	seq_putc(m, '\n');
-	seq_puts(m, "synced CPUs:");
-	for (int i = 1; i <= 3; i++)
-		if (st.synced[i])
-			seq_printf(m, "%s step %d: %d", i > 1 ? "," : "", i, st.synced[i]);
-		else
-			seq_printf(m, "%s step %d: -", i > 1 ? "," : "", i);
-	seq_putc(m, '\n');
-	seq_printf(m, "int3 emulations: %lu\n", text_poke_bp_hits - st.hits0);
+	if (st.method == PATCH_STOP_MACHINE)
+		show_rendezvous(m);
+	else
+		show_syncs(m);
 	seq_printf(m, "calls into patch_step ops: %lu\n", step_calls);
 }
 
 /* cat patch_step: the site, then where the patch stands and what `next` would do. */
 static int step_show(struct seq_file *m, struct fnode *f)
 {
+	int steps = st.method == PATCH_STOP_MACHINE ? 1 : 3;
+
 	if (!st.prepared) {
 		seq_puts(m, "no patch prepared\n");
 		return 0;
@@ -243,8 +327,9 @@ static int step_show(struct seq_file *m, struct fnode *f)
 	else if (st.exited && st.err)
 		seq_printf(m, "state: failed (%d)\n", st.err);
 	else
-		seq_printf(m, "state: %d of 3 steps done\nnext: %s\n", st.done,
-			   next_step[st.exited ? 3 : st.done]);
+		seq_printf(m, "state: %d of %d steps done\nnext: %s\n", st.done, steps,
+			   st.exited ? next_done :
+			   st.method == PATCH_STOP_MACHINE ? next_stop : next_step[st.done]);
 	return 0;
 }
 

@@ -113,11 +113,39 @@ SELFTEST(stop_machine_holds_every_cpu)
 	stop_fn_runs = 0;
 	KT_EXPECT_EQ(t, stop_machine(observe_others, NULL), 42);
 	KT_EXPECT_EQ(t, stop_fn_runs, 1);
-	KT_EXPECT_EQ(t, stop_machine_last_runs, 1);
-	KT_EXPECT_EQ(t, stop_machine_last_cpus, num_online_cpus());
+	KT_EXPECT_EQ(t, stop_machine_last.runs, 1);
+	KT_EXPECT_EQ(t, stop_machine_last.num_cpus, num_online_cpus());
 	for_each_online_cpu(cpu)
 		if (ticks_after[cpu] != ticks_before[cpu])
 			ktest_fail(t, __FILE__, __LINE__, "CPU %d took timer interrupts", cpu);
+}
+
+static int nothing(void *data)
+{
+	return 0;
+}
+
+/* The record patch_step shows: every CPU arrived once, in some order, and walked the states in order. */
+SELFTEST(stop_machine_records_the_rendezvous)
+{
+	const struct stop_machine_record *r = &stop_machine_last;
+	int cpu, seen = 0;
+
+	KT_EXPECT_EQ(t, stop_machine(nothing, NULL), 0);
+	KT_EXPECT_EQ(t, r->active_cpu, smp_processor_id());
+	KT_EXPECT_EQ(t, r->num_cpus, num_online_cpus());
+	for_each_online_cpu(cpu) {
+		const struct stop_machine_cpu *c = &r->cpu[cpu];
+
+		KT_ASSERT(t, c->arrived >= 1 && c->arrived <= r->num_cpus);
+		seen |= 1 << (c->arrived - 1);
+		KT_EXPECT(t, c->stopped_at != 0);
+		for (int s = 1; s < SM_NR_ACKS; s++)
+			KT_EXPECT(t, c->ack[s] >= c->ack[s - 1]);
+	}
+	KT_EXPECT_EQ(t, seen, (1 << r->num_cpus) - 1);
+	/* The caller was stopped where it called: in this test. */
+	KT_EXPECT(t, r->cpu[r->active_cpu].stopped_at >= (unsigned long)__selftest_fn_stop_machine_records_the_rendezvous);
 }
 
 /* The function CPU 1 keeps calling while CPU 0 patches its first instruction. */
