@@ -2,6 +2,7 @@
 #include "kernel/selftest.h"
 #include "kernel/printk.h"
 #include "kernel/shell.h"
+#include "kernel/trace/ftrace.h"
 #include "arch/x86/text_patch.h"
 #include "lib/glob.h"
 #include "lib/printf.h"
@@ -45,7 +46,10 @@ int selftest_run(const char *glob)
 		struct ktest t = { .name = s->name };
 		if (!selected(s, glob))
 			continue;
-		s->fn(&t);
+		if (FTRACE_STATIC && s->dynamic_only)
+			ktest_skip(&t, "needs dynamic ftrace (this is the static build)");
+		else
+			s->fn(&t);
 		n++;
 		if (t.failed) {
 			fail++;

@@ -14,7 +14,8 @@ import re
 
 import pytest
 
-from tests.console import ROOT
+from tests.console import ROOT, TIMEOUT_SCALE
+from tests.ktap import parse_ktap
 
 SMP = 2                                  # test_graph's workload runs on CPU 1
 ISO = os.path.join(ROOT, "build-static", "ftrace-os-test.iso")
@@ -126,3 +127,17 @@ def test_what_needs_a_patched_site_is_refused(console):
     assert console.run("echo 'p:at5 vfs_read+5' > kprobe_events") == ""   # past the site: an int3 probe
     assert console.run("cat kprobe_events") == "p:kprobes/at5 vfs_read+5"
     assert console.run("echo > kprobe_events") == ""
+
+
+def test_selftests_that_need_no_patched_site_pass(console):
+    """`selftest` in this build: the cases marked SELFTEST_DYNAMIC say so and skip; every other one passes."""
+    with console.expected_bugs(), console.expected_jump_label_bugs():
+        results = parse_ktap(console.run("selftest", timeout=300 * TIMEOUT_SCALE))
+    failed = ["%s: %s" % (r.name, " / ".join(r.diagnostics)) for r in results if not r.ok]
+    assert not failed, failed
+    skipped = [r for r in results if r.skip]
+    for r in skipped:
+        assert any("needs dynamic ftrace" in d for d in r.diagnostics), r
+    assert len(results) - len(skipped) >= 50, [r.name for r in skipped]
+    assert {"ftrace_two_ops_overlap", "stop_machine_holds_every_cpu", "events_record_matches_format"} <= \
+        {r.name for r in results if not r.skip}

@@ -199,7 +199,7 @@ static int try_register(const char *sym, void *addr, unsigned int offset)
 	return err;
 }
 
-SELFTEST(kprobes_refusals)
+SELFTEST_DYNAMIC(kprobes_refusals)
 {
 	struct kprobe kp = { .symbol_name = "kpt_add_one", .pre_handler = kpt_pre };
 	struct kpt_state st = { 0 };
@@ -243,7 +243,7 @@ static void kpt_count_calls(unsigned long ip, unsigned long parent_ip, struct ft
 	kpt_fn_calls++;
 }
 
-SELFTEST(kprobes_on_ftrace_beside_the_function_tracer)
+SELFTEST_DYNAMIC(kprobes_on_ftrace_beside_the_function_tracer)
 {
 	unsigned long fn = (unsigned long)kpt_add_one;
 	struct kprobe entry = { .addr = (void *)fn, .pre_handler = kpt_pre,
@@ -283,7 +283,7 @@ static int kpt_pre_calls_probed(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-SELFTEST(kprobes_hit_inside_a_handler_is_missed)
+SELFTEST_DYNAMIC(kprobes_hit_inside_a_handler_is_missed)
 {
 	struct kprobe outer = { .symbol_name = "kpt_loop", .offset = insn_offset(kpt_loop, 1),
 				.pre_handler = kpt_pre_calls_probed };
@@ -330,7 +330,7 @@ noinline int kpt_depth(int n)
 	return n ? kpt_add_one_ptr(0) + kpt_depth_ptr(n - 1) : 0;
 }
 
-SELFTEST(kretprobe_sees_the_return_value_and_counts_misses)
+SELFTEST_DYNAMIC(kretprobe_sees_the_return_value_and_counts_misses)
 {
 	struct kretprobe rp = { .kp.symbol_name = "kpt_add_one", .handler = kpt_ret_handler };
 	struct kretprobe deep = { .kp.symbol_name = "kpt_depth", .handler = kpt_ret_handler,
@@ -443,7 +443,7 @@ SELFTEST(kprobes_unregister_waits_for_a_handler_on_another_cpu)
 
 /* 60 rounds: the self-tests share one time limit (tests/integration/test_kprobe_events.py does
  * 200 on 4 CPUs through kprobe_events). */
-SELFTEST(kprobes_armed_and_disarmed_under_load)
+SELFTEST_DYNAMIC(kprobes_armed_and_disarmed_under_load)
 {
 	struct kprobe step = { .symbol_name = "kpt_add_one", .offset = insn_offset(kpt_add_one, 2),
 			       .pre_handler = kpt_pre };

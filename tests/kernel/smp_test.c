@@ -199,7 +199,7 @@ static void count_cb(unsigned long ip, unsigned long pip, struct ftrace_ops *op,
 	cb_calls++;
 }
 
-SELFTEST(text_poke_bp_emulates_call_and_nop)
+SELFTEST_DYNAMIC(text_poke_bp_emulates_call_and_nop)
 {
 	static struct ftrace_ops ops = { .func = count_cb, .flags = FTRACE_OPS_FL_RECURSION };
 	enum patch_method saved = text_patch_method;
@@ -256,7 +256,7 @@ SELFTEST(text_poke_bp_emulates_call_and_nop)
 	ops.local_hash.filter_hash = NULL;
 }
 
-SELFTEST(patch_methods_agree_on_bytes)
+SELFTEST_DYNAMIC(patch_methods_agree_on_bytes)
 {
 	static struct ftrace_ops ops = { .func = count_cb, .flags = FTRACE_OPS_FL_RECURSION };
 	enum patch_method saved = text_patch_method;

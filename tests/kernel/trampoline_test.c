@@ -70,7 +70,7 @@ static bool all_int3(unsigned long addr, size_t len)
 
 /* The copy of ftrace_caller: same bytes but the op load (reads the slot after the code) and the
  * call (goes to the callback); the slot holds the ops. */
-SELFTEST(trampoline_bytes_op_ptr_and_call)
+SELFTEST_DYNAMIC(trampoline_bytes_op_ptr_and_call)
 {
 	static struct ftrace_ops ops;
 	static struct tr_seen s;
@@ -117,7 +117,7 @@ SELFTEST(trampoline_bytes_op_ptr_and_call)
 }
 
 /* Without RECURSION the trampoline calls the assist function, which guards the callback. */
-SELFTEST(trampoline_calls_assist_func_without_recursion_flag)
+SELFTEST_DYNAMIC(trampoline_calls_assist_func_without_recursion_flag)
 {
 	static struct ftrace_ops ops;
 	static struct tr_seen s;
@@ -134,7 +134,7 @@ SELFTEST(trampoline_calls_assist_func_without_recursion_flag)
 }
 
 /* One ops: its trampoline. A second on the same function: the list, via ftrace_caller. Back. */
-SELFTEST(trampoline_shared_site_falls_back_to_list)
+SELFTEST_DYNAMIC(trampoline_shared_site_falls_back_to_list)
 {
 	static struct ftrace_ops a, b;
 	static struct tr_seen sa, sb;
@@ -169,7 +169,7 @@ SELFTEST(trampoline_shared_site_falls_back_to_list)
 }
 
 /* Direct: alone, the site calls the NASM counter; shared, ftrace_regs_caller leaves to it. */
-SELFTEST(direct_call_counts_exactly)
+SELFTEST_DYNAMIC(direct_call_counts_exactly)
 {
 	static struct ftrace_ops d, o, d2, ip;
 	static struct tr_seen so, s2;
@@ -285,7 +285,7 @@ static int tr_unregister(struct ktest *t, struct ftrace_ops *op)
 	return err;
 }
 
-SELFTEST(trampoline_ops_come_and_go)
+SELFTEST_DYNAMIC(trampoline_ops_come_and_go)
 {
 	static struct ftrace_ops ops[4];
 	static struct tr_seen seen[4];
