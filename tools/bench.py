@@ -49,7 +49,7 @@ def boot_us(boot_text):
 # (what, dynamic row, static row): the same work on both builds, one per line of the comparison.
 COMPARE = [
     ("traced function, nothing traced", "NOP site (ftrace on, nothing registered)",
-     "static site, nothing traced (cmp, jne, ret)"),
+     "static site, nothing traced (2 x cmp+jne, ret)"),
     ("traced function, 1 ops live on another function", "NOP site (ftrace on, nothing registered)",
      "static, 1 ops on another function (list, no match)"),
     ("1 ops on the function", "1 ops, ftrace_caller calling it directly",
@@ -58,6 +58,8 @@ COMPARE = [
     ("function tracer, filter: bench_target", "function tracer, filter: bench_target",
      "function tracer, filter: bench_target"),
     ("function tracer, every function", "function tracer, every function", "function tracer, every function"),
+    ("function_graph, filter: bench_target (entry + return)", "function_graph, entry + return",
+     "function_graph, entry + return"),
 ]
 
 
@@ -182,11 +184,12 @@ STATIC_HEADER = """
 ## Static ftrace build (make STATIC_FTRACE=1), -smp 1
 
 `build-static/ftrace-os.iso`, booted the same way: no site is ever patched, every call of a traced
-function enters `__fentry__`, which returns unless `ftrace_trace_function` is set, and then goes
-through `ftrace_static_caller` to `ftrace_ops_list_func`, which tests each ops's filter on every call
-(docs/02, "Static ftrace: what the patching saves"). Patching, trampolines, SAVE_REGS ops (so
-function_graph), direct calls and kprobes do not apply there and are not measured. The comparison
-below puts the dynamic build's -smp 1 rows beside the static ones.
+function enters `__fentry__`, which returns unless `ftrace_trace_function` or the graph hook
+`ftrace_graph_entry` is set, and then goes through `ftrace_static_caller` to `ftrace_ops_list_func`,
+which tests each ops's filter on every call, or through `ftrace_graph_caller` to
+`prepare_ftrace_return()`, which tests function_graph's (docs/02, "Static ftrace: what the patching
+saves"). Patching, trampolines, SAVE_REGS ops, direct calls and kprobes do not apply there and are
+not measured. The comparison below puts the dynamic build's -smp 1 rows beside the static ones.
 """
 
 

@@ -103,7 +103,7 @@ void bench_ftrace_static(u64 baseline)
 			       elsewhere[] = { { &ops_plain, "vfs_read" } },
 			       list2[] = { { &ops_plain, "bench_target" }, { &ops_other, "bench_target" } };
 
-	bench_row("static site, nothing traced (cmp, jne, ret)",
+	bench_row("static site, nothing traced (2 x cmp+jne, ret)",
 		  bench_per_call(bench_target), baseline);
 	bench_with("static, 1 ops on another function (list, no match)", elsewhere, 1, baseline);
 	bench_with("static, 1 ops on the site (list function)", plain, 1, baseline);

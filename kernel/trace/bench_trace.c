@@ -46,9 +46,7 @@ void bench_tracers(u64 baseline)
 		1000000000ULL / (tsc_to_ns(rb) ? tsc_to_ns(rb) : 1), "", "");
 	with_tracer("function", "bench_target", "function tracer, filter: bench_target", baseline);
 	with_tracer("function", "", "function tracer, every function", baseline);
-	if (!FTRACE_STATIC) /* refused there: it needs ftrace_regs_caller */
-		with_tracer("function_graph", "bench_target", "function_graph, entry + return",
-			    baseline);
+	with_tracer("function_graph", "bench_target", "function_graph, entry + return", baseline);
 	ring_buffer_reset(&global_trace.buffer);
 	ftrace_set_filter(&global_ops, "", true);
 }
