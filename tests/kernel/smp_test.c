@@ -120,7 +120,7 @@ SELFTEST(stop_machine_holds_every_cpu)
 			ktest_fail(t, __FILE__, __LINE__, "CPU %d took timer interrupts", cpu);
 }
 
-static int nothing(void *data)
+static int do_nothing(void *data)
 {
 	return 0;
 }
@@ -131,7 +131,7 @@ SELFTEST(stop_machine_records_the_rendezvous)
 	const struct stop_machine_record *r = &stop_machine_last;
 	int cpu, seen = 0;
 
-	KT_EXPECT_EQ(t, stop_machine(nothing, NULL), 0);
+	KT_EXPECT_EQ(t, stop_machine(do_nothing, NULL), 0);
 	KT_EXPECT_EQ(t, r->active_cpu, smp_processor_id());
 	KT_EXPECT_EQ(t, r->num_cpus, num_online_cpus());
 	for_each_online_cpu(cpu) {
