@@ -73,6 +73,20 @@ void trace_print_context(struct seq_file *m, struct trace_iterator *it)
 		   (it->ts / 1000) % 1000000);
 }
 
+/*
+ * The name of a return address on a stack. A call to a noreturn function may end its caller, so
+ * the caller is named by the byte before (as backtraces do). But a return address that is a
+ * function's very first byte was put there by a return hook (function_graph's return_to_handler,
+ * a kretprobe's trampoline), not by a call: the byte before belongs to some other symbol.
+ */
+static const char *stack_entry_name(unsigned long addr)
+{
+	unsigned long offset;
+	const char *name = kallsyms_lookup(addr, NULL, &offset);
+
+	return name && offset == 0 ? name : kallsyms_lookup(addr - 1, NULL, NULL);
+}
+
 /* Events every tracer shows the same way: function entries, trace_marker writes, trace events. */
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 {
@@ -89,9 +103,7 @@ bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 		trace_print_context(m, it);
 		seq_puts(m, "<stack trace>\n");
 		for (int i = 0; i < s->size && i < FTRACE_STACK_ENTRIES; i++) {
-			/* Return addresses: a call to a noreturn function may end its caller, so the
-			 * caller is named by the byte before (as backtraces do). */
-			const char *name = kallsyms_lookup(s->caller[i] - 1, NULL, NULL);
+			const char *name = stack_entry_name(s->caller[i]);
 			if (name)
 				seq_printf(m, " => %s\n", name);
 			else

@@ -236,3 +236,15 @@ def test_trace_pipe_prints_graph_leaves_on_one_line(console):
     console.wait_for(r" 1\) +[\d.]+ us +\|      dentry_lookup\(\);", timeout=60)
     console.send(b"\x03")
     console.wait_for_prompt(timeout=60)
+
+
+def test_stack_trace_names_the_hooked_return_slot(console):
+    """A return slot fgraph hooked holds return_to_handler's first byte: named as such, not as the symbol
+    before it (stack entries are otherwise looked up at the return address - 1)."""
+    console.run("echo 'vfs_read:stacktrace' >> set_ftrace_filter")
+    try:
+        lines = graph(console, filt=FS_FUNCS)
+    finally:
+        console.run("echo '!vfs_read:stacktrace' >> set_ftrace_filter")
+    i = next(i for i, l in enumerate(lines) if l.endswith("<stack trace>"))
+    assert lines[i + 1:i + 4] == [" => vfs_read", " => fs_iteration", " => return_to_handler"], lines[i:i + 6]
