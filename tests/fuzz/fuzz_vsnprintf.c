@@ -81,7 +81,7 @@ static bool one_spec(struct reader *r, char *fmt, size_t *n, unsigned long long 
 	}
 	switch ((shape >> 4) & 3) { /* width */
 	case 1:
-		k += lib_snprintf(spec + k, 5, "%u", take(r) % 40);
+		k += snprintf(spec + k, 5, "%u", take(r) % 40);
 		break;
 	case 2:
 		spec[k++] = '*';
@@ -91,7 +91,7 @@ static bool one_spec(struct reader *r, char *fmt, size_t *n, unsigned long long 
 	if (integer || conv == 's') {
 		switch ((shape >> 6) & 3) { /* precision */
 		case 1:
-			k += lib_snprintf(spec + k, 6, ".%u", take(r) % 30);
+			k += snprintf(spec + k, 6, ".%u", take(r) % 30);
 			break;
 		case 2:
 			spec[k++] = '.';
@@ -103,7 +103,7 @@ static bool one_spec(struct reader *r, char *fmt, size_t *n, unsigned long long 
 			break;
 		}
 	}
-	k += lib_snprintf(spec + k, 4, "%s", len);
+	k += snprintf(spec + k, 4, "%s", len);
 	spec[k++] = conv;
 	v = take64(r);
 	if (conv == 's')
