@@ -5,7 +5,8 @@
  * (the untruncated length) must be identical.
  *
  * Left out, as C leaves them undefined or we differ on purpose: '#' except with o x X; '0' and
- * a precision with c and s; lengths with c, s and %; a NULL %s; %p (ours is always 18 wide);
+ * a precision with c and s; lengths with c and s; anything inside "%%"; a NULL %s; %p (ours is
+ * always 18 wide); widths and precisions past what glibc prints (ours are clamped, as Linux's);
  * and %#x of 0, which is "0x0" here as in Linux (vsprintf.c: number()).
  *
  * The input is read as a small program: per conversion, literal text, then the spec's parts and
@@ -70,12 +71,20 @@ static bool one_spec(struct reader *r, char *fmt, size_t *n, unsigned long long 
 
 	if (*na + 3 > NARGS)
 		return false;
+	if (conv == '%') { /* C allows nothing between the two */
+		if (*n + 3 > 200)
+			return false;
+		memcpy(fmt + *n, "%%", 2);
+		*n += 2;
+		return true;
+	}
 	if (!integer)
 		len = "";
 	spec[k++] = '%';
 	for (int i = 0; i < 5; i++) {
-		if (!(flags & (1u << i)) || (i == 4 && !strchr("oxX", conv)) ||
-		    (i == 1 && !integer))
+		/* '#' only where C defines it (o x X), '0' only on integers. */
+		if (!(flags & (1u << i)) || (i == 3 && !strchr("oxX", conv)) ||
+		    (i == 4 && !integer))
 			continue;
 		spec[k++] = "-+ #0"[i];
 	}
@@ -108,7 +117,7 @@ static bool one_spec(struct reader *r, char *fmt, size_t *n, unsigned long long 
 	v = take64(r);
 	if (conv == 's')
 		args[(*na)++] = (unsigned long)strings[v % ARRAY_SIZE(strings)];
-	else if (conv != '%')
+	else
 		args[(*na)++] = v;
 	/* %#x and %#X of 0: drop the '#', where we follow Linux and C does not. */
 	if (strchr("xX", conv) && !as_printed(v, len) && (flags & 8)) {

@@ -18,13 +18,13 @@ FUZZ = ROOT / "tests" / "fuzz"
 OUT = ROOT / "build" / "fuzz"
 # Executions per target: about two seconds each on a 2-core machine, under ASan and UBSan.
 RUNS = {
-    "glob": 60000,
+    "glob": 80000,
     "kstrtox": 300000,
-    "vsnprintf": 60000,
-    "shell_split": 150000,
-    "ftrace_filter": 8000,
-    "event_filter": 50000,
-    "kprobe_events": 15000,
+    "vsnprintf": 45000,
+    "shell_split": 100000,
+    "ftrace_filter": 7000,
+    "event_filter": 35000,
+    "kprobe_events": 25000,
 }
 _built = None
 
