@@ -5,8 +5,14 @@
 
 #include "lib/types.h"
 
-enum probe_cmd { PROBE_TRACEON, PROBE_TRACEOFF, PROBE_STACKTRACE, PROBE_DUMP, PROBE_CPUDUMP,
-		 NR_PROBE_CMDS };
+enum probe_cmd {
+	PROBE_TRACEON,
+	PROBE_TRACEOFF,
+	PROBE_STACKTRACE,
+	PROBE_DUMP,
+	PROBE_CPUDUMP,
+	NR_PROBE_CMDS
+};
 extern const char *const ftrace_probe_names[NR_PROBE_CMDS];
 
 /* One function command, split: func points into the token. */

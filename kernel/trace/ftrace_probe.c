@@ -17,7 +17,6 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 
-
 struct ftrace_probe {
 	unsigned long ip;
 	enum probe_cmd cmd;
