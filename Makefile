@@ -7,6 +7,7 @@
 #   make bench      guest instructions per traced call (QEMU -icount) -> docs/BENCHMARKS.md
 #   make trace      record a trace in QEMU -> build/trace.dat (trace-cmd), trace.json, trace.txt; CMDS="a; b"
 #   make format     clang-format the C sources
+#   make fuzz       host fuzzing (libFuzzer) of the shell-facing parsers; FUZZ_TIME=60 seconds each
 #   make STATIC_FTRACE=1 [all|run|test|...]   the same kernel without dynamic ftrace, in build-static/:
 #                   sites stay `call __fentry__` (Linux's CONFIG_DYNAMIC_FTRACE=n; docs/02)
 
@@ -62,7 +63,7 @@ SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*
 SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
-.PHONY: all run debug test unit bench trace deps format clean iso iso-test
+.PHONY: all run debug test unit fuzz bench trace deps format clean iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
 $(B)/%.o: %.c Makefile
@@ -166,6 +167,10 @@ trace: deps
 
 unit:
 	@$(MAKE) --no-print-directory -f tests/unit/Makefile run
+
+# Each tests/fuzz target for FUZZ_TIME seconds (default 60); findings land in build/fuzz/crashes/.
+fuzz: deps
+	@$(MAKE) --no-print-directory -f tests/fuzz/Makefile run $(if $(FUZZ_TIME),FUZZ_TIME=$(FUZZ_TIME))
 
 format:
 	clang-format -i $(SRCS_C) $(wildcard kernel/*.h kernel/*/*.h arch/x86/*.h lib/*.h) tools/kallsyms.c

@@ -32,6 +32,19 @@ int cat_redirect(int argc, char **argv, const char *target);
 
 /* Looks up a command by name (test-only commands only in test mode). */
 const struct shell_cmd *shell_find_cmd(const char *name);
+/* A line split into words (kernel/shell_split.c): argv[argc] is NULL, and a `>`/`>>`'s file
+ * name is target, not a word. Each word takes at most its share of the line plus a NUL. */
+struct shell_words {
+	char buf[2 * SHELL_LINE_MAX + 2];
+	char *argv[SHELL_MAX_ARGS + 1];
+	int argc;
+	bool redirected;    /* a `>` or `>>` was there (with no words, the line does nothing) */
+	const char *target; /* the file after it, when there are words */
+	bool append;        /* `>>` */
+};
+/* Splits line (at most SHELL_LINE_MAX characters) into w; NULL, or what is wrong with it. */
+const char *shell_split(const char *line, struct shell_words *w);
+
 /* Parses and runs one line: words, quotes, `>`/`>>` redirection of echo. */
 int shell_exec(const char *line);
 /* Reads lines and runs them, forever. */

@@ -1,4 +1,4 @@
-/* Turns one command line into words and runs it: quotes, `>` and `>>` redirection, dispatch. */
+/* Runs one command line: split into words (kernel/shell_split.c), then a redirection or a command. */
 #include "kernel/shell.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -15,50 +15,6 @@ const struct shell_cmd *shell_find_cmd(const char *name)
 		if (!strcmp(c->name, name) && (!c->test_only || test_mode))
 			return c;
 	return NULL;
-}
-
-/*
- * Splits src into words copied to out. Single quotes keep everything literally; double quotes
- * allow \" and \\; a backslash outside quotes keeps the next character. An unquoted `>` or `>>`
- * ends a word; *redir_at is the index of the word after it. Returns the word count or -errno.
- */
-static int tokenize(const char *src, char *out, char **argv, int *redir_at, bool *append)
-{
-	int argc = 0;
-
-	*redir_at = -1;
-	for (;;) {
-		while (*src == ' ' || *src == '\t')
-			src++;
-		if (!*src)
-			return argc;
-		if (*src == '>') {
-			if (*redir_at >= 0)
-				return -EINVAL;
-			*append = src[1] == '>';
-			src += *append ? 2 : 1;
-			*redir_at = argc;
-			continue;
-		}
-		if (argc == SHELL_MAX_ARGS)
-			return -E2BIG;
-		argv[argc++] = out;
-		char quote = 0;
-		while (*src && (quote || !strchr(" \t>", *src))) {
-			char c = *src++;
-			if (c == quote)
-				quote = 0;
-			else if (!quote && (c == '\'' || c == '"'))
-				quote = c;
-			else if (c == '\\' && quote != '\'' && *src)
-				*out++ = *src++;
-			else
-				*out++ = c;
-		}
-		if (quote)
-			return -EINVAL;
-		*out++ = '\0';
-	}
 }
 
 /* `echo WORDS > FILE`: the only command whose output can be redirected, into a file's write handler. */
@@ -105,37 +61,29 @@ static int echo_redirect(int argc, char **argv, const char *target, bool append)
 
 int shell_exec(const char *line)
 {
-	char words[2 * SHELL_LINE_MAX + 2]; /* every word adds at most a NUL */
-	char *argv[SHELL_MAX_ARGS + 1];
-	int redir_at, argc;
-	bool append = false;
+	struct shell_words w;
 	const struct shell_cmd *cmd;
+	const char *bad = shell_split(line, &w);
 
-	argc = tokenize(line, words, argv, &redir_at, &append);
-	if (argc < 0) {
-		cprintf("syntax error: %s\n", argc == -E2BIG ? "too many words" : "unmatched quote or `>'");
+	if (bad) {
+		cprintf("syntax error: %s\n", bad);
 		return 2;
 	}
-	if (argc == 0)
-		return redir_at >= 0 ? 2 : 0;
-	argv[argc] = NULL;
-	if (redir_at >= 0) {
-		if (redir_at != argc - 1 || redir_at == 0) {
-			cprintf("syntax error: `>' needs one file name, at the end of the line\n");
+	if (w.argc == 0)
+		return w.redirected ? 2 : 0;
+	if (w.target) {
+		if (!strcmp(w.argv[0], "cat"))
+			return cat_redirect(w.argc, w.argv, w.target);
+		if (strcmp(w.argv[0], "echo")) {
+			cprintf("%s: output redirection is supported for echo and cat only\n", w.argv[0]);
 			return 2;
 		}
-		if (!strcmp(argv[0], "cat"))
-			return cat_redirect(argc - 1, argv, argv[argc - 1]);
-		if (strcmp(argv[0], "echo")) {
-			cprintf("%s: output redirection is supported for echo and cat only\n", argv[0]);
-			return 2;
-		}
-		return echo_redirect(argc - 1, argv, argv[argc - 1], append);
+		return echo_redirect(w.argc, w.argv, w.target, w.append);
 	}
-	cmd = shell_find_cmd(argv[0]);
+	cmd = shell_find_cmd(w.argv[0]);
 	if (!cmd) {
-		cprintf("%s: command not found\n", argv[0]);
+		cprintf("%s: command not found\n", w.argv[0]);
 		return 127;
 	}
-	return cmd->fn(argc, argv);
+	return cmd->fn(w.argc, w.argv);
 }

@@ -135,15 +135,23 @@ static int pointer(struct out *o, const struct spec *sp, unsigned long addr, cha
 	return ext == 'S' || ext == 's' || ext == 'x';
 }
 
-/* Read a width or precision: digits, or '*' taking an int argument. */
-static const char *parse_int(const char *fmt, int *val, va_list *ap)
+/*
+ * Linux's bounds on a field (lib/vsprintf.c: FIELD_WIDTH_MAX, PRECISION_MAX). Anything wider is a
+ * mistake, and "%99999999999d" would overflow an int while its digits are read.
+ */
+#define WIDTH_MAX ((1 << 23) - 1)
+#define PRECISION_MAX ((1 << 15) - 1)
+
+/* Read a width or precision, digits or '*' taking an int argument, clamped to +-max. */
+static const char *parse_int(const char *fmt, int *val, int max, va_list *ap)
 {
 	if (*fmt == '*') {
 		*val = va_arg(*ap, int);
+		*val = *val > max ? max : *val < -max ? -max : *val;
 		return fmt + 1;
 	}
 	for (*val = 0; isdigit(*fmt); fmt++)
-		*val = *val * 10 + (*fmt - '0');
+		*val = *val > (max - 9) / 10 ? max : *val * 10 + (*fmt - '0');
 	return fmt;
 }
 
@@ -162,7 +170,7 @@ static const char *parse_spec(const char *fmt, struct spec *sp, va_list *ap)
 	}
 
 	sp->width = 0;
-	fmt = parse_int(fmt, &sp->width, ap);
+	fmt = parse_int(fmt, &sp->width, WIDTH_MAX, ap);
 	if (sp->width < 0) {
 		/* A negative '*' width means left-justify, as in C. */
 		sp->flags |= LEFT;
@@ -170,7 +178,7 @@ static const char *parse_spec(const char *fmt, struct spec *sp, va_list *ap)
 	}
 	sp->precision = -1;
 	if (*fmt == '.') {
-		fmt = parse_int(fmt + 1, &sp->precision, ap);
+		fmt = parse_int(fmt + 1, &sp->precision, PRECISION_MAX, ap);
 		if (sp->precision < 0)
 			sp->precision = -1;
 	}

@@ -19,6 +19,8 @@ want python3-pytest  /usr/bin/python3 -c 'import pytest'
 want gcc             command -v gcc
 want make            command -v make
 want binutils        command -v objdump
+want clang           command -v clang       # tests/fuzz: libFuzzer targets (-fsanitize=fuzzer)
+want libclang-rt-14-dev sh -c 'ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'  # libFuzzer itself
 want trace-cmd       command -v trace-cmd   # tools/trace-record's files are checked with `trace-cmd report`
 
 [ -z "$need" ] && exit 0

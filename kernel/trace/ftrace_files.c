@@ -9,6 +9,7 @@
  *   /sys/kernel/tracing/patch_step                   ours: one site change, step by step (ftrace_step.c)
  */
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/ftrace_filter_parse.h"
 #include "kernel/fs.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -96,23 +97,15 @@ static int filter_show(struct seq_file *m, struct fnode *f)
  */
 static int filter_write_mixed(char *text, unsigned int flags)
 {
-	char plain[1024], *cmds[32], *p = text, *tok;
-	size_t plen = 0;
-	int ncmd = 0, err;
+	char plain[1024], *cmds[32];
+	int ncmd = ftrace_filter_split(text, plain, sizeof(plain), cmds, ARRAY_SIZE(cmds)), err;
 
-	plain[0] = '\0';
-	while ((tok = strsep(&p, " \t\n")) != NULL) {
-		if (!*tok)
-			continue;
-		if (strchr(tok, ':')) {
-			if (ncmd == (int)ARRAY_SIZE(cmds) || ftrace_probe_check(tok))
-				return -EINVAL;
-			cmds[ncmd++] = tok;
-		} else {
-			plen += snprintf(plain + plen, sizeof(plain) - plen, "%s ", tok);
-		}
-	}
-	if (plen || (flags & FS_TRUNC)) {
+	if (ncmd < 0)
+		return ncmd;
+	for (int i = 0; i < ncmd; i++)
+		if (ftrace_probe_check(cmds[i]))
+			return -EINVAL;
+	if (plain[0] || (flags & FS_TRUNC)) {
 		err = ftrace_set_filter(&global_ops, plain, flags & FS_TRUNC);
 		if (err)
 			return err;

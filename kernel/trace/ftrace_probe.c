@@ -9,16 +9,13 @@
  * command, so they live apart from the function filter: a `>` of plain functions leaves them.
  */
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/ftrace_filter_parse.h"
 #include "kernel/mm.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/trace/trace.h"
 #include "lib/errno.h"
-#include "lib/glob.h"
 #include "lib/string.h"
-
-enum probe_cmd { PROBE_TRACEON, PROBE_TRACEOFF, PROBE_STACKTRACE, PROBE_DUMP, PROBE_CPUDUMP };
-static const char *const probe_names[] = { "traceon", "traceoff", "stacktrace", "dump", "cpudump" };
 
 struct ftrace_probe {
 	unsigned long ip;
@@ -130,32 +127,18 @@ static struct probe_set *set_alloc(int nr)
 	return s;
 }
 
-/* Splits "[!]func:cmd[:count]" (in place) and finds the functions it names; 0 or -EINVAL. */
+/* Splits "[!]func:cmd[:count]" (in place, ftrace_filter_parse.c) and finds the functions it
+ * names; 0 or -EINVAL. */
 static int probe_parse(char *tok, bool *remove, int *cmd_out, long *count, struct ftrace_hash *hits)
 {
-	char *func = tok + (tok[0] == '!'), *cmd = strchr(func, ':'), *param;
-	int c;
+	struct probe_spec spec;
 
-	*remove = tok[0] == '!';
-	*count = -1;
-	if (!cmd)
+	if (ftrace_probe_parse(tok, &spec))
 		return -EINVAL;
-	*cmd++ = '\0';
-	param = strchr(cmd, ':');
-	if (param)
-		*param++ = '\0';
-	for (c = 0; c < (int)ARRAY_SIZE(probe_names) && strcmp(cmd, probe_names[c]); c++)
-		;
-	if (c == (int)ARRAY_SIZE(probe_names))
-		return -EINVAL;
-	/* Removal takes Linux's documented forms, `!f:traceoff` and `!f:traceoff:0`: a count there
-	 * only says which of Linux's two probes (counted or not) to remove; we keep one of each. */
-	if (param && (kstrtol(param, 10, count) || *count < 0 || (!*remove && !*count)))
-		return -EINVAL;
-	if (*remove)
-		*count = -1;
-	*cmd_out = c;
-	return ftrace_match_glob(hits, func) < 0 ? -EINVAL : 0;
+	*remove = spec.remove;
+	*count = spec.count;
+	*cmd_out = spec.cmd;
+	return ftrace_match_glob(hits, spec.func) < 0 ? -EINVAL : 0;
 }
 
 /* A removal must find something to remove, as Linux's unregister of a probe that is not there
@@ -229,8 +212,8 @@ void ftrace_probes_show(struct seq_file *m)
 	for (int i = 0; set && i < set->nr; i++) {
 		const struct ftrace_probe *p = &set->p[i];
 		if (p->count < 0)
-			seq_printf(m, "%ps:%s:unlimited\n", (void *)p->ip, probe_names[p->cmd]);
+			seq_printf(m, "%ps:%s:unlimited\n", (void *)p->ip, ftrace_probe_names[p->cmd]);
 		else
-			seq_printf(m, "%ps:%s:count=%ld\n", (void *)p->ip, probe_names[p->cmd], p->count);
+			seq_printf(m, "%ps:%s:count=%ld\n", (void *)p->ip, ftrace_probe_names[p->cmd], p->count);
 	}
 }

@@ -19,19 +19,17 @@
  * arguments), MOD:SYM, perf and BPF.
  */
 #include "kernel/trace/trace_kprobe.h"
+#include "kernel/trace/trace_kprobe_parse.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/kallsyms.h"
 #include "kernel/kprobes.h"
 #include "kernel/mm.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
-#include "lib/ctype.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
-#define KPROBE_EVENT_SYSTEM "kprobes"
 #define KPROBE_WRITE_MAX 4096 /* Linux's WRITE_BUFSIZE */
 
 /* One probe event: its kprobe (or kretprobe), its event, its arguments. */
@@ -319,85 +317,6 @@ static int register_trace_kprobe(struct trace_kprobe *tk, struct probe_log *log)
 	return 0;
 }
 
-/* r[MAXACTIVE]: 0 when not given (the core's default), or -EINVAL logged. */
-static int parse_maxactive(const char *word, const char *event, bool is_return, int *maxactive,
-			   struct probe_log *log)
-{
-	char buf[MAX_EVENT_NAME_LEN];
-	size_t len = event ? (size_t)(event - word - 2) : strlen(word + 1);
-	unsigned int v;
-
-	*maxactive = 0;
-	if (!isdigit(word[1]))
-		return 0;
-	if (!is_return)
-		return probe_log_err(log, 1, TP_ERR_MAXACT_NO_KPROBE), -EINVAL;
-	if (len > MAX_EVENT_NAME_LEN - 1)
-		return probe_log_err(log, 1, TP_ERR_BAD_MAXACT), -EINVAL;
-	memcpy(buf, word + 1, len);
-	buf[len] = '\0';
-	if (kstrtouint(buf, 0, &v) || !v)
-		return probe_log_err(log, 1, TP_ERR_BAD_MAXACT), -EINVAL;
-	if (v > KRETPROBE_MAXACTIVE_MAX)
-		return probe_log_err(log, 1, TP_ERR_MAXACT_TOO_BIG), -EINVAL;
-	*maxactive = v;
-	return 0;
-}
-
-/* Where the probe goes: an address, or SYM[+offs]; the TPARG flags the arguments see. */
-struct probe_place {
-	unsigned long addr;
-	char symbol[KSYM_NAME_LEN];
-	long offset;
-	unsigned int flags;
-};
-
-/* ADDR or SYM[+offs][%return] into pl; an offset past a function's entry rules out r. */
-static int parse_place(const char *word, bool *is_return, struct probe_place *pl,
-		       struct probe_log *log)
-{
-	unsigned long addr;
-	char *suffix;
-
-	pl->flags = TPARG_FL_KERNEL | (*is_return ? TPARG_FL_RETURN : 0);
-	if (!kstrtoul(word, 0, &pl->addr))
-		return 0;
-	log->index = 1;
-	pl->addr = 0;
-	strscpy(pl->symbol, word, sizeof(pl->symbol));
-	suffix = strchr(pl->symbol, '%');
-	if (suffix && strcmp(suffix, "%return"))
-		return probe_log_err(log, suffix - pl->symbol, TP_ERR_BAD_ADDR_SUFFIX), -EINVAL;
-	if (suffix) { /* `p SYM%return` is `r SYM` */
-		*suffix = '\0';
-		*is_return = true;
-		pl->flags |= TPARG_FL_RETURN;
-	}
-	if (traceprobe_split_symbol_offset(pl->symbol, &pl->offset) || pl->offset < 0 ||
-	    pl->offset > 0xffffffffL)
-		return probe_log_err(log, 0, TP_ERR_BAD_PROBE_ADDR), -EINVAL;
-	addr = kallsyms_lookup_name(pl->symbol);
-	/* An unknown symbol is register_kprobe()'s to refuse, as in Linux. */
-	if (addr && !pl->offset)
-		pl->flags |= TPARG_FL_FENTRY;
-	if (addr && pl->offset && *is_return)
-		return probe_log_err(log, 0, TP_ERR_BAD_RETPROBE), -EINVAL;
-	return 0;
-}
-
-/* Linux's default names: p_vfs_read_0, r_vfs_read_0, p_0xffffffff8010abcd ('.' and ':' -> '_'). */
-static void default_event_name(char *buf, bool is_return, const struct probe_place *pl)
-{
-	if (pl->symbol[0])
-		snprintf(buf, MAX_EVENT_NAME_LEN, "%c_%s_%ld", is_return ? 'r' : 'p', pl->symbol,
-			 pl->offset);
-	else
-		snprintf(buf, MAX_EVENT_NAME_LEN, "%c_0x%lx", is_return ? 'r' : 'p', pl->addr);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == ':' || *p == '.')
-			*p = '_';
-}
-
 /* The arguments, the event and the probe of one parsed head; tk is freed if anything fails. */
 static int create_trace_kprobe(const char *group, const char *event, bool is_return,
 			       int maxactive, const struct probe_place *pl, int argc,
@@ -425,39 +344,16 @@ static int create_trace_kprobe(const char *group, const char *event, bool is_ret
 	return ret;
 }
 
-/*
- * p[:[GRP/]EVENT] SYM[+offs]|ADDR [FETCHARGS]   r[MAXACTIVE][:[GRP/]EVENT] SYM[+0] [FETCHARGS]
- * (Linux's __trace_kprobe_create(), its checks in its order).
- */
+/* One definition: its head parsed (trace_kprobe_parse.c), then its arguments and the probe. */
 static int trace_kprobe_create(int argc, const char **argv, struct probe_log *log)
 {
-	const char *event, *group = KPROBE_EVENT_SYSTEM;
-	bool is_return = argv[0][0] == 'r';
-	char name[MAX_EVENT_NAME_LEN], gbuf[MAX_EVENT_NAME_LEN];
-	struct probe_place pl = { 0 };
-	int maxactive, ret;
+	struct kprobe_head h;
+	int ret = kprobe_parse_head(argc, argv, &h, log);
 
-	if ((argv[0][0] != 'p' && !is_return) || argc < 2)
-		return -EINVAL; /* Linux's -ECANCELED: not a kprobe command, no error_log entry */
-	event = strchr(argv[0] + 1, ':');
-	if (event)
-		event++;
-	ret = parse_maxactive(argv[0], event, is_return, &maxactive, log);
-	if (!ret)
-		ret = parse_place(argv[1], &is_return, &pl, log);
 	if (ret)
 		return ret;
-	log->index = 0;
-	if (event) {
-		ret = traceprobe_parse_event_name(&event, &group, gbuf, event - argv[0], log);
-		if (ret)
-			return ret;
-	} else {
-		default_event_name(name, is_return, &pl);
-		event = name;
-	}
-	return create_trace_kprobe(group, event, is_return, maxactive, &pl, argc - 2, argv + 2,
-				   log);
+	return create_trace_kprobe(h.group, h.event, h.is_return, h.maxactive, &h.pl, argc - 2,
+				   argv + 2, log);
 }
 
 /* Takes tk off the list and frees it; -EBUSY (nothing changed) while its event is in use. */
@@ -522,31 +418,12 @@ static int release_all(void)
 	return ret;
 }
 
-/* Splits a line into words at blanks (Linux's argv_split()); returns their number. */
-static int split_words(char *line, const char **argv, int max)
-{
-	int argc = 0;
-
-	while (*line) {
-		while (*line == ' ' || *line == '\t')
-			*line++ = '\0';
-		if (!*line)
-			break;
-		if (argc == max)
-			return max + 1;
-		argv[argc++] = line;
-		while (*line && *line != ' ' && *line != '\t')
-			line++;
-	}
-	return argc;
-}
-
 /* One line of kprobe_events: a definition or a removal. A refused definition goes to error_log
  * as Linux words it: "trace_kprobe: error: <why>", the command, a caret under the culprit. */
 static int run_command(char *line)
 {
 	static const char *argv[MAX_TRACE_ARGS + 3];
-	int argc = split_words(line, argv, ARRAY_SIZE(argv) - 1);
+	int argc = kprobe_split_words(line, argv, ARRAY_SIZE(argv) - 1);
 	struct probe_log log = { .argc = MIN(argc, (int)ARRAY_SIZE(argv) - 1), .argv = argv,
 				 .err = TP_ERR_NONE };
 	char cmd[512];

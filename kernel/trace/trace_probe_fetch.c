@@ -194,10 +194,13 @@ void traceprobe_print_args(struct seq_file *m, const struct trace_probe *tp, con
 	}
 }
 
-/* Appends to a growing text; returns the new length (what it would be, past size). */
+/* Appends to a growing text; returns the new length (what it would be, past size). buf is
+ * NULL when only measuring: C has no NULL + 0, so nothing is added to it then. */
 static size_t append(char *buf, size_t size, size_t pos, const char *fmt, const char *arg)
 {
-	return pos + snprintf(buf + MIN(pos, size), pos < size ? size - pos : 0, fmt, arg);
+	if (pos >= size)
+		return pos + snprintf(NULL, 0, fmt, arg);
+	return pos + snprintf(buf + pos, size - pos, fmt, arg);
 }
 
 /* The print fmt into buf (nothing written when size is 0); returns its length. */

@@ -181,6 +181,22 @@ KTEST(vsnprintf_bad_formats)
 	EXPECT_STREQ(buf, "abc");
 }
 
+/* Fields wider than Linux allows are clamped as Linux clamps them: no int overflow reading
+ * "%99999999999d", none negating a '*' width of INT_MIN. */
+KTEST(vsnprintf_huge_fields)
+{
+	char buf[16];
+
+	EXPECT_EQ(ours(buf, sizeof(buf), "%99999999999d", 7), (1 << 23) - 1);
+	EXPECT_STREQ(buf, "               ");
+	EXPECT_EQ(ours(buf, sizeof(buf), "%*d", -0x7fffffff - 1, 7), (1 << 23) - 1);
+	EXPECT_STREQ(buf, "7              ");
+	EXPECT_EQ(ours(buf, sizeof(buf), "%.99999999999d", 7), (1 << 15) - 1);
+	EXPECT_STREQ(buf, "000000000000000");
+	EXPECT_EQ(ours(buf, sizeof(buf), "%.*x", 0x7fffffff, 7), (1 << 15) - 1);
+	EXPECT_EQ(ours(buf, sizeof(buf), "[%8388607d]", 7), (1 << 23) + 1);
+}
+
 KTEST(vsnprintf_char_nul)
 {
 	char buf[4] = "xyz";
