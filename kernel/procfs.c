@@ -116,4 +116,5 @@ void procfs_init(void)
 	fs_create(proc, "meminfo", &meminfo_ops, NULL);
 	fs_create(proc, "kallsyms", &kallsyms_ops, NULL);
 	fs_create(fs_mkdir_p("/proc/sys/kernel"), "printk", &printk_ops, NULL);
+	slabinfo_init();
 }

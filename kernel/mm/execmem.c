@@ -10,6 +10,7 @@
  * is the last to be reused and stays poisoned as long as possible.
  */
 #include "kernel/mm.h"
+#include "kernel/fault_inject.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/text_poke.h"
 #include "kernel/panic.h"
@@ -67,7 +68,9 @@ void *execmem_alloc(size_t size)
 	int i;
 	unsigned long va;
 
-	if (!size || size > PAGE_SIZE || (i = claim_page()) < 0)
+	if (!size || size > PAGE_SIZE ||
+	    should_fail(&fail_execmem, size, (unsigned long)__builtin_return_address(0)) ||
+	    (i = claim_page()) < 0)
 		return NULL;
 	va = EXECMEM_BASE + (unsigned long)i * PAGE_SIZE;
 	if (!test_bit(mapped, i)) {
