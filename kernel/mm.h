@@ -68,6 +68,7 @@ u64 phys_mem_top(void);
 void *execmem_alloc(size_t size);
 void execmem_free(void *p);
 size_t execmem_pages_in_use(void);
+size_t execmem_pages_mapped(void); /* pages with a frame: in use, or free and kept for reuse */
 
 /* Reads of addresses nobody vouches for (kernel/mm/maccess.c), Linux's names: 0 or -EFAULT, all
  * or nothing; the string copy returns its length with the NUL, cuts at count - 1, or -EFAULT. */

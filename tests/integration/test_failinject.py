@@ -1,0 +1,144 @@
+"""tests/integration/test_failinject.py: every control-file write and tracer switch, with each of its allocations
+failing in turn (/proc/self/fail-nth), answers `Cannot allocate memory`, leaves the state it found, and leaks nothing.
+
+For one CASE (setup, action, undo): after a warm-up (action then undo, so that caches that live for good, such as a
+trampoline page once mapped, are already there), N = 1, 2, ... arms the shell's N-th allocation to fail and runs the
+action.  Either
+  - the action never reached an N-th allocation (fail-nth still armed afterwards): it must have succeeded, and the
+    walk ends; N - 1 is how many allocations the action makes; or
+  - the injected failure fired and the action failed: the message is ENOMEM's, and every STATE file reads as before,
+    byte for byte, and after drop_caches MemFree, Slab and each slabinfo row's active_objs are what they were; or
+  - the failure fired and the action succeeded anyway (it degrades, e.g. no private trampoline): undo must bring
+    memory back to what it was.
+"""
+
+import re
+
+import pytest
+
+SMP = 2
+
+ENOMEM = "Cannot allocate memory"
+
+# Files whose bytes make up "the state": if a failed action changed any of them, it was not undone.
+STATE = [
+    "current_tracer", "set_ftrace_filter", "set_ftrace_notrace", "set_graph_function", "set_graph_notrace",
+    "set_ftrace_pid", "set_event", "enabled_functions", "kprobe_events", "buffer_size_kb", "per_cpu/cpu1/buffer_size_kb",
+    "trace", "function_profile_enabled", "/proc/sys/kernel/stack_tracer_enabled", "events/sched/sched_switch/trigger",
+    "events/sched/sched_switch/enable", "events/kmem/enable", "patch_method", "livepatch_enable", "direct_count",
+    "saved_cmdlines_size", "func_hits", "tracing_on",
+]
+SITES = ["schedule", "kfree", "demo_greeting"]   # dis: bytes of call sites the actions touch
+
+# (name, setup, action, undo): setup runs once before the walk; undo returns to the state before action.
+CASES = [
+    ("tracer_function", [], "echo function > current_tracer", ["echo nop > current_tracer"]),
+    ("tracer_function_graph", [], "echo function_graph > current_tracer", ["echo nop > current_tracer"]),
+    ("tracer_switch_graph_to_function", ["echo function_graph > current_tracer"],
+     "echo function > current_tracer", ["echo function_graph > current_tracer"]),
+    ("filter_glob", [], "echo 'sched*' > set_ftrace_filter", ["echo > set_ftrace_filter"]),
+    ("filter_glob_live", ["echo function > current_tracer"], "echo 'k*' > set_ftrace_filter",
+     ["echo > set_ftrace_filter"]),
+    ("notrace_glob", [], "echo 'k*' > set_ftrace_notrace", ["echo > set_ftrace_notrace"]),
+    ("graph_function", [], "echo schedule > set_graph_function", ["echo > set_graph_function"]),
+    ("func_command", [], "echo 'kfree:traceoff' >> set_ftrace_filter", ["echo '!kfree:traceoff' >> set_ftrace_filter"]),
+    ("set_event", [], "echo sched:sched_switch > set_event", ["echo > set_event"]),
+    ("events_enable", [], "echo 1 > events/kmem/enable", ["echo 0 > events/kmem/enable"]),
+    ("event_trigger", [], "echo traceoff > events/sched/sched_switch/trigger",
+     ["echo '!traceoff' > events/sched/sched_switch/trigger"]),
+    ("kprobe_add", [], "echo 'p:fi_probe kfree' >> kprobe_events", ["echo > kprobe_events"]),
+    ("buffer_resize", [], "echo 128 > buffer_size_kb", ["echo 64 > buffer_size_kb"]),
+    ("stack_tracer", [], "echo 1 > /proc/sys/kernel/stack_tracer_enabled",
+     ["echo 0 > /proc/sys/kernel/stack_tracer_enabled"]),
+    ("profiler", [], "echo 1 > function_profile_enabled", ["echo 0 > function_profile_enabled"]),
+    ("func_hits", [], "echo 1 > func_hits", ["echo 0 > func_hits"]),
+    ("patch_method", [], "echo stop_machine > patch_method", ["echo breakpoint > patch_method"]),
+    ("livepatch", [], "echo demo_greeting > livepatch_enable", ["echo '!demo_greeting' >> livepatch_enable"]),
+    ("direct_call", [], "echo demo_greeting > direct_count", ["echo > direct_count"]),
+    ("saved_cmdlines_size", [], "echo 256 > saved_cmdlines_size", ["echo 128 > saved_cmdlines_size"]),
+]
+TEARDOWN = ["echo nop > current_tracer", "echo > set_ftrace_filter", "echo > set_ftrace_notrace",
+            "echo > set_graph_function", "echo > set_event", "echo > kprobe_events"]
+MAX_ALLOCS = 400                                   # a walk longer than this is a bug of its own
+
+
+
+def answer(out):
+    """What the shell said, without kernel log lines (a degraded success may log why)."""
+    return "\n".join(l for l in out.split("\n") if l.strip() and not re.match(r"\[\s*\d+\.\d+\]", l))
+
+
+def state(con):
+    files = {f: con.run(f"cat {f}") for f in STATE}
+    files.update({f"dis {s}": con.run(f"dis {s} 5") for s in SITES})
+    return files
+
+
+def memory(con):
+    """MemFree, Slab and each size class's live objects, after cached empty slabs went back."""
+    con.run("echo 3 > /proc/sys/vm/drop_caches")
+    mem = {k: v for k, v in re.findall(r"^(MemFree|Slab):\s+(\d+) kB", con.run("cat /proc/meminfo"), re.M)}
+    for name, active in re.findall(r"^(kmalloc-\d+)\s+(\d+)", con.run("cat /proc/slabinfo"), re.M):
+        mem[name] = active
+    return mem
+
+
+def diff(before, after):
+    return {k: (before[k], after.get(k)) for k in before if before[k] != after.get(k)}
+
+
+def mark(con):
+    con.run("echo > trace")
+    con.run("echo fault-injection-marker > trace_marker")
+
+
+@pytest.fixture(scope="module")
+def fi(console):
+    for attr in ("failslab", "fail_page_alloc", "fail_execmem"):
+        console.run(f"echo 0 > /sys/kernel/debug/{attr}/verbose")
+    return console
+
+
+def walk(con, action, undo):
+    """Returns (allocations the action makes, the N whose failure the action survived)."""
+    for cmd in undo:
+        con.run(cmd)                                 # warm-up: action then undo
+    out = con.run(action)
+    assert not answer(out), out
+    for cmd in undo:
+        con.run(cmd)
+    mark(con)
+    before, mem = state(con), memory(con)
+    survived = []
+    for n in range(1, MAX_ALLOCS):
+        con.run(f"echo {n} > /proc/self/fail-nth")
+        out = con.run(action)
+        left = con.run("cat /proc/self/fail-nth").strip()
+        if left != "0":
+            con.run("echo 0 > /proc/self/fail-nth")
+            assert not answer(out), f"N={n}: the action failed with nothing injected: {out!r}"
+            for cmd in undo:
+                con.run(cmd)
+            assert diff(mem, memory(con)) == {}, "a successful action then undo leaked"
+            return n - 1, survived
+        if answer(out):
+            assert answer(out) == f"echo: write error: {ENOMEM}", f"N={n}: {out!r}"
+            assert diff(before, state(con)) == {}, f"N={n}: a failed `{action}` changed state"
+            assert diff(mem, memory(con)) == {}, f"N={n}: a failed `{action}` leaked"
+        else:
+            survived.append(n)
+            for cmd in undo:
+                con.run(cmd)
+            assert diff(mem, memory(con)) == {}, f"N={n}: `{action}` survived a failure, then undo leaked"
+            mark(con)
+            before = state(con)
+    pytest.fail(f"`{action}` made more than {MAX_ALLOCS} allocations")
+
+
+@pytest.mark.parametrize("name,setup,action,undo", CASES, ids=[c[0] for c in CASES])
+def test_walk(fi, name, setup, action, undo):
+    for cmd in TEARDOWN + setup:
+        fi.run(cmd)
+    allocs, survived = walk(fi, action, undo)
+    print(f"WALK {name}: {allocs} allocations, survived {survived}")
+    assert allocs > 0 or name in ("patch_method",), f"`{action}` allocates nothing: the walk tested nothing"
