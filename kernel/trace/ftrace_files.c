@@ -99,30 +99,35 @@ static int filter_write_mixed(char *text, unsigned int flags)
 	char plain[1024], *cmds[32], *p = text, *tok;
 	size_t plen = 0;
 	int ncmd = 0, err;
+	struct probe_set *set;
 
 	plain[0] = '\0';
 	while ((tok = strsep(&p, " \t\n")) != NULL) {
 		if (!*tok)
 			continue;
 		if (strchr(tok, ':')) {
-			if (ncmd == (int)ARRAY_SIZE(cmds) || ftrace_probe_check(tok))
+			if (ncmd == (int)ARRAY_SIZE(cmds))
 				return -EINVAL;
+			err = ftrace_probe_check(tok);
+			if (err)
+				return err;
 			cmds[ncmd++] = tok;
 		} else {
 			plen += snprintf(plain + plen, sizeof(plain) - plen, "%s ", tok);
 		}
 	}
+	/* Every allocation the commands need is made before the filter changes. */
+	set = ftrace_probe_prepare(cmds, ncmd, &err);
+	if (err)
+		return err;
 	if (plen || (flags & FS_TRUNC)) {
 		err = ftrace_set_filter(&global_ops, plain, flags & FS_TRUNC);
-		if (err)
+		if (err) {
+			ftrace_probe_discard(set);
 			return err;
+		}
 	}
-	for (int i = 0; i < ncmd; i++) {
-		err = ftrace_probe_command(cmds[i]);
-		if (err)
-			return err;
-	}
-	return 0;
+	return set ? ftrace_probe_commit(set) : 0;
 }
 
 static int notrace_show(struct seq_file *m, struct fnode *f)

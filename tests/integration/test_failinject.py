@@ -37,7 +37,7 @@ CASES = [
     ("tracer_switch_graph_to_function", ["echo function_graph > current_tracer"],
      "echo function > current_tracer", ["echo function_graph > current_tracer"]),
     ("filter_glob", [], "echo 'sched*' > set_ftrace_filter", ["echo > set_ftrace_filter"]),
-    ("filter_glob_live", ["echo function > current_tracer"], "echo 'k*' > set_ftrace_filter",
+    ("filter_glob_live", ["echo function > current_tracer", "echo 0 > tracing_on"], "echo 'k*' > set_ftrace_filter",
      ["echo > set_ftrace_filter"]),
     ("notrace_glob", [], "echo 'k*' > set_ftrace_notrace", ["echo > set_ftrace_notrace"]),
     ("graph_function", [], "echo schedule > set_graph_function", ["echo > set_graph_function"]),
@@ -56,7 +56,7 @@ CASES = [
     ("livepatch", [], "echo demo_greeting > livepatch_enable", ["echo '!demo_greeting' >> livepatch_enable"]),
     ("direct_call", [], "echo demo_greeting > direct_count", ["echo > direct_count"]),
 ]
-TEARDOWN = ["echo nop > current_tracer", "echo > set_ftrace_filter", "echo > set_ftrace_notrace",
+TEARDOWN = ["echo nop > current_tracer", "echo 1 > tracing_on", "echo > set_ftrace_filter", "echo > set_ftrace_notrace",
             "echo > set_graph_function", "echo > set_event", "echo > kprobe_events"]
 MAX_ALLOCS = 400                                   # a walk longer than this is a bug of its own
 
