@@ -28,13 +28,14 @@ static unsigned long draw_percent(struct fault_attr *attr)
 	return (unsigned long)((x * 0x2545f4914f6cdd1dULL) >> 33) % 100;
 }
 
-static void fail_dump(struct fault_attr *attr, unsigned long caller)
+/* times: as it was when the failure was decided (Linux prints it before counting it down). */
+static void fail_dump(struct fault_attr *attr, long times, unsigned long caller)
 {
 	if (!attr->verbose)
 		return;
 	pr_notice("FAULT_INJECTION: forcing a failure.\n"
 		  "name %s, interval %lu, probability %lu, space %ld, times %ld\n",
-		  attr->name, attr->interval, attr->probability, attr->space, attr->times);
+		  attr->name, attr->interval, attr->probability, attr->space, times);
 	if (attr->verbose > 1)
 		pr_notice("caller %pS pid %d\n", (void *)caller, current ? current->pid : -1);
 }
@@ -61,7 +62,7 @@ static bool fail_nth_fires(bool *armed)
 }
 
 /* The fault_attr knobs, under the attr's lock (interrupts and other CPUs allocate too). */
-static bool attr_fires(struct fault_attr *attr, size_t size)
+static bool attr_fires(struct fault_attr *attr, size_t size, long *times)
 {
 	bool fail = false;
 	unsigned long flags;
@@ -79,6 +80,7 @@ static bool attr_fires(struct fault_attr *attr, size_t size)
 		goto out;
 	if (draw_percent(attr) >= attr->probability)
 		goto out;
+	*times = attr->times;
 	if (attr->times > 0)
 		attr->times--;
 	fail = true;
@@ -89,13 +91,14 @@ out:
 
 bool should_fail(struct fault_attr *attr, size_t size, unsigned long caller)
 {
+	long times = READ_ONCE(attr->times);
 	bool armed, fail = fail_nth_fires(&armed);
 
 	if (!armed)
-		fail = attr_fires(attr, size);
+		fail = attr_fires(attr, size, &times);
 	if (fail) {
 		__atomic_fetch_add(&attr->injected, 1, __ATOMIC_RELAXED);
-		fail_dump(attr, caller);
+		fail_dump(attr, times, caller);
 	}
 	return fail;
 }

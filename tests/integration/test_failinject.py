@@ -167,3 +167,116 @@ def test_walk(fi, name, setup, action, undo):
     allocs, survived = walk(fi, action, undo)
     print(f"WALK {name}: {allocs} allocations, survived {survived}")
     assert allocs > 0 or name in NO_ALLOC, f"`{action}` allocates nothing: the walk tested nothing"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The knobs themselves: Linux's defaults, bad input refused, and a probability that replays from its seed.
+# ---------------------------------------------------------------------------------------------------------------
+
+DEBUG = "/sys/kernel/debug"
+DEFAULTS = {"probability": "0", "interval": "1", "times": "1", "space": "0", "verbose": "2"}   # Linux's
+BAD = {"probability": "101", "interval": "0", "times": "-2", "space": "-1", "verbose": "3", "seed": "x"}
+
+
+def knob(con, attr, name):
+    return con.run(f"cat {DEBUG}/{attr}/{name}").strip()
+
+
+def test_knobs_defaults_and_bad_input(fresh_console):
+    con = fresh_console
+    for attr in ("failslab", "fail_page_alloc", "fail_execmem"):
+        for name, value in DEFAULTS.items():
+            assert knob(con, attr, name) == value, (attr, name)
+        for name, value in BAD.items():
+            before = knob(con, attr, name)
+            assert con.run(f"echo {value} > {DEBUG}/{attr}/{name}") == "echo: write error: Invalid argument"
+            assert knob(con, attr, name) == before
+    assert con.run("echo -1 > /proc/self/fail-nth") == "echo: write error: Invalid argument"
+    assert con.run("cat /proc/self/fail-nth").strip() == "0"
+
+
+def set_attr(con, attr, **values):
+    for name, value in values.items():
+        con.run(f"echo {value} > {DEBUG}/{attr}/{name}")
+
+
+FILTER_WRITE = "echo 'sched* k*' > set_ftrace_filter"  # dozens of hash allocations
+
+
+def outcomes(con, runs):
+    got = []
+    for _ in range(runs):
+        got.append("ok" if con.run(FILTER_WRITE) == "" else "ENOMEM")
+        con.run("echo > set_ftrace_filter")
+    return got
+
+
+def test_times_then_off(fi):
+    """probability 100, times 2: exactly two allocations fail, then times reads 0 and nothing else does."""
+    injected = int(knob(fi, "failslab", "injected"))
+    set_attr(fi, "failslab", probability=100, interval=1, times=2)
+    got = [answer(fi.run("echo 'sched*' > set_ftrace_filter")) for _ in range(3)]
+    fi.run("echo > set_ftrace_filter")
+    assert got == [f"echo: write error: {ENOMEM}"] * 2 + [""]
+    assert knob(fi, "failslab", "times") == "0"
+    assert int(knob(fi, "failslab", "injected")) == injected + 2
+    set_attr(fi, "failslab", probability=0, times=1)
+
+
+def test_probability_replays_from_its_seed(fi):
+    """A seeded probability gives the same run of failures twice (no clock, no hardware randomness)."""
+    set_attr(fi, "failslab", probability=5, interval=1, times=-1, seed=12345)
+    first = outcomes(fi, 8)
+    set_attr(fi, "failslab", seed=12345)
+    second = outcomes(fi, 8)
+    set_attr(fi, "failslab", probability=0, times=1)
+    assert first == second
+    assert "ok" in first and "ENOMEM" in first, first       # 5% of dozens of allocations: some fail, not all
+
+
+def test_interval_and_verbose(fi):
+    """interval 3: only every third call may fail; verbose 1 says so in the log, as Linux's fail_dump()."""
+    set_attr(fi, "failslab", probability=100, interval=3, times=1, verbose=1)
+    out = fi.run(FILTER_WRITE)
+    set_attr(fi, "failslab", probability=0, interval=1, times=1, verbose=0)
+    fi.run("echo > set_ftrace_filter")
+    assert "FAULT_INJECTION: forcing a failure." in out
+    assert "name failslab, interval 3, probability 100, space 0, times 1" in out
+    assert out.endswith(f"echo: write error: {ENOMEM}")
+
+
+def test_trampoline_page_cannot_be_allocated(fi):
+    """fail_execmem: the function tracer gets no private trampoline, says so, and traces through the shared one."""
+    for cmd in TEARDOWN:
+        fi.run(cmd)
+    fi.run("echo kfree > set_ftrace_filter")
+    set_attr(fi, "fail_execmem", probability=100, times=1)
+    out = fi.run("echo function > current_tracer")
+    assert "ftrace: no trampoline for global_ops (-12): using the shared callers" in out
+    assert knob(fi, "fail_execmem", "times") == "0"
+    assert fi.run("cat current_tracer") == "function"
+    enabled = fi.run("cat enabled_functions")
+    assert enabled.startswith("kfree (1)") and "tramp:" not in enabled, enabled
+    fi.run("echo kfree > set_ftrace_filter")        # a filter write frees the hash it replaces
+    assert re.search(r"\bkfree <-", fi.run("cat trace")), "nothing traced without a trampoline"
+    fi.run("echo nop > current_tracer")
+    fi.run("echo > set_ftrace_filter")
+    set_attr(fi, "fail_execmem", times=1, probability=0)
+
+
+def test_corrupted_site_is_reported_and_survived(fresh_console):
+    """A site's bytes changed behind ftrace's back: enabling it is an ftrace_bug, the site and ftrace are left
+    alone, and the kernel (and the corrupted function) keep running."""
+    con = fresh_console
+    assert con.run("fault site demo_greeting") == ""
+    assert con.run("dis demo_greeting 5").split("\n")[1].endswith("90 90 90 90 90")
+    with con.disable_check("ftrace_bug") as seen:
+        out = con.run("echo function > current_tracer")
+    assert seen.hits, "no ftrace bug report"
+    assert "demo_greeting+0x0/" in out and "actual:   90:90:90:90:90" in out, out
+    assert "ftrace: code changes disabled until reboot" in out
+    assert answer(out) == "echo: write error: Invalid argument"
+    assert con.run("dis demo_greeting 5").split("\n")[1].endswith("90 90 90 90 90")     # left as found
+    assert "Hello from ftrace-os" in con.run("greet")                                      # still runs
+    assert con.run("echo function > current_tracer") == "echo: write error: No such device"
+    assert "sh" in con.run("ps")
