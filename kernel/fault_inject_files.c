@@ -21,22 +21,39 @@ struct knob_file {
 static struct fault_attr *const attrs[] = { &failslab, &fail_page_alloc, &fail_execmem };
 static struct knob_file knob_files[ARRAY_SIZE(attrs)][NR_KNOBS];
 
+/* The knob's value as a signed number (every knob fits one). */
+static long long knob_get(const struct fault_attr *a, enum knob knob)
+{
+	switch (knob) {
+	case K_PROBABILITY:
+		return a->probability;
+	case K_INTERVAL:
+		return a->interval;
+	case K_TIMES:
+		return READ_ONCE(a->times);
+	case K_SPACE:
+		return READ_ONCE(a->space);
+	case K_VERBOSE:
+		return a->verbose;
+	case K_SEED:
+		return a->seed;
+	default:
+		return READ_ONCE(a->injected);
+	}
+}
+
 static int knob_show(struct seq_file *m, struct fnode *f)
 {
 	struct knob_file *k = f->priv;
-	struct fault_attr *a = k->attr;
 
-	switch (k->knob) {
-	case K_PROBABILITY: seq_printf(m, "%lu\n", a->probability); break;
-	case K_INTERVAL: seq_printf(m, "%lu\n", a->interval); break;
-	case K_TIMES: seq_printf(m, "%ld\n", READ_ONCE(a->times)); break;
-	case K_SPACE: seq_printf(m, "%ld\n", READ_ONCE(a->space)); break;
-	case K_VERBOSE: seq_printf(m, "%lu\n", a->verbose); break;
-	case K_SEED: seq_printf(m, "%llu\n", (unsigned long long)a->seed); break;
-	default: seq_printf(m, "%lu\n", READ_ONCE(a->injected)); break;
-	}
+	seq_printf(m, "%lld\n", knob_get(k->attr, k->knob));
 	return 0;
 }
+
+/* The smallest and largest value each writable knob takes (times: -1 = no limit). */
+static const long long knob_min[NR_KNOBS] = { 0, 1, -1, 0, 0, 0 };
+static const long long knob_max[NR_KNOBS] = { 100, __LONG_MAX__, __LONG_MAX__, __LONG_MAX__, 2,
+					       __LONG_LONG_MAX__ };
 
 /* Every value is checked before anything changes; a bad one is -EINVAL and changes nothing. */
 static int knob_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
@@ -50,21 +67,31 @@ static int knob_write(struct fnode *f, const char *buf, size_t len, unsigned int
 	(void)flags;
 	if (k->knob == K_INJECTED)
 		return -EACCES;
-	if (fs_write_text(text, sizeof(text), buf, len) || kstrtoll(text, 10, &v))
-		return -EINVAL;
-	if ((k->knob == K_PROBABILITY && (v < 0 || v > 100)) ||
-	    (k->knob == K_INTERVAL && v < 1) || (k->knob == K_TIMES && v < -1) ||
-	    (k->knob == K_SPACE && v < 0) || (k->knob == K_VERBOSE && (v < 0 || v > 2)) ||
-	    (k->knob == K_SEED && v < 0))
+	if (fs_write_text(text, sizeof(text), buf, len) || kstrtoll(text, 10, &v) ||
+	    v < knob_min[k->knob] || v > knob_max[k->knob])
 		return -EINVAL;
 	irq = spin_lock_irqsave(&a->lock);
 	switch (k->knob) {
-	case K_PROBABILITY: a->probability = v; break;
-	case K_INTERVAL: a->interval = v; a->count = 0; break;
-	case K_TIMES: a->times = v; break;
-	case K_SPACE: a->space = v; break;
-	case K_VERBOSE: a->verbose = v; break;
-	default: a->seed = v; a->rand = v ? v : 1; break; /* a new seed replays from its start */
+	case K_PROBABILITY:
+		a->probability = v;
+		break;
+	case K_INTERVAL:
+		a->interval = v;
+		a->count = 0;
+		break;
+	case K_TIMES:
+		a->times = v;
+		break;
+	case K_SPACE:
+		a->space = v;
+		break;
+	case K_VERBOSE:
+		a->verbose = v;
+		break;
+	default:
+		a->seed = v;
+		a->rand = v ? v : 1; /* a new seed replays from its start */
+		break;
 	}
 	spin_unlock_irqrestore(&a->lock, irq);
 	return 0;

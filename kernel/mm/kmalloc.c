@@ -130,30 +130,25 @@ static void *kmalloc_slab(size_t size, size_t *bytes_alloc)
  * caller of kzalloc() and carry __GFP_ZERO; ours is a function of its own (the function tracer
  * shows "kmalloc <-kzalloc"), so its allocations name kzalloc.
  */
-static void *__kmalloc(size_t size, unsigned long caller)
+void *kmalloc(size_t size)
 {
 	size_t bytes_alloc;
 	void *obj;
 
-	if (should_fail(&failslab, size, caller)) {
+	if (should_fail(&failslab, size, _RET_IP_)) {
 		obj = NULL;
 		bytes_alloc = 0;
 	} else if (size > (1UL << MAX_SHIFT))
 		obj = kmalloc_large(size, &bytes_alloc);
 	else
 		obj = kmalloc_slab(size ? size : 1, &bytes_alloc);
-	trace_kmalloc(caller, obj, size, bytes_alloc, GFP_KERNEL, NUMA_NO_NODE);
+	trace_kmalloc(_RET_IP_, obj, size, bytes_alloc, GFP_KERNEL, NUMA_NO_NODE);
 	return obj;
-}
-
-void *kmalloc(size_t size)
-{
-	return __kmalloc(size, _RET_IP_);
 }
 
 void *kzalloc(size_t size)
 {
-	void *p = __kmalloc(size, _RET_IP_);
+	void *p = kmalloc(size);
 	if (p)
 		memset(p, 0, size);
 	return p;
