@@ -310,3 +310,26 @@ def test_lab_transcript(fresh_console):
     for cmd, expected in steps:
         got = [mask(l) for l in fresh_console.run(cmd).splitlines()]
         assert got == [mask(l) for l in expected], f"`{cmd}` printed\n" + "\n".join(got)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Tracer switches hold no more memory after the first round: what stays is a cache of fixed size, not a leak.
+# ---------------------------------------------------------------------------------------------------------------
+
+SWITCH_ROUND = ["echo function > current_tracer", "echo 1 > function_profile_enabled",
+                "echo 1 > /proc/sys/kernel/stack_tracer_enabled", "echo 0 > function_profile_enabled",
+                "echo function_graph > current_tracer", "echo 0 > /proc/sys/kernel/stack_tracer_enabled",
+                "echo nop > current_tracer"]
+
+
+def test_switches_hold_no_more_memory(fi):
+    for cmd in TEARDOWN + SWITCH_ROUND:
+        fi.run(cmd)                                  # the first round makes the caches
+    before = memory(fi)
+    before["Execmem"] = re.search(r"^Execmem:\s+(\d+) kB", fi.run("cat /proc/meminfo"), re.M).group(1)
+    for _ in range(10):
+        for cmd in SWITCH_ROUND:
+            assert fi.run(cmd) == "", cmd
+    after = memory(fi)
+    after["Execmem"] = re.search(r"^Execmem:\s+(\d+) kB", fi.run("cat /proc/meminfo"), re.M).group(1)
+    assert diff(before, after) == {}
