@@ -1,5 +1,9 @@
-/* fault (test mode only): raise an exception on purpose, to prove a fault is loud and ends the run. */
+/* fault (test mode only): raise an exception on purpose, to prove a fault is loud and ends the run;
+ * or corrupt a call site, to prove ftrace notices and the kernel lives on. */
 #include "kernel/shell.h"
+#include "arch/x86/text_poke.h"
+#include "kernel/kallsyms.h"
+#include "kernel/trace/ftrace.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "lib/string.h"
@@ -35,6 +39,24 @@ static noinline void fault_de(void)
 	__asm__ volatile("xor %%edx, %%edx; div %1" : : "a"(1UL), "r"(zero) : "rdx");
 }
 
+/*
+ * `fault site FUNC`: five one-byte NOPs over FUNC's fentry site, behind ftrace's back (valid code,
+ * but not the bytes ftrace recorded), so the next update of that site is an ftrace_bug. Pick a
+ * function nothing runs meanwhile: the write is not the int3 protocol.
+ */
+static int fault_site(const char *name)
+{
+	static const u8 nops[MCOUNT_INSN_SIZE] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
+	unsigned long ip = kallsyms_lookup_name(name);
+
+	if (!ip || !ftrace_lookup_ip(ip)) {
+		cprintf("fault: %s: not a function with an fentry site\n", name);
+		return 1;
+	}
+	text_poke((void *)ip, nops, MCOUNT_INSN_SIZE);
+	return 0;
+}
+
 static int cmd_fault(int argc, char **argv)
 {
 	static const struct {
@@ -45,6 +67,8 @@ static int cmd_fault(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "panic"))
 		panic("fault command");
+	if (argc == 3 && !strcmp(argv[1], "site"))
+		return fault_site(argv[2]);
 	for (size_t i = 0; argc == 2 && i < ARRAY_SIZE(kinds); i++) {
 		if (!strcmp(argv[1], kinds[i].name)) {
 			kinds[i].fn();
@@ -52,7 +76,8 @@ static int cmd_fault(int argc, char **argv)
 			return 1;
 		}
 	}
-	cprintf("usage: fault pf|wx|gp|ud|de|panic\n");
+	cprintf("usage: fault pf|wx|gp|ud|de|panic, or fault site FUNCTION\n");
 	return 2;
 }
-SHELL_TEST_CMD(fault, cmd_fault, "fault pf|wx|gp|ud|de|panic: crash on purpose (test mode)");
+SHELL_TEST_CMD(fault, cmd_fault,
+	       "fault pf|wx|gp|ud|de|panic: crash on purpose; fault site FUNC: corrupt its call site (test mode)");

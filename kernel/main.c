@@ -18,6 +18,7 @@
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "kernel/sched.h"
+#include "kernel/fault_inject.h"
 #include "kernel/work/workloads.h"
 #include "kernel/smp.h"
 #include "arch/x86/acpi.h"
@@ -78,6 +79,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	smp_init();
 
 	procfs_init();
+	fault_inject_files_init();
 	devfs_init();
 	ftrace_files_init();
 	jump_label_files_init();

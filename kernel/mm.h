@@ -68,6 +68,7 @@ u64 phys_mem_top(void);
 void *execmem_alloc(size_t size);
 void execmem_free(void *p);
 size_t execmem_pages_in_use(void);
+size_t execmem_pages_mapped(void); /* pages with a frame: in use, or free and kept for reuse */
 
 /* Reads of addresses nobody vouches for (kernel/mm/maccess.c), Linux's names: 0 or -EFAULT, all
  * or nothing; the string copy returns its length with the NUL, cuts at count - 1, or -EFAULT. */
@@ -80,5 +81,13 @@ void *kzalloc(size_t size);
 void kfree(const void *p);
 size_t ksize(const void *p);
 size_t kmalloc_bytes_in_use(void);
+/* Frees cached empty slabs; returns how many pages went back. */
+size_t kmalloc_shrink(void);
+#define KMALLOC_NR_CLASSES 8 /* kmalloc-16 ... kmalloc-2048 */
+struct kmalloc_class_stats {
+	unsigned long obj_size, objs_per_slab, active_objs, nr_slabs, active_slabs;
+};
+void kmalloc_slab_stats(int class_index, struct kmalloc_class_stats *st);
+void slabinfo_init(void); /* /proc/slabinfo, /proc/sys/vm/drop_caches (kernel/mm/slabinfo.c) */
 
 #endif

@@ -48,6 +48,8 @@ int meminfo_show(struct seq_file *m, struct fnode *f)
 	meminfo_line(m, "KernelImage:", ((unsigned long)_end - (unsigned long)_text) / 1024);
 	meminfo_line(m, "Slab:", kmalloc_bytes_in_use() / 1024);
 	meminfo_line(m, "PageTables:", page_table_pages * (PAGE_SIZE / 1024));
+	/* Not a Linux line: frames behind trampoline pages, kept mapped once made (execmem.c). */
+	meminfo_line(m, "Execmem:", execmem_pages_mapped() * (PAGE_SIZE / 1024));
 	return 0;
 }
 
@@ -116,4 +118,5 @@ void procfs_init(void)
 	fs_create(proc, "meminfo", &meminfo_ops, NULL);
 	fs_create(proc, "kallsyms", &kallsyms_ops, NULL);
 	fs_create(fs_mkdir_p("/proc/sys/kernel"), "printk", &printk_ops, NULL);
+	slabinfo_init();
 }

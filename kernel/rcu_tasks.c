@@ -13,7 +13,6 @@
  */
 #include "kernel/sched.h"
 #include "kernel/mm.h"
-#include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -33,6 +32,7 @@ struct scan {
 	struct holdout *h;
 	int n, cap;
 	bool collect; /* first pass: build the list; later passes: tick holdouts off */
+	int after_pid; /* collect only tasks with a larger pid, the cap smallest of them */
 };
 
 static bool quiescent_now(struct task *t)
@@ -46,12 +46,23 @@ static void scan_task(struct task *t, void *arg)
 	struct scan *s = arg;
 
 	if (s->collect) {
-		if (t != current && !quiescent_now(t) && s->n < s->cap) {
-			struct holdout *h = &s->h[s->n++];
-			*h = (struct holdout){ .t = t, .pid = t->pid, .qs = READ_ONCE(t->tasks_qs),
-					       .cpu = t->cpu };
-			memcpy(h->comm, t->comm, TASK_COMM_LEN);
+		struct holdout *h = NULL;
+
+		if (t == current || quiescent_now(t) || t->pid <= s->after_pid)
+			return;
+		if (s->n < s->cap) {
+			h = &s->h[s->n++];
+		} else {
+			/* Full: keep the smallest pids, so the next round starts after the largest. */
+			for (int i = 0; i < s->n; i++)
+				if (s->h[i].pid > t->pid && (!h || s->h[i].pid > h->pid))
+					h = &s->h[i];
+			if (!h)
+				return;
 		}
+		*h = (struct holdout){ .t = t, .pid = t->pid, .qs = READ_ONCE(t->tasks_qs),
+				       .cpu = t->cpu };
+		memcpy(h->comm, t->comm, TASK_COMM_LEN);
 		return;
 	}
 	/* The same task: pointer and pid (a freed task's memory may hold a new one). */
@@ -84,39 +95,61 @@ static int rcu_tasks_pass(struct scan *s)
 	return remaining;
 }
 
+/* Collects the holdouts (as s->after_pid allows) and waits until each has been seen outside. */
+static void wait_for_holdouts(struct scan *s, u64 start, bool *warned)
+{
+	s->n = 0;
+	s->collect = true;
+	for_each_task(scan_task, s);
+	s->collect = false;
+	while (rcu_tasks_pass(s)) {
+		/* Nudge holdouts' CPUs: an idle one passes through schedule() at once, and a short
+		 * wait catches most grace periods before falling back to sleeping a tick. */
+		for (int i = 0; i < s->n; i++)
+			if (!s->h[i].done && s->h[i].cpu != smp_processor_id())
+				smp_send_reschedule(s->h[i].cpu);
+		u64 spin_until = ktime_get_ns() + 200000;
+		while (ktime_get_ns() < spin_until && rcu_tasks_pass(s))
+			yield();
+		if (!rcu_tasks_pass(s))
+			break;
+		if (!*warned && ktime_get_ns() - start > 5 * NSEC_PER_SEC) {
+			for (int i = 0; i < s->n; i++)
+				if (!s->h[i].done)
+					pr_warn("rcu_tasks: still waiting for pid %d (%s)\n", s->h[i].pid,
+						s->h[i].comm);
+			*warned = true;
+		}
+		msleep(1);
+	}
+}
+
+/*
+ * This cannot fail, so it cannot depend on kmalloc(): without memory for the whole list it waits
+ * for a few holdouts at a time, in pid order. A task looked at later than the call began is held
+ * to a stricter test (its quiescent state must come later still), so the rounds stay correct.
+ */
 void synchronize_rcu_tasks(void)
 {
-	struct scan s = { 0 };
+	struct holdout few[16];
+	struct scan s = { .after_pid = -1 };
 	u64 start = ktime_get_ns();
 	bool warned = false;
 
 	for_each_task(count_task, &s.cap);
 	s.cap += 16; /* tasks created meanwhile start outside: they need no watching */
 	s.h = kmalloc(s.cap * sizeof(*s.h));
-	if (!s.h)
-		panic("synchronize_rcu_tasks: out of memory");
-	s.collect = true;
-	for_each_task(scan_task, &s);
-	s.collect = false;
-	while (rcu_tasks_pass(&s)) {
-		/* Nudge holdouts' CPUs: an idle one passes through schedule() at once, and a short
-		 * wait catches most grace periods before falling back to sleeping a tick. */
-		for (int i = 0; i < s.n; i++)
-			if (!s.h[i].done && s.h[i].cpu != smp_processor_id())
-				smp_send_reschedule(s.h[i].cpu);
-		u64 spin_until = ktime_get_ns() + 200000;
-		while (ktime_get_ns() < spin_until && rcu_tasks_pass(&s))
-			yield();
-		if (!rcu_tasks_pass(&s))
-			break;
-		if (!warned && ktime_get_ns() - start > 5 * NSEC_PER_SEC) {
-			for (int i = 0; i < s.n; i++)
-				if (!s.h[i].done)
-					pr_warn("rcu_tasks: still waiting for pid %d (%s)\n", s.h[i].pid,
-						s.h[i].comm);
-			warned = true;
-		}
-		msleep(1);
+	if (!s.h) {
+		s.h = few;
+		s.cap = ARRAY_SIZE(few);
 	}
-	kfree(s.h);
+	for (;;) {
+		wait_for_holdouts(&s, start, &warned);
+		if (s.h != few || s.n < s.cap)
+			break;
+		for (int i = 0; i < s.n; i++)
+			s.after_pid = MAX(s.after_pid, s.h[i].pid);
+	}
+	if (s.h != few)
+		kfree(s.h);
 }

@@ -33,6 +33,7 @@ struct task {
 	struct task *cpu_next;       /* all live tasks of its CPU (sleepers, ps) */
 	void *fgraph;                /* function_graph's shadow return stack, when tracing */
 	struct kretprobe_instance *kretprobe_instances; /* open calls a kretprobe watches */
+	unsigned int fail_nth;       /* > 0: the fail_nth-th allocation from now fails (fault_inject.c) */
 };
 
 /* Sets up the idle task of this CPU (the context it booted in) and its run queue. */

@@ -9,6 +9,15 @@
 /* Serializes changes to any tracepoint's probes; leaves preemption on (switching keys may wait). */
 static DEFINE_SPINLOCK(tracepoints_mutex);
 
+/*
+ * What an unregister leaves in place of a probe when it has no memory for a smaller array (as
+ * Linux's tp_stub_func): calling it with the tracepoint's arguments does nothing, on x86-64 a
+ * caller's extra arguments are harmless. The next copy of the array drops it.
+ */
+static void tp_stub_func(void)
+{
+}
+
 static int nr_funcs(const struct tracepoint_func *f)
 {
 	int n = 0;
@@ -16,6 +25,16 @@ static int nr_funcs(const struct tracepoint_func *f)
 	while (f && f[n].func)
 		n++;
 	return n;
+}
+
+/* Entries that are real probes, not stubs. */
+static int nr_live(const struct tracepoint_func *f)
+{
+	int live = 0;
+
+	for (int i = 0; f && f[i].func; i++)
+		live += f[i].func != (void *)tp_stub_func;
+	return live;
 }
 
 static void sync_noop(void *unused)
@@ -66,20 +85,24 @@ int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
 	if (!err && !new)
 		err = -ENOMEM;
 	if (!err) {
+		int live = nr_live(tp->funcs), j = 0;
+
 		for (int i = 0; i < n; i++)
-			new[i] = tp->funcs[i];
-		new[n] = (struct tracepoint_func){ probe, data };
-		new[n + 1] = (struct tracepoint_func){ NULL, NULL };
-		tp_swap(tp, new, n, n + 1);
+			if (tp->funcs[i].func != (void *)tp_stub_func)
+				new[j++] = tp->funcs[i];
+		new[j++] = (struct tracepoint_func){ probe, data };
+		new[j] = (struct tracepoint_func){ NULL, NULL };
+		tp_swap(tp, new, live, live + 1);
 	}
 	spin_unlock(&tracepoints_mutex);
 	return err;
 }
 
+/* Never fails for want of memory: a probe that cannot be copied out is stubbed in place. */
 int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 {
 	struct tracepoint_func *new = NULL;
-	int n, j = 0, found = -1;
+	int n, live, j = 0, found = -1;
 
 	spin_lock(&tracepoints_mutex);
 	n = nr_funcs(tp->funcs);
@@ -90,18 +113,21 @@ int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 		spin_unlock(&tracepoints_mutex);
 		return -ENOENT;
 	}
-	if (n > 1) {
+	live = nr_live(tp->funcs);
+	if (live > 1) {
 		new = kmalloc(n * sizeof(*new));
 		if (!new) {
+			WRITE_ONCE(tp->funcs[found].func, (void *)tp_stub_func);
+			tracepoint_synchronize_unregister(); /* nobody is inside the probe any more */
 			spin_unlock(&tracepoints_mutex);
-			return -ENOMEM;
+			return 0;
 		}
 		for (int i = 0; i < n; i++)
-			if (i != found)
+			if (i != found && tp->funcs[i].func != (void *)tp_stub_func)
 				new[j++] = tp->funcs[i];
 		new[j] = (struct tracepoint_func){ NULL, NULL };
 	}
-	tp_swap(tp, new, n, n - 1);
+	tp_swap(tp, new, live, live - 1);
 	spin_unlock(&tracepoints_mutex);
 	return 0;
 }

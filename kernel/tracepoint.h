@@ -35,8 +35,9 @@ struct tracepoint {
 	struct tracepoint_func *funcs;
 };
 
-/* 0, or -EEXIST (that probe and data already attached), -ENOENT (not attached), -ENOMEM. May
- * sleep: the first and last probe patch every site of the tracepoint's key. */
+/* 0, or -EEXIST (that probe and data already attached), -ENOENT (not attached), -ENOMEM (register
+ * only: unregister never fails for memory). May sleep: the first and last probe patch every site
+ * of the tracepoint's key. */
 int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data);
 int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data);
 /* Returns once no CPU can still be running a probe that was detached before the call. */

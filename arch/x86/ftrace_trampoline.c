@@ -100,10 +100,11 @@ int arch_ftrace_create_trampoline(bool regs, const void *op, unsigned long func,
 		return -EINVAL;
 	}
 	buf = kmalloc(PAGE_SIZE);
+	if (!buf)
+		return -ENOMEM;
 	tramp = execmem_alloc(PAGE_SIZE);
-	if (!buf || !tramp) {
+	if (!tramp) {
 		kfree(buf);
-		execmem_free(tramp);
 		return -ENOMEM;
 	}
 	size = build_trampoline(regs, op, func, (unsigned long)tramp, buf);

@@ -5,11 +5,12 @@
  *   EXECMEM_BASE        page 0 | page 1 | ...    one page per allocation, mapped RX (never W)
  *
  * Pages are only ever written through text_poke's alias. A freed page is filled with int3 and
- * stays mapped: a CPU that still jumps into it traps loudly instead of running stale code. The
- * search for a free page starts after the last one handed out (next fit), so a page just freed
- * is the last to be reused and stays poisoned as long as possible.
+ * stays mapped: a CPU that still jumps into it traps loudly instead of running stale code. Mapped
+ * pages are a cache (execmem_pages_mapped(), /proc/meminfo's Execmem): claim_page() reuses them
+ * before it maps another.
  */
 #include "kernel/mm.h"
+#include "kernel/fault_inject.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/text_poke.h"
 #include "kernel/panic.h"
@@ -34,19 +35,26 @@ static void set_bit(unsigned long *map, unsigned int i, bool on)
 		map[i / 64] &= ~(1UL << (i % 64));
 }
 
-/* Claims a free page index (next fit), or -1. */
+/*
+ * Claims a free page index, or -1: next fit among the pages that already have a frame, and a new
+ * page only when all of those are in use. So the frames held stay bounded by the most trampolines
+ * ever alive at once (a freed page is reused last among them), instead of growing by one per
+ * allocation until all EXECMEM_PAGES are mapped.
+ */
 static int claim_page(void)
 {
 	unsigned long flags = spin_lock_irqsave(&execmem_lock);
 	int found = -1;
 
-	for (unsigned int n = 0; n < EXECMEM_PAGES && found < 0; n++) {
-		unsigned int i = (next_page + n) % EXECMEM_PAGES;
-		if (!test_bit(used, i)) {
-			set_bit(used, i, true);
-			next_page = i + 1;
-			in_use++;
-			found = (int)i;
+	for (int pass = 0; pass < 2 && found < 0; pass++) {
+		for (unsigned int n = 0; n < EXECMEM_PAGES && found < 0; n++) {
+			unsigned int i = (next_page + n) % EXECMEM_PAGES;
+			if (!test_bit(used, i) && (pass || test_bit(mapped, i))) {
+				set_bit(used, i, true);
+				next_page = i + 1;
+				in_use++;
+				found = (int)i;
+			}
 		}
 	}
 	spin_unlock_irqrestore(&execmem_lock, flags);
@@ -67,7 +75,9 @@ void *execmem_alloc(size_t size)
 	int i;
 	unsigned long va;
 
-	if (!size || size > PAGE_SIZE || (i = claim_page()) < 0)
+	if (!size || size > PAGE_SIZE ||
+	    should_fail(&fail_execmem, size, (unsigned long)__builtin_return_address(0)) ||
+	    (i = claim_page()) < 0)
 		return NULL;
 	va = EXECMEM_BASE + (unsigned long)i * PAGE_SIZE;
 	if (!test_bit(mapped, i)) {
@@ -95,6 +105,15 @@ void execmem_free(void *p)
 	       !test_bit(used, (va - EXECMEM_BASE) / PAGE_SIZE));
 	text_poke_set(p, INT3_INSN_OPCODE, PAGE_SIZE);
 	release_page((va - EXECMEM_BASE) / PAGE_SIZE);
+}
+
+size_t execmem_pages_mapped(void)
+{
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < EXECMEM_PAGES; i++)
+		n += test_bit(mapped, i);
+	return n;
 }
 
 size_t execmem_pages_in_use(void)

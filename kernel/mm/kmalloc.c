@@ -8,6 +8,7 @@
  *   first page of its allocation.
  */
 #include "kernel/mm.h"
+#include "kernel/fault_inject.h"
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
 #include "lib/string.h"
@@ -22,6 +23,7 @@
 #define MIN_SHIFT 4  /* 16 bytes */
 #define MAX_SHIFT 11 /* 2048 bytes */
 #define NR_CLASSES (MAX_SHIFT - MIN_SHIFT + 1)
+_Static_assert(NR_CLASSES == KMALLOC_NR_CLASSES, "mm.h's class count");
 
 struct slab {
 	u32 magic;
@@ -35,6 +37,8 @@ struct slab {
 struct size_class {
 	struct slab *partial; /* slabs with at least one free object */
 	spinlock_t lock;
+	/* For /proc/slabinfo: an empty slab stays cached (on partial) until kmalloc_shrink(). */
+	unsigned long nr_slabs, nr_empty, active_objs;
 };
 
 static struct size_class classes[NR_CLASSES];
@@ -102,8 +106,15 @@ static void *kmalloc_slab(size_t size, size_t *bytes_alloc)
 	if (!s) {
 		s = slab_new(1U << (class_of(size) + MIN_SHIFT));
 		c->partial = s;
+		if (s) {
+			c->nr_slabs++;
+			c->nr_empty++;
+		}
 	}
 	if (s) {
+		if (s->nr_free == s->nr_objs)
+			c->nr_empty--;
+		c->active_objs++;
 		obj = s->freelist;
 		s->freelist = *(void **)obj;
 		if (--s->nr_free == 0)
@@ -124,7 +135,10 @@ void *kmalloc(size_t size)
 	size_t bytes_alloc;
 	void *obj;
 
-	if (size > (1UL << MAX_SHIFT))
+	if (should_fail(&failslab, size, _RET_IP_)) {
+		obj = NULL;
+		bytes_alloc = 0;
+	} else if (size > (1UL << MAX_SHIFT))
 		obj = kmalloc_large(size, &bytes_alloc);
 	else
 		obj = kmalloc_slab(size ? size : 1, &bytes_alloc);
@@ -168,10 +182,65 @@ void kfree(const void *p)
 	*(void **)p = s->freelist;
 	s->freelist = (void *)p;
 	__atomic_fetch_sub(&bytes_in_use, s->obj_size, __ATOMIC_RELAXED);
+	c->active_objs--;
 	if (++s->nr_free == 1) {
 		s->next = c->partial;
 		c->partial = s;
 	}
+	if (s->nr_free == s->nr_objs)
+		c->nr_empty++;
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/*
+ * Gives every cached empty slab back to the page allocator (Linux's kmem_cache_shrink()); returns
+ * the pages freed. Empty slabs are kept otherwise so that a burst of small allocations does not
+ * rebuild a freelist each time.
+ */
+size_t kmalloc_shrink(void)
+{
+	size_t freed = 0;
+
+	for (int i = 0; i < NR_CLASSES; i++) {
+		struct size_class *c = &classes[i];
+		unsigned long flags = spin_lock_irqsave(&c->lock);
+		struct slab **pp = &c->partial, *empty = NULL;
+
+		while (*pp) {
+			struct slab *s = *pp;
+			if (s->nr_free == s->nr_objs) {
+				*pp = s->next;
+				s->next = empty;
+				empty = s;
+				c->nr_slabs--;
+				c->nr_empty--;
+			} else {
+				pp = &s->next;
+			}
+		}
+		spin_unlock_irqrestore(&c->lock, flags);
+		while (empty) {
+			struct slab *s = empty;
+			empty = s->next;
+			s->magic = 0;
+			free_pages(__pa(s), 1);
+			freed++;
+		}
+	}
+	return freed;
+}
+
+/* One row of /proc/slabinfo per size class, counted under the class lock. */
+void kmalloc_slab_stats(int i, struct kmalloc_class_stats *st)
+{
+	struct size_class *c = &classes[i];
+	unsigned long flags = spin_lock_irqsave(&c->lock);
+
+	st->obj_size = 1U << (i + MIN_SHIFT);
+	st->objs_per_slab = (PAGE_SIZE - HDR_SIZE) / st->obj_size;
+	st->active_objs = c->active_objs;
+	st->nr_slabs = c->nr_slabs;
+	st->active_slabs = c->nr_slabs - c->nr_empty;
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 

@@ -1,5 +1,6 @@
 /* Physical page frames: one bit per 4 KiB frame, first-fit search for runs of free frames. */
 #include "kernel/mm.h"
+#include "kernel/fault_inject.h"
 #include "kernel/spinlock.h"
 #include "kernel/printk.h"
 #include "kernel/panic.h"
@@ -75,9 +76,11 @@ static bool run_is_free(size_t f, size_t n)
 
 unsigned long alloc_pages(size_t n)
 {
-	unsigned long flags = spin_lock_irqsave(&frame_lock);
-	unsigned long pa = 0;
+	unsigned long flags, pa = 0;
 
+	if (should_fail(&fail_page_alloc, n * PAGE_SIZE, (unsigned long)__builtin_return_address(0)))
+		goto out;
+	flags = spin_lock_irqsave(&frame_lock);
 	for (size_t pass = 0; pass < 2 && !pa; pass++) {
 		size_t start = pass ? 0 : search_hint;
 		for (size_t f = start; f + n <= nr_frames; f++) {
@@ -92,6 +95,7 @@ unsigned long alloc_pages(size_t n)
 		}
 	}
 	spin_unlock_irqrestore(&frame_lock, flags);
+out:
 	trace_mm_page_alloc(pa, trace_pages_order(n), GFP_KERNEL, MIGRATE_UNMOVABLE);
 	return pa;
 }

@@ -137,7 +137,12 @@ int ftrace_match_glob(struct ftrace_hash *hash, const char *glob);
 
 /* Function commands written to set_ftrace_filter (kernel/trace/ftrace_probe.c). */
 int ftrace_probe_check(const char *tok);
-int ftrace_probe_command(char *tok);
+/* A write's commands, applied in order, as one new set (nothing changes yet; NULL and *err on
+ * failure, NULL and 0 for none); then installed, or thrown away. */
+struct probe_set;
+struct probe_set *ftrace_probe_prepare(char **cmds, int ncmd, int *err);
+int ftrace_probe_commit(struct probe_set *set);
+void ftrace_probe_discard(struct probe_set *set);
 struct seq_file;
 void ftrace_probes_show(struct seq_file *m);
 /* A set's functions one a line in address order, or `empty` (Linux's "#### ... ####" line). */

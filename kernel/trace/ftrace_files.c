@@ -99,23 +99,27 @@ static int filter_write_mixed(char *text, unsigned int flags)
 {
 	char plain[1024], *cmds[32];
 	int ncmd = ftrace_filter_split(text, plain, sizeof(plain), cmds, ARRAY_SIZE(cmds)), err;
+	struct probe_set *set;
 
 	if (ncmd < 0)
 		return ncmd;
-	for (int i = 0; i < ncmd; i++)
-		if (ftrace_probe_check(cmds[i]))
-			return -EINVAL;
+	for (int i = 0; i < ncmd; i++) {
+		err = ftrace_probe_check(cmds[i]);
+		if (err)
+			return err;
+	}
+	/* Every allocation the commands need is made before the filter changes. */
+	set = ftrace_probe_prepare(cmds, ncmd, &err);
+	if (err)
+		return err;
 	if (plain[0] || (flags & FS_TRUNC)) {
 		err = ftrace_set_filter(&global_ops, plain, flags & FS_TRUNC);
-		if (err)
+		if (err) {
+			ftrace_probe_discard(set);
 			return err;
+		}
 	}
-	for (int i = 0; i < ncmd; i++) {
-		err = ftrace_probe_command(cmds[i]);
-		if (err)
-			return err;
-	}
-	return 0;
+	return set ? ftrace_probe_commit(set) : 0;
 }
 
 static int notrace_show(struct seq_file *m, struct fnode *f)

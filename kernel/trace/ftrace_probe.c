@@ -25,6 +25,7 @@ struct ftrace_probe {
 
 struct probe_set {
 	int nr;
+	struct ftrace_hash *filter; /* probe_ops's filter for this set, until probes_replace() */
 	struct ftrace_probe p[];
 };
 
@@ -95,27 +96,29 @@ static void probe_call(unsigned long ip, unsigned long parent_ip, struct ftrace_
 static struct ftrace_ops probe_ops = { .func = probe_call, .name = "probes",
 				       .flags = FTRACE_OPS_FL_RECURSION };
 
-/* Installs a new set: the ops's filter follows it, the old set goes once no CPU can read it. */
+/*
+ * Installs a set built by ftrace_probe_prepare(): the ops's filter follows it, the old set goes
+ * once no CPU can read it. Nothing here allocates, so once the set is built only a failure to
+ * patch code (an ftrace_bug, which stops ftrace) can leave it half-installed.
+ */
 static int probes_replace(struct probe_set *set)
 {
-	struct ftrace_hash *h = alloc_ftrace_hash(0);
 	struct probe_set *old = probes;
 	int err = 0;
 
-	if (!h)
-		return -ENOMEM;
-	for (int i = 0; i < set->nr; i++)
-		ftrace_hash_add(h, set->p[i].ip);
-	WRITE_ONCE(probes, set);
 	if (set->nr) {
-		err = ftrace_hash_move_and_update(&probe_ops, true, h);
+		err = ftrace_hash_move_and_update(&probe_ops, true, set->filter);
 		if (!err && !(probe_ops.flags & FTRACE_OPS_FL_ENABLED))
 			err = register_ftrace_function(&probe_ops);
 	} else {
-		free_ftrace_hash(h);
+		free_ftrace_hash(set->filter);
 		if (probe_ops.flags & FTRACE_OPS_FL_ENABLED)
 			err = unregister_ftrace_function(&probe_ops);
 	}
+	set->filter = NULL;
+	/* Between the filter and this store, a function calls in with the other set: it finds no
+	 * command for itself, or its old one, never a freed one. */
+	WRITE_ONCE(probes, set);
 	ftrace_synchronize();
 	kfree(old);
 	return err;
@@ -127,26 +130,33 @@ static struct probe_set *set_alloc(int nr)
 	return s;
 }
 
+void ftrace_probe_discard(struct probe_set *set)
+{
+	if (set)
+		free_ftrace_hash(set->filter);
+	kfree(set);
+}
+
 /* Splits "[!]func:cmd[:count]" (in place, ftrace_filter_parse.c) and finds the functions it
- * names; 0 or -EINVAL. */
+ * names; 0, -EINVAL, or -ENOMEM when hits could not hold them all. */
 static int probe_parse(char *tok, bool *remove, int *cmd_out, long *count, struct ftrace_hash *hits)
 {
 	struct probe_spec spec;
+	int err;
 
 	if (ftrace_probe_parse(tok, &spec))
 		return -EINVAL;
 	*remove = spec.remove;
 	*count = spec.count;
 	*cmd_out = spec.cmd;
-	return ftrace_match_glob(hits, spec.func) < 0 ? -EINVAL : 0;
+	err = ftrace_match_glob(hits, spec.func);
+	return err < 0 ? err : 0;
 }
 
 /* A removal must find something to remove, as Linux's unregister of a probe that is not there
  * fails with EINVAL. */
-static bool probe_present(int cmd, const struct ftrace_hash *hits)
+static bool probe_present(const struct probe_set *set, int cmd, const struct ftrace_hash *hits)
 {
-	struct probe_set *set = probes;
-
 	for (int i = 0; set && i < set->nr; i++)
 		if (set->p[i].cmd == (enum probe_cmd)cmd && ftrace_lookup_hash(hits, set->p[i].ip))
 			return true;
@@ -163,45 +173,76 @@ int ftrace_probe_check(const char *tok)
 
 	if (hits && strscpy(copy, tok, sizeof(copy)) >= 0)
 		err = probe_parse(copy, &remove, &c, &count, hits);
-	if (!err && remove && !probe_present(c, hits))
+	if (!err && remove && !probe_present(probes, c, hits))
 		err = -EINVAL;
 	free_ftrace_hash(hits);
 	return hits ? err : -ENOMEM;
 }
 
-/* Applies one command to every function its glob names (or removes it from them). */
-int ftrace_probe_command(char *tok)
+/* The set base would become with one command applied (base itself is left alone). */
+static struct probe_set *probe_apply(const struct probe_set *base, char *tok, int *err)
 {
 	struct ftrace_hash *hits = alloc_ftrace_hash(0);
-	struct probe_set *old = probes, *set;
-	int c, n = old ? old->nr : 0, err;
+	struct probe_set *set = NULL;
+	int c, n = base ? base->nr : 0;
 	bool remove;
 	long count;
 
+	*err = -ENOMEM;
 	if (!hits)
-		return -ENOMEM;
-	err = probe_parse(tok, &remove, &c, &count, hits);
-	if (!err && remove && !probe_present(c, hits))
-		err = -EINVAL;
-	if (err)
+		return NULL;
+	*err = probe_parse(tok, &remove, &c, &count, hits);
+	if (!*err && remove && !probe_present(base, c, hits))
+		*err = -EINVAL;
+	if (*err)
 		goto out;
 	set = set_alloc(n + (remove ? 0 : (int)hits->count));
-	err = -ENOMEM;
+	*err = -ENOMEM;
 	if (!set)
 		goto out;
+	*err = 0;
 	/* Keep the others (and, for a new command, drop the one it replaces on that function). */
 	for (int i = 0; i < n; i++)
-		if (old->p[i].cmd != (enum probe_cmd)c || !ftrace_lookup_hash(hits, old->p[i].ip))
-			set->p[set->nr++] = old->p[i];
+		if (base->p[i].cmd != (enum probe_cmd)c || !ftrace_lookup_hash(hits, base->p[i].ip))
+			set->p[set->nr++] = base->p[i];
 	if (!remove) {
 		for (unsigned long b = 0; b < (1UL << hits->size_bits); b++)
 			for (struct ftrace_func_entry *e = hits->buckets[b]; e; e = e->next)
 				set->p[set->nr++] = (struct ftrace_probe){ e->ip, c, count };
 	}
-	err = probes_replace(set);
 out:
 	free_ftrace_hash(hits);
-	return err;
+	return set;
+}
+
+struct probe_set *ftrace_probe_prepare(char **cmds, int ncmd, int *err)
+{
+	struct probe_set *set = NULL, *next;
+
+	*err = 0;
+	for (int i = 0; i < ncmd; i++) {
+		next = probe_apply(i ? set : probes, cmds[i], err);
+		ftrace_probe_discard(set);
+		set = next;
+		if (!set)
+			return NULL;
+	}
+	if (!set)
+		return NULL;
+	set->filter = alloc_ftrace_hash(0);
+	*err = set->filter ? 0 : -ENOMEM;
+	for (int i = 0; !*err && i < set->nr; i++)
+		*err = ftrace_hash_add(set->filter, set->p[i].ip);
+	if (*err) {
+		ftrace_probe_discard(set);
+		return NULL;
+	}
+	return set;
+}
+
+int ftrace_probe_commit(struct probe_set *set)
+{
+	return probes_replace(set);
 }
 
 /* The lines set_ftrace_filter shows for commands, Linux's way. */

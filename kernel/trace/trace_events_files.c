@@ -205,21 +205,68 @@ static int system_enable_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
+/* want[] values: off, on, and "switched on by this write" (what a failed write turns back). */
+enum { WANT_OFF, WANT_ON, WANT_TURNED_ON };
+
+/*
+ * Turns each event on or off as want[] says (indexed like for_each_event_call), all or nothing:
+ * the enables first, and if one fails, those made before it are turned back off; then the
+ * disables, which cannot fail for memory (a tracepoint unregister never does). Under event_mutex.
+ */
+static int apply_event_states(u8 *want)
+{
+	struct trace_event_call *const *pp;
+	int i = 0, err = 0;
+
+	for_each_event_call(pp) {
+		if (want[i] && !((*pp)->flags & EVENT_FL_ENABLED)) {
+			err = trace_event_enable_disable(*pp, true);
+			if (err)
+				goto undo;
+			want[i] = WANT_TURNED_ON;
+		}
+		i++;
+	}
+	i = 0;
+	for_each_event_call(pp) {
+		if (!want[i++] && ((*pp)->flags & EVENT_FL_ENABLED))
+			err = err ?: trace_event_enable_disable(*pp, false);
+	}
+	return err;
+undo:
+	i = 0;
+	for_each_event_call(pp) {
+		if (want[i++] == WANT_TURNED_ON)
+			trace_event_enable_disable(*pp, false);
+	}
+	return err;
+}
+
 static int system_enable_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct trace_event_call *const *pp;
 	bool on;
-	int err = 0;
+	u8 *want;
+	int err = 0, i = 0;
 
 	if (parse_enable(buf, len, &on))
 		return -EINVAL;
 	if (text_patch_held)
 		return -EBUSY; /* enabling flips a static key: patch_step holds text_mutex */
 	event_mutex_lock();
-	for_each_event_call(pp)
-		if (in_system(*pp, f->parent->priv) && !err)
-			err = trace_event_enable_disable(*pp, on);
+	want = kzalloc(nr_trace_events + 1);
+	if (!want) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for_each_event_call(pp) {
+		want[i] = in_system(*pp, f->parent->priv) ? on : !!((*pp)->flags & EVENT_FL_ENABLED);
+		i++;
+	}
+	err = apply_event_states(want);
+out:
 	event_mutex_unlock();
+	kfree(want);
 	return err;
 }
 
@@ -392,6 +439,7 @@ static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigne
 	char text[EVENT_WRITE_MAX], *p = text, *tok;
 	struct trace_event_call *const *pp;
 	bool *on = NULL, *off = NULL;
+	u8 *want = NULL;
 	int err, i = 0;
 
 	err = fs_write_text(text, sizeof(text), buf, len);
@@ -402,25 +450,25 @@ static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigne
 	event_mutex_lock();
 	on = kzalloc(nr_trace_events + 1);
 	off = kzalloc(nr_trace_events + 1);
-	err = on && off ? 0 : -ENOMEM;
+	want = kzalloc(nr_trace_events + 1);
+	err = on && off && want ? 0 : -ENOMEM;
 	while (!err && (tok = strsep(&p, " \t\n")) != NULL)
 		if (*tok)
 			err = tok[0] == '!' ? set_event_match(tok + 1, off) : set_event_match(tok, on);
 	if (err)
 		goto out;
 	for_each_event_call(pp) {
-		bool want = (*pp)->flags & EVENT_FL_ENABLED;
-		if (flags & FS_TRUNC)
-			want = false; /* `>` starts from nothing, as Linux's O_TRUNC open */
-		want = (want || on[i]) && !off[i];
-		if (!err)
-			err = trace_event_enable_disable(*pp, want);
+		/* `>` starts from nothing, as Linux's O_TRUNC open */
+		bool keep = !(flags & FS_TRUNC) && ((*pp)->flags & EVENT_FL_ENABLED);
+		want[i] = (keep || on[i]) && !off[i];
 		i++;
 	}
+	err = apply_event_states(want);
 out:
 	event_mutex_unlock();
 	kfree(on);
 	kfree(off);
+	kfree(want);
 	return err;
 }
 

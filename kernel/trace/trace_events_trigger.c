@@ -173,6 +173,27 @@ static int trigger_parse(struct trace_event_call *call, char *text, struct event
 	return 0;
 }
 
+/*
+ * The probe could not be attached (or detached) for the new list: the list goes back to what it
+ * was, and with it the soft mode, which then matches the probe again and needs no change.
+ */
+static void trigger_list_restore(struct trace_event_call *call, struct event_trigger_data *added,
+				 struct event_trigger_data **gone, struct event_trigger_data **old_list)
+{
+	if (added && call->triggers == added)
+		WRITE_ONCE(call->triggers, added->next);
+	if (*gone) {
+		(*gone)->next = call->triggers;
+		__atomic_store_n(&call->triggers, *gone, __ATOMIC_RELEASE);
+		*gone = NULL;
+	}
+	if (*old_list) {
+		__atomic_store_n(&call->triggers, *old_list, __ATOMIC_RELEASE);
+		*old_list = NULL;
+	}
+	trigger_update_mode(call);
+}
+
 int event_trigger_write(struct trace_event_call *call, const char *buf, size_t len,
 			unsigned int flags)
 {
@@ -209,11 +230,16 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 		if (!err)
 			__atomic_store_n(&call->triggers, d, __ATOMIC_RELEASE);
 	}
-	if (!err)
+	if (!err) {
 		err = trigger_update_mode(call);
+		if (err)
+			trigger_list_restore(call, d, &gone, &old_list);
+	}
 	event_mutex_unlock();
-	if (err && d && !remove && call->triggers != d)
+	if (err && d && !remove && call->triggers != d) {
+		tracepoint_synchronize_unregister(); /* it may have been published a moment */
 		trigger_free(d);
+	}
 	if (gone || old_list) {
 		tracepoint_synchronize_unregister(); /* nobody still walks what we unlinked */
 		if (gone)
