@@ -10,6 +10,9 @@
 #   make fuzz       host fuzzing (libFuzzer) of the shell-facing parsers; FUZZ_TIME=60 seconds each
 #   make STATIC_FTRACE=1 [all|run|test|...]   the same kernel without dynamic ftrace, in build-static/:
 #                   sites stay `call __fentry__` (Linux's CONFIG_DYNAMIC_FTRACE=n; docs/02)
+#   make SCALE=N [all|run|...]   the same kernel plus N generated traceable functions, in
+#                   build-scaleN/ (the `scale` workload calls them all; docs/02, "Scale")
+#   make bench-scale  boot conversion, enabling every site, filters at N = default, 10000, 40000
 
 # --- What a user may override -------------------------------------------------------------
 CROSS   ?=
@@ -19,6 +22,7 @@ MEM     ?= 256M
 QEMU    ?= qemu-system-x86_64
 PYTHON  ?= /usr/bin/python3
 STATIC_FTRACE ?= 0
+SCALE   ?= 0
 
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
@@ -55,6 +59,10 @@ ifeq ($(STATIC_FTRACE),1)
 B := build-static
 KCFLAGS += -DCONFIG_STATIC_FTRACE
 NASMFLAGS := -DCONFIG_STATIC_FTRACE
+else ifneq ($(SCALE),0)
+B := build-scale$(SCALE)
+KCFLAGS += -DCONFIG_SCALE=$(SCALE)
+NASMFLAGS :=
 else
 B := build
 NASMFLAGS :=
@@ -63,7 +71,23 @@ SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*
 SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
-.PHONY: all run debug test unit fuzz bench trace deps format clean iso iso-test
+# SCALE=N: tools/gen-scale.py writes the functions, 1000 a file, and the table that lists them.
+ifneq ($(SCALE),0)
+SCALE_SRCS := $(shell seq -f '$(B)/gen/scale_%03g.c' 0 $$(( ($(SCALE) + 999) / 1000 - 1 ))) \
+	$(B)/gen/scale_table.c
+OBJS += $(SCALE_SRCS:.c=.o)
+
+$(B)/gen/.stamp: tools/gen-scale.py Makefile
+	$(PYTHON) tools/gen-scale.py $(SCALE) $(B)/gen
+	@touch $@
+
+$(SCALE_SRCS): $(B)/gen/.stamp ;
+
+$(B)/gen/%.o: $(B)/gen/%.c
+	$(CC) $(KCFLAGS) $(FTRACE_CFLAGS) $(CFLAGS) -c $< -o $@
+endif
+
+.PHONY: all run debug test unit fuzz bench bench-scale trace deps format clean iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
 $(B)/%.o: %.c Makefile
@@ -158,6 +182,10 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory STATIC_FTRACE=1 all
 	@$(PYTHON) tools/bench.py
+
+# The same, at N = default, 10000 and 40000 call sites on 1, 2, 4, 8 CPUs -> docs/BENCHMARKS-scale.md.
+bench-scale: deps
+	@$(PYTHON) tools/bench-scale.py
 
 # Boots the test ISO, types CMDS (';'-separated; default: function_graph over `run compute all`),
 # and writes build/trace.dat, build/trace.json and build/trace.txt. SMP defaults to 2 here.

@@ -8,6 +8,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/shell.h"
+#include "lib/string.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -77,9 +78,21 @@ static int cmd_bench(int argc, char **argv)
 {
 	u64 baseline;
 
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "sites"))) {
+		cprintf("usage: bench [sites]\n");
+		return 2;
+	}
 	if (text_patch_held) { /* it patches code: patch_step holds the locks until `next` */
 		cprintf("bench: patch_step holds a patch: finish or abort it first\n");
 		return 1;
+	}
+	if (argc == 2 && FTRACE_STATIC) {
+		cprintf("bench: sites: the static build patches no site\n");
+		return 1;
+	}
+	if (argc == 2) {
+		bench_scale();
+		return 0;
 	}
 	baseline = bench_per_call(bench_target_notrace);
 
@@ -101,4 +114,4 @@ static int cmd_bench(int argc, char **argv)
 	bench_jump_label(baseline);
 	return 0;
 }
-SHELL_CMD(bench, cmd_bench, "time traced calls (exact instruction counts under qemu -icount)");
+SHELL_CMD(bench, cmd_bench, "bench [sites]: time traced calls, or what grows with the number of sites (exact instruction counts under qemu -icount)");

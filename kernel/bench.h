@@ -37,5 +37,6 @@ void bench_tracers(u64 baseline);
 void bench_events(u64 baseline);
 void bench_jump_label(u64 baseline);
 void bench_kprobes(u64 baseline);
+void bench_scale(void); /* `bench sites` */
 
 #endif

@@ -161,8 +161,11 @@ static void do_sync_core(void *info)
 	sync_core();
 }
 
+unsigned long sync_core_rounds;
+
 void sync_core_all(void)
 {
+	__atomic_add_fetch(&sync_core_rounds, 1, __ATOMIC_RELAXED);
 	do_sync_core(NULL);
 	if (num_online_cpus() > 1)
 		smp_call_function(do_sync_core, NULL, true);

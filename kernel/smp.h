@@ -28,6 +28,8 @@ void smp_call_function(void (*fn)(void *info), void *info, bool wait);
 void smp_call_function_single(int cpu, void (*fn)(void *info), void *info, bool wait);
 /* Serializes every online CPU's instruction stream: after it, no CPU runs stale patched bytes. */
 void sync_core_all(void);
+/* How many times every CPU was made to serialize (bench: rounds per batch, not per site). */
+extern unsigned long sync_core_rounds;
 /* Asks another CPU to reschedule soon. */
 void smp_send_reschedule(int cpu);
 /* NMI every other CPU and make it stop (panic). */

@@ -38,6 +38,7 @@ struct multi_stop_data {
 };
 
 struct stop_machine_record stop_machine_last;
+unsigned long stop_machine_count;
 static DEFINE_SPINLOCK(stop_lock);
 
 /* Notes when this CPU acknowledged `state`: the record patch_step shows. */
@@ -115,6 +116,7 @@ int stop_machine(int (*fn)(void *), void *data)
 	while (__atomic_load_n(&msdata.nr_inside, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	record(&msdata);
+	stop_machine_count++;
 	spin_unlock(&stop_lock);
 	return msdata.ret;
 }

@@ -29,5 +29,7 @@ struct stop_machine_record {
 	struct stop_machine_cpu cpu[NR_CPUS];
 };
 extern struct stop_machine_record stop_machine_last;
+/* Rendezvous so far (bench: how many one update takes). */
+extern unsigned long stop_machine_count;
 
 #endif

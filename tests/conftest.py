@@ -8,6 +8,9 @@ Number of CPUs: a module sets `SMP = 4` or `pytestmark = pytest.mark.smp(4)`; a 
 `@pytest.mark.smp(2)` on itself.  Extra QEMU arguments: `QEMU_ARGS = [...]` or `@pytest.mark.qemu_args(...)`.
 Which kernel: build/ftrace-os-test.iso (dynamic ftrace), unless the module sets `ISO = ...`, as
 test_static.py does for the static-ftrace build; every other module tests the dynamic build only.
+FTRACE_OS_ISO=path overrides both, to run a module once against another build, e.g. the stress test
+at Linux's size: FTRACE_OS_ISO=build-scale40000/ftrace-os-test.iso tools/run-tests
+tests/integration/test_smp.py -k stress (docs/02, "Scale").
 
 On failure the whole serial log goes to build/test-logs/<test id>.log and its last lines into the report.
 """
@@ -56,7 +59,7 @@ def _extra_args(request):
 def _boot(request):
     """Start a Console for `request`; a failed boot saves its log before the error reaches pytest."""
     console = Console(smp=_smp(request), extra_args=_extra_args(request), name=request.node.nodeid,
-                      iso=getattr(request.module, "ISO", TEST_ISO))
+                      iso=os.environ.get("FTRACE_OS_ISO") or getattr(request.module, "ISO", TEST_ISO))
     request.addfinalizer(console.close)
     try:
         console.start()

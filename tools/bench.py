@@ -119,7 +119,8 @@ def qemu_version():
 
 HEADER = """# Benchmarks
 
-Written by `make bench` ({date}); do not edit by hand: run it again.
+Written by `make bench` ({date}); do not edit by hand: run it again. What grows with the number of call
+sites (10,000 and 40,000, `make SCALE=N`) is in docs/BENCHMARKS-scale.md, written by `make bench-scale`.
 
 How: `tools/bench.py` boots `build/ftrace-os.iso` in {qemu} under TCG with `-icount shift=0,sleep=off`, so the
 guest TSC advances exactly one tick per guest instruction, and types `bench` at the shell. Each row is the

@@ -3,7 +3,6 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/printk.h"
 
-extern u64 ftrace_init_ticks;
 
 static volatile unsigned long bench_calls;
 

@@ -63,6 +63,7 @@ struct ftrace_page {
 };
 
 extern struct ftrace_page *ftrace_pages_start;
+extern u64 ftrace_init_ticks; /* TSC ticks the boot conversion took (bench) */
 
 #define do_for_each_ftrace_rec(pg, rec)                                                   \
 	for (pg = ftrace_pages_start; pg; pg = pg->next) {                                \

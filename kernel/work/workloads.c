@@ -11,6 +11,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "kernel/trace/events/workload.h"
+#include "kernel/work/scale.h"
 
 #define MAX_WORKERS 64
 #define SPIN_CALLS 64
@@ -29,6 +30,9 @@ static const struct workload workloads[] = {
 	{ "spin", "stress_target() in a tight loop, checked against func_hits", spin_iteration, 0 },
 	{ "greet", "demo_greeting() in a tight loop, every answer checked", greet_iteration, 0 },
 	{ "jump", "jump_label_demo() in a tight loop, every answer checked", jump_iteration, 0 },
+#ifdef CONFIG_SCALE
+	{ "scale", "every generated scale_fn_* once a round (make SCALE=N)", scale_iteration, 2 },
+#endif
 };
 
 static struct work_stats stats[MAX_WORKERS];

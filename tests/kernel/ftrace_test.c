@@ -387,3 +387,32 @@ SELFTEST_DYNAMIC(ftrace_bug_on_corrupt_site)
 		ktest_fail(t, __FILE__, __LINE__, "after revive: %s", why);
 	free_ftrace_hash(ops.local_hash.filter_hash);
 }
+
+/* A hash grows while it is built (two entries a bucket on average), and loses nothing doing so;
+ * copies and removals see every entry where it now hashes. */
+SELFTEST(ftrace_hash_grows_while_built)
+{
+	enum { N = 5000 };
+	struct ftrace_hash *h = alloc_ftrace_hash(0), *copy;
+	unsigned long base = 0xffffffff80200000UL;
+	bool all = true;
+
+	KT_ASSERT(t, h != NULL);
+	for (unsigned long i = 0; i < N; i++)
+		KT_EXPECT_EQ(t, ftrace_hash_add(h, base + i * 16), 0);
+	KT_EXPECT_EQ(t, h->count, N);
+	KT_EXPECT(t, h->size_bits >= 11); /* 5000 / 2048 < 2.5 entries a bucket */
+	for (unsigned long i = 0; i < N; i++)
+		all &= ftrace_lookup_hash(h, base + i * 16);
+	KT_EXPECT(t, all);
+	KT_EXPECT(t, !ftrace_lookup_hash(h, base + 8));
+	copy = alloc_and_copy_ftrace_hash(h);
+	KT_ASSERT(t, copy != NULL);
+	KT_EXPECT_EQ(t, copy->count, N);
+	for (unsigned long i = 0; i < N; i += 2)
+		ftrace_hash_remove(copy, base + i * 16);
+	KT_EXPECT_EQ(t, copy->count, N / 2);
+	KT_EXPECT(t, !ftrace_lookup_hash(copy, base) && ftrace_lookup_hash(copy, base + 16));
+	free_ftrace_hash(copy);
+	free_ftrace_hash(h);
+}
