@@ -399,7 +399,7 @@ static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsig
 	ring_buffer_record_off(&global_trace.buffer);
 	struct trace_buffer old = global_trace.buffer;
 	for (int c = 0; c < NR_CPUS; c++)
-		fresh.cpu[c].record_disabled = global_trace.buffer.cpu[c].record_disabled;
+		fresh.cpu[c].writer = global_trace.buffer.cpu[c].writer; /* the offs in force */
 	global_trace.buffer = fresh;
 	ring_buffer_record_on(&global_trace.buffer);
 	ring_buffer_free(&old);

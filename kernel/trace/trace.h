@@ -14,11 +14,11 @@ enum trace_type { TRACE_FN = 1, TRACE_STACK = 4, TRACE_PRINT = 5, TRACE_GRAPH_RE
 
 #define FTRACE_STACK_ENTRIES 8
 
-/* Latency flags of an entry (Linux's TRACE_FLAG_*). */
+/* Latency flags of an entry (Linux's TRACE_FLAG_*); all but irqs-off come from ctx_flags. */
 #define TRACE_FLAG_IRQS_OFF 0x01
-#define TRACE_FLAG_NEED_RESCHED 0x04
-#define TRACE_FLAG_HARDIRQ 0x08
-#define TRACE_FLAG_NMI 0x40
+#define TRACE_FLAG_NEED_RESCHED CTX_NEED_RESCHED
+#define TRACE_FLAG_HARDIRQ CTX_HARDIRQ
+#define TRACE_FLAG_NMI CTX_NMI
 
 /* The fields every event starts with (Linux's struct trace_entry). */
 struct trace_entry {
@@ -27,6 +27,17 @@ struct trace_entry {
 	u8 preempt_count;
 	s32 pid;
 };
+
+/* struct percpu's trace_ctx is this struct's image: the same bytes at the same places. */
+_Static_assert(__builtin_offsetof(struct trace_entry, flags) ==
+	       __builtin_offsetof(struct percpu, ctx_flags) - __builtin_offsetof(struct percpu, trace_ctx),
+	       "trace_ctx layout");
+_Static_assert(__builtin_offsetof(struct trace_entry, preempt_count) ==
+	       __builtin_offsetof(struct percpu, preempt_count) - __builtin_offsetof(struct percpu, trace_ctx),
+	       "trace_ctx layout");
+_Static_assert(__builtin_offsetof(struct trace_entry, pid) ==
+	       __builtin_offsetof(struct percpu, ctx_pid) - __builtin_offsetof(struct percpu, trace_ctx),
+	       "trace_ctx layout");
 
 struct ftrace_entry {
 	struct trace_entry ent;
@@ -119,20 +130,16 @@ int tracing_set_tracer(const char *name);
 void trace_init(void);
 
 /* Fills the common fields for an event made now, in this context (irq_flags: as before the
- * buffer turned interrupts off). Inline: it runs for every traced call. */
+ * buffer turned interrupts off). Inline: it runs for every traced call. Everything but the type
+ * and the irqs-off bit is this CPU's trace_ctx, kept up to date where it changes (percpu.h). */
 static __always_inline void tracing_generic_entry_update(struct trace_entry *ent, u16 type,
 							 unsigned long irq_flags, int preempt_adjust)
 {
-	struct percpu *c = this_cpu();
-	struct task *t = c->curr;
+	u64 ctx = this_cpu_trace_ctx() | type | (irq_flags & X86_EFLAGS_IF ? 0 : TRACE_FLAG_IRQS_OFF << 16);
 
-	ent->type = type;
-	ent->flags = (irq_flags & X86_EFLAGS_IF ? 0 : TRACE_FLAG_IRQS_OFF) |
-		     (c->need_resched ? TRACE_FLAG_NEED_RESCHED : 0) |
-		     (c->irq_depth ? TRACE_FLAG_HARDIRQ : 0) | (c->nmi_depth ? TRACE_FLAG_NMI : 0);
-	/* What the traced code had disabled: ftrace's own recursion locks do not count. */
-	ent->preempt_count = c->preempt_count - c->trace_preempt + preempt_adjust;
-	ent->pid = t ? t->pid : 0;
+	__builtin_memcpy(ent, &ctx, sizeof(ctx)); /* one 8-byte store, wherever the event sits */
+	if (preempt_adjust)
+		ent->preempt_count += preempt_adjust;
 }
 bool trace_pid_listed(void);
 /* A pid file's write (set_ftrace_pid, set_event_pid): space-separated pids of live tasks (0: the
