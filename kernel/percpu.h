@@ -34,6 +34,7 @@ struct percpu {
 		};
 	};
 	bool online;
+	void *trace_cb;                /* this CPU's part of the trace buffer (a ring_buffer_per_cpu) */
 	unsigned long trace_recursion; /* ftrace: one bit per context where a callback runs */
 	/* ftrace's own recursion locks also forbid a task switch, but they count here, not in
 	 * preempt_count: an event shows what the traced code had disabled, not what ftrace did. */
@@ -68,6 +69,15 @@ static __always_inline void ctx_flags_clear(u8 bits)
 			 :
 			 : "qi"((u8)~bits), "i"(__builtin_offsetof(struct percpu, ctx_flags))
 			 : "memory");
+}
+
+static __always_inline void *this_cpu_trace_cb(void)
+{
+	void *v;
+	__asm__ volatile("movq %%gs:%c1, %0"
+			 : "=r"(v)
+			 : "i"(__builtin_offsetof(struct percpu, trace_cb)));
+	return v;
 }
 
 static __always_inline u64 this_cpu_trace_ctx(void)

@@ -41,7 +41,7 @@ struct buffer_data_page {
 struct buffer_page {
 	struct buffer_data_page *page;
 	/* Events written on it, counted when the writer leaves it: while it is the tail, that is
-	 * cb->entries - first_entry (rb_page_entries()), so a write bumps one counter, not two. */
+	 * cb->entries - first_entry, so a write bumps one counter, not two. */
 	unsigned long entries;
 	/*
 	 * seq (high 32 bits) names the page's current life: the writer numbers lives in the order it
@@ -106,11 +106,6 @@ struct rb_reserve {
 /* What a CPU without pages writes to: its commit stays 0, so every write goes slow. */
 extern struct buffer_data_page rb_no_page;
 
-/* Events written on page i (its tail's still growing). */
-static inline unsigned long rb_page_entries(const struct ring_buffer_per_cpu *cb, int i)
-{
-	return i == cb->tail ? cb->entries - cb->pages[i].first_entry : cb->pages[i].entries;
-}
 
 int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu);
 void ring_buffer_free(struct trace_buffer *b);
@@ -144,11 +139,19 @@ static __always_inline void rb_writer_unlock(struct ring_buffer_per_cpu *cb)
  * and its delta in 27 bits. True with the event reserved; false having done nothing at all
  * (interrupts as they were, nothing counted), for the caller to take the whole way.
  */
-static __always_inline bool ring_buffer_reserve_fast(struct trace_buffer *b, u32 len,
-						     struct rb_reserve *r)
+#define ring_buffer_reserve_fast(b, len, r) __rb_reserve_fast(&(b)->cpu[smp_processor_id()], len, r)
+
+/* The same, cpu_cb an expression naming this CPU's part, read once interrupts are off. */
+#define __rb_reserve_fast(cpu_cb, len, r)                                        \
+	({                                                                       \
+		unsigned long __flags = local_irq_save();                        \
+		rb_reserve_fast_irqoff((cpu_cb), (len), (r), __flags);          \
+	})
+
+/* Interrupts are off (flags: as they were before); if it fails, they are as they were again. */
+static __always_inline bool rb_reserve_fast_irqoff(struct ring_buffer_per_cpu *cb, u32 len,
+						   struct rb_reserve *r, unsigned long flags)
 {
-	unsigned long flags = local_irq_save();
-	struct ring_buffer_per_cpu *cb = &b->cpu[smp_processor_id()];
 	u32 body = (len + 3) & ~3U;
 	struct buffer_data_page *dp;
 	u64 ts, delta, commit;
@@ -161,7 +164,7 @@ static __always_inline bool ring_buffer_reserve_fast(struct trace_buffer *b, u32
 	delta = ts - cb->last_ts;
 	/* commit - 1 wraps for an empty page: its first event sets the page's time stamp (slow). */
 	if (unlikely(body > 112 || commit - 1 > BUF_PAGE_SIZE - 5 - body ||
-		     (delta >> TS_DELTA_BITS))) {
+		     delta > (1U << TS_DELTA_BITS) - 1)) {
 		rb_writer_unlock(cb);
 		goto none;
 	}

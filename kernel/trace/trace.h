@@ -39,6 +39,8 @@ _Static_assert(__builtin_offsetof(struct trace_entry, pid) ==
 	       __builtin_offsetof(struct percpu, ctx_pid) - __builtin_offsetof(struct percpu, trace_ctx),
 	       "trace_ctx layout");
 
+_Static_assert(X86_EFLAGS_IF << 7 == TRACE_FLAG_IRQS_OFF << 16, "IF moves onto irqs-off");
+
 struct ftrace_entry {
 	struct trace_entry ent;
 	unsigned long ip;
@@ -110,7 +112,13 @@ enum trace_option_bit {
 struct trace_array {
 	struct trace_buffer buffer;
 	struct tracer *current_trace;
-	bool tracing_on;
+	union {
+		u16 fn_gate; /* both bytes, read at once: the function tracer's fast path wants 0x0001 */
+		struct {
+			bool tracing_on;
+			u8 fn_slow; /* set_ftrace_pid has a list, or func_stack_trace is on */
+		};
+	};
 	unsigned long buffer_kb;
 	unsigned long options; /* a bit per enum trace_option_bit */
 	int pids[32]; /* set_ftrace_pid; nr_pids == 0: every task */
@@ -118,6 +126,8 @@ struct trace_array {
 };
 
 extern struct trace_array global_trace;
+/* Sets fn_slow from what it sums up; after a write to either. */
+void trace_update_fn_slow(void);
 
 static __always_inline bool trace_option(enum trace_option_bit o)
 {
@@ -135,7 +145,9 @@ void trace_init(void);
 static __always_inline void tracing_generic_entry_update(struct trace_entry *ent, u16 type,
 							 unsigned long irq_flags, int preempt_adjust)
 {
-	u64 ctx = this_cpu_trace_ctx() | type | (irq_flags & X86_EFLAGS_IF ? 0 : TRACE_FLAG_IRQS_OFF << 16);
+	/* irqs-off set, then cleared again if IF (bit 9) was: shifted by 7 it lands on bit 16 */
+	u64 ctx = (this_cpu_trace_ctx() | type | TRACE_FLAG_IRQS_OFF << 16) ^
+		  (irq_flags & X86_EFLAGS_IF) << 7;
 
 	__builtin_memcpy(ent, &ctx, sizeof(ctx)); /* one 8-byte store, wherever the event sits */
 	if (preempt_adjust)
@@ -184,5 +196,15 @@ void stack_trace_init(void);
 #define KSYM_BUF 160
 /* Records an event of len bytes made now; NULL if refused (buffer off, nested). */
 void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust);
+/* The same inline, for tracers that run on every traced call and have tested tracing_on: the
+ * event's flags are the interrupt state the caller had (saved by the reserve). */
+static __always_inline void *trace_event_reserve(struct rb_reserve *r, u16 type, u32 len)
+{
+	if (!__rb_reserve_fast(this_cpu_trace_cb(), len, r) &&
+	    !ring_buffer_lock_reserve_slow(&global_trace.buffer, len, r))
+		return NULL;
+	tracing_generic_entry_update(r->data, type, r->flags, 0);
+	return r->data;
+}
 
 #endif

@@ -35,14 +35,17 @@ static noinline void function_trace_call_slow(unsigned long ip, unsigned long pa
  * registers the caller lets it clobber: tracing on, no pid filter, no func_stack_trace, and the
  * buffer's fast path. Anything else is a tail call to the whole way above.
  */
+/* No frame of its own either: it calls nothing (a backtrace from the slow path, which it jumps
+ * to, sees the trampoline's frames as before). */
+__attribute__((optimize("omit-frame-pointer")))
 static void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
 				struct pt_regs *regs)
 {
 	struct rb_reserve r;
 
-	if (likely(READ_ONCE(global_trace.tracing_on) && !READ_ONCE(global_trace.nr_pids) &&
-		   !trace_option(TRACE_OPT_FUNC_STACK_TRACE) &&
-		   ring_buffer_reserve_fast(&global_trace.buffer, sizeof(struct ftrace_entry), &r))) {
+	/* tracing_on set and fn_slow clear: one 16-bit compare (x86 is little-endian) */
+	if (likely(READ_ONCE(global_trace.fn_gate) == 1 &&
+		   __rb_reserve_fast(this_cpu_trace_cb(), sizeof(struct ftrace_entry), &r))) {
 		struct ftrace_entry *e = r.data;
 
 		tracing_generic_entry_update(&e->ent, TRACE_FN, r.flags, 0);
