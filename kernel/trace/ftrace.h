@@ -6,7 +6,6 @@
 #include "lib/compiler.h"
 #include "arch/x86/traps.h"
 #include "arch/x86/ftrace.h"
-#include "kernel/percpu.h"
 
 /*
  * The one switch between the two builds (make STATIC_FTRACE=1 defines CONFIG_STATIC_FTRACE):
@@ -179,41 +178,9 @@ u64 func_hits_cpu(int cpu, unsigned long ip);
 /* Waits until no other CPU can be inside a callback that started before the call. */
 void ftrace_synchronize(void);
 
-/*
- * Guards a callback against itself: a traced function called from inside it is not traced,
- * but an interrupt arriving meanwhile is (it runs in another context, with its own bit).
- * The list function has its own set of bits (base 8, as Linux's TRACE_LIST_START), so a
- * callback it calls may take the lock for itself.
- */
-static __always_inline int recursion_trylock(int base)
-{
-	struct percpu *c = this_cpu();
-	int bit = base + trace_context();
-
-	if (c->trace_recursion & (1UL << bit))
-		return -1;
-	/* No task switch while the bit is set: another task here would find it set and be lost. */
-	c->trace_preempt++;
-	c->trace_recursion |= 1UL << bit;
-	barrier();
-	return bit;
-}
-
-/* Called from an ops callback to guard against recursion in this CPU's current context. Inline:
- * function_graph takes it twice per traced call. */
-static __always_inline int ftrace_test_recursion_trylock(void)
-{
-	return recursion_trylock(0);
-}
-
-static __always_inline void ftrace_test_recursion_unlock(int bit)
-{
-	struct percpu *c = this_cpu();
-
-	barrier();
-	c->trace_recursion &= ~(1UL << bit);
-	c->trace_preempt--;
-}
+/* Called from an ops callback to guard against recursion in this CPU's current context. */
+int ftrace_test_recursion_trylock(void);
+void ftrace_test_recursion_unlock(int bit);
 
 /* The dispatch functions ftrace_caller may call (exported for `dis` and the self-tests). */
 void ftrace_stub(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,

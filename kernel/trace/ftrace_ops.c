@@ -29,6 +29,40 @@ unsigned long ftrace_update_seq;
 static DEFINE_SPINLOCK(ftrace_lock);
 
 /*
+ * Guards a callback against itself: a traced function called from inside it is not traced,
+ * but an interrupt arriving meanwhile is (it runs in another context, with its own bit).
+ * The list function has its own set of bits (base 8, as Linux's TRACE_LIST_START), so a
+ * callback it calls may take the lock for itself.
+ */
+static int recursion_trylock(int base)
+{
+	struct percpu *c = this_cpu();
+	int bit = base + trace_context();
+
+	if (c->trace_recursion & (1UL << bit))
+		return -1;
+	/* No task switch while the bit is set: another task here would find it set and be lost. */
+	c->trace_preempt++;
+	c->trace_recursion |= 1UL << bit;
+	barrier();
+	return bit;
+}
+
+int ftrace_test_recursion_trylock(void)
+{
+	return recursion_trylock(0);
+}
+
+void ftrace_test_recursion_unlock(int bit)
+{
+	struct percpu *c = this_cpu();
+
+	barrier();
+	c->trace_recursion &= ~(1UL << bit);
+	c->trace_preempt--;
+}
+
+/*
  * Waits until every other CPU has been seen outside any ftrace callback (its recursion bits all
  * clear) at least once: after that, no CPU can still hold a pointer it read from an ops list or
  * hash before our update published the new ones. Our poor man's synchronize_rcu().
