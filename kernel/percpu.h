@@ -18,11 +18,27 @@ struct percpu {
 	struct task *idle;             /* <idle>-0: what runs when nothing else can */
 	unsigned int irq_depth;        /* > 0 inside a hardware interrupt handler */
 	unsigned int nmi_depth;        /* > 0 inside an NMI */
-	unsigned int preempt_count;    /* > 0: the scheduler must not switch tasks here */
-	bool need_resched;             /* switch at the next safe point */
+	/*
+	 * The first 8 bytes of an event recorded here now (struct trace_entry in
+	 * kernel/trace/trace.h) but for its type and its irqs-off bit. They are kept true where they
+	 * change (a task switch, irq and NMI entry and exit, need_resched, preempt_disable), not
+	 * worked out per event: a tracer copies them with one load and one store.
+	 */
+	union {
+		u64 trace_ctx;
+		struct {
+			u16 trace_ctx_type;    /* always 0: the event's type goes here */
+			u8 ctx_flags;          /* CTX_NEED_RESCHED, CTX_HARDIRQ, CTX_NMI */
+			u8 preempt_count;      /* > 0: the scheduler must not switch tasks here */
+			s32 ctx_pid;           /* curr->pid */
+		};
+	};
 	bool online;
+	void *trace_cb;                /* this CPU's part of the trace buffer (a ring_buffer_per_cpu) */
 	unsigned long trace_recursion; /* ftrace: one bit per context where a callback runs */
-	unsigned int trace_preempt;    /* the part of preempt_count ftrace's own locks added */
+	/* ftrace's own recursion locks also forbid a task switch, but they count here, not in
+	 * preempt_count: an event shows what the traced code had disabled, not what ftrace did. */
+	unsigned int trace_preempt;
 	unsigned long tp_irq_flags;    /* a tracepoint's caller's interrupt flag (the iterator
 					* turns interrupts off; the event records them as they were) */
 	u64 ticks;                     /* timer interrupts taken */
@@ -31,6 +47,47 @@ struct percpu {
 };
 
 extern struct percpu percpu_area[NR_CPUS];
+
+/* ctx_flags bits: Linux's TRACE_FLAG_* values, so they go into an event as they are. */
+#define CTX_NEED_RESCHED 0x04 /* switch at the next safe point */
+#define CTX_HARDIRQ 0x08      /* irq_depth > 0 */
+#define CTX_NMI 0x40          /* nmi_depth > 0 */
+
+/* One read-modify-write instruction on this CPU's ctx_flags: an interrupt or NMI that changes
+ * other bits can come before or after it, never in the middle. */
+static __always_inline void ctx_flags_set(u8 bits)
+{
+	__asm__ volatile("orb %0, %%gs:%c1"
+			 :
+			 : "qi"(bits), "i"(__builtin_offsetof(struct percpu, ctx_flags))
+			 : "memory");
+}
+
+static __always_inline void ctx_flags_clear(u8 bits)
+{
+	__asm__ volatile("andb %0, %%gs:%c1"
+			 :
+			 : "qi"((u8)~bits), "i"(__builtin_offsetof(struct percpu, ctx_flags))
+			 : "memory");
+}
+
+static __always_inline void *this_cpu_trace_cb(void)
+{
+	void *v;
+	__asm__ volatile("movq %%gs:%c1, %0"
+			 : "=r"(v)
+			 : "i"(__builtin_offsetof(struct percpu, trace_cb)));
+	return v;
+}
+
+static __always_inline u64 this_cpu_trace_ctx(void)
+{
+	u64 v;
+	__asm__ volatile("movq %%gs:%c1, %0"
+			 : "=r"(v)
+			 : "i"(__builtin_offsetof(struct percpu, trace_ctx)));
+	return v;
+}
 
 static __always_inline struct percpu *this_cpu(void)
 {
@@ -55,6 +112,22 @@ static __always_inline struct task *get_current(void)
 	return t;
 }
 #define current get_current()
+
+/* Linux's names: ask for a task switch on this CPU at the next safe point, and test for it. */
+static __always_inline void set_need_resched(void)
+{
+	ctx_flags_set(CTX_NEED_RESCHED);
+}
+
+static __always_inline void clear_need_resched(void)
+{
+	ctx_flags_clear(CTX_NEED_RESCHED);
+}
+
+static __always_inline bool need_resched(void)
+{
+	return READ_ONCE(this_cpu()->ctx_flags) & CTX_NEED_RESCHED;
+}
 
 /* Linux's name: where the interrupt being handled here came in (NULL outside one). */
 static __always_inline struct pt_regs *get_irq_regs(void)

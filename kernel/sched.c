@@ -69,6 +69,7 @@ void sched_init_cpu(int cpu)
 	idle->state = TASK_RUNNING;
 	percpu_area[cpu].idle = idle;
 	percpu_area[cpu].curr = idle;
+	percpu_area[cpu].ctx_pid = idle->pid;
 }
 
 /* Frees the stacks of tasks that exited; never the one we may still be standing on. */
@@ -92,7 +93,7 @@ static void __schedule(bool preempt)
 	struct task *prev = c->curr, *next;
 
 	spin_lock(&rq->lock);
-	c->need_resched = false;
+	clear_need_resched();
 	/*
 	 * A task that calls schedule() is in none of the code synchronize_rcu_tasks() guards (no
 	 * trampoline frame is left on its stack). One preempted may be anywhere, except the idle
@@ -114,6 +115,7 @@ static void __schedule(bool preempt)
 			trace_save_cmdline(next->pid, next->comm); /* as Linux: names stay fresh */
 		trace_sched_switch(prev->preempted, prev, next);
 		c->curr = next;
+		c->ctx_pid = next->pid; /* what events record from now on */
 		prev = switch_to(prev, next);
 		/* Now on next's stack. prev may have exited: its stack can go once we are off it. */
 		if (prev->state == TASK_DEAD) {
@@ -134,7 +136,7 @@ void schedule(void)
 void cond_resched(void)
 {
 	WRITE_ONCE(current->tasks_qs, current->tasks_qs + 1);
-	if (this_cpu()->need_resched)
+	if (need_resched())
 		schedule();
 }
 
@@ -269,7 +271,7 @@ void wake_up_process(struct task *t)
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (woke && t->cpu == smp_processor_id())
-		this_cpu()->need_resched = true;
+		set_need_resched();
 	else if (woke)
 		smp_send_reschedule(t->cpu);
 }
@@ -290,7 +292,7 @@ void scheduler_tick(void)
 		}
 	}
 	if (rq->head)
-		c->need_resched = true;
+		set_need_resched();
 	reap_dead(rq);
 	spin_unlock(&rq->lock);
 }
@@ -305,7 +307,8 @@ void preempt_schedule_irq(void)
 	 * out here it would leave the run queue while perhaps still inside a trampoline, and wait
 	 * for a wake-up that may never come; synchronize_rcu_tasks() would wait with it.
 	 */
-	if (c->need_resched && !c->preempt_count && !c->irq_depth && !c->nmi_depth &&
+	if (need_resched() && !c->preempt_count && !c->trace_preempt && !c->irq_depth &&
+	    !c->nmi_depth &&
 	    c->curr->state == TASK_RUNNING)
 		__schedule(true);
 }
@@ -319,7 +322,7 @@ void cpu_idle(void)
 		 * have made work; schedule() keeps interrupts as they are.
 		 */
 		local_irq_disable();
-		if (!this_cpu()->need_resched)
+		if (!need_resched())
 			safe_halt();
 		local_irq_disable();
 		schedule();

@@ -67,7 +67,7 @@ static void reschedule_interrupt(struct pt_regs *regs)
 {
 	trace_reschedule_entry(RESCHEDULE_VECTOR);
 	trace_ipi_entry(ipi_resched);
-	this_cpu()->need_resched = true; /* acted on when the interrupt returns */
+	set_need_resched(); /* acted on when the interrupt returns */
 	trace_ipi_exit(ipi_resched);
 	trace_reschedule_exit(RESCHEDULE_VECTOR);
 }

@@ -48,9 +48,9 @@ static __always_inline void wrmsr(u32 msr, u64 v)
 
 static __always_inline u64 rdtsc(void)
 {
-	u32 lo, hi;
+	u64 lo, hi; /* rdtsc clears both upper halves: no zero-extension needed */
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((u64)hi << 32) | lo;
+	return (hi << 32) | lo;
 }
 
 static __always_inline void cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)

@@ -19,7 +19,7 @@ void ftrace_call_replace(u8 insn[MCOUNT_INSN_SIZE], unsigned long ip, unsigned l
 	s32 rel = (s32)(addr - (ip + MCOUNT_INSN_SIZE));
 
 	insn[0] = 0xe8;
-	memcpy(insn + 1, &rel, 4);
+	__builtin_memcpy(insn + 1, &rel, 4); /* inline: boot builds one per site */
 }
 
 unsigned long ftrace_call_target(unsigned long ip)

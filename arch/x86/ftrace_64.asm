@@ -76,15 +76,17 @@ ENTRY_SP       equ 40               ; rsp as F saw it on entry (pointing at P's 
 ; ftrace_caller's first half: frames, F's argument registers saved, rdi = ip, rsi = parent_ip.
 %macro CALLER_ENTER 0
 	PUSH_FRAMES
-	; Argument registers of F (and rax, the vector count of a varargs call) must survive.
-	sub rsp, 64                     ; 7 registers + 8 bytes keeps the call 16-byte aligned
+	; F's argument registers must survive the callback; nothing else F can read at its first
+	; instruction may be clobbered. rax is free: it carries a varargs call's count of vector
+	; registers, and with -mgeneral-regs-only no function here reads it (there are none to
+	; save); r10, r11 are scratch at any call.
+	sub rsp, 48                     ; 6 registers; the call stays 16-byte aligned
 	mov [rsp + 0], rdi
 	mov [rsp + 8], rsi
 	mov [rsp + 16], rdx
 	mov [rsp + 24], rcx
 	mov [rsp + 32], r8
 	mov [rsp + 40], r9
-	mov [rsp + 48], rax
 	mov rdi, [rbp + FRAME_F_RET]
 	sub rdi, MCOUNT_INSN_SIZE       ; ip: the call site, i.e. F's first byte
 	mov rsi, [rbp + FRAME_P_RET]    ; parent_ip
@@ -104,9 +106,8 @@ ENTRY_SP       equ 40               ; rsp as F saw it on entry (pointing at P's 
 	mov rcx, [rsp + 24]
 	mov r8, [rsp + 32]
 	mov r9, [rsp + 40]
-	mov rax, [rsp + 48]
 	mov rbp, [rbp + 16]             ; F's rbp, as it was
-	add rsp, 64 + 32                ; saved registers and both fake frames
+	add rsp, 48 + 32                ; saved registers and both fake frames
 %endmacro
 
 ftrace_caller:

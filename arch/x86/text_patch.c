@@ -66,8 +66,7 @@ static void apply(struct text_patch_batch *b)
 	trace_text_patch_begin(client, method_name(), b->nr, num_online_cpus());
 	if (num_online_cpus() == 1) {
 		unsigned long flags = local_irq_save();
-		for (int i = 0; i < b->nr; i++)
-			text_poke_early(b->vec[i].addr, b->vec[i].new, b->vec[i].len);
+		text_poke_early_batch(b->vec, b->nr);
 		local_irq_restore(flags);
 	} else if (text_patch_method == PATCH_STOP_MACHINE) {
 		if (!text_patch_stop_hook || text_patch_stop_hook(0, b->vec, b->nr)) {
@@ -113,6 +112,45 @@ static bool make_room(struct text_patch_batch *b)
 	return b->cap > 0;
 }
 
+/*
+ * Instructions are 1..15 bytes: compared and copied as two words that overlap when the length is
+ * not a multiple (a 5-byte site is one 4-byte and one 4-byte access, not five byte steps), so
+ * queueing each of boot's thousands of sites costs a few loads and stores.
+ */
+static __always_inline bool insn_equal(const u8 *a, const u8 *b, int len)
+{
+	u64 x, y, x2, y2;
+	u32 p, q, p2, q2;
+
+	if (len >= 8) {
+		__builtin_memcpy(&x, a, 8), __builtin_memcpy(&y, b, 8);
+		__builtin_memcpy(&x2, a + len - 8, 8), __builtin_memcpy(&y2, b + len - 8, 8);
+		return x == y && x2 == y2;
+	}
+	if (len >= 4) {
+		__builtin_memcpy(&p, a, 4), __builtin_memcpy(&q, b, 4);
+		__builtin_memcpy(&p2, a + len - 4, 4), __builtin_memcpy(&q2, b + len - 4, 4);
+		return p == q && p2 == q2;
+	}
+	return !memcmp(a, b, len);
+}
+
+static __always_inline void insn_copy(u8 *d, const u8 *s, int len)
+{
+	u64 x, x2;
+	u32 p, p2;
+
+	if (len >= 8) {
+		__builtin_memcpy(&x, s, 8), __builtin_memcpy(&x2, s + len - 8, 8);
+		__builtin_memcpy(d, &x, 8), __builtin_memcpy(d + len - 8, &x2, 8);
+	} else if (len >= 4) {
+		__builtin_memcpy(&p, s, 4), __builtin_memcpy(&p2, s + len - 4, 4);
+		__builtin_memcpy(d, &p, 4), __builtin_memcpy(d + len - 4, &p2, 4);
+	} else {
+		memcpy(d, s, len);
+	}
+}
+
 /* A mismatch, reported with the site as the client queued it. Rare: the copy costs nothing. */
 static void report(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new, int len,
 		   void *cookie)
@@ -125,8 +163,9 @@ static void report(struct text_patch_batch *b, void *addr, const u8 *old, const 
 		b->mismatch(&site, addr, cookie);
 }
 
-int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new,
-		     int len, void *cookie)
+/* Every case: bad length, no batch open, a mismatch, nothing to change, no room. */
+static noinline int text_patch_queue_slow(struct text_patch_batch *b, void *addr, const u8 *old,
+					  const u8 *new, int len, void *cookie)
 {
 	struct text_poke_loc *tp;
 	int err;
@@ -139,11 +178,11 @@ int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, cons
 		text_patch_commit(b);
 		return err;
 	}
-	if (memcmp(addr, old, len)) {
+	if (!insn_equal(addr, old, len)) {
 		report(b, addr, old, new, len, cookie);
 		return -EINVAL;
 	}
-	if (!memcmp(old, new, len))
+	if (insn_equal(old, new, len))
 		return 0;
 	if (!make_room(b)) {
 		/* Not even one slot: write this site alone, through a batch on the stack. */
@@ -158,8 +197,27 @@ int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, cons
 	tp->addr = addr;
 	tp->cookie = cookie;
 	tp->len = len;
-	memcpy(tp->old, old, len);
-	memcpy(tp->new, new, len);
+	insn_copy(tp->old, old, len);
+	insn_copy(tp->new, new, len);
+	return 0;
+}
+
+/* The common case without a call or a saved register: an open batch with room, a site of at
+ * least 4 bytes that holds old, and new different. Anything else takes the whole way. */
+int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new,
+		     int len, void *cookie)
+{
+	struct text_poke_loc *tp;
+
+	if (!(b->open && len >= 4 && len <= TEXT_POKE_MAX_LEN && b->nr < b->cap &&
+	      insn_equal(addr, old, len) && !insn_equal(old, new, len)))
+		return text_patch_queue_slow(b, addr, old, new, len, cookie);
+	tp = &b->vec[b->nr++];
+	tp->addr = addr;
+	tp->cookie = cookie;
+	tp->len = len;
+	insn_copy(tp->old, old, len);
+	insn_copy(tp->new, new, len);
 	return 0;
 }
 

@@ -79,6 +79,47 @@ void text_poke_early(void *addr, const void *opcode, size_t len)
 	__text_poke(addr, opcode, len);
 }
 
+/* Points one page of the slot at the text page page (a kernel text address). */
+static void alias_map(unsigned long slot, unsigned long page, unsigned long *mapped)
+{
+	if (*mapped)
+		unmap_page(slot); /* invlpg: the slot's old translation must go before the new one */
+	map_page(slot, text_pa(page), PTE_W | PTE_NX);
+	*mapped = page;
+}
+
+/*
+ * Boot's bulk write: nr sites, one CPU, interrupts off, nothing else running. Each site is
+ * written as text_poke_early() would, but the alias stays mapped while the sites stay on its
+ * page (sorted call sites share pages by the dozen), and the CPU serializes once at the end,
+ * before any of them can run.
+ */
+void text_poke_early_batch(const struct text_poke_loc *tp, int nr)
+{
+	unsigned long slot = poke_slot(), mapped[2] = { 0, 0 }; /* text pages behind the slot */
+
+	BUG_ON(!irqs_disabled());
+	for (int i = 0; i < nr; i++) {
+		unsigned long va = (unsigned long)tp[i].addr, page = ALIGN_DOWN(va, PAGE_SIZE);
+		unsigned long last = ALIGN_DOWN(va + tp[i].len - 1, PAGE_SIZE);
+
+		if (page != mapped[0])
+			alias_map(slot, page, &mapped[0]);
+		if (last != page && last != mapped[1])
+			alias_map(slot + PAGE_SIZE, last, &mapped[1]); /* a site across the page end */
+		if (tp[i].len == 5) /* a call site: one 4-byte and one byte store, no call */
+			__builtin_memcpy((void *)(slot + (va - page)), tp[i].new, 5);
+		else
+			memcpy((void *)(slot + (va - page)), tp[i].new, tp[i].len);
+		text_poke_count++;
+	}
+	if (mapped[0])
+		unmap_page(slot);
+	if (mapped[1])
+		unmap_page(slot + PAGE_SIZE);
+	sync_core();
+}
+
 /*
  * Bulk writes, for code nobody runs yet (a trampoline being built) or nobody may run any more (one
  * being poisoned): page by page through the same alias slot, any length.

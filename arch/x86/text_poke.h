@@ -18,6 +18,9 @@ void text_poke(void *addr, const void *opcode, size_t len);
 
 /* The same, for boot: one CPU, interrupts off, nothing else running. */
 void text_poke_early(void *addr, const void *opcode, size_t len);
+struct text_poke_loc;
+/* nr of them at once, through one alias mapping per text page (text_poke.c). */
+void text_poke_early_batch(const struct text_poke_loc *tp, int nr);
 
 /*
  * Copies src (or sets len bytes to byte) at addr, any length, through the alias. Only for code no

@@ -140,16 +140,17 @@ void do_irq(struct pt_regs *regs)
 	int v = regs->vector;
 
 	if (v < IRQ_VECTOR_BASE) {
-		if (v == X86_TRAP_NMI)
-			c->nmi_depth++;
+		if (v == X86_TRAP_NMI && !c->nmi_depth++)
+			ctx_flags_set(CTX_NMI);
 		do_exception(regs);
-		if (v == X86_TRAP_NMI)
-			c->nmi_depth--;
+		if (v == X86_TRAP_NMI && !--c->nmi_depth)
+			ctx_flags_clear(CTX_NMI);
 		return;
 	}
 	if (v == SPURIOUS_VECTOR)
 		return; /* spurious interrupts are not acknowledged */
-	c->irq_depth++;
+	if (!c->irq_depth++)
+		ctx_flags_set(CTX_HARDIRQ);
 	c->irq_regs = regs; /* handlers do not nest: interrupts stay off until iret */
 	if (irq_handlers[v])
 		irq_handlers[v](regs);
@@ -157,7 +158,8 @@ void do_irq(struct pt_regs *regs)
 		pr_warn("irq: unexpected vector %d\n", v);
 	lapic_eoi(); /* still in interrupt context: traced as such */
 	c->irq_regs = NULL;
-	c->irq_depth--;
+	if (!--c->irq_depth)
+		ctx_flags_clear(CTX_HARDIRQ);
 	/* Back to the interrupted code: if a tick or a wake-up asked for it, another task runs. */
 	preempt_schedule_irq();
 }

@@ -42,7 +42,6 @@ static int recursion_trylock(int base)
 	if (c->trace_recursion & (1UL << bit))
 		return -1;
 	/* No task switch while the bit is set: another task here would find it set and be lost. */
-	c->preempt_count++;
 	c->trace_preempt++;
 	c->trace_recursion |= 1UL << bit;
 	barrier();
@@ -61,7 +60,6 @@ void ftrace_test_recursion_unlock(int bit)
 	barrier();
 	c->trace_recursion &= ~(1UL << bit);
 	c->trace_preempt--;
-	c->preempt_count--;
 }
 
 /*

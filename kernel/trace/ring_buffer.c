@@ -4,7 +4,7 @@
  *
  * The writer is the CPU itself, with interrupts off for the few instructions of a write, so an
  * interrupt cannot nest inside it; an NMI can, and a write it attempts then is refused and counted
- * (committing is set). When the tail reaches the head the oldest page is overwritten: its events
+ * (the writer word says a write is in progress). When the tail reaches the head the oldest page is overwritten: its events
  * are counted as overrun and it gets a new life number (seq), so a reader on it knows to start again.
  * Unlike Linux we do not pad the end of a page: a page's commit says where its data ends.
  */
@@ -15,6 +15,8 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 
+struct buffer_data_page rb_no_page;
+
 static void free_pages_of(struct ring_buffer_per_cpu *cb)
 {
 	for (int i = 0; cb->pages && i < cb->nr_pages; i++)
@@ -22,7 +24,7 @@ static void free_pages_of(struct ring_buffer_per_cpu *cb)
 			free_pages(__pa(cb->pages[i].page), 1);
 	kfree(cb->pages);
 	cb->pages = NULL;
-	cb->tail_page = NULL;
+	cb->tail_page = &rb_no_page;
 	cb->nr_pages = 0;
 }
 
@@ -43,6 +45,7 @@ static void reset_cpu(struct ring_buffer_per_cpu *cb)
 		cb->pages[p].page->commit = 0;
 		cb->pages[p].page->time_stamp = 0;
 		cb->pages[p].entries = 0;
+		cb->pages[p].first_entry = 0;
 		cb->pages[p].seq_read = (u64)++cb->lives << 32;
 	}
 	cb->head = cb->tail = 0;
@@ -62,6 +65,7 @@ int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu)
 	for (int c = 0; c < NR_CPUS; c++) {
 		struct ring_buffer_per_cpu *cb = &b->cpu[c];
 		cb->cpu = c;
+		cb->tail_page = &rb_no_page;
 		if (!cpu_online(c))
 			continue;
 		cb->pages = kzalloc(n * sizeof(*cb->pages));
@@ -85,17 +89,17 @@ nomem:
 void ring_buffer_record_off(struct trace_buffer *b)
 {
 	for (int c = 0; c < NR_CPUS; c++)
-		__atomic_add_fetch(&b->cpu[c].record_disabled, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&b->cpu[c].writer, 2, __ATOMIC_SEQ_CST);
 	/* A write that started before we said so finishes first. */
 	for (int c = 0; c < NR_CPUS; c++)
-		while (__atomic_load_n(&b->cpu[c].committing, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&b->cpu[c].writer, __ATOMIC_ACQUIRE) & 1)
 			cpu_relax();
 }
 
 void ring_buffer_record_on(struct trace_buffer *b)
 {
 	for (int c = 0; c < NR_CPUS; c++)
-		__atomic_sub_fetch(&b->cpu[c].record_disabled, 1, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&b->cpu[c].writer, 2, __ATOMIC_SEQ_CST);
 }
 
 /* Empties one CPU's pages; its writer must be held off (ring_buffer_record_off). */
@@ -130,6 +134,8 @@ static void rb_move_tail(struct ring_buffer_per_cpu *cb, u64 ts)
 	struct buffer_page *bp = &cb->pages[next];
 	u64 old;
 
+	/* The page we leave: its count is final now. */
+	cb->pages[cb->tail].entries = cb->entries - cb->pages[cb->tail].first_entry;
 	if (cb->head == next)
 		__atomic_store_n(&cb->head, (next + 1) % cb->nr_pages, __ATOMIC_RELEASE);
 	__atomic_store_n(&bp->page->commit, 0, __ATOMIC_RELAXED);
@@ -137,13 +143,18 @@ static void rb_move_tail(struct ring_buffer_per_cpu *cb, u64 ts)
 	old = __atomic_exchange_n(&bp->seq_read, (u64)++cb->lives << 32, __ATOMIC_SEQ_CST);
 	cb->overrun += bp->entries - (u32)old;
 	bp->entries = 0;
+	bp->first_entry = cb->entries;
 	bp->page->time_stamp = ts;
 	cb->tail_page = bp->page;
 	__atomic_store_n(&cb->tail, next, __ATOMIC_RELEASE);
 }
 
-/* Everything the inline fast path leaves to us; called with interrupts off, committing set. */
-bool rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, struct rb_reserve *r, u64 ts)
+/*
+ * Everything the inline fast path leaves to us; called with interrupts off and the writer word
+ * held. Returns the payload (the event's header written, the time taken as the last), or NULL
+ * with the writer word let go.
+ */
+void *rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, u64 ts)
 {
 	struct buffer_data_page *dp = cb->tail_page;
 	u32 body = ALIGN(len, 4), hdr = body / 4 <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX ? 4 : 8;
@@ -151,11 +162,10 @@ bool rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, struct rb_reserve 
 	u32 ext;
 	u8 *p;
 
-	if (!dp || hdr + body + 8 > BUF_PAGE_SIZE) {
+	if (!cb->pages || hdr + body + 8 > BUF_PAGE_SIZE) {
 		cb->dropped++;
-		cb->committing = 0;
-		local_irq_restore(r->flags);
-		return false;
+		rb_writer_unlock(cb);
+		return NULL;
 	}
 	delta = dp->commit && ts > cb->last_ts ? ts - cb->last_ts : 0;
 	ext = delta >> TS_DELTA_BITS ? 8 : 0;
@@ -184,10 +194,33 @@ bool rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, struct rb_reserve 
 		e->type_len = 0;
 		e->array[0] = body + 4;
 	}
-	r->data = p + hdr;
+	cb->last_ts = ts;
+	return p + hdr;
+}
+
+bool ring_buffer_lock_reserve_slow(struct trace_buffer *b, u32 len, struct rb_reserve *r)
+{
+	unsigned long flags = local_irq_save();
+	struct ring_buffer_per_cpu *cb = &b->cpu[smp_processor_id()];
+	struct buffer_data_page *dp;
+	u8 *data;
+
+	if (!rb_writer_trylock(cb)) {
+		cb->dropped++; /* an NMI inside a write on this CPU, or recording off */
+		local_irq_restore(flags);
+		return false;
+	}
+	data = rb_reserve_slow(cb, len, rdtsc());
+	if (!data) {
+		local_irq_restore(flags);
+		return false;
+	}
+	dp = cb->tail_page;
+	r->data = data;
 	r->cb = cb;
-	r->total = ext + hdr + body;
-	r->ts = ts;
+	r->flags = flags;
+	r->commit = &dp->commit;
+	r->end = data + ALIGN(len, 4) - dp->data;
 	return true;
 }
 

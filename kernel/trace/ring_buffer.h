@@ -40,7 +40,9 @@ struct buffer_data_page {
 /* Bookkeeping beside each data page (not inside it, so the page stays Linux-shaped). */
 struct buffer_page {
 	struct buffer_data_page *page;
-	unsigned long entries; /* events written on it */
+	/* Events written on it, counted when the writer leaves it: while it is the tail, that is
+	 * cb->entries - first_entry, so a write bumps one counter, not two. */
+	unsigned long entries;
 	/*
 	 * seq (high 32 bits) names the page's current life: the writer numbers lives in the order it
 	 * fills pages, so from the head to the tail they are consecutive, and a reader that steps to
@@ -50,6 +52,7 @@ struct buffer_page {
 	 * read" are each a single atomic step.
 	 */
 	volatile u64 seq_read;
+	u64 first_entry; /* the CPU's entries count when the page became the tail */
 };
 
 static inline u32 page_seq(const struct buffer_page *bp)
@@ -65,9 +68,15 @@ struct ring_buffer_per_cpu {
 	int tail;                 /* the page being written */
 	u32 lives;                /* the last life number the writer gave a page */
 	u64 last_ts;              /* the previous event's time: deltas count from it */
-	struct buffer_data_page *tail_page; /* pages[tail].page, for the fast path */
-	volatile int committing;  /* a write is in progress on this CPU */
-	volatile int record_disabled;
+	/* pages[tail].page, for the fast path; with no pages, a page that always sends the writer
+	 * to the slow path (its commit is 0), so the fast path needs no NULL test. */
+	struct buffer_data_page *tail_page;
+	/*
+	 * Who may write: bit 0 is set while a write is in progress on this CPU, and each
+	 * ring_buffer_record_off() in force adds 2. A writer takes it with one compare-exchange from
+	 * 0 to 1, so a nested write (an NMI) and recording off are one test.
+	 */
+	volatile u32 writer;
 	u64 entries;              /* events ever committed */
 	u64 overrun;              /* events lost when the writer overwrote the oldest page */
 	u64 dropped;              /* events refused: nested write (NMI) or recording off */
@@ -77,21 +86,26 @@ struct ring_buffer_per_cpu {
 	volatile u32 reader_seq;  /* while that page is still in that life) */
 	/* Self-tests only: run where a reader has picked a page and not yet read its seq. */
 	void (*race_window)(struct ring_buffer_per_cpu *cb);
-};
+} __attribute__((aligned(128))); /* a power of two: finding this CPU's is a shift */
 
 struct trace_buffer {
 	int nr_pages; /* per CPU */
 	struct ring_buffer_per_cpu cpu[NR_CPUS];
 };
 
-/* A write in progress: the payload to fill, and what the commit needs. */
+/* A write in progress: the payload to fill, and what the commit needs. Nobody takes its address
+ * on the way (the slow path returns the payload), so inlined it stays in registers. */
 struct rb_reserve {
 	void *data;
 	struct ring_buffer_per_cpu *cb;
 	unsigned long flags;
-	u32 total;
-	u64 ts;
+	u64 *commit; /* the tail page's commit word */
+	u64 end;     /* its value with this event in */
 };
+
+/* What a CPU without pages writes to: its commit stays 0, so every write goes slow. */
+extern struct buffer_data_page rb_no_page;
+
 
 int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu);
 void ring_buffer_free(struct trace_buffer *b);
@@ -101,62 +115,91 @@ void ring_buffer_reset_cpu(struct trace_buffer *b, int cpu);
 void ring_buffer_record_off(struct trace_buffer *b);
 void ring_buffer_record_on(struct trace_buffer *b);
 
-/* Writer side, on the current CPU: reserve len bytes, fill r->data, commit. */
-bool rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, struct rb_reserve *r, u64 ts);
+/* The slow path's core, with interrupts off and the writer word held (ring_buffer.c). */
+void *rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, u64 ts);
+
+/* Takes this CPU's right to write: false if a write is in progress (we are an NMI inside it)
+ * or recording is off. Interrupts must be off. The xchg-class lock cmpxchg is also the full
+ * barrier record_off() pairs with. */
+static __always_inline bool rb_writer_trylock(struct ring_buffer_per_cpu *cb)
+{
+	u32 idle = 0;
+	return __atomic_compare_exchange_n(&cb->writer, &idle, 1, false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_RELAXED);
+}
+
+static __always_inline void rb_writer_unlock(struct ring_buffer_per_cpu *cb)
+{
+	/* Atomic: record_off() on another CPU may be adding to the same word. */
+	__atomic_fetch_sub(&cb->writer, 1, __ATOMIC_RELEASE);
+}
 
 /*
- * The common case inline: recording on, no nested write, the event fits in the tail page and
- * its delta in 27 bits. Everything else (a new page, a time extend, a long event) goes slow.
+ * The common case alone, inline: recording on, no nested write, the event fits in the tail page
+ * and its delta in 27 bits. True with the event reserved; false having done nothing at all
+ * (interrupts as they were, nothing counted), for the caller to take the whole way.
  */
+#define ring_buffer_reserve_fast(b, len, r) __rb_reserve_fast(&(b)->cpu[smp_processor_id()], len, r)
+
+/* The same, cpu_cb an expression naming this CPU's part, read once interrupts are off. */
+#define __rb_reserve_fast(cpu_cb, len, r)                                        \
+	({                                                                       \
+		unsigned long __flags = local_irq_save();                        \
+		rb_reserve_fast_irqoff((cpu_cb), (len), (r), __flags);          \
+	})
+
+/* Interrupts are off (flags: as they were before); if it fails, they are as they were again. */
+static __always_inline bool rb_reserve_fast_irqoff(struct ring_buffer_per_cpu *cb, u32 len,
+						   struct rb_reserve *r, unsigned long flags)
+{
+	u32 body = (len + 3) & ~3U;
+	struct buffer_data_page *dp;
+	u64 ts, delta, commit;
+
+	if (unlikely(!rb_writer_trylock(cb)))
+		goto none;
+	ts = rdtsc();
+	dp = cb->tail_page;
+	commit = dp->commit;
+	delta = ts - cb->last_ts;
+	/* commit - 1 wraps for an empty page: its first event sets the page's time stamp (slow). */
+	if (unlikely(body > 112 || commit - 1 > BUF_PAGE_SIZE - 5 - body ||
+		     delta > (1U << TS_DELTA_BITS) - 1)) {
+		rb_writer_unlock(cb);
+		goto none;
+	}
+	cb->last_ts = ts; /* nothing else writes here before our commit */
+	/* type_len in the low 5 bits, the delta above: one store for the whole header. */
+	*(u32 *)(dp->data + commit) = (u32)(delta << 5) | (body / 4);
+	r->data = dp->data + commit + 4;
+	r->cb = cb;
+	r->flags = flags;
+	r->commit = &dp->commit;
+	r->end = commit + 4 + body;
+	return true;
+none:
+	local_irq_restore(flags);
+	return false;
+}
+
+/* Everything else: a new page, a time extend, a long event, a refusal (counted as dropped). */
+bool ring_buffer_lock_reserve_slow(struct trace_buffer *b, u32 len, struct rb_reserve *r);
+
+/* Writer side, on the current CPU: reserve len bytes, fill r->data, commit. */
 static __always_inline bool ring_buffer_lock_reserve(struct trace_buffer *b, u32 len,
 						      struct rb_reserve *r)
 {
-	unsigned long flags = local_irq_save();
-	struct ring_buffer_per_cpu *cb = &b->cpu[smp_processor_id()];
-	u32 body = (len + 3) & ~3U;
-	struct buffer_data_page *dp;
-	u64 ts, delta;
-
-	r->flags = flags;
-	/* xchg: a full barrier, so record_off() either sees us committing or we see it. */
-	if (unlikely(__atomic_exchange_n(&cb->committing, 1, __ATOMIC_SEQ_CST))) {
-		cb->dropped++; /* an NMI inside a write on this CPU */
-		local_irq_restore(flags);
-		return false;
-	}
-	if (unlikely(cb->record_disabled)) {
-		cb->committing = 0;
-		cb->dropped++;
-		local_irq_restore(flags);
-		return false;
-	}
-	ts = rdtsc();
-	dp = cb->tail_page;
-	delta = ts - cb->last_ts;
-	if (unlikely(!dp || !dp->commit || (delta >> TS_DELTA_BITS) || body > 112 ||
-		     dp->commit + 4 + body > BUF_PAGE_SIZE))
-		return rb_reserve_slow(cb, len, r, ts);
-	/* type_len in the low 5 bits, the delta above: one store for the whole header. */
-	*(u32 *)(dp->data + dp->commit) = (u32)(delta << 5) | (body / 4);
-	r->data = dp->data + dp->commit + 4;
-	r->cb = cb;
-	r->total = 4 + body;
-	r->ts = ts;
-	return true;
+	return ring_buffer_reserve_fast(b, len, r) || ring_buffer_lock_reserve_slow(b, len, r);
 }
 
 static __always_inline void ring_buffer_unlock_commit(struct rb_reserve *r)
 {
 	struct ring_buffer_per_cpu *cb = r->cb;
-	struct buffer_data_page *dp = cb->tail_page;
 
 	/* Release: a reader that sees the new commit sees the event bytes too. */
-	__atomic_store_n(&dp->commit, dp->commit + r->total, __ATOMIC_RELEASE);
-	cb->pages[cb->tail].entries++;
+	__atomic_store_n(r->commit, r->end, __ATOMIC_RELEASE);
 	cb->entries++;
-	cb->last_ts = r->ts;
-	barrier();
-	cb->committing = 0;
+	rb_writer_unlock(cb);
 	local_irq_restore(r->flags);
 }
 

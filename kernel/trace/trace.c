@@ -399,7 +399,7 @@ static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsig
 	ring_buffer_record_off(&global_trace.buffer);
 	struct trace_buffer old = global_trace.buffer;
 	for (int c = 0; c < NR_CPUS; c++)
-		fresh.cpu[c].record_disabled = global_trace.buffer.cpu[c].record_disabled;
+		fresh.cpu[c].writer = global_trace.buffer.cpu[c].writer; /* the offs in force */
 	global_trace.buffer = fresh;
 	ring_buffer_record_on(&global_trace.buffer);
 	ring_buffer_free(&old);
@@ -456,9 +456,16 @@ static int options_write(struct fnode *f, const char *buf, size_t len, unsigned 
 			continue;
 		unsigned long o = global_trace.options;
 		WRITE_ONCE(global_trace.options, on ? o | (1UL << i) : o & ~(1UL << i));
+		trace_update_fn_slow();
 		return 0;
 	}
 	return -EINVAL;
+}
+
+void trace_update_fn_slow(void)
+{
+	WRITE_ONCE(global_trace.fn_slow,
+		   global_trace.nr_pids || trace_option(TRACE_OPT_FUNC_STACK_TRACE));
 }
 
 static int pid_show(struct seq_file *m, struct fnode *f)
@@ -501,6 +508,7 @@ static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int 
 		return n;
 	memcpy(global_trace.pids, pids, n * sizeof(int));
 	WRITE_ONCE(global_trace.nr_pids, n);
+	trace_update_fn_slow();
 	return 0;
 }
 
@@ -522,6 +530,9 @@ void trace_init(void)
 
 	if (ring_buffer_alloc(&global_trace.buffer, global_trace.buffer_kb))
 		pr_err("tracing: no memory for the ring buffer\n");
+	/* The buffer's per-CPU parts never move (a resize copies into them): one load finds ours. */
+	for (int c = 0; c < NR_CPUS; c++)
+		percpu_area[c].trace_cb = &global_trace.buffer.cpu[c];
 	register_tracer(&nop_trace);
 	global_trace.current_trace = &nop_trace;
 	trace_functions_init();

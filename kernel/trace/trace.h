@@ -14,11 +14,11 @@ enum trace_type { TRACE_FN = 1, TRACE_STACK = 4, TRACE_PRINT = 5, TRACE_GRAPH_RE
 
 #define FTRACE_STACK_ENTRIES 8
 
-/* Latency flags of an entry (Linux's TRACE_FLAG_*). */
+/* Latency flags of an entry (Linux's TRACE_FLAG_*); all but irqs-off come from ctx_flags. */
 #define TRACE_FLAG_IRQS_OFF 0x01
-#define TRACE_FLAG_NEED_RESCHED 0x04
-#define TRACE_FLAG_HARDIRQ 0x08
-#define TRACE_FLAG_NMI 0x40
+#define TRACE_FLAG_NEED_RESCHED CTX_NEED_RESCHED
+#define TRACE_FLAG_HARDIRQ CTX_HARDIRQ
+#define TRACE_FLAG_NMI CTX_NMI
 
 /* The fields every event starts with (Linux's struct trace_entry). */
 struct trace_entry {
@@ -27,6 +27,19 @@ struct trace_entry {
 	u8 preempt_count;
 	s32 pid;
 };
+
+/* struct percpu's trace_ctx is this struct's image: the same bytes at the same places. */
+_Static_assert(__builtin_offsetof(struct trace_entry, flags) ==
+	       __builtin_offsetof(struct percpu, ctx_flags) - __builtin_offsetof(struct percpu, trace_ctx),
+	       "trace_ctx layout");
+_Static_assert(__builtin_offsetof(struct trace_entry, preempt_count) ==
+	       __builtin_offsetof(struct percpu, preempt_count) - __builtin_offsetof(struct percpu, trace_ctx),
+	       "trace_ctx layout");
+_Static_assert(__builtin_offsetof(struct trace_entry, pid) ==
+	       __builtin_offsetof(struct percpu, ctx_pid) - __builtin_offsetof(struct percpu, trace_ctx),
+	       "trace_ctx layout");
+
+_Static_assert(X86_EFLAGS_IF << 7 == TRACE_FLAG_IRQS_OFF << 16, "IF moves onto irqs-off");
 
 struct ftrace_entry {
 	struct trace_entry ent;
@@ -99,7 +112,13 @@ enum trace_option_bit {
 struct trace_array {
 	struct trace_buffer buffer;
 	struct tracer *current_trace;
-	bool tracing_on;
+	union {
+		u16 fn_gate; /* both bytes, read at once: the function tracer's fast path wants 0x0001 */
+		struct {
+			bool tracing_on;
+			u8 fn_slow; /* set_ftrace_pid has a list, or func_stack_trace is on */
+		};
+	};
 	unsigned long buffer_kb;
 	unsigned long options; /* a bit per enum trace_option_bit */
 	int pids[32]; /* set_ftrace_pid; nr_pids == 0: every task */
@@ -107,6 +126,8 @@ struct trace_array {
 };
 
 extern struct trace_array global_trace;
+/* Sets fn_slow from what it sums up; after a write to either. */
+void trace_update_fn_slow(void);
 
 static __always_inline bool trace_option(enum trace_option_bit o)
 {
@@ -119,20 +140,18 @@ int tracing_set_tracer(const char *name);
 void trace_init(void);
 
 /* Fills the common fields for an event made now, in this context (irq_flags: as before the
- * buffer turned interrupts off). Inline: it runs for every traced call. */
+ * buffer turned interrupts off). Inline: it runs for every traced call. Everything but the type
+ * and the irqs-off bit is this CPU's trace_ctx, kept up to date where it changes (percpu.h). */
 static __always_inline void tracing_generic_entry_update(struct trace_entry *ent, u16 type,
 							 unsigned long irq_flags, int preempt_adjust)
 {
-	struct percpu *c = this_cpu();
-	struct task *t = c->curr;
+	/* irqs-off set, then cleared again if IF (bit 9) was: shifted by 7 it lands on bit 16 */
+	u64 ctx = (this_cpu_trace_ctx() | type | TRACE_FLAG_IRQS_OFF << 16) ^
+		  (irq_flags & X86_EFLAGS_IF) << 7;
 
-	ent->type = type;
-	ent->flags = (irq_flags & X86_EFLAGS_IF ? 0 : TRACE_FLAG_IRQS_OFF) |
-		     (c->need_resched ? TRACE_FLAG_NEED_RESCHED : 0) |
-		     (c->irq_depth ? TRACE_FLAG_HARDIRQ : 0) | (c->nmi_depth ? TRACE_FLAG_NMI : 0);
-	/* What the traced code had disabled: ftrace's own recursion locks do not count. */
-	ent->preempt_count = c->preempt_count - c->trace_preempt + preempt_adjust;
-	ent->pid = t ? t->pid : 0;
+	__builtin_memcpy(ent, &ctx, sizeof(ctx)); /* one 8-byte store, wherever the event sits */
+	if (preempt_adjust)
+		ent->preempt_count += preempt_adjust;
 }
 bool trace_pid_listed(void);
 /* A pid file's write (set_ftrace_pid, set_event_pid): space-separated pids of live tasks (0: the
@@ -177,5 +196,15 @@ void stack_trace_init(void);
 #define KSYM_BUF 160
 /* Records an event of len bytes made now; NULL if refused (buffer off, nested). */
 void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust);
+/* The same inline, for tracers that run on every traced call and have tested tracing_on: the
+ * event's flags are the interrupt state the caller had (saved by the reserve). */
+static __always_inline void *trace_event_reserve(struct rb_reserve *r, u16 type, u32 len)
+{
+	if (!__rb_reserve_fast(this_cpu_trace_cb(), len, r) &&
+	    !ring_buffer_lock_reserve_slow(&global_trace.buffer, len, r))
+		return NULL;
+	tracing_generic_entry_update(r->data, type, r->flags, 0);
+	return r->data;
+}
 
 #endif

@@ -8,9 +8,11 @@
  * No recursion lock here: everything this calls is notrace or inline, so it cannot re-enter
  * itself, and the write runs with interrupts off, so the only thing that can nest is an NMI,
  * which the buffer refuses while a write is in progress (it counts it as dropped).
+ *
+ * The whole way: any case the fast path below leaves (tracing off, a pid filter,
+ * func_stack_trace, a new page, a refused write).
  */
-static void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
-				struct pt_regs *regs)
+static noinline void function_trace_call_slow(unsigned long ip, unsigned long parent_ip)
 {
 	struct rb_reserve r;
 
@@ -26,6 +28,33 @@ static void function_trace_call(unsigned long ip, unsigned long parent_ip, struc
 		if (unlikely(trace_option(TRACE_OPT_FUNC_STACK_TRACE)))
 			trace_record_stack(ip); /* func_stack_trace: where the call came from */
 	}
+}
+
+/*
+ * The common case, all inline and without a call on its way, so it keeps everything in the
+ * registers the caller lets it clobber: tracing on, no pid filter, no func_stack_trace, and the
+ * buffer's fast path. Anything else is a tail call to the whole way above.
+ */
+/* No frame of its own either: it calls nothing (a backtrace from the slow path, which it jumps
+ * to, sees the trampoline's frames as before). */
+__attribute__((optimize("omit-frame-pointer")))
+static void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+				struct pt_regs *regs)
+{
+	struct rb_reserve r;
+
+	/* tracing_on set and fn_slow clear: one 16-bit compare (x86 is little-endian) */
+	if (likely(READ_ONCE(global_trace.fn_gate) == 1 &&
+		   __rb_reserve_fast(this_cpu_trace_cb(), sizeof(struct ftrace_entry), &r))) {
+		struct ftrace_entry *e = r.data;
+
+		tracing_generic_entry_update(&e->ent, TRACE_FN, r.flags, 0);
+		e->ip = ip;
+		e->parent_ip = parent_ip;
+		ring_buffer_unlock_commit(&r);
+		return;
+	}
+	function_trace_call_slow(ip, parent_ip);
 }
 
 static int function_trace_init(void)

@@ -29,18 +29,24 @@ unsigned long tracing_thresh; /* ns; non-zero: only calls at least this long, re
  */
 static struct ftrace_hash *graph_hash, *graph_notrace_hash;
 
+/* ftrace_lookup_hash() with its first test inline: both hashes are usually empty. */
+static __always_inline bool in_hash(const struct ftrace_hash *hash, unsigned long func)
+{
+	return !ftrace_hash_empty(hash) && ftrace_lookup_hash(hash, func);
+}
+
 /* Returns false if the call must not be graphed; counts entries of listed functions. */
 static bool graph_filter_entry(struct fgraph_task *g, unsigned long func, bool *record)
 {
 	struct ftrace_hash *only = READ_ONCE(graph_hash), *skip = READ_ONCE(graph_notrace_hash);
 
 	*record = true;
-	if (g->in_notrace || ftrace_lookup_hash(skip, func)) {
+	if (g->in_notrace || in_hash(skip, func)) {
 		/* Hook the return all the same, to know when the excluded call is over. */
-		if (ftrace_lookup_hash(skip, func))
+		if (in_hash(skip, func))
 			g->in_notrace++;
 		*record = false;
-		return g->in_notrace > 0 && ftrace_lookup_hash(skip, func);
+		return g->in_notrace > 0 && in_hash(skip, func);
 	}
 	if (ftrace_hash_empty(only))
 		return true;
@@ -51,7 +57,6 @@ static bool graph_filter_entry(struct fgraph_task *g, unsigned long func, bool *
 
 static bool graph_entry(struct ftrace_graph_ent *trace)
 {
-	unsigned long irq = read_flags();
 	struct rb_reserve r;
 	struct ftrace_graph_ent_entry *e;
 
@@ -68,7 +73,7 @@ static bool graph_entry(struct ftrace_graph_ent *trace)
 		return true; /* a set_graph_notrace function: its return is hooked, never shown */
 	if (tracing_thresh)
 		return true; /* hook the return; only it is recorded, if long enough */
-	e = trace_reserve(&r, TRACE_GRAPH_ENT, sizeof(*e), irq, 0);
+	e = trace_event_reserve(&r, TRACE_GRAPH_ENT, sizeof(*e));
 	if (e) {
 		e->func = trace->func;
 		e->depth = trace->depth;
@@ -79,23 +84,22 @@ static bool graph_entry(struct ftrace_graph_ent *trace)
 
 static void graph_return(struct ftrace_graph_ret *trace)
 {
-	unsigned long irq = read_flags();
 	struct rb_reserve r;
 	struct ftrace_graph_ret_entry *e;
 
 	struct fgraph_task *g = current->fgraph;
 
-	if (ftrace_lookup_hash(READ_ONCE(graph_notrace_hash), trace->func) && g->in_notrace) {
+	if (in_hash(READ_ONCE(graph_notrace_hash), trace->func) && g->in_notrace) {
 		g->in_notrace--;
 		return;
 	}
-	if (ftrace_lookup_hash(READ_ONCE(graph_hash), trace->func) && g->in_graph_func)
+	if (in_hash(READ_ONCE(graph_hash), trace->func) && g->in_graph_func)
 		g->in_graph_func--;
 	if (!READ_ONCE(global_trace.tracing_on))
 		return;
 	if (tracing_thresh && tsc_to_ns(trace->rettime - trace->calltime) < tracing_thresh)
 		return;
-	e = trace_reserve(&r, TRACE_GRAPH_RET, sizeof(*e), irq, 0);
+	e = trace_event_reserve(&r, TRACE_GRAPH_RET, sizeof(*e));
 	if (e) {
 		e->func = trace->func;
 		e->depth = trace->depth;
