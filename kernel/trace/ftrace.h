@@ -242,5 +242,7 @@ extern unsigned long direct_count_last_arg;
 
 /* The check of every record's bytes (and every live trampoline's). */
 int ftrace_verify_all_sites(char *why, size_t size);
+/* verify_sites (verify_sites.c): the same check, and the jump labels', read from the shell. */
+void ftrace_verify_init(void);
 
 #endif
