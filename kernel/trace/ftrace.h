@@ -172,6 +172,8 @@ int ftrace_set_enabled(int on);
 void ftrace_files_init(void);
 void func_hits_init(void);
 bool func_hits_on(void);
+/* func_hits is on and counts ip (its filter takes it, its notrace does not). */
+bool func_hits_wants(unsigned long ip);
 /* Calls of the function at ip counted on one CPU since func_hits was last switched on. */
 u64 func_hits_cpu(int cpu, unsigned long ip);
 
