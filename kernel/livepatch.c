@@ -93,6 +93,9 @@ static int klp_disable_patch(struct klp_patch *p)
 		return 0;
 	err = unregister_ftrace_function(&p->ops);
 	if (!err) {
+		/* Drop the one-function filter too (it is made again on enable): a disabled patch
+		 * holds no memory, as Linux's klp_unpatch_func() frees its ops. */
+		ftrace_set_filter_ip(&p->ops, kallsyms_lookup_name(p->old_name), true, false);
 		p->enabled = false;
 		pr_info("livepatch: '%s': patch disabled\n", p->name);
 	}

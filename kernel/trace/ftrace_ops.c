@@ -575,6 +575,12 @@ int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter, struct ftra
 	struct ftrace_hash *old;
 	int err = 0;
 
+	/* An empty set is kept as no set (NULL), as at boot: a hash holds 2 kB of buckets however
+	 * few entries it has, and clearing a filter should give them back. */
+	if (new && !new->count) {
+		free_ftrace_hash(new);
+		new = NULL;
+	}
 	ftrace_lock_update();
 	if (ftrace_disabled) {
 		ftrace_unlock_update();
