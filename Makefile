@@ -62,7 +62,7 @@ SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*
 SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
-.PHONY: all run debug test unit bench trace deps format clean iso iso-test
+.PHONY: all run debug test unit bench trace soak deps format clean iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
 $(B)/%.o: %.c Makefile
@@ -163,6 +163,16 @@ bench: deps
 trace: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
 	@$(PYTHON) tools/trace-record --smp $(if $(filter command line environment,$(origin SMP)),$(SMP),2) $(if $(CMDS),"$(CMDS)")
+
+# Random tracing changes on a busy machine, every site checked after each step, then every site
+# switched 1000 times with each patch method; writes docs/SOAK.md. Never part of `make test`.
+# SOAK_MINUTES: length of the random phase; SOAK_SEED: its seed; SMP defaults to 4 here.
+SOAK_MINUTES ?= 10
+SOAK_SEED ?= 1
+soak: deps
+	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@$(PYTHON) tools/soak.py --minutes $(SOAK_MINUTES) --seed $(SOAK_SEED) \
+		--smp $(if $(filter command line environment,$(origin SMP)),$(SMP),4)
 
 unit:
 	@$(MAKE) --no-print-directory -f tests/unit/Makefile run

@@ -74,8 +74,11 @@ static int klp_enable_patch(struct klp_patch *p)
 	p->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION |
 		       FTRACE_OPS_FL_PERMANENT;
 	err = ftrace_set_filter_ip(&p->ops, ip, false, true);
-	if (!err)
+	if (!err) {
 		err = register_ftrace_function(&p->ops);
+		if (err) /* refused: hold no filter, as a disabled patch holds none */
+			ftrace_set_filter_ip(&p->ops, ip, true, false);
+	}
 	if (err == -EBUSY)
 		pr_err("livepatch: %s: %s %s\n", p->name, p->old_name, klp_busy_reason(ip));
 	if (!err) {

@@ -31,8 +31,8 @@ from tests.console import LOG_LINE, Console, ConsoleError, ConsoleTimeout  # noq
 LOG = os.path.join(ROOT, "build", "soak.log")
 QMP = "/tmp/ftrace-os-soak-%d.sock" % os.getpid()
 
-# Every workload `run` knows, on the CPUs the shell (CPU 0) does not need.
-WORKLOADS = ["spin 1-3", "compute 1", "hash 2", "fs 3", "greet 1-2", "jump 3"]
+# Every workload `run` knows, on the CPUs the shell (CPU 0) does not need: spin on all of them.
+WORKLOADS = ["spin", "compute", "hash", "fs", "greet", "jump"]
 TRACERS = ["nop", "function", "function_graph"]
 GLOBS = ["vfs_*", "compute_*", "hash_*", "kmalloc kfree", "*lock*", "schedule", "stress_target"]
 BUFFER_KB = [8, 16, 32, 64, 128]
@@ -62,6 +62,7 @@ class Soak:
         self.refused = {}           # step kind -> times the kernel answered with an error
         self.seconds = {}           # step kind -> wall seconds its commands took
         self.checks = 0
+        self.workloads, self.nr_workers = [], 0
         self.last_iterations = {}
         self.serial_checked = 0     # offset in the console text up to which kernel lines were scanned
         self.functions = []
@@ -209,7 +210,7 @@ class Soak:
     def check_workloads(self, progress):
         """No workload saw a mismatch; with `progress`, each one has run since the last time."""
         rows = [l.split() for l in self.sh("cat /proc/workloads").splitlines()[1:]]
-        if len(rows) != sum(len(cpus(w.split()[1])) for w in WORKLOADS):
+        if len(rows) != self.nr_workers:
             raise SoakFailure("%s: workloads died: %s" % (self.where(), rows))
         for pid, cpu, name, it, win, mis in rows:
             if int(mis):
@@ -290,8 +291,11 @@ class Soak:
         self.phase = "setup"
         self.functions = self.sh("cat available_filter_functions", timeout=60).split()
         self.events = [e.replace(":", "/") for e in self.sh("cat available_events").split()]
-        for w in WORKLOADS:
-            self.sh("run " + w)
+        others = list(range(1, self.con.smp)) or [0]
+        self.workloads = ["%s %s" % (w, "%d-%d" % (others[0], others[-1]) if w == "spin" else others[i % len(others)])
+                          for i, w in enumerate(WORKLOADS)]
+        for w in self.workloads:
+            self.nr_workers += len(re.findall(r"^\[\d+\] ", self.sh("run " + w), re.M))
         self.check(full=True)
 
     def warm_up(self):
@@ -363,15 +367,6 @@ class Soak:
         self.measure("after site cycles (end)")
 
 
-def cpus(spec):
-    """CPU numbers in a `run` CPU list like 1-3 or 1,3."""
-    out = []
-    for part in spec.split(","):
-        lo, _, hi = part.partition("-")
-        out += range(int(lo), int(hi or lo) + 1)
-    return out
-
-
 def dump_cpus():
     """Every CPU's registers (RIP symbolized) over QMP: where a hung kernel is."""
     try:
@@ -415,7 +410,7 @@ def report(soak, args, minutes, fails):
             "Written by `make soak SOAK_MINUTES=%s SOAK_SEED=%d SMP=%d` (tools/soak.py) on %s; the test ISO "
             "under TCG, every workload running (`run %s`). What it does and checks: docs/16-hardening.md, "
             "section Soak." % (args.minutes, args.seed, args.smp, datetime.date.today().isoformat(),
-                               "`, `run ".join(WORKLOADS)), "",
+                               "`, `run ".join(soak.workloads)), "",
             "| figure | value |", "|---|---:|",
             "| minutes, whole run | %.1f |" % minutes,
             "| random steps | %d |" % soak.step,
