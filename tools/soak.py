@@ -81,6 +81,11 @@ class Soak:
             raise SoakFailure("%s: `%s` did not come back in %ds\n%s\n%s"
                               % (self.where(), cmd, timeout, dump_cpus(), e)) from None
 
+    def begin(self, phase):
+        self.phase = phase
+        print("soak: %s: %s, step %d, %d commands" % (time.strftime("%H:%M:%S"), phase, self.step, self.commands),
+              flush=True)
+
     def where(self):
         return "seed %d, %s, step %d" % (self.seed, self.phase, self.step)
 
@@ -127,7 +132,8 @@ class Soak:
         else:
             fn = self.rng.choice(self.functions)
             cmd = self.rng.choice(["%s:traceoff:%d" % (fn, self.rng.randint(1, 5)), "!%s:traceoff" % fn,
-                                   "%s:traceon" % fn, "!%s:traceon" % fn])
+                                   "%s:traceon" % fn, "!%s:traceon" % fn,
+                                   "%s:stacktrace:%d" % (fn, self.rng.randint(1, 5)), "!%s:stacktrace" % fn])
             self.do("filter command", "echo '%s' >> set_ftrace_filter" % cmd)
             return
         op = self.rng.choice([">", ">>"])
@@ -262,7 +268,7 @@ class Soak:
             self.sh("echo > events/%s/trigger" % ev)
         # Function commands outlive `echo > set_ftrace_filter`, as in Linux: each goes by its `!`.
         for line in self.sh("cat set_ftrace_filter").splitlines():
-            m = re.match(r"^(\S+):(traceon|traceoff)", line)
+            m = re.match(r"^(\S+):(traceon|traceoff|stacktrace)", line)
             if m:
                 self.sh("echo '!%s:%s' >> set_ftrace_filter" % m.groups())
         self.sh("echo %d > buffer_size_kb" % BASE_BUFFER_KB)
@@ -288,7 +294,7 @@ class Soak:
     # -- phases ---------------------------------------------------------------------------------------
 
     def setup(self):
-        self.phase = "setup"
+        self.begin("setup")
         self.functions = self.sh("cat available_filter_functions", timeout=60).split()
         self.events = [e.replace(":", "/") for e in self.sh("cat available_events").split()]
         others = list(range(1, self.con.smp)) or [0]
@@ -301,7 +307,7 @@ class Soak:
     def warm_up(self):
         """Every kind of step once, so what the kernel keeps once used (ret_stacks, cached pages) is
         in the baseline rather than counted as a leak."""
-        self.phase = "warm-up"
+        self.begin("warm-up")
         if not self.quick:
             self.measure("boot")
         for fn, _ in self.STEPS:
@@ -315,7 +321,7 @@ class Soak:
         self.measure("baseline")
 
     def random_steps(self, deadline=None, steps=None):
-        self.phase = "random"
+        self.begin("random")
         t0 = time.monotonic()
         while (steps is not None and self.step < steps) or (deadline is not None and time.monotonic() < deadline):
             self.step += 1
@@ -331,7 +337,7 @@ class Soak:
     def memory_sequence(self, switches, before):
         """The sequence from the issue: tracer switches, then profiler and stack tracer on and off;
         `before` is the measure just taken with everything off."""
-        self.phase = "memory sequence"
+        self.begin("memory sequence")
         for i in range(switches):
             self.do("tracer switch", "echo %s > current_tracer" % TRACERS[1 + i % 2])
             if i % 20 == 19:
@@ -345,10 +351,10 @@ class Soak:
         after = self.measure("after %d switches, profiler, stack tracer" % switches)
         self.sequence = (switches, before, after)
 
-    def site_cycles(self, cycles, chunk=100):
+    def site_cycles(self, cycles, chunk=100, save=lambda phase: None):
         """`sitecycle` in chunks, with the checks between them, for each patch method."""
         for method in ("breakpoint", "stop_machine"):
-            self.phase = "sitecycle %s" % method
+            self.begin("sitecycle %s" % method)
             done, ms, sites = 0, 0, 0
             while done < cycles:
                 n = min(chunk, cycles - done)
@@ -360,7 +366,8 @@ class Soak:
                 ms += int(m.group(4))
                 sites = int(m.group(3))
                 self.check(full=True)
-            self.cycles[method] = (done, ms, sites)
+                self.cycles[method] = (done, ms, sites)
+                save("the end of sitecycle %s" % method)
             print("soak: %d cycles of %d sites with %s in %.1f s (guest clock)" % (done, sites, method, ms / 1000),
                   flush=True)
         self.phase = "end"
@@ -401,8 +408,8 @@ def dump_cpus():
         return "(no register dump: %s)" % e
 
 
-def report(soak, args, minutes, fails):
-    """The SOAK page: what ran, and the figures."""
+def report(soak, args, minutes, fails, status=""):
+    """The SOAK page: what ran, and the figures; `status` says if the run did not end well."""
     base = soak.memory.get("baseline", (0, 0, 0))
     last = soak.memory.get("after site cycles (end)", base)
     toggles = sum(n for k, n in soak.kinds.items() if k not in ("read trace_pipe", "read trace"))
@@ -410,7 +417,7 @@ def report(soak, args, minutes, fails):
             "Written by `make soak SOAK_MINUTES=%s SOAK_SEED=%d SMP=%d` (tools/soak.py) on %s; the test ISO "
             "under TCG, every workload running (`run %s`). What it does and checks: docs/16-hardening.md, "
             "section Soak." % (args.minutes, args.seed, args.smp, datetime.date.today().isoformat(),
-                               "`, `run ".join(soak.workloads)), "",
+                               "`, `run ".join(soak.workloads)), ""] + ([status, ""] if status else []) + [
             "| figure | value |", "|---|---:|",
             "| minutes, whole run | %.1f |" % minutes,
             "| random steps | %d |" % soak.step,
@@ -472,6 +479,14 @@ def main():
     soak = Soak(con, random.Random(args.seed), args.seed, args.quick)
     t0 = time.monotonic()
     fails = 0
+
+    def save(next_phase):
+        """The report so far, in case the run is stopped before its end."""
+        if not args.no_write:
+            with open(args.out, "w") as f:
+                f.write(report(soak, args, (time.monotonic() - t0) / 60, 0,
+                               "Partial: the run was stopped before %s." % next_phase))
+
     try:
         con.start()
         soak.setup()
@@ -480,9 +495,11 @@ def main():
             before = soak.random_steps(steps=args.steps)
         else:
             before = soak.random_steps(deadline=time.monotonic() + args.minutes * 60)
+        save("the memory sequence")
         if args.switches:
             soak.memory_sequence(args.switches, before)
-        soak.site_cycles(args.cycles, chunk=min(100, max(1, args.cycles)))
+        save("sitecycle")
+        soak.site_cycles(args.cycles, chunk=min(100, max(1, args.cycles)), save=save)
         soak.phase = "end"
         if soak.leaked("after site cycles (end)"):
             raise SoakFailure("%s: %d kmalloc bytes more in use than at the baseline, everything off"
@@ -500,9 +517,10 @@ def main():
         con.close()
         if os.path.exists(QMP):
             os.unlink(QMP)
-    text = report(soak, args, (time.monotonic() - t0) / 60, fails)
+    text = report(soak, args, (time.monotonic() - t0) / 60, fails,
+                  "FAILED at %s (the serial log: build/soak.log)." % soak.where() if fails else "")
     print(text)
-    if not args.no_write and not fails:
+    if not args.no_write:
         with open(args.out, "w") as f:
             f.write(text)
         print("soak: wrote %s" % os.path.relpath(args.out, ROOT))
