@@ -239,10 +239,12 @@ class Soak:
 
     def check_kernel_log(self):
         """No kernel line since the last check that speaks of a bug, a fault or a failure."""
-        self.con.check()
-        text = self.con.log_text()
-        new, self.serial_checked = text[self.serial_checked:], len(text)
-        for line in new.splitlines():
+        self.con.check()                       # brings the console's text up to date, too
+        text = self.con._text                  # this boot's serial text (log_text() copies all of it)
+        start = text.rfind("\n", 0, self.serial_checked) + 1
+        end = text.rfind("\n") + 1            # complete lines only
+        new, self.serial_checked = text[start:end], max(self.serial_checked, end)
+        for line in new.replace("\r", "").splitlines():
             if re.match(LOG_LINE, line) and FAULT_RX.search(line):
                 raise SoakFailure("%s: the kernel logged: %s" % (self.where(), line))
 
