@@ -42,8 +42,8 @@ bool func_hits_on(void)
 }
 
 /* func_hits is on and its sets (set_ftrace_filter, set_ftrace_notrace) take ip: when the site at ip
- * is live, func_hits is one of what it calls. Another ops (a direct call, the function tracer's
- * own sets, sitecycle) can make the site live for functions func_hits does not count. */
+ * is live, func_hits is one of what it calls. Another ops (a direct call, a live patch, the stack
+ * tracer, sitecycle) can make the site live for a function func_hits does not count. */
 bool func_hits_wants(unsigned long ip)
 {
 	return func_hits_on() && ftrace_ops_test(&func_hits_ops, ip);
