@@ -74,8 +74,11 @@ static int klp_enable_patch(struct klp_patch *p)
 	p->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION |
 		       FTRACE_OPS_FL_PERMANENT;
 	err = ftrace_set_filter_ip(&p->ops, ip, false, true);
-	if (!err)
+	if (!err) {
 		err = register_ftrace_function(&p->ops);
+		if (err) /* refused: hold no filter, as a disabled patch holds none */
+			ftrace_set_filter_ip(&p->ops, ip, true, false);
+	}
 	if (err == -EBUSY)
 		pr_err("livepatch: %s: %s %s\n", p->name, p->old_name, klp_busy_reason(ip));
 	if (!err) {
@@ -93,6 +96,9 @@ static int klp_disable_patch(struct klp_patch *p)
 		return 0;
 	err = unregister_ftrace_function(&p->ops);
 	if (!err) {
+		/* Drop the one-function filter too (it is made again on enable): a disabled patch
+		 * holds no memory, as Linux's klp_unpatch_func() frees its ops. */
+		ftrace_set_filter_ip(&p->ops, kallsyms_lookup_name(p->old_name), true, false);
 		p->enabled = false;
 		pr_info("livepatch: '%s': patch disabled\n", p->name);
 	}

@@ -178,6 +178,8 @@ int ftrace_set_enabled(int on);
 void ftrace_files_init(void);
 void func_hits_init(void);
 bool func_hits_on(void);
+/* func_hits is on and counts ip (its filter takes it, its notrace does not). */
+bool func_hits_wants(unsigned long ip);
 /* Calls of the function at ip counted on one CPU since func_hits was last switched on. */
 u64 func_hits_cpu(int cpu, unsigned long ip);
 
@@ -251,5 +253,7 @@ extern unsigned long direct_count_last_arg;
 
 /* The check of every record's bytes (and every live trampoline's). */
 int ftrace_verify_all_sites(char *why, size_t size);
+/* verify_sites (verify_sites.c): the same check, and the jump labels', read from the shell. */
+void ftrace_verify_init(void);
 
 #endif

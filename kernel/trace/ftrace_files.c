@@ -7,6 +7,7 @@
  *   /proc/sys/kernel/ftrace_enabled                  the kill switch
  *   /sys/kernel/tracing/patch_method                 ours: how live code changes reach the text
  *   /sys/kernel/tracing/patch_step                   ours: one site change, step by step (ftrace_step.c)
+ *   /sys/kernel/tracing/verify_sites                 ours: every site's bytes checked (verify_sites.c)
  */
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/ftrace_filter_parse.h"
@@ -214,6 +215,7 @@ void ftrace_files_init(void)
 	fs_create(dir, "available_filter_functions", &available_ops, NULL);
 	fs_create(dir, "set_ftrace_filter", &filter_ops, NULL);
 	fs_create(dir, "set_ftrace_notrace", &notrace_ops, NULL);
+	ftrace_verify_init();
 	/* What only a patched site has: its state, how it is patched, a direct call. Linux
 	 * has none of these files without CONFIG_DYNAMIC_FTRACE. */
 	if (!FTRACE_STATIC) {

@@ -595,6 +595,12 @@ int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter, struct ftra
 	struct ftrace_hash *old;
 	int err = 0;
 
+	/* An empty set is kept as no set (NULL), as at boot: a hash holds 2 kB of buckets however
+	 * few entries it has, and clearing a filter should give them back. */
+	if (new && !new->count) {
+		free_ftrace_hash(new);
+		new = NULL;
+	}
 	ftrace_lock_update();
 	if (ftrace_disabled) {
 		ftrace_unlock_update();
@@ -660,13 +666,15 @@ int ftrace_set_filter_ip(struct ftrace_ops *ops, unsigned long ip, bool remove, 
 }
 
 /* Every record's bytes against its flags, and every live trampoline's bytes against its template:
- * the check tests run after stress. */
+ * the check tests run after stress, and verify_sites. Under ftrace_lock, so no update is half done
+ * while we look (never call it while patch_step holds the lock: it would spin). */
 int ftrace_verify_all_sites(char *why, size_t size)
 {
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
 	int err = 0;
 
+	spin_lock(&ftrace_lock);
 	do_for_each_ftrace_rec(pg, rec) {
 		u8 want[MCOUNT_INSN_SIZE];
 		bool on = rec->flags & FTRACE_FL_ENABLED;
@@ -679,10 +687,10 @@ int ftrace_verify_all_sites(char *why, size_t size)
 		if (memcmp((void *)rec->ip, want, MCOUNT_INSN_SIZE)) {
 			snprintf(why, size, "%ps: bytes do not match flags %lx", (void *)rec->ip,
 				 rec->flags);
+			spin_unlock(&ftrace_lock);
 			return -EINVAL;
 		}
 	} while_for_each_ftrace_rec();
-	spin_lock(&ftrace_lock);
 	for (struct ftrace_ops *op = ftrace_ops_list; op && !err; op = op->next)
 		if (op->trampoline) {
 			err = arch_ftrace_verify_trampoline(op->trampoline, op->trampoline_size,

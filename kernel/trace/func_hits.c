@@ -41,6 +41,14 @@ bool func_hits_on(void)
 	return __atomic_load_n(&hits, __ATOMIC_ACQUIRE) && (func_hits_ops.flags & FTRACE_OPS_FL_ENABLED);
 }
 
+/* func_hits is on and its sets (set_ftrace_filter, set_ftrace_notrace) take ip: when the site at ip
+ * is live, func_hits is one of what it calls. Another ops (a direct call, a live patch, the stack
+ * tracer, sitecycle) can make the site live for a function func_hits does not count. */
+bool func_hits_wants(unsigned long ip)
+{
+	return func_hits_on() && ftrace_ops_test(&func_hits_ops, ip);
+}
+
 u64 func_hits_cpu(int cpu, unsigned long ip)
 {
 	struct dyn_ftrace *rec = ftrace_lookup_ip(ip);

@@ -47,7 +47,8 @@ noinline __attribute__((noclone)) int stress_target(int x)
 /*
  * 64 calls, bracketed by reads of ftrace_update_seq. If no update ran meanwhile (same even value),
  * the site was in one state throughout, so this CPU's func_hits count must have moved by exactly
- * the calls made (site live and func_hits on) or not at all (otherwise).
+ * the calls made (site live and func_hits counting stress_target) or not at all (otherwise: the
+ * site may also be live for another ops alone, a direct call say).
  */
 static void spin_iteration(struct work_stats *st)
 {
@@ -55,7 +56,7 @@ static void spin_iteration(struct work_stats *st)
 	unsigned long ip = (unsigned long)stress_target;
 	struct dyn_ftrace *rec = ftrace_lookup_ip(ip);
 	unsigned long seq0 = __atomic_load_n(&ftrace_update_seq, __ATOMIC_ACQUIRE);
-	bool live = rec && (rec->flags & FTRACE_FL_ENABLED) && func_hits_on();
+	bool live = rec && (rec->flags & FTRACE_FL_ENABLED) && func_hits_wants(ip);
 	u64 h0 = func_hits_cpu(cpu, ip), c0 = spin_calls[cpu];
 
 	for (int i = 0; i < SPIN_CALLS; i++)

@@ -1,0 +1,100 @@
+"""tests/integration/test_soak.py: what the soak (tools/soak.py, `make soak`) stands on: verify_sites, the
+test-mode sitecycle command, memory given back when everything is off; and a short run of the driver itself
+with a fixed seed, so it cannot rot between soaks."""
+
+import os
+import re
+import subprocess
+import sys
+
+SMP = 4
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+VERIFY = [r"^ftrace sites: (?P<sites>\d+) checked, (?P<on>\d+) calling ftrace: ok$",
+          r"^jump label sites: \d+ checked: ok$",
+          r"^ftrace_bug reports: 0, jump label bugs: 0$",
+          r"^memory: (?P<kmalloc>\d+) kmalloc bytes in use, (?P<pages>\d+) trampoline pages$"]
+CYCLE = r"^sitecycle: (\d+) of (\d+) cycles of (\d+) sites, (\S+?)(, notramp)?, \d+ ms, (\d+) calls seen: ok$"
+
+
+def verify(console):
+    lines = console.run("cat verify_sites").splitlines()
+    assert len(lines) == len(VERIFY), lines
+    found = {}
+    for rx, line in zip(VERIFY, lines):
+        m = re.match(rx, line)
+        assert m, (rx, line)
+        found.update({k: int(v) for k, v in m.groupdict().items()})
+    return found
+
+
+def test_verify_sites_counts_what_calls_ftrace(console):
+    idle = verify(console)
+    assert idle["on"] == 0 and idle["sites"] > 300 and idle["pages"] == 0
+    assert console.run("echo 'vfs_open vfs_read vfs_close' > set_ftrace_filter") == ""
+    assert console.run("echo 1 > func_hits") == ""
+    try:
+        live = verify(console)
+        assert live["on"] == 3 and live["sites"] == idle["sites"] and live["pages"] == 1
+    finally:
+        console.run("echo 0 > func_hits")
+        console.run("echo > set_ftrace_filter")
+    assert verify(console)["on"] == 0
+
+
+def test_verify_sites_is_busy_while_patch_step_holds_a_patch(console):
+    assert console.run("echo 'stress_target on' > patch_step") == ""
+    try:
+        assert console.run("cat verify_sites") == "cat: verify_sites: Device or resource busy"
+        assert console.run("sitecycle 1") == "sitecycle: patch_step holds a patch"
+    finally:
+        console.run("echo abort > patch_step")
+    verify(console)
+
+
+def test_sitecycle_switches_every_site_with_each_method(console):
+    console.run("run spin 1-3 3")
+    for method, extra in (("breakpoint", ""), ("stop_machine", " notramp")):
+        out = console.run("sitecycle 3 %s%s" % (method, extra), timeout=120)
+        m = re.match(CYCLE, out)
+        assert m, out
+        assert m.group(1) == m.group(2) == "3" and m.group(4) == method
+        assert (m.group(5) is not None) == bool(extra)
+        assert int(m.group(6)) > 0                      # every function traced: calls are seen
+    assert console.run("cat patch_method") == "[breakpoint] stop_machine"   # the method in force is kept
+    assert verify(console)["on"] == 0
+
+
+def test_sitecycle_refuses_bad_arguments(console):
+    usage = "usage: sitecycle N [breakpoint|stop_machine] [notramp]"
+    for bad in ("sitecycle", "sitecycle 0", "sitecycle x", "sitecycle 2 int3", "sitecycle 2 breakpoint x"):
+        assert console.run(bad) == usage, bad
+    assert verify(console)["on"] == 0
+
+
+def test_cleared_sets_and_disabled_patches_give_their_memory_back(console):
+    """A filter or notrace set written then cleared, and a live patch enabled then disabled, leave
+    kmalloc exactly where it was (each used to keep a 2 kB hash)."""
+    before = verify(console)["kmalloc"]
+    for cmd in ("echo 'vfs_*' > set_ftrace_filter", "echo kfree > set_ftrace_notrace",
+                "echo demo_greeting > livepatch_enable", "echo demo_greeting_shout >> livepatch_enable",
+                "echo > livepatch_enable", "echo > set_ftrace_filter", "echo > set_ftrace_notrace"):
+        console.run(cmd)
+    assert console.run("cat set_ftrace_filter") == "#### all functions enabled ####"
+    assert console.run("cat set_ftrace_notrace") == "#### no functions disabled ####"
+    assert verify(console)["kmalloc"] == before
+    assert console.run("echo demo_greeting > livepatch_enable").endswith("demo_greeting -> demo_greeting_fixed")
+    console.run("echo > livepatch_enable")
+    assert verify(console)["kmalloc"] == before
+
+
+def test_soak_driver_short_run():
+    """The driver end to end: a few random steps, a couple of site cycles, fixed seed, no file written."""
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "soak.py"), "--steps", "5", "--cycles", "1",
+                          "--switches", "0", "--seed", "3", "--quick", "--no-write"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert re.search(r"^\| random steps \| 5 \|$", out.stdout, re.M), out.stdout
+    assert re.search(r"^\| faults .* \| 0 \|$", out.stdout, re.M), out.stdout
+    assert re.search(r"^\| breakpoint \| 1 \| \d+ \|", out.stdout, re.M), out.stdout
+    assert re.search(r"^\| stop_machine \| 1 \| \d+ \|", out.stdout, re.M), out.stdout
