@@ -151,6 +151,19 @@ static __always_inline void insn_copy(u8 *d, const u8 *s, int len)
 	}
 }
 
+/* The next slot, filled in place: it is 40 bytes, and every byte copied costs at boot's scale. */
+static __always_inline void fill_slot(struct text_patch_batch *b, void *addr, const u8 *old,
+				      const u8 *new, int len, void *cookie)
+{
+	struct text_poke_loc *tp = &b->vec[b->nr++];
+
+	tp->addr = addr;
+	tp->cookie = cookie;
+	tp->len = len;
+	insn_copy(tp->old, old, len);
+	insn_copy(tp->new, new, len);
+}
+
 /* A mismatch, reported with the site as the client queued it. Rare: the copy costs nothing. */
 static void report(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new, int len,
 		   void *cookie)
@@ -167,7 +180,6 @@ static void report(struct text_patch_batch *b, void *addr, const u8 *old, const 
 static noinline int text_patch_queue_slow(struct text_patch_batch *b, void *addr, const u8 *old,
 					  const u8 *new, int len, void *cookie)
 {
-	struct text_poke_loc *tp;
 	int err;
 
 	if (len < 1 || len > TEXT_POKE_MAX_LEN)
@@ -192,13 +204,7 @@ static noinline int text_patch_queue_slow(struct text_patch_batch *b, void *addr
 		apply(&alone);
 		return 0;
 	}
-	/* Filled in place: the slot is 40 bytes, and every byte copied costs at boot's scale. */
-	tp = &b->vec[b->nr++];
-	tp->addr = addr;
-	tp->cookie = cookie;
-	tp->len = len;
-	insn_copy(tp->old, old, len);
-	insn_copy(tp->new, new, len);
+	fill_slot(b, addr, old, new, len, cookie);
 	return 0;
 }
 
@@ -207,17 +213,10 @@ static noinline int text_patch_queue_slow(struct text_patch_batch *b, void *addr
 int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new,
 		     int len, void *cookie)
 {
-	struct text_poke_loc *tp;
-
 	if (!(b->open && len >= 4 && len <= TEXT_POKE_MAX_LEN && b->nr < b->cap &&
 	      insn_equal(addr, old, len) && !insn_equal(old, new, len)))
 		return text_patch_queue_slow(b, addr, old, new, len, cookie);
-	tp = &b->vec[b->nr++];
-	tp->addr = addr;
-	tp->cookie = cookie;
-	tp->len = len;
-	insn_copy(tp->old, old, len);
-	insn_copy(tp->new, new, len);
+	fill_slot(b, addr, old, new, len, cookie);
 	return 0;
 }
 
