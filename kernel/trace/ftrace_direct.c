@@ -88,8 +88,12 @@ static int direct_count_detach(void)
 	if (!direct_count_ip)
 		return 0;
 	err = unregister_ftrace_direct(&direct_count_ops, (unsigned long)direct_count_tramp);
-	if (!err)
+	if (!err) {
+		/* Drop the one-function filter too (attach makes it again), as a disabled livepatch
+		 * does: detached, the demo holds no memory. */
+		ftrace_set_filter_ip(&direct_count_ops, direct_count_ip, true, false);
 		direct_count_ip = 0;
+	}
 	return err;
 }
 

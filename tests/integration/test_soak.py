@@ -88,6 +88,15 @@ def test_cleared_sets_and_disabled_patches_give_their_memory_back(console):
     assert verify(console)["kmalloc"] == before
 
 
+def test_a_detached_direct_call_gives_its_filter_back(console):
+    """direct_count attached, moved and detached: kmalloc where it was (it kept its 2 kB filter)."""
+    before = verify(console)["kmalloc"]
+    for cmd in ("echo compute_fib > direct_count", "echo vfs_read > direct_count", "echo > direct_count"):
+        assert console.run(cmd) == "", cmd
+    assert verify(console)["kmalloc"] == before
+    assert console.run("cat enabled_functions") == ""
+
+
 def test_soak_driver_short_run():
     """The driver end to end: a few random steps, a couple of site cycles, fixed seed, no file written."""
     out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "soak.py"), "--steps", "5", "--cycles", "1",
