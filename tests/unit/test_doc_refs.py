@@ -1,0 +1,104 @@
+"""tests/unit/test_doc_refs.py: every code reference in the course (docs/*.md, README.md) names something the
+tree has: each path of ours exists, each `function()` of ours is defined in the sources. References that are
+Linux's are exempt by the rule in tests/docscan.py (a "How Linux does it" section or paragraph, or a sentence
+that names Linux before the reference); docs/README.md states the same rule for writers. Host only."""
+
+import os
+import subprocess
+
+import pytest
+
+from tests import docscan
+from tests.docscan import ROOT
+
+# Named in the docs but rightly not in the tree. Each entry says why; keep it short.
+NOT_IN_TREE = {
+    # An exercise asks the student to write these two.
+    ("docs/11-livepatch.md", "demo_count"): "an exercise's function, to be written",
+    ("docs/11-livepatch.md", "demo_format"): "an exercise's function, to be written",
+    # Exercises that name Linux after the reference ("... in old Linux"); the rule reads only what comes before.
+    ("docs/05-live-patching.md", "arch_ftrace_nmi_enter"): "old Linux's, named after it",
+    ("docs/06-ring-buffer.md", "ring_buffer_resize"): "Linux's, an exercise's model",
+}
+
+
+@pytest.fixture(scope="module")
+def tree():
+    files = docscan.tracked_files()
+    return files, docscan.definitions(files=files), docscan.scan_tree()
+
+
+def _where(r):
+    return "%s:%d: %s\n      %s" % (r.doc, r.line, r.name, r.text)
+
+
+def test_docs_are_found(tree):
+    files, defs, refs = tree
+    docs = docscan.doc_files()
+    assert "README.md" in docs and "docs/02-mcount-loc.md" in docs and len(docs) >= 20
+    # The scan must see a good share of the references a reader follows, or it checks nothing.
+    assert sum(r.kind == "function" and not r.linux for r in refs) > 1000
+    assert sum(r.kind == "path" and not r.linux for r in refs) > 500
+    assert {"ftrace_init", "ftrace_caller", "return_to_handler", "row_ticks"} <= defs   # C, NASM, NASM, Python
+
+
+def test_every_path_of_ours_exists(tree):
+    files, defs, refs = tree
+    bad = [r for r in refs if r.kind == "path" and not r.linux and not docscan.path_exists(r.name, files)]
+    assert not bad, "%d path(s) the tree does not have (name Linux in the sentence if they are Linux's):\n%s" % (
+        len(bad), "\n".join(_where(r) for r in bad))
+
+
+def test_every_function_of_ours_is_defined(tree):
+    files, defs, refs = tree
+    bad = [r for r in refs if r.kind == "function" and not r.linux and r.name not in defs
+           and (r.doc, r.name) not in NOT_IN_TREE]
+    assert not bad, ("%d function(s) no C file, NASM file or Python tool defines (renamed? name Linux in "
+                     "the sentence if they are Linux's):\n%s" % (len(bad), "\n".join(_where(r) for r in bad)))
+
+
+def test_exceptions_are_still_needed(tree):
+    """An entry of NOT_IN_TREE whose reference is gone, or now defined, must be dropped."""
+    files, defs, refs = tree
+    named = {(r.doc, r.name) for r in refs if r.kind == "function" and not r.linux and r.name not in defs}
+    stale = sorted(set(NOT_IN_TREE) - named)
+    assert not stale, "NOT_IN_TREE entries no longer needed: %s" % stale
+
+
+def test_checker_catches_invented_names(tree):
+    """The scan is the test: an invented function and path must be reported, Linux's must not."""
+    files, defs, _ = tree
+    text = "\n".join([
+        "# 99 · A chapter",
+        "",
+        "Our `ftrace_init()` calls `ftrace_frobnicate_sites()` from `kernel/trace/ftrace_frob.c`, see",
+        "[chapter 42](42-nothing.md) and `static_key_slow_inc/bogus()`.",
+        "",
+        "Linux's `ftrace_process_locs()` lives in `kernel/trace/ftrace_linux_only.c`. `include/linux/ftrace.h`",
+        "is not a path of ours.",
+        "",
+        "## How Linux does it",
+        "",
+        "`start_kernel()` in `init/main.c` calls `ftrace_init()`; `kernel/trace/trace_linux_only.c` too.",
+        "",
+        "## Exercises",
+        "",
+        "1. Call `ops->func()` and `ftrace_frobnicate_more()`.",
+    ])
+    refs = docscan.scan("docs/99-test.md", text, docscan.top_level(files))
+    ours_missing = sorted({r.name for r in refs if not r.linux and
+                           (r.name not in defs if r.kind == "function" else not docscan.path_exists(r.name, files))})
+    assert ours_missing == ["docs/42-nothing.md", "ftrace_frobnicate_more", "ftrace_frobnicate_sites",
+                            "kernel/trace/ftrace_frob.c", "static_key_slow_bogus"]
+    linux = sorted({r.name for r in refs if r.linux})
+    assert linux == ["ftrace_init", "ftrace_process_locs", "kernel/trace/ftrace_linux_only.c",
+                     "kernel/trace/trace_linux_only.c", "start_kernel"]
+
+
+def test_nothing_points_at_the_engineering_notes():
+    """The repository is self-contained: no file names the engineers' private notes or their folder."""
+    out = subprocess.run(["git", "grep", "--untracked", "-n", "-I", "-i", "-e", "ENGINEERING" + ".md", "-e", "/shared/",
+                          "-e", "\\.\\./shared", "--", ".", ":!tests/unit/test_doc_refs.py"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    assert out.stdout == "", "files that point at notes outside the repository:\n" + out.stdout
