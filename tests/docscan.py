@@ -289,8 +289,9 @@ def path_exists(path: str, files: List[str], root=ROOT) -> bool:
 # right after the marker: a sign, digits with thousands commas, decimals; it must equal the value rounded to
 # as many decimals as the figure shows.
 
+NUMBER = r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"     # 81, +459, 114,131, 4.5
 BENCH_FILES = {"bench": "docs/BENCHMARKS.md", "bench-scale": "docs/BENCHMARKS-scale.md"}
-MARKER = re.compile(r"<!--\s*(bench|bench-scale)\s*(?:\[([^\]]*)\])?\s*:\s*(.*?)\s*-->(\**`?)([+-]?\d[\d,]*(?:\.\d+)?)?")
+MARKER = re.compile(r"<!--\s*(bench|bench-scale)\s*(?:\[([^\]]*)\])?\s*:\s*(.*?)\s*-->(\**`?)(" + NUMBER + ")?")
 
 
 class Figure(NamedTuple):
@@ -366,7 +367,7 @@ class BenchFile:
     def cell(self, section, row, column):
         """The number a (row, column) names in `section` (a table cell, or a number in a prose line)."""
         if "#" in column:
-            pattern = re.escape(column).replace(r"\#", r"([+-]?\d[\d,]*(?:\.\d+)?)")
+            pattern = re.escape(column).replace(r"\#", "(" + NUMBER + ")")
             values = set()
             for line in section[2]:
                 if line.startswith(row):

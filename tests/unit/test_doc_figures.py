@@ -25,9 +25,10 @@ def _all_figures():
 
 
 def _describe(fig):
-    return "%s:%d: figure %s, marker <!-- %s%s: %s --> in %s" % (
+    section = fig.section or ("-smp 1" if fig.source == "bench" else "the whole file")
+    return "%s:%d: figure %s, marker <!-- %s%s: %s -->, read in %s, section %s" % (
         fig.doc, fig.line, fig.figure or "(none)", fig.source, " [%s]" % fig.section if fig.section else "",
-        fig.spec, docscan.BENCH_FILES[fig.source])
+        fig.spec, docscan.BENCH_FILES[fig.source], section)
 
 
 def test_chapters_quote_marked_figures():
@@ -55,7 +56,9 @@ def test_every_quoted_figure_matches_the_benchmarks():
             bad.append(_describe(fig) + "\n      %s says %s%s: write that, or rerun the benchmark" % (
                 docscan.BENCH_FILES[fig.source], ("%.3f" % value).rstrip("0").rstrip("."),
                 " (within %g%%)" % tolerance if tolerance else ""))
-    assert not bad, "%d quoted figure(s) disagree with the benchmarks:\n%s" % (len(bad), "\n".join(bad))
+    if bad:
+        pytest.fail("%d quoted figure(s) disagree with the benchmarks:\n%s" % (len(bad), "\n".join(bad)),
+                    pytrace=False)
 
 
 SAMPLE = """# Benchmarks

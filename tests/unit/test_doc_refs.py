@@ -45,16 +45,19 @@ def test_docs_are_found(tree):
 def test_every_path_of_ours_exists(tree):
     files, defs, refs = tree
     bad = [r for r in refs if r.kind == "path" and not r.linux and not docscan.path_exists(r.name, files)]
-    assert not bad, "%d path(s) the tree does not have (name Linux in the sentence if they are Linux's):\n%s" % (
-        len(bad), "\n".join(_where(r) for r in bad))
+    if bad:
+        pytest.fail("%d path(s) the tree does not have (name Linux in the sentence if they are Linux's):\n%s" % (
+        len(bad), "\n".join(_where(r) for r in bad)), pytrace=False)
 
 
 def test_every_function_of_ours_is_defined(tree):
     files, defs, refs = tree
     bad = [r for r in refs if r.kind == "function" and not r.linux and r.name not in defs
            and (r.doc, r.name) not in NOT_IN_TREE]
-    assert not bad, ("%d function(s) no C file, NASM file or Python tool defines (renamed? name Linux in "
-                     "the sentence if they are Linux's):\n%s" % (len(bad), "\n".join(_where(r) for r in bad)))
+    if bad:
+        pytest.fail("%d function(s) no C file, NASM file or Python tool defines (renamed? name Linux in the "
+                    "sentence if they are Linux's):\n%s" % (len(bad), "\n".join(_where(r) for r in bad)),
+                    pytrace=False)
 
 
 def test_exceptions_are_still_needed(tree):
