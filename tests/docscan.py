@@ -8,7 +8,7 @@ What counts as a reference (docs/README.md, "Conventions", says the same for wri
                  `Makefile`). Globs (`kernel/cmd_*.c`) must match something; `<name>` counts as a glob.
                  Build outputs (`build/...`, `build-static/...`), absolute paths (`/proc/...`, tracefs, devices)
                  and URLs are not repository paths.
-    a function   `name()` in backquotes: a C function or macro, a NASM label, a Python function. `a/b()`
+    a function   `name()` in backquotes, or name() anywhere in a code block (diagrams name functions too): a C function or macro, a NASM label, a Python function. `a/b()`
                  shorthand (`static_key_slow_inc/dec()`) names `..._inc()` and `..._dec()`. A name after `->` or
                  `.` is a member (`ops->func()`), not checked. `docs/05` is chapter 05.
 
@@ -71,8 +71,8 @@ def top_level(files) -> Set[str]:
 _C_CHUNK = re.compile(r"^(?=[A-Za-z_])[^;{}#]*?[;{]", re.M)    # a top-level declaration, up to ; or {
 _C_CALLEE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _C_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
-_TRACE_EVENT = re.compile(r"^\s*(?:TRACE_EVENT|DECLARE_TRACE)\(\s*(\w+)|^\s*DEFINE_EVENT\(\s*\w+\s*,\s*(\w+)",
-                          re.M)
+_TRACE_EVENT = re.compile(r"^\s*(?:TRACE_EVENT|DECLARE_TRACE|DECLARE_EVENT_CLASS)\(\s*(\w+)"
+                          r"|^\s*DEFINE_EVENT\(\s*\w+\s*,\s*(\w+)", re.M)
 _ASM_LABEL = re.compile(r"^[ \t]*([.\w]+):", re.M)
 _ASM_DIRECTIVE = re.compile(r"^[ \t]*(?:global|%macro|%define|%xdefine|%assign)[ \t]+(\w+)", re.M)
 _PY_DEF = re.compile(r"^[ \t]*(?:def|class)[ \t]+(\w+)", re.M)
@@ -90,6 +90,8 @@ def c_definitions(text: str) -> Set[str]:
     for a, b in _TRACE_EVENT.findall(text):
         event = a or b
         names.update({"trace_" + event, "trace_%s_enabled" % event})
+        if a:       # a class of its own (kernel/define_trace.h): its output and record functions
+            names.update({"trace_raw_output_" + event, "trace_event_raw_event_" + event})
     return names
 
 
@@ -179,6 +181,16 @@ def scan(doc: str, text: str, tops: Set[str]) -> List[Ref]:
         if first.strip().startswith("```"):
             fence = not fence
             continue
+        if fence:
+            # A code block (a diagram, a listing): `name()` is checked as in prose; "Linux" earlier on the
+            # line, or a How Linux does it section, makes it Linux's. Paths are found below.
+            for fm in _FUNC.finditer(first):
+                if fm.group(1):
+                    continue
+                for name in expand_slashes(fm.group(2)):
+                    if name not in PLACEHOLDERS and name not in C_LIBRARY:
+                        linux = bool(linux_level) or re.search(r"\bLinux\b", first[:fm.start()]) is not None
+                        refs.append(Ref(doc, start, "function", name, linux, first.strip()))
         h = _HEADING.match(first) if not fence else None
         if h:
             level = len(h.group(1))
