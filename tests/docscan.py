@@ -457,3 +457,38 @@ def figure_matches(written: str, value: float, tolerance: float) -> bool:
     decimals = len(written.split(".")[1]) if "." in written else 0
     rounded = math.floor(value * 10 ** decimals + 0.5) / 10 ** decimals      # half up, as people round
     return abs(rounded - number) < 1e-9
+
+
+# ---- names in the Code sections --------------------------------------------------------------------------
+
+_WORD = re.compile(r"(?<![\w/.<>-])([A-Za-z_]\w*)(\*?)(?![\w/.(<>-])")
+
+
+def code_section_names(doc: str, text: str) -> List[Ref]:
+    """Every identifier in backquotes in a "Code" section (variables, macros, structs, fields, test names: the
+    section is where a student looks things up). `FTRACE_FL_*` is a prefix."""
+    refs, in_code, fence = [], False, False
+    for i, line in enumerate(text.split("\n"), 1):
+        if line.startswith("```"):
+            fence = not fence
+        h = None if fence else _HEADING.match(line)
+        if h:
+            in_code = h.group(2).strip() == "Code"
+            continue
+        if in_code:
+            for m in _SPAN.finditer(line):
+                for w in _WORD.finditer(m.group(1)):
+                    refs.append(Ref(doc, i, "name", w.group(1) + w.group(2), False, line.strip()))
+    return refs
+
+
+def source_words(files) -> Set[str]:
+    """Every word of the tree's sources (not its Markdown, not fuzz corpora)."""
+    words = set()
+    for f in files:
+        if f.endswith(".md") or "/corpus/" in f or f.endswith((".png", ".bin", ".dat")):
+            continue
+        path = os.path.join(ROOT, f)
+        if os.path.isfile(path):
+            words.update(re.findall(r"\w+", open(path, errors="replace").read()))
+    return words

@@ -64,12 +64,34 @@ def test_every_function_of_ours_is_defined(tree):
                     pytrace=False)
 
 
+def test_code_sections_name_what_exists(tree):
+    """In a chapter's Code section every name in backquotes (a variable, macro, struct, field, test) is a
+    word of the sources; `PREFIX_*` must start some word."""
+    files, defs, refs = tree
+    words = docscan.source_words(files)
+    bad = []
+    names = 0
+    for doc in docscan.doc_files():
+        for r in docscan.code_section_names(doc, open(os.path.join(ROOT, doc)).read()):
+            names += 1
+            ok = (any(w.startswith(r.name[:-1]) for w in words) if r.name.endswith("*") else r.name in words)
+            if not ok:
+                bad.append(r)
+    assert names > 300
+    if bad:
+        pytest.fail("%d name(s) in Code sections that no source file has:\n%s" % (
+            len(bad), "\n".join(_where(r) for r in bad)), pytrace=False)
+
+
 def test_exceptions_are_still_needed(tree):
     """An entry of NOT_IN_TREE whose reference is gone, or now defined, must be dropped."""
     files, defs, refs = tree
     named = {(r.doc, r.name) for r in refs if r.kind == "function" and not r.linux and r.name not in defs}
     stale = sorted(set(NOT_IN_TREE) - named)
     assert not stale, "NOT_IN_TREE entries no longer needed: %s" % stale
+
+
+INVENTED = "ftrace_" + "frob" + "_count"       # never written whole, so no source file holds it
 
 
 def test_checker_catches_invented_names(tree):
@@ -91,7 +113,15 @@ def test_checker_catches_invented_names(tree):
         "## Exercises",
         "",
         "1. Call `ops->func()` and `ftrace_frobnicate_more()`.",
+        "",
+        "## Code",
+        "",
+        "- `kernel/trace/ftrace.c`: `ftrace_init()`, `ftrace_pages_start`, `FTRACE_FL_*`, `%s`." % INVENTED,
     ])
+    names = [r.name for r in docscan.code_section_names("docs/99-test.md", text)]
+    assert names == ["ftrace_pages_start", "FTRACE_FL_*", INVENTED]
+    words = docscan.source_words(files)
+    assert "ftrace_pages_start" in words and INVENTED not in words
     refs = docscan.scan("docs/99-test.md", text, docscan.top_level(files))
     ours_missing = sorted({r.name for r in refs if not r.linux and
                            (r.name not in defs if r.kind == "function" else not docscan.path_exists(r.name, files))})
