@@ -36,7 +36,7 @@ C_LIBRARY = {"fnmatch", "strtoull", "strtoll", "strtoul", "strtol", "snprintf", 
              "free", "abort"}
 
 # Placeholders that stand for "some function" in an output format, not a name.
-PLACEHOLDERS = {"func"}
+PLACEHOLDERS = {"func", "name"}
 
 
 class Ref(NamedTuple):
@@ -317,9 +317,19 @@ class Figure(NamedTuple):
 
 
 def figures(doc: str, text: str) -> List[Figure]:
+    """The markers of one Markdown file, outside code blocks (where a marker would show, and is an example)."""
     out = []
+    fenced, fence = set(), False
+    for i, line in enumerate(text.split("\n"), 1):
+        if line.strip().startswith("```"):
+            fence = not fence
+            fenced.add(i)
+        elif fence:
+            fenced.add(i)
     for m in MARKER.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
+        if line in fenced:
+            continue
         out.append(Figure(doc, line, m.group(1), (m.group(2) or "").strip(), m.group(3), m.group(5) or "",
                           text.split("\n")[line - 1].strip()))
     return out
@@ -469,7 +479,7 @@ def code_section_names(doc: str, text: str) -> List[Ref]:
     section is where a student looks things up). `FTRACE_FL_*` is a prefix."""
     refs, in_code, fence = [], False, False
     for i, line in enumerate(text.split("\n"), 1):
-        if line.startswith("```"):
+        if line.strip().startswith("```"):
             fence = not fence
         h = None if fence else _HEADING.match(line)
         if h:
