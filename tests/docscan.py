@@ -502,3 +502,40 @@ def source_words(files) -> Set[str]:
         if os.path.isfile(path):
             words.update(re.findall(r"\w+", open(path, errors="replace").read()))
     return words
+
+
+# ---- "chapter 05, section 3" -----------------------------------------------------------------------------
+
+_CHAPTER_SECTION = re.compile(r"(?:chapter|docs/)\s?(\d\d)\)?(?:\]\([^)]*\))?,?\s+sections?\s(\d+)", re.I)
+_OWN_SECTION = re.compile(r"(?<![\w/§])[Ss]ections? (\d+)")
+
+
+def section_refs(doc: str, text: str) -> List[Ref]:
+    """Every "chapter NN, section M" (also "[chapter NN](...) section M", "docs/NN section M") and, in a
+    chapter, every bare "section M" of its own: Ref.name is "NN/M"."""
+    refs = []
+    own = os.path.basename(doc)[:2] if re.fullmatch(r"docs/\d\d-.*", doc) else None
+    flat = text.replace("\n", " ")
+    line_at = lambda off: text.count("\n", 0, off) + 1
+    qualified = set()
+    for m in _CHAPTER_SECTION.finditer(flat):
+        refs.append(Ref(doc, line_at(m.start()), "section", "%s/%s" % (m.group(1), m.group(2)), False, m.group(0)))
+        qualified.add(m.start(2))
+    if own:
+        for m in _OWN_SECTION.finditer(flat):
+            if m.start(1) in qualified:
+                continue
+            before = flat[max(0, m.start() - 60):m.start()]
+            if re.search(r"(chapter \d\d|\d\d-[a-z-]+\.md\)?|docs/\d\d)[^.;]*$", before, re.I):
+                continue            # "chapter 03 (ops), section 5" and the like: another chapter's
+            refs.append(Ref(doc, line_at(m.start()), "section", "%s/%s" % (own, m.group(1)), False, m.group(0)))
+    return refs
+
+
+def chapter_sections(root=ROOT):
+    """{"05": {"1", ..., "9"}}: the numbered sections of each chapter."""
+    out = {}
+    for doc in doc_files(root):
+        if re.fullmatch(r"docs/\d\d-.*\.md", doc):
+            out[os.path.basename(doc)[:2]] = set(re.findall(r"^## (\d+)\. ", open(os.path.join(root, doc)).read(), re.M))
+    return out

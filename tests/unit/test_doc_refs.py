@@ -83,6 +83,21 @@ def test_code_sections_name_what_exists(tree):
             len(bad), "\n".join(_where(r) for r in bad)), pytrace=False)
 
 
+def test_section_references_resolve():
+    """"chapter 05, section 3" and a chapter's own "section 3" name a numbered section that exists."""
+    sections = docscan.chapter_sections()
+    refs = []
+    for doc in docscan.doc_files():
+        refs += docscan.section_refs(doc, open(os.path.join(ROOT, doc)).read())
+    assert len(refs) > 100
+    bad = [r for r in refs if r.name.split("/")[1] not in sections.get(r.name.split("/")[0], ())]
+    if bad:
+        pytest.fail("%d reference(s) to a section that does not exist:\n%s" % (
+            len(bad), "\n".join("%s:%d: %s (%s)" % (r.doc, r.line, r.text, r.name) for r in bad)), pytrace=False)
+    fake = docscan.section_refs("docs/05-live-patching.md", "See chapter 03, section 42. Then section 77.")
+    assert [r.name for r in fake] == ["03/42", "05/77"]
+
+
 def test_exceptions_are_still_needed(tree):
     """An entry of NOT_IN_TREE whose reference is gone, or now defined, must be dropped."""
     files, defs, refs = tree
