@@ -49,10 +49,18 @@ class Ref(NamedTuple):
 
 
 def tracked_files(root=ROOT) -> List[str]:
-    """Every file git tracks (the tree as committed or staged, never build outputs)."""
-    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=root,
-                         capture_output=True, text=True, check=True).stdout
-    return [f for f in out.split("\n") if f and os.path.exists(os.path.join(root, f))]
+    """The tree's files as git sees them (tracked, or new and not ignored: never build outputs). Outside a
+    git checkout, every file except build folders and dot-folders."""
+    try:
+        out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=root,
+                             capture_output=True, text=True, check=True).stdout
+        return [f for f in out.split("\n") if f and os.path.exists(os.path.join(root, f))]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for top, dirs, names in os.walk(root):
+            dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+            files += [os.path.relpath(os.path.join(top, n), root) for n in names]
+        return sorted(files)
 
 
 def doc_files(root=ROOT) -> List[str]:
