@@ -298,8 +298,9 @@ def path_exists(path: str, files: List[str], root=ROOT) -> bool:
 #     <!-- bench: boot conversion; # ticks per 1000 sites; /1000 -->131
 #     <!-- bench: 1 ops SAVE_REGS, ftrace_regs_caller; ticks; - [1 ops, its own trampoline; ticks] -->37
 #
-# `bench` reads docs/BENCHMARKS.md, `bench-scale` docs/BENCHMARKS-scale.md. [SECTION] is the start of one
-# heading of that file (default: `-smp 1` for bench; the whole file for bench-scale's prose). Then ROW; COLUMN:
+# `bench` reads docs/BENCHMARKS.md, `bench-scale` docs/BENCHMARKS-scale.md, `soak` docs/SOAK.md (make soak).
+# [SECTION] is the start of one heading of that file (default: `-smp 1` for bench, the whole file for
+# bench-scale's prose, `Soak` for soak). Then ROW; COLUMN:
 #   - a table cell: ROW is a row's first cell, exactly; COLUMN a header cell of its table (a table without a
 #     header row uses the last header above it with as many columns). ROW and COLUMN together must name exactly one cell.
 #   - a number in a line of prose: ROW is how the line starts, COLUMN the text around the number with `#` in
@@ -310,8 +311,9 @@ def path_exists(path: str, files: List[str], root=ROOT) -> bool:
 # as many decimals as the figure shows.
 
 NUMBER = r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"     # 81, +459, 114,131, 4.5
-BENCH_FILES = {"bench": "docs/BENCHMARKS.md", "bench-scale": "docs/BENCHMARKS-scale.md"}
-MARKER = re.compile(r"<!--\s*(bench|bench-scale)\s*(?:\[([^\]]*)\])?\s*:\s*(.*?)\s*-->(\**`?)(" + NUMBER + ")?")
+BENCH_FILES = {"bench": "docs/BENCHMARKS.md", "bench-scale": "docs/BENCHMARKS-scale.md", "soak": "docs/SOAK.md"}
+DEFAULT_SECTION = {"bench": "-smp 1", "bench-scale": "", "soak": "Soak"}
+MARKER = re.compile(r"<!--\s*(bench-scale|bench|soak)\s*(?:\[([^\]]*)\])?\s*:\s*(.*?)\s*-->(\**`?)(" + NUMBER + ")?")
 
 
 class Figure(NamedTuple):
@@ -397,6 +399,8 @@ class BenchFile:
     def cell(self, section, row, column):
         """The number a (row, column) names in `section` (a table cell, or a number in a prose line)."""
         if "#" in column:
+            if column.count("#") != 1:
+                raise BenchError("%r: one # stands for the number" % column)
             pattern = re.escape(column).replace(r"\#", "(" + NUMBER + ")")
             values = set()
             for line in section[2]:
@@ -445,12 +449,12 @@ def resolve(fig: Figure, bench: BenchFile):
     parts = _split_spec(fig.spec)
     if len(parts) not in (2, 3):
         raise BenchError("a marker holds ROW; COLUMN[; ops], not %r" % fig.spec)
-    default = "-smp 1" if fig.source == "bench" else ""
+    default = DEFAULT_SECTION[fig.source]
     sec = bench.section(fig.section or default, whole_file_ok=not (fig.section or default))
     value = bench.cell(sec, parts[0], parts[1])
     tolerance = 0.0
     ops = parts[2] if len(parts) == 3 else ""
-    for m in re.finditer(r"\s*(?:([*/+-])\s*(?:\[([^\]]*)\]|([\d.e]+))|~\s*([\d.]+)%)", ops):
+    for m in re.finditer(r"\s*(?:([*/+-])\s*(?:\[([^\]]*)\]|(-?[\d.e]+))|~\s*([\d.]+)%)", ops):
         if m.group(4):
             tolerance = float(m.group(4))
             continue
@@ -462,7 +466,7 @@ def resolve(fig: Figure, bench: BenchFile):
         else:
             operand = float(m.group(3))
         value = {"*": value * operand, "/": value / operand, "+": value + operand, "-": value - operand}[m.group(1)]
-    leftover = re.sub(r"\s*(?:([*/+-])\s*(?:\[([^\]]*)\]|([\d.e]+))|~\s*([\d.]+)%)", "", ops).strip()
+    leftover = re.sub(r"\s*(?:([*/+-])\s*(?:\[([^\]]*)\]|(-?[\d.e]+))|~\s*([\d.]+)%)", "", ops).strip()
     if leftover:
         raise BenchError("cannot read %r in %r" % (leftover, ops))
     return value, tolerance

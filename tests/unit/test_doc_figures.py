@@ -1,5 +1,5 @@
-"""tests/unit/test_doc_figures.py: every figure the course quotes from docs/BENCHMARKS.md or
-docs/BENCHMARKS-scale.md carries a marker (`<!-- bench: ROW; COLUMN -->81`, syntax in tests/docscan.py and
+"""tests/unit/test_doc_figures.py: every figure the course quotes from docs/BENCHMARKS.md,
+docs/BENCHMARKS-scale.md or docs/SOAK.md carries a marker (`<!-- bench: ROW; COLUMN -->81`, syntax in tests/docscan.py and
 docs/README.md) and still says what those files say. `make bench` rewrites the files; this test then names
 each chapter figure that no longer matches. Host only."""
 
@@ -25,7 +25,7 @@ def _all_figures():
 
 
 def _describe(fig):
-    section = fig.section or ("-smp 1" if fig.source == "bench" else "the whole file")
+    section = fig.section or docscan.DEFAULT_SECTION[fig.source] or "the whole file"
     return "%s:%d: figure %s, marker <!-- %s%s: %s -->, read in %s, section %s" % (
         fig.doc, fig.line, fig.figure or "(none)", fig.source, " [%s]" % fig.section if fig.section else "",
         fig.spec, docscan.BENCH_FILES[fig.source], section)
