@@ -551,3 +551,56 @@ def chapter_sections(root=ROOT):
         if re.fullmatch(r"docs/\d\d-.*\.md", doc):
             out[os.path.basename(doc)[:2]] = set(re.findall(r"^## (\d+)\. ", open(os.path.join(root, doc)).read(), re.M))
     return out
+
+
+# ---- figures that look quoted but carry no marker ---------------------------------------------------------
+
+_COST = re.compile(r"(?<![\w.+`-])(\+\d[\d,]*|\d[\d,]*(?= guest instructions| instructions (?:a|per|above)))(?![\w`])")
+HISTORY = re.compile(r"\b(was|were|used to|before|earlier|scratch|old)\b", re.I)
+SKIPPED_SECTIONS = ("Lab", "Exercises", "How Linux does it")
+
+
+def unmarked_costs(doc: str, text: str) -> List[Ref]:
+    """Costs written like the benchmarks' ("+81", "93 guest instructions") in a chapter's prose, outside
+    Lab, Exercises and How Linux does it, with no marker before them and no word in their sentence that
+    makes them history ("it was 157, +145, before ..."). Code spans, code blocks and `+0x..` offsets are
+    not costs."""
+    refs = []
+    skip_level = 0
+    fence = False
+    for start, block in _paragraphs(text.split("\n")):
+        first = block[0]
+        if first.strip().startswith("```"):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        h = _HEADING.match(first)
+        if h:
+            level = len(h.group(1))
+            if skip_level and level <= skip_level:
+                skip_level = 0
+            if any(h.group(2).strip().startswith(s) for s in SKIPPED_SECTIONS):
+                skip_level = level
+            continue
+        if skip_level:
+            continue
+        para = " ".join(block)
+        masked = _SPAN.sub(lambda m: " " * len(m.group(0)), para)
+        for m in _COST.finditer(masked):
+            if re.search(r"-->\s*$", para[:m.start()]):
+                continue
+            ends = [e.end() for e in _SENTENCE_END.finditer(para[:m.start()])]
+            rest = para[m.start():]
+            stop = re.search(r"[.?!](\s|$)", rest)
+            sentence = para[ends[-1] if ends else 0: m.start() + (stop.end() if stop else len(rest))]
+            if HISTORY.search(sentence):
+                continue
+            k = 0
+            off = 0
+            for k, l in enumerate(block):
+                if off + len(l) >= m.start():
+                    break
+                off += len(l) + 1
+            refs.append(Ref(doc, start + k, "figure", m.group(1), False, block[k].strip()))
+    return refs

@@ -61,6 +61,28 @@ def test_every_quoted_figure_matches_the_benchmarks():
                     pytrace=False)
 
 
+def test_costs_in_prose_are_marked_or_history():
+    """A cost written the benchmarks' way ("+81", "93 guest instructions") in a chapter's explanation is
+    either marked, and so checked, or said to be history in its sentence ("it was 157, +145, before ...")."""
+    bad = []
+    for doc in docscan.doc_files():
+        if doc in docscan.BENCH_FILES.values():
+            continue
+        bad += docscan.unmarked_costs(doc, open(os.path.join(ROOT, doc)).read())
+    if bad:
+        pytest.fail("%d cost(s) that look quoted from the benchmarks but carry no marker (mark them, see "
+                    "docs/README.md, or say in the sentence that they are history):\n%s" % (
+                        len(bad), "\n".join("%s:%d: %s\n      %s" % (r.doc, r.line, r.name, r.text) for r in bad)),
+                    pytrace=False)
+    sample = "\n".join([
+        "## 2. Costs", "",
+        "A call costs 93 guest instructions, <!-- bench: x; +base -->+81 above the loop. It was 157, +145, before.",
+        "The offset `+0x5` and `+12` in code are not costs; neither is +0x10.", "",
+        "## Lab", "", "It costs +99 here.",
+    ])
+    assert [r.name for r in docscan.unmarked_costs("docs/99-x.md", sample)] == ["93"]
+
+
 SAMPLE = """# Benchmarks
 
 For scale: Linux costs 542 guest instructions per event.
