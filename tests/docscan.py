@@ -36,7 +36,7 @@ C_LIBRARY = {"fnmatch", "strtoull", "strtoll", "strtoul", "strtol", "snprintf", 
              "free", "abort"}
 
 # Placeholders that stand for "some function" in an output format, not a name.
-PLACEHOLDERS = {"func", "name"}
+PLACEHOLDERS = {"func", "name", "function"}
 
 
 class Ref(NamedTuple):
