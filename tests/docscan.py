@@ -15,8 +15,9 @@ What counts as a reference (docs/README.md, "Conventions", says the same for wri
 A reference is Linux's, and is not looked up in our tree, when
     1. it sits under a heading "How Linux does it" (any level, up to the next heading of that level or higher),
        or in a paragraph that opens with "How Linux does it", or
-    2. the word "Linux" comes before it in the same sentence ("Linux's `ftrace_process_locs()`", "as Linux's
-       `read()` returns"), or
+    2. the word "Linux" comes before it in the same sentence and clause ("Linux's `ftrace_process_locs()`",
+       "as Linux's `read()` returns"; a `;` ends a clause, a parenthesis closed before the reference does not
+       count), or
     3. it is a path whose first part our tree does not have (`include/linux/ftrace.h`, `mm/failslab.c`): that is
        simply not one of our paths.
 Names of the C library and compiler the fuzzers compare against (C_LIBRARY below) are not ours either.
@@ -173,6 +174,20 @@ def _paragraphs(lines):
         yield start, block
 
 
+def linux_before(before: str) -> bool:
+    """Does the text before a reference make it Linux's? "Linux" must come earlier in the same sentence and
+    the same clause (a `;` ends one), and not inside a parenthesis that closed before the reference:
+    in "a ring (Linux's tty keeps as much) by `serial_rx()`" the function is ours."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(before)]
+    clause = (before[ends[-1]:] if ends else before).split(";")[-1]
+    while True:
+        shorter = re.sub(r"\([^()]*\)", " ", clause)
+        if shorter == clause:
+            break
+        clause = shorter
+    return re.search(r"\bLinux\b", clause) is not None
+
+
 def _is_repo_path(path: str, tops: Set[str]) -> bool:
     first = path.split("/")[0]
     return first in tops and first not in ("build", "build-static") and not first.startswith("build-")
@@ -224,10 +239,7 @@ def scan(doc: str, text: str, tops: Set[str]) -> List[Ref]:
         def is_linux(off):
             if linux_level or linux_para:
                 return True
-            before = para[:off]
-            ends = [m.end() for m in _SENTENCE_END.finditer(before)]
-            sentence = before[ends[-1]:] if ends else before
-            return re.search(r"\bLinux\b", sentence) is not None
+            return linux_before(para[:off])
 
         def add(kind, name, off):
             ln, src = line_of(off)
