@@ -79,6 +79,13 @@ class Replay:
     def substitute(self, block, step):
         cmd = step.cmd
         for shown, func, path in block.lets:
+            if shown.startswith("0x"):
+                # `ksym FUNC` prints "0xADDRESS FUNC+0x0/0xSIZE"; path holds the offset
+                words = self.console.run("ksym " + func, timeout=COMMAND_TIMEOUT).split()
+                if len(words) != 2 or not words[1].startswith(func + "+"):
+                    raise AssertionError("%s: let %s: ksym %s printed %r" % (block.where(), shown, func, words))
+                cmd = re.sub(r"\b%s\b" % shown, "0x%016x" % (int(words[0], 16) + int(path, 16)), cmd)
+                continue
             names = self.console.run("cat " + path, timeout=COMMAND_TIMEOUT).splitlines()
             words = [n.split()[0] if n.split() else "" for n in names]
             if func not in words:

@@ -17,6 +17,8 @@ one comment, separated by `;`. Written on the lines just before a block, they ap
                                        jump_label_bug, crash (an Oops and a panic)
     <!-- replay: let 118 = line of kfree in available_filter_functions -->
                                        a build-dependent number in a command, computed before typing it
+    <!-- replay: let 0xffffffff8020971a = address of kmain+0xa -->
+                                       the same for an address: `ksym kmain` plus the offset
 
 A chapter replays in one boot from its first transcript on, `smp=1` unless a `boot` says otherwise.
 
@@ -81,7 +83,7 @@ class Block:
     setup: list = field(default_factory=list)
     vary: set = field(default_factory=set)
     unordered: bool = False
-    lets: list = field(default_factory=list)   # (number as shown, function, file)
+    lets: list = field(default_factory=list)   # (number as shown, function, file or 0x offset)
     expect: set = field(default_factory=set)   # bad patterns this block is allowed to print
 
     def where(self):
@@ -92,6 +94,7 @@ DIRECTIVE_RX = re.compile(r"<!--\s*replay:(.*?)-->", re.S)
 EXPECTABLE = {"banner": ("banner",), "ftrace_bug": ("ftrace_bug",), "jump_label_bug": ("jump_label_bug",),
               "crash": ("oops", "panic")}
 LET_RX = re.compile(r"^(\d+) = line of (\S+) in (\S+)$")
+LET_ADDR_RX = re.compile(r"^(0x[0-9a-f]+) = address of (\w+)\+(0x[0-9a-f]+)$")
 
 
 def parse_directives(text, where):
@@ -125,9 +128,11 @@ def parse_directives(text, where):
         elif word == "unordered" and not rest:
             got["unordered"] = True
         elif word == "let":
-            m = LET_RX.match(rest)
+            m = LET_RX.match(rest) or LET_ADDR_RX.match(rest)
             if not m:
-                raise TranscriptError("%s: let %r: expected `N = line of FUNC in FILE`" % (where, rest))
+                raise TranscriptError("%s: let %r: expected `N = line of FUNC in FILE` or "
+                                      "`0xADDR = address of FUNC+0xOFF`" % (where, rest))
+            # (as shown, function, file) for a line number; (as shown, function, offset) for an address
             got["lets"].append((m.group(1), m.group(2), m.group(3)))
         else:
             raise TranscriptError("%s: unknown directive %r" % (where, part))

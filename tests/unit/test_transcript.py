@@ -50,6 +50,15 @@ def test_let_must_name_a_number_the_block_types():
                                           "```", P + "echo 117 >> set_ftrace_filter", "```"))
 
 
+def test_let_an_address():
+    block, = read_chapter("docs/x.md", chapter("<!-- replay: let 0xffffffff8020971a = address of kmain+0xa -->",
+                                              "```", P + "ksym 0xffffffff8020971a", "kmain+0xa/0x19d", "```"))
+    assert block.lets == [("0xffffffff8020971a", "kmain", "0xa")]
+    with pytest.raises(TranscriptError):
+        read_chapter("docs/x.md", chapter("<!-- replay: let 0xffffffff8020971a = address of kmain -->",
+                                          "```", P + "ksym 0xffffffff8020971a", "```"))
+
+
 def test_always_varying_classes():
     pat = line_pattern("ffffffff8020da20:  e8 db 25 df 1f           call   ffffffffa0000000 <ftrace_trampoline>", set())
     assert pat.match("ffffffff80211230:  e8 00 11 22 33   call   ffffffffa0001000 <ftrace_trampoline>")
