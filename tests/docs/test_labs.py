@@ -19,7 +19,6 @@ PENDING = {
     "docs/07-function-tracer.md",
     "docs/08-function-graph.md",
     "docs/09-triggers-and-stats.md",
-    "docs/DEBUGGING.md",
 }
 
 
