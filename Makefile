@@ -97,9 +97,9 @@ $(B)/%.o: %.c Makefile
 $(B)/kallsyms%.o: $(B)/kallsyms%.c
 	$(CC) $(KCFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/%.o: %.asm Makefile arch/x86/pt_regs.inc
+$(B)/%.o: %.asm Makefile
 	@mkdir -p $(dir $@)
-	$(NASM) -f elf64 -g -F dwarf -I./ $(NASMFLAGS) $< -o $@
+	$(NASM) -f elf64 -g -F dwarf -I./ $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
 
 # --- kallsyms: link without names, generate the table, link with it, generate again, link ----
 # The table sits in .rodata, before .data: the first table moves the data objects it names, the
