@@ -19,9 +19,13 @@ bits 64
 section .text
 
 %include "arch/x86/ftrace_callers.inc"
-%include "arch/x86/trace_fast.inc"
+%include "asm-offsets.inc"              ; generated from arch/x86/asm-offsets.c
 
 X86_EFLAGS_IF equ 0x200
+RS_SHIFT      equ 5                     ; a shadow stack entry is 1 << RS_SHIFT bytes
+%if RS_SIZE != 1 << RS_SHIFT
+%error "struct ftrace_ret_stack is no longer 32 bytes: change RS_SHIFT"
+%endif
 
 extern function_trace_op, global_trace, ftrace_stub, ftrace_return_to_handler, tsc_base, ns_mult
 
