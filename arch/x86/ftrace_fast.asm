@@ -147,7 +147,10 @@ ftrace_function_tramp_end:
 ; graph_entry()), then ftrace_regs_caller. The C path's checks become: the gate (tracing on, no
 ; pid list, function_graph the fgraph user with its defaults: see trace_graph_update_slow()), no
 ; recursion bit held in any context (the C guard would decide), a shadow stack with room. The
-; slot's word is parent_ip by construction: we read parent_ip from it.
+; slot's word is parent_ip by construction: we read parent_ip from it. On the way to
+; ftrace_regs_caller's body the gate's compare has changed the arithmetic flags, so the flags that
+; body saves and restores are those: no function reads them at its first instruction, and
+; fgraph's callback reads nothing of regs but sp. IF is as it was.
 align 16
 ftrace_graph_tramp:
 	cmp dword [global_trace + TA_GATE], 1 ; tracing_on set, fn_slow and graph_slow clear
