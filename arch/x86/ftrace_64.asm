@@ -15,7 +15,9 @@
 ;
 ; The templates are self-contained between ftrace_caller and ftrace_caller_end: the ops-pointer
 ; load (ftrace_caller_op_ptr) and the callback call (ftrace_call) are at fixed offsets and nothing
-; else depends on where the code sits, so a per-ops trampoline can be a copy of it.
+; else depends on where the code sits, so a per-ops trampoline can be a copy of it. Their pieces
+; (the frames, the saves, ftrace_regs_caller's body) are macros in ftrace_callers.inc, shared with
+; the tracers' own templates and function_graph's return_to_handler in ftrace_fast.asm.
 
 bits 64
 section .text
