@@ -31,7 +31,8 @@ extern function_trace_op, global_trace, ftrace_stub, ftrace_return_to_handler, t
 
 global ftrace_function_tramp, ftrace_function_tramp_op_ptr, ftrace_function_tramp_call
 global ftrace_function_tramp_end
-global ftrace_graph_tramp, ftrace_graph_tramp_op_ptr, ftrace_graph_tramp_call, ftrace_graph_tramp_end
+global ftrace_graph_tramp, ftrace_graph_tramp_op_ptr, ftrace_graph_tramp_call
+global ftrace_graph_tramp_end
 global return_to_handler
 
 %macro IRQ_SAVE 0
