@@ -67,7 +67,8 @@ else
 B := build
 NASMFLAGS :=
 endif
-SRCS_C   := $(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*.c tests/kernel/*.c)
+SRCS_C   := $(filter-out arch/x86/asm-offsets.c,\
+	$(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*.c tests/kernel/*.c))
 SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
@@ -97,9 +98,17 @@ $(B)/%.o: %.c Makefile
 $(B)/kallsyms%.o: $(B)/kallsyms%.c
 	$(CC) $(KCFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/%.o: %.asm Makefile arch/x86/pt_regs.inc
+$(B)/%.o: %.asm Makefile $(B)/gen/asm-offsets.inc
 	@mkdir -p $(dir $@)
-	$(NASM) -f elf64 -g -F dwarf -I./ $(NASMFLAGS) $< -o $@
+	$(NASM) -f elf64 -g -F dwarf -I./ -I$(B)/gen/ $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
+
+# Structure offsets for the assembly (arch/x86/asm-offsets.c): compiled, never linked.
+$(B)/gen/asm-offsets.s: arch/x86/asm-offsets.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) $(CFLAGS) -S $< -o $@
+
+$(B)/gen/asm-offsets.inc: $(B)/gen/asm-offsets.s
+	sed -n 's/.*"->\([A-Z_0-9]*\) \(.*\)".*/\1 equ \2/p' $< > $@
 
 # --- kallsyms: link without names, generate the table, link with it, generate again, link ----
 # The table sits in .rodata, before .data: the first table moves the data objects it names, the
@@ -222,4 +231,4 @@ format:
 clean:
 	rm -rf $(B)
 
--include $(OBJS:.o=.d) $(B)/kallsyms0.d $(B)/kallsyms1.d $(B)/kallsyms.d
+-include $(OBJS:.o=.d) $(B)/gen/asm-offsets.d $(B)/kallsyms0.d $(B)/kallsyms1.d $(B)/kallsyms.d

@@ -26,20 +26,37 @@ int ftrace_modify_code(unsigned long ip, const u8 *old, const u8 *new);
 extern char __fentry__[], ftrace_caller[], ftrace_caller_op_ptr[], ftrace_call[],
 	ftrace_caller_end[], ftrace_regs_caller[], ftrace_regs_caller_op_ptr[], ftrace_regs_call[],
 	ftrace_regs_caller_end[];
+/* ...and in arch/x86/ftrace_fast.asm, the two with a tracer's common case written in front. */
+extern char ftrace_function_tramp[], ftrace_function_tramp_op_ptr[], ftrace_function_tramp_call[],
+	ftrace_function_tramp_end[], ftrace_graph_tramp[], ftrace_graph_tramp_op_ptr[],
+	ftrace_graph_tramp_call[], ftrace_graph_tramp_end[];
 
 /*
- * Per-ops trampolines (arch/x86/ftrace_trampoline.c): a copy of ftrace_regs_caller (regs) or
- * ftrace_caller that loads op (an opaque pointer: the ftrace_ops) and calls func. 0 with the
- * trampoline's address and size, or -errno.
+ * Which template a per-ops trampoline copies. The first two are what an ops's flags ask for (a
+ * bool regs converts to them); the others do one tracer's everyday case inline and otherwise
+ * run exactly as the one they name, so only that tracer's ops may have them
+ * (ftrace_ops.tramp_kind).
  */
-int arch_ftrace_create_trampoline(bool regs, const void *op, unsigned long func,
+enum ftrace_tramp_kind {
+	FTRACE_TRAMP_CALLER = 0,      /* ftrace_caller */
+	FTRACE_TRAMP_REGS_CALLER = 1, /* ftrace_regs_caller: a full pt_regs */
+	FTRACE_TRAMP_FUNCTION,        /* the function tracer's event, else ftrace_caller */
+	FTRACE_TRAMP_GRAPH,           /* function_graph's entry, else ftrace_regs_caller */
+};
+
+/*
+ * Per-ops trampolines (arch/x86/ftrace_trampoline.c): a copy of the template `kind` names that
+ * loads op (an opaque pointer: the ftrace_ops) and calls func. 0 with the trampoline's address and
+ * size, or -errno.
+ */
+int arch_ftrace_create_trampoline(int kind, const void *op, unsigned long func,
 				  unsigned long *tramp, unsigned long *size);
 /* Call only once no CPU can be inside the trampoline (synchronize_rcu_tasks()). */
 void arch_ftrace_trampoline_free(unsigned long tramp);
 /* The callback a trampoline's call goes to now. */
-unsigned long arch_ftrace_trampoline_func(unsigned long tramp, bool regs);
-/* 0 if the trampoline still holds exactly what create wrote for (regs, op, func), else -EINVAL. */
-int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, bool regs,
+unsigned long arch_ftrace_trampoline_func(unsigned long tramp, int kind);
+/* 0 if the trampoline still holds exactly what create wrote for (kind, op, func), else -EINVAL. */
+int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, int kind,
 				  const void *op, unsigned long func);
 /* "ftrace_trampoline" if addr is inside a live one (kallsyms asks), else NULL. */
 const char *ftrace_trampoline_lookup(unsigned long addr, unsigned long *size, unsigned long *off);

@@ -15,14 +15,14 @@
 ;
 ; The templates are self-contained between ftrace_caller and ftrace_caller_end: the ops-pointer
 ; load (ftrace_caller_op_ptr) and the callback call (ftrace_call) are at fixed offsets and nothing
-; else depends on where the code sits, so a per-ops trampoline can be a copy of it.
+; else depends on where the code sits, so a per-ops trampoline can be a copy of it. Their pieces
+; (the frames, the saves, ftrace_regs_caller's body) are macros in ftrace_callers.inc, shared with
+; the tracers' own templates and function_graph's return_to_handler in ftrace_fast.asm.
 
 bits 64
 section .text
 
-MCOUNT_INSN_SIZE equ 5
-
-%include "arch/x86/pt_regs.inc"
+%include "arch/x86/ftrace_callers.inc"
 
 extern function_trace_op
 
@@ -57,59 +57,6 @@ __fentry__:
 ftrace_stub:
 	ret
 
-; Two fake frames (see above); afterwards rbp = frame F.
-%macro PUSH_FRAMES 0
-	push qword [rsp + 8]            ; P's return address
-	push rbp
-	mov rbp, rsp
-	push qword [rsp + 16]           ; F + 5
-	push rbp
-	mov rbp, rsp
-%endmacro
-
-; Frame offsets from rbp once PUSH_FRAMES has run.
-FRAME_F_RET    equ 8                ; copy of F + 5
-FRAME_P_RET    equ 24               ; copy of P's return address
-RETURN_SLOT    equ 32               ; the real `F + 5` slot the final ret pops
-ENTRY_SP       equ 40               ; rsp as F saw it on entry (pointing at P's return address)
-
-; ftrace_caller's first half: frames, F's argument registers saved, rdi = ip, rsi = parent_ip.
-%macro CALLER_ENTER 0
-	PUSH_FRAMES
-	; F's argument registers must survive the callback; nothing else F can read at its first
-	; instruction may be clobbered. rax is free: it carries a varargs call's count of vector
-	; registers, and with -mgeneral-regs-only no function here reads it (there are none to
-	; save); r10, r11 are scratch at any call.
-	sub rsp, 48                     ; 6 registers; the call stays 16-byte aligned
-	mov [rsp + 0], rdi
-	mov [rsp + 8], rsi
-	mov [rsp + 16], rdx
-	mov [rsp + 24], rcx
-	mov [rsp + 32], r8
-	mov [rsp + 40], r9
-	mov rdi, [rbp + FRAME_F_RET]
-	sub rdi, MCOUNT_INSN_SIZE       ; ip: the call site, i.e. F's first byte
-	mov rsi, [rbp + FRAME_P_RET]    ; parent_ip
-%endmacro
-
-; Its second half, after the callback: registers back, frames gone, ret into F.
-%macro CALLER_LEAVE 0
-	CALLER_RESTORE
-	ret
-%endmacro
-
-; The same without the ret: rsp is back to where __fentry__ found it.
-%macro CALLER_RESTORE 0
-	mov rdi, [rsp + 0]
-	mov rsi, [rsp + 8]
-	mov rdx, [rsp + 16]
-	mov rcx, [rsp + 24]
-	mov r8, [rsp + 32]
-	mov r9, [rsp + 40]
-	mov rbp, [rbp + 16]             ; F's rbp, as it was
-	add rsp, 48 + 32                ; saved registers and both fake frames
-%endmacro
-
 ftrace_caller:
 	CALLER_ENTER
 ftrace_caller_op_ptr:
@@ -143,96 +90,7 @@ ftrace_graph_caller:
 	CALLER_LEAVE
 %endif
 
-; The same, with a full struct pt_regs the callback may change: registers, flags, and ip (the
-; address the final `ret` goes to: a livepatch sets it to the replacement function). A callback may
-; also ask for a direct call (regs->orig_ax = a custom trampoline, see ftrace_direct.c): we then
-; leave as if the site had called that trampoline itself.
-;
-; On entry we push a spare slot (D) and the flags, before any instruction here changes the flags;
-; then the two fake frames:
-;     [rbp] frame P, [rbp+8] F + 5, [rbp+16] F's rbp, [rbp+24] P's return, [rbp+32] flags,
-;     [rbp+40] D, [rbp+48] the real F + 5 slot, [rbp+56] the real P slot (F's entry rsp)
-; Leaving, the last two pops are `popfq; ret`:
-;     no direct call    flags into D, regs->ip into the F + 5 slot; rsp = D:     ret -> regs->ip
-;     direct call       flags stay, D = the direct trampoline, F + 5 slot = regs->ip; rsp = flags:
-;                       ret -> direct trampoline, which finds [rsp] = F + 5 as if called from F
-REGS_FLAGS       equ 32
-REGS_SPARE       equ 40
-REGS_RETURN_SLOT equ 48
-REGS_ENTRY_SP    equ 56
-REGS_FRAMES      equ 32                  ; the two fake frames
-
-
 align 16                                ; its own address: not shared with ftrace_caller_end
 ftrace_regs_caller:
-	push rax                        ; D: any value, it is only a slot
-	pushfq
-	push qword [rsp + 24]           ; P's return address
-	push rbp
-	mov rbp, rsp
-	push qword [rsp + 32]           ; F + 5
-	push rbp
-	mov rbp, rsp
-	sub rsp, PT_SIZE                ; struct pt_regs (with D pushed, the call is 16-byte aligned)
-	SAVE_REGS_BUT_BP
-	mov rax, [rbp + 16]             ; F's rbp
-	mov [rsp + PT_BP], rax
-	mov rax, [rbp + REGS_FLAGS]
-	mov [rsp + PT_FLAGS], rax
-	mov qword [rsp + PT_VEC], 0
-	mov qword [rsp + PT_ORIG_AX], 0 ; no direct call unless a callback asks
-	mov rax, [rbp + FRAME_F_RET]
-	mov [rsp + PT_IP], rax          ; where F resumes: F + 5
-	mov qword [rsp + PT_CS], 0x08
-	lea rax, [rbp + REGS_ENTRY_SP]
-	mov [rsp + PT_SP], rax
-	mov qword [rsp + PT_SS], 0x10
-	mov rdi, [rbp + FRAME_F_RET]
-	sub rdi, MCOUNT_INSN_SIZE
-	mov rsi, [rbp + FRAME_P_RET]
-ftrace_regs_caller_op_ptr:
-	mov rdx, [rel function_trace_op]
-	mov rcx, rsp                    ; regs
-ftrace_regs_call:
-	call ftrace_stub
-	; The callback may have moved ip: the final ret goes wherever regs->ip says.
-	mov rax, [rsp + PT_IP]
-	mov [rbp + REGS_RETURN_SLOT], rax
-	mov rax, [rsp + PT_FLAGS]
-	cmp qword [rsp + PT_ORIG_AX], 0
-	jne .direct
-	mov [rbp + REGS_SPARE], rax     ; popfq will pop D
-	RESTORE_REGS_BUT_AX_BP
-	mov rax, [rsp + PT_AX]
-	mov rbp, [rsp + PT_BP]
-	lea rsp, [rsp + PT_SIZE + REGS_FRAMES + 8] ; pt_regs, frames, the unused flags slot
-	popfq
-	ret
-.direct:
-	mov [rbp + REGS_FLAGS], rax
-	mov rax, [rsp + PT_ORIG_AX]
-	mov [rbp + REGS_SPARE], rax     ; ret will pop the direct trampoline's address
-	RESTORE_REGS_BUT_AX_BP
-	mov rax, [rsp + PT_AX]
-	mov rbp, [rsp + PT_BP]
-	lea rsp, [rsp + PT_SIZE + REGS_FRAMES]
-	popfq
-	ret
+	REGS_CALLER ftrace_regs_caller_op_ptr, ftrace_regs_call
 ftrace_regs_caller_end:
-
-; return_to_handler: where a function traced by function_graph "returns" to. On entry the traced
-; function F has just executed `ret`, popping the address fgraph put in place of its real return
-; address. F's return value is in rax (and rdx): keep both, ask the shadow stack where F really had
-; to go back to (recording the return on the way), and go there.
-global return_to_handler
-extern ftrace_return_to_handler
-align 16                                ; its own address: not shared with ftrace_regs_caller_end
-return_to_handler:
-	push rax
-	push rdx                        ; rsp is back to 16-byte alignment for the call
-	mov rdi, rax                    ; the return value, for funcgraph-retval
-	call ftrace_return_to_handler   ; -> the real return address
-	mov r11, rax                    ; r11: scratch at a function return, nobody expects it kept
-	pop rdx
-	pop rax
-	jmp r11

@@ -1,7 +1,7 @@
-/* Per-ops trampolines: a private copy of ftrace_caller (or ftrace_regs_caller) for one ftrace_ops,
- * so a site only that ops wants calls straight into the ops's callback, with no list to walk.
- * This file never looks inside the ops: the ftrace core passes the pointer to embed, the callback
- * to call, and whether the ops wants full registers.
+/* Per-ops trampolines: a private copy of ftrace_caller (or ftrace_regs_caller, or a tracer's own
+ * template, arch/x86/ftrace_fast.asm) for one ftrace_ops, so a site only that ops wants calls
+ * straight into the ops's callback, with no list to walk. This file never looks inside the ops:
+ * the ftrace core passes the pointer to embed, the callback to call, and the template's kind.
  *
  *   ops->trampoline: one execmem page, RX, written only through text_poke_copy
  *   +0          copy of the template (ftrace_caller .. ftrace_caller_end)
@@ -27,11 +27,20 @@ struct tramp_template {
 	const char *start, *op_ptr, *call, *end;
 };
 
-static struct tramp_template template_for(bool regs)
+static struct tramp_template template_for(int kind)
 {
-	if (regs)
+	switch (kind) {
+	case FTRACE_TRAMP_REGS_CALLER:
 		return (struct tramp_template){ ftrace_regs_caller, ftrace_regs_caller_op_ptr,
 						ftrace_regs_call, ftrace_regs_caller_end };
+	case FTRACE_TRAMP_FUNCTION:
+		return (struct tramp_template){ ftrace_function_tramp, ftrace_function_tramp_op_ptr,
+						ftrace_function_tramp_call,
+						ftrace_function_tramp_end };
+	case FTRACE_TRAMP_GRAPH:
+		return (struct tramp_template){ ftrace_graph_tramp, ftrace_graph_tramp_op_ptr,
+						ftrace_graph_tramp_call, ftrace_graph_tramp_end };
+	}
 	return (struct tramp_template){ ftrace_caller, ftrace_caller_op_ptr, ftrace_call,
 					ftrace_caller_end };
 }
@@ -69,11 +78,11 @@ const char *ftrace_trampoline_lookup(unsigned long addr, unsigned long *size, un
 	return NULL;
 }
 
-/* The bytes a trampoline for (regs, op, func) at tramp must hold; returns its size (code + op). */
-static unsigned long build_trampoline(bool regs, const void *op, unsigned long func,
+/* The bytes a trampoline for (kind, op, func) at tramp must hold; returns its size (code + op). */
+static unsigned long build_trampoline(int kind, const void *op, unsigned long func,
 				      unsigned long tramp, u8 *buf)
 {
-	struct tramp_template t = template_for(regs);
+	struct tramp_template t = template_for(kind);
 	unsigned long code = t.end - t.start, op_off = t.op_ptr - t.start;
 	unsigned long call_off = t.call - t.start, ptr_off = ALIGN(code, 8);
 	s32 disp = (s32)(ptr_off - (op_off + OP_LOAD_LEN));
@@ -86,10 +95,10 @@ static unsigned long build_trampoline(bool regs, const void *op, unsigned long f
 	return ptr_off + 8;
 }
 
-int arch_ftrace_create_trampoline(bool regs, const void *op, unsigned long func,
+int arch_ftrace_create_trampoline(int kind, const void *op, unsigned long func,
 				  unsigned long *tramp_out, unsigned long *size_out)
 {
-	struct tramp_template t = template_for(regs);
+	struct tramp_template t = template_for(kind);
 	u8 *buf;
 	void *tramp;
 	unsigned long size;
@@ -107,7 +116,7 @@ int arch_ftrace_create_trampoline(bool regs, const void *op, unsigned long func,
 		kfree(buf);
 		return -ENOMEM;
 	}
-	size = build_trampoline(regs, op, func, (unsigned long)tramp, buf);
+	size = build_trampoline(kind, op, func, (unsigned long)tramp, buf);
 	text_poke_copy(tramp, buf, size);
 	kfree(buf);
 	*tramp_out = (unsigned long)tramp;
@@ -126,15 +135,15 @@ void arch_ftrace_trampoline_free(unsigned long tramp)
 }
 
 /* The callback a trampoline's call goes to now (enabled_functions' "->"). */
-unsigned long arch_ftrace_trampoline_func(unsigned long tramp, bool regs)
+unsigned long arch_ftrace_trampoline_func(unsigned long tramp, int kind)
 {
-	struct tramp_template t = template_for(regs);
+	struct tramp_template t = template_for(kind);
 
 	return ftrace_call_target(tramp + (t.call - t.start));
 }
 
 /* A live trampoline's bytes against what create_trampoline wrote, ignoring nothing. */
-int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, bool regs,
+int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, int kind,
 				  const void *op, unsigned long func)
 {
 	u8 *want = kmalloc(PAGE_SIZE);
@@ -142,7 +151,7 @@ int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, bool 
 
 	if (!want)
 		return -ENOMEM;
-	if (build_trampoline(regs, op, func, tramp, want) != size || memcmp(want, (void *)tramp, size))
+	if (build_trampoline(kind, op, func, tramp, want) != size || memcmp(want, (void *)tramp, size))
 		err = -EINVAL;
 	kfree(want);
 	return err;

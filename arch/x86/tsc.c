@@ -18,8 +18,9 @@
 
 volatile u64 jiffies;
 u64 tsc_khz;
-static u64 tsc_base;
-static u64 ns_mult; /* ns = cycles * ns_mult >> 32 */
+/* Not static: function_graph's return path (arch/x86/ftrace_fast.asm) converts with them too. */
+u64 tsc_base;
+u64 ns_mult; /* ns = cycles * ns_mult >> 32 */
 
 static void pit_gate_start(u16 count)
 {

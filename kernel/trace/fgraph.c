@@ -124,6 +124,9 @@ static struct ftrace_ops graph_ftrace_ops = {
 	/* regs->sp tells where the return address is; the callback guards its own recursion */
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION,
 	.func_hash = &global_ops.local_hash,
+	/* its own trampoline: the function_graph tracer's entry inline (ftrace_fast.asm), else
+	 * ftrace_regs_caller's full registers */
+	.tramp_kind = FTRACE_TRAMP_GRAPH,
 };
 
 /*

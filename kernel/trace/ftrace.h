@@ -115,6 +115,9 @@ struct ftrace_ops {
 	unsigned long trampoline;             /* per-ops trampoline, 0 if none */
 	unsigned long trampoline_size;
 	unsigned long direct_call;            /* FTRACE_OPS_FL_DIRECT: the custom trampoline */
+	/* ours: the template of its own trampoline if not the one its flags ask for
+	 * (enum ftrace_tramp_kind: a tracer's common case inline, arch/x86/ftrace_fast.asm) */
+	int tramp_kind;
 };
 
 /*
@@ -238,6 +241,8 @@ static inline bool ftrace_ops_regs(const struct ftrace_ops *ops)
 {
 	return ops->flags & FTRACE_OPS_FL_SAVE_REGS;
 }
+/* The template ops's own trampoline copies (enum ftrace_tramp_kind). */
+int ftrace_ops_tramp_kind(const struct ftrace_ops *ops);
 /* The ops whose trampoline or direct call a site calls now, or NULL. */
 struct ftrace_ops *ftrace_find_target_ops(const struct dyn_ftrace *rec);
 unsigned long ftrace_find_rec_direct(unsigned long ip);

@@ -39,7 +39,7 @@ static void enabled_show_target(struct seq_file *m, const struct dyn_ftrace *rec
 		if (op && op->trampoline)
 			seq_printf(m, "\ttramp: 0x%lx (%pS) ->%pS", op->trampoline, (void *)op->func,
 				   (void *)arch_ftrace_trampoline_func(op->trampoline,
-								     ftrace_ops_regs(op)));
+								     ftrace_ops_tramp_kind(op)));
 		else
 			seq_puts(m, "\ttramp: ERROR!");
 	}

@@ -109,6 +109,15 @@ ftrace_func_t ftrace_ops_get_func(const struct ftrace_ops *ops)
 	return ops->flags & FTRACE_OPS_FL_RECURSION ? ops->func : ftrace_ops_assist_func;
 }
 
+/* A tracer's own template does its callback's work inline, so only for an ops whose trampoline
+ * calls that callback directly; any other gets the template its flags ask for. */
+int ftrace_ops_tramp_kind(const struct ftrace_ops *ops)
+{
+	if (ops->tramp_kind && ftrace_ops_get_func(ops) == ops->func)
+		return ops->tramp_kind;
+	return ftrace_ops_regs(ops) ? FTRACE_TRAMP_REGS_CALLER : FTRACE_TRAMP_CALLER;
+}
+
 /* A single ops that does not guard itself against recursion is called through this. */
 void ftrace_ops_assist_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
 			    struct pt_regs *regs)
@@ -364,7 +373,7 @@ static void ftrace_ops_trampoline_get(struct ftrace_ops *ops)
 	if (FTRACE_STATIC || ops->trampoline ||
 	    (ops->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_NO_TRAMP)))
 		return; /* the static build calls no site's own target: no trampolines */
-	err = arch_ftrace_create_trampoline(ftrace_ops_regs(ops), ops,
+	err = arch_ftrace_create_trampoline(ftrace_ops_tramp_kind(ops), ops,
 					    (unsigned long)ftrace_ops_get_func(ops), &ops->trampoline,
 					    &ops->trampoline_size);
 	if (err)
@@ -694,7 +703,7 @@ int ftrace_verify_all_sites(char *why, size_t size)
 	for (struct ftrace_ops *op = ftrace_ops_list; op && !err; op = op->next)
 		if (op->trampoline) {
 			err = arch_ftrace_verify_trampoline(op->trampoline, op->trampoline_size,
-							    ftrace_ops_regs(op), op,
+							    ftrace_ops_tramp_kind(op), op,
 							    (unsigned long)ftrace_ops_get_func(op));
 			if (err)
 				snprintf(why, size, "trampoline of %s at 0x%lx differs from its template",

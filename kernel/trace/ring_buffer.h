@@ -148,7 +148,8 @@ static __always_inline void rb_writer_unlock(struct ring_buffer_per_cpu *cb)
 		rb_reserve_fast_irqoff((cpu_cb), (len), (r), __flags);          \
 	})
 
-/* Interrupts are off (flags: as they were before); if it fails, they are as they were again. */
+/* Interrupts are off (flags: as they were before); if it fails, they are as they were again.
+ * arch/x86/ftrace_fast.asm's RB_RESERVE and RB_COMMIT take the same steps: change both. */
 static __always_inline bool rb_reserve_fast_irqoff(struct ring_buffer_per_cpu *cb, u32 len,
 						   struct rb_reserve *r, unsigned long flags)
 {

@@ -22,7 +22,7 @@
 #include "lib/string.h"
 
 /* Linux's defaults: funcgraph-duration and funcgraph-irqs on, the rest off. */
-struct trace_array global_trace = { .tracing_on = true, .buffer_kb = RB_DEFAULT_KB,
+struct trace_array global_trace = { .tracing_on = true, .graph_slow = 1, .buffer_kb = RB_DEFAULT_KB,
 				    .options = (1UL << TRACE_OPT_GRAPH_DURATION) |
 					       (1UL << TRACE_OPT_GRAPH_IRQS) };
 static const char *const option_names[NR_TRACE_OPTS] = {
@@ -466,6 +466,7 @@ void trace_update_fn_slow(void)
 {
 	WRITE_ONCE(global_trace.fn_slow,
 		   global_trace.nr_pids || trace_option(TRACE_OPT_FUNC_STACK_TRACE));
+	trace_graph_update_slow(); /* funcgraph-irqs is an option too */
 }
 
 static int pid_show(struct seq_file *m, struct fnode *f)

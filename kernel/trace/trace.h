@@ -112,11 +112,15 @@ enum trace_option_bit {
 struct trace_array {
 	struct trace_buffer buffer;
 	struct tracer *current_trace;
+	/* The tracers' fast paths (arch/x86/ftrace_fast.asm) read these bytes with one compare. */
 	union {
-		u16 fn_gate; /* both bytes, read at once: the function tracer's fast path wants 0x0001 */
+		u16 fn_gate;    /* the function tracer's: tracing_on set, fn_slow clear: 0x0001 */
+		u32 graph_gate; /* function_graph's: graph_slow clear too: 0x00000001 */
 		struct {
 			bool tracing_on;
-			u8 fn_slow; /* set_ftrace_pid has a list, or func_stack_trace is on */
+			u8 fn_slow;    /* set_ftrace_pid has a list, or func_stack_trace is on */
+			u8 graph_slow; /* anything function_graph's fast path does not do (below) */
+			u8 gate_zero;  /* always 0 */
 		};
 	};
 	unsigned long buffer_kb;
@@ -126,8 +130,11 @@ struct trace_array {
 };
 
 extern struct trace_array global_trace;
-/* Sets fn_slow from what it sums up; after a write to either. */
+/* Sets fn_slow and graph_slow from what they sum up; after a write to any of it. */
 void trace_update_fn_slow(void);
+/* graph_slow: 0 only while the function_graph tracer is fgraph's user with the defaults its fast
+ * path assumes (trace_functions_graph.c). */
+void trace_graph_update_slow(void);
 
 static __always_inline bool trace_option(enum trace_option_bit o)
 {

@@ -61,12 +61,15 @@ static int function_trace_init(void)
 {
 	global_ops.func = function_trace_call;
 	global_ops.flags |= FTRACE_OPS_FL_RECURSION;
+	/* Its own trampoline writes function_trace_call()'s fast path inline (docs/07, section 2). */
+	global_ops.tramp_kind = FTRACE_TRAMP_FUNCTION;
 	return register_ftrace_function(&global_ops);
 }
 
 static void function_trace_reset(void)
 {
 	unregister_ftrace_function(&global_ops);
+	global_ops.tramp_kind = 0; /* unregistering took the trampoline: nothing copies it now */
 }
 
 static struct tracer function_trace = {

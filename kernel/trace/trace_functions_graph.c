@@ -28,6 +28,25 @@ unsigned long tracing_thresh; /* ns; non-zero: only calls at least this long, re
  * (entries of listed functions still running), so a listed function's children know.
  */
 static struct ftrace_hash *graph_hash, *graph_notrace_hash;
+static bool graph_tracer_on; /* this tracer is fgraph's user (not the function profiler) */
+
+/*
+ * graph_slow sums up what function_graph's assembly fast path (arch/x86/ftrace_fast.asm) does not
+ * do: it is 0 only while this tracer is fgraph's user, funcgraph-irqs is on, set_graph_function
+ * and set_graph_notrace are empty, tracing_thresh is 0 and max_graph_depth is the shadow
+ * stack's own. Then graph_entry() and graph_return() below would only write their events, which
+ * the fast path writes the same way; otherwise every call comes here. Called after a write to
+ * any of them.
+ */
+void trace_graph_update_slow(void)
+{
+	bool fast = READ_ONCE(graph_tracer_on) && trace_option(TRACE_OPT_GRAPH_IRQS) &&
+		    ftrace_hash_empty(READ_ONCE(graph_hash)) &&
+		    ftrace_hash_empty(READ_ONCE(graph_notrace_hash)) && !READ_ONCE(tracing_thresh) &&
+		    (!fgraph_max_depth || fgraph_max_depth >= FTRACE_RETFUNC_DEPTH);
+
+	WRITE_ONCE(global_trace.graph_slow, !fast);
+}
 
 /* ftrace_lookup_hash() with its first test inline: both hashes are usually empty. */
 static __always_inline bool in_hash(const struct ftrace_hash *hash, unsigned long func)
@@ -327,13 +346,20 @@ static bool print_graph_line(struct seq_file *m, struct trace_iterator *it)
 
 static int graph_trace_init(void)
 {
+	int err;
+
 	for (int c = 0; c < NR_CPUS; c++)
 		graph_cpu[c].last_pid = -1;
-	return register_ftrace_graph(&graph_ops);
+	err = register_ftrace_graph(&graph_ops);
+	WRITE_ONCE(graph_tracer_on, !err);
+	trace_graph_update_slow();
+	return err;
 }
 
 static void graph_trace_reset(void)
 {
+	WRITE_ONCE(graph_tracer_on, false);
+	trace_graph_update_slow();
 	unregister_ftrace_graph();
 }
 
@@ -362,8 +388,10 @@ static int depth_write(struct fnode *f, const char *buf, size_t len, unsigned in
 	unsigned long v;
 	int err = fs_write_ulong(buf, len, 0, FTRACE_RETFUNC_DEPTH, &v);
 
-	if (!err)
+	if (!err) {
 		WRITE_ONCE(fgraph_max_depth, v);
+		trace_graph_update_slow();
+	}
 	return err;
 }
 
@@ -377,8 +405,10 @@ static int thresh_write(struct fnode *f, const char *buf, size_t len, unsigned i
 	unsigned long v;
 	int err = fs_write_ulong(buf, len, 0, 10000000UL, &v);
 
-	if (!err)
+	if (!err) {
 		WRITE_ONCE(tracing_thresh, v * 1000);
+		trace_graph_update_slow();
+	}
 	return err;
 }
 
@@ -404,10 +434,12 @@ static int graph_set_write(struct ftrace_hash **slot, const char *buf, size_t le
 	if (!new)
 		return err;
 	old = *slot;
+	WRITE_ONCE(global_trace.graph_slow, 1); /* the fast path knows nothing of these sets */
 	WRITE_ONCE(*slot, new);
 	ftrace_synchronize(); /* no graph entry on another CPU still looks at the old set */
 	free_ftrace_hash(old);
 	for_each_task(reset_counts, NULL); /* counts of calls under the old set mean nothing now */
+	trace_graph_update_slow();
 	return 0;
 }
 

@@ -1,0 +1,64 @@
+/* asm-offsets.c: the C layout the assembly fast paths (arch/x86/ftrace_fast.asm) read, turned into
+ * numbers nasm understands, as Linux's asm-offsets.c does. Never linked: the Makefile compiles it
+ * to assembly and turns each "->NAME value" line into `NAME equ value` in $(B)/gen/asm-offsets.inc,
+ * so a structure that changes moves the assembly with it. */
+#include "kernel/trace/trace.h"
+#include "kernel/trace/fgraph.h"
+#include "kernel/sched.h"
+
+#define DEFINE(sym, val) __asm__ volatile("\n.ascii \"->" #sym " %c0\"" : : "i"(val))
+#define OFFSET(sym, str, mem) DEFINE(sym, __builtin_offsetof(struct str, mem))
+
+void asm_offsets(void);
+void asm_offsets(void)
+{
+	/* struct percpu, through %gs */
+	OFFSET(PC_CURR, percpu, curr);
+	OFFSET(PC_TRACE_CTX, percpu, trace_ctx);
+	OFFSET(PC_TRACE_CB, percpu, trace_cb);
+	OFFSET(PC_TRACE_REC, percpu, trace_recursion);
+
+	/* the ring buffer: this CPU's part and a data page */
+	OFFSET(RB_LAST_TS, ring_buffer_per_cpu, last_ts);
+	OFFSET(RB_TAIL_PAGE, ring_buffer_per_cpu, tail_page);
+	OFFSET(RB_WRITER, ring_buffer_per_cpu, writer);
+	OFFSET(RB_ENTRIES, ring_buffer_per_cpu, entries);
+	OFFSET(BDP_COMMIT, buffer_data_page, commit);
+	OFFSET(BDP_DATA, buffer_data_page, data);
+	DEFINE(BUF_PAGE_SIZE, BUF_PAGE_SIZE);
+	DEFINE(TS_DELTA_MAX, (1U << TS_DELTA_BITS) - 1);
+
+	/* the gates: fn_gate and graph_gate share their first bytes */
+	OFFSET(TA_GATE, trace_array, graph_gate);
+
+	/* events */
+	DEFINE(TRACE_FN, TRACE_FN);
+	DEFINE(TRACE_GRAPH_ENT, TRACE_GRAPH_ENT);
+	DEFINE(TRACE_GRAPH_RET, TRACE_GRAPH_RET);
+	DEFINE(CTX_IRQS_OFF, TRACE_FLAG_IRQS_OFF << 16); /* the flags byte, in the 8-byte image */
+	DEFINE(FE_SIZE, sizeof(struct ftrace_entry));
+	OFFSET(FE_IP, ftrace_entry, ip);
+	OFFSET(FE_PARENT_IP, ftrace_entry, parent_ip);
+	DEFINE(GE_SIZE, sizeof(struct ftrace_graph_ent_entry));
+	OFFSET(GE_FUNC, ftrace_graph_ent_entry, func);
+	OFFSET(GE_DEPTH, ftrace_graph_ent_entry, depth);
+	DEFINE(GR_SIZE, sizeof(struct ftrace_graph_ret_entry));
+	OFFSET(GR_FUNC, ftrace_graph_ret_entry, func);
+	OFFSET(GR_DEPTH, ftrace_graph_ret_entry, depth);
+	OFFSET(GR_OVERRUN, ftrace_graph_ret_entry, overrun);
+	OFFSET(GR_CALLTIME, ftrace_graph_ret_entry, calltime);
+	OFFSET(GR_RETTIME, ftrace_graph_ret_entry, rettime);
+	OFFSET(GR_RETVAL, ftrace_graph_ret_entry, retval);
+
+	/* the task's shadow stack */
+	OFFSET(TASK_FGRAPH, task, fgraph);
+	OFFSET(FG_CURR, fgraph_task, curr_ret_stack);
+	OFFSET(FG_OVERRUN, fgraph_task, overrun);
+	OFFSET(FG_RET_STACK, fgraph_task, ret_stack);
+	DEFINE(RS_SIZE, sizeof(struct ftrace_ret_stack));
+	OFFSET(RS_RET, ftrace_ret_stack, ret);
+	OFFSET(RS_FUNC, ftrace_ret_stack, func);
+	OFFSET(RS_CALLTIME, ftrace_ret_stack, calltime);
+	OFFSET(RS_RETP, ftrace_ret_stack, retp);
+	DEFINE(FTRACE_RETFUNC_DEPTH, FTRACE_RETFUNC_DEPTH);
+}
