@@ -46,8 +46,11 @@ class Replay:
         self.close()
         iso = TEST_ISO if settings["iso"] == "test" else PLAIN_ISO
         args = ["-m", settings["mem"]] if settings["mem"] != "256M" else []
-        self.console = Console(smp=settings["smp"], extra_args=args, iso=iso,
-                               name="%s-%d" % (self.name, len(self.consoles)))
+        name = "%s-%d" % (self.name, len(self.consoles))
+        # COM2 to a host file, as `make run` has it: `cat FILE > /dev/ttyS1` then works as the chapters show.
+        ttyS1 = os.path.join(ROOT, "build", "docs-replay", re.sub(r"[^\w.-]+", "_", name) + ".ttyS1.bin")
+        os.makedirs(os.path.dirname(ttyS1), exist_ok=True)
+        self.console = Console(smp=settings["smp"], extra_args=args, iso=iso, name=name, ttyS1=ttyS1)
         self.consoles.append(self.console)
         self.console.start()
 
@@ -129,7 +132,8 @@ class Replay:
         c._pos = start
         out = c.wait_for_prompt(timeout=COMMAND_TIMEOUT)
         out = out[:-1] if out.endswith("\n") else out
-        return out.split("\n") if out else []
+        # The shell does not echo the Ctrl-C; the chapter shows it as typed, and so does the result.
+        return (out.split("\n") if out else []) + [CTRL_C]
 
     def wait_tasks_gone(self, pids, timeout=120):
         deadline = time.monotonic() + timeout
