@@ -62,19 +62,26 @@ SELFTEST(smp_call_function_reaches_each_cpu)
 	KT_EXPECT_EQ(t, ran_on[num_online_cpus() - 1], 11);
 }
 
-static volatile bool nmi_flag;
-static volatile u64 nmi_seen[NR_CPUS];
+static volatile bool nmi_flag, nmi_hit_handler;
+static volatile u64 nmi_seen[NR_CPUS], nmi_spinning;
 
 static void spin_irqs_off(void *info)
 {
 	/* We are in an IPI handler: interrupts are off until we return. Only an NMI gets in. */
+	nmi_spinning = 1;
 	while (!nmi_flag)
 		cpu_relax();
 }
 
 static void nmi_mark(void *info)
 {
-	nmi_seen[smp_processor_id()]++;
+	int cpu = smp_processor_id();
+
+	nmi_seen[cpu]++;
+	if (cpu != 1)
+		return; /* the other CPUs' NMIs must not end CPU 1's spin before its own NMI comes */
+	/* The NMI came while the handler spun, so it interrupted the handler (docs/07: `Z`). */
+	nmi_hit_handler = nmi_spinning && this_cpu()->irq_depth;
 	nmi_flag = true;
 }
 
@@ -82,12 +89,20 @@ SELFTEST(smp_nmi_reaches_cpu_with_irqs_off)
 {
 	if (!need_cpus(t, 2))
 		return;
-	nmi_flag = false;
+	nmi_flag = nmi_hit_handler = false;
+	nmi_spinning = 0;
 	memset((void *)nmi_seen, 0, sizeof(nmi_seen));
 	smp_call_function_single(1, spin_irqs_off, NULL, false);
+	/* Not before the handler spins: an NMI sent earlier would find CPU 1 idle, not in a handler. */
+	if (!wait_for(&nmi_spinning, 1, 5000)) {
+		nmi_flag = true;
+		ktest_fail(t, __FILE__, __LINE__, "CPU 1 never ran the IPI handler");
+		return;
+	}
 	nmi_call_function(nmi_mark, NULL);
 	KT_EXPECT_EQ(t, nmi_seen[1], 1);
 	KT_EXPECT(t, nmi_flag);
+	KT_EXPECT(t, nmi_hit_handler);
 }
 
 static volatile u64 ticks_before[NR_CPUS], ticks_after[NR_CPUS];
