@@ -107,6 +107,10 @@ class Replay:
             return self.run_until_ctrl_c(cmd)
         out = c.run(cmd, timeout=COMMAND_TIMEOUT)
         if RUN_RX.match(cmd):
+            # Wait as a reader does, without typing, for the time the run asked for; only then ask `ps`.
+            # Polling from the start would put `ps` and its output into what the chapter measures
+            # (the stack tracer found `ps` printing under a timer interrupt deeper than any reader sees).
+            time.sleep(int(cmd.split()[-1]))
             self.wait_tasks_gone([int(p) for p in TASK_RX.findall(out)])
         elif KILL_RX.match(cmd):
             refused = {int(p) for p in KILL_REFUSED_RX.findall(out)}      # not there, or the shell itself

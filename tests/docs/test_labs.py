@@ -15,7 +15,6 @@ from tests.docs.transcript import compare
 CHAPTERS = chapters()
 # Chapters whose transcripts have not been brought in line with the kernel yet: skipped, saying so.
 PENDING = {
-    "docs/09-triggers-and-stats.md",
 }
 
 
