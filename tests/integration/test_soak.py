@@ -41,6 +41,20 @@ def settled_kmalloc(console):
     return last
 
 
+def kmalloc_back_to(console, before, rounds=50):
+    """kmalloc bytes, read until they are back to `before` (or below: something `before` counted was
+    freed meanwhile) or `rounds` timer-tick waits have passed. What is given back may be freed a little
+    later (a task reaped, an RCU-Tasks wait), so only memory that never comes back fails the caller's
+    comparison: a leak stays above `before` however long we wait."""
+    now = verify(console)["kmalloc"]
+    for _ in range(rounds):
+        if now <= before:
+            break
+        console.run("selftest timer_ticks")
+        now = verify(console)["kmalloc"]
+    return now
+
+
 def test_verify_sites_counts_what_calls_ftrace(console):
     idle = verify(console)
     assert idle["on"] == 0 and idle["sites"] > 300 and idle["pages"] == 0
@@ -95,10 +109,10 @@ def test_cleared_sets_and_disabled_patches_give_their_memory_back(console):
         console.run(cmd)
     assert console.run("cat set_ftrace_filter") == "#### all functions enabled ####"
     assert console.run("cat set_ftrace_notrace") == "#### no functions disabled ####"
-    assert settled_kmalloc(console) == before
+    assert kmalloc_back_to(console, before) <= before
     assert console.run("echo demo_greeting > livepatch_enable").endswith("demo_greeting -> demo_greeting_fixed")
     console.run("echo > livepatch_enable")
-    assert settled_kmalloc(console) == before
+    assert kmalloc_back_to(console, before) <= before
 
 
 def test_a_detached_direct_call_gives_its_filter_back(console):
@@ -106,7 +120,7 @@ def test_a_detached_direct_call_gives_its_filter_back(console):
     before = settled_kmalloc(console)
     for cmd in ("echo compute_fib > direct_count", "echo vfs_read > direct_count", "echo > direct_count"):
         assert console.run(cmd) == "", cmd
-    assert settled_kmalloc(console) == before
+    assert kmalloc_back_to(console, before) <= before
     assert console.run("cat enabled_functions") == ""
 
 
@@ -121,11 +135,11 @@ def test_the_last_function_command_removed_gives_its_memory_back(fresh_console):
         assert con.run(cmd) == "", cmd
     assert con.run("cat set_ftrace_filter") == "#### all functions enabled ####"
     assert con.run("cat enabled_functions") == ""
-    assert settled_kmalloc(con) == before
+    assert kmalloc_back_to(con, before) <= before
     assert con.run("echo 'serial_init:traceon' >> set_ftrace_filter") == ""
     assert con.run("cat set_ftrace_filter").splitlines()[-1] == "serial_init:traceon:unlimited"
     assert con.run("echo '!serial_init:traceon' >> set_ftrace_filter") == ""
-    assert settled_kmalloc(con) == before
+    assert kmalloc_back_to(con, before) <= before
 
 
 def test_soak_driver_short_run():
