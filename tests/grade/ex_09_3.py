@@ -30,10 +30,10 @@ def test_any_count_becomes_one(console):
 
 
 def test_dumps_once(console):
-    assert console.run("echo 'vfs_open:cpudump' >> set_ftrace_filter") == ""
-    first = console.run("cat /proc/uptime")         # opens a file: vfs_open
+    assert console.run("echo 'uptime_show:cpudump' >> set_ftrace_filter") == ""
+    first = console.run("cat /proc/uptime")         # uptime_show
     assert first.count("Dumping ftrace buffer:") == 1, first
-    assert commands(console) == ["vfs_open:cpudump:count=0"]
+    assert commands(console) == ["uptime_show:cpudump:count=0"]
     console.run("echo 1 > tracing_on")
     second = console.run("cat /proc/uptime")
     assert "Dumping" not in second, second
