@@ -22,8 +22,8 @@ SOLUTIONS = os.path.join(ROOT, "docs", "solutions")
 PYTHON = "/usr/bin/python3"
 LINE = re.compile(r"^ex (\d\d\.\d+) (.*): (\d+)/(\d+)$", re.M)
 # Not worth copying: the copy rebuilds the ISOs, and keeps no logs, fuzzing or caches of ours.
-SKIP = ["./.git", "./build/grade-check", "./build/fuzz", "./build/test-logs", "./build/pytest-cache",
-        "./build/*.iso", "./build-*"]
+SKIP = ["./.git", "./build/grade-check", "./build/fuzz", "./build/test-logs", "./build/grade-logs",
+        "./build/pytest-cache", "./build/*.iso", "./build-*"]
 
 
 def exercise_key(ex):
