@@ -88,7 +88,7 @@ $(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) $(FTRACE_CFLAGS) $(CFLAGS) -c $< -o $@
 endif
 
-.PHONY: all run debug test grade unit fuzz bench bench-scale trace soak deps format clean iso iso-test
+.PHONY: all run debug test grade unit fuzz bench bench-scale trace soak deps docs format clean iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
 $(B)/%.o: %.c Makefile
@@ -211,6 +211,12 @@ soak: deps
 
 unit:
 	@$(MAKE) --no-print-directory -f tests/unit/Makefile run
+
+# Replays every console transcript in docs/*.md and writes back the outputs that no longer fit
+# (tools/docs-replay; DOCS="docs/07-*.md" for some chapters, DOCS_ARGS=--all to rewrite every output).
+docs: deps
+	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@$(PYTHON) tools/docs-replay $(DOCS_ARGS) $(DOCS)
 
 # Each tests/fuzz target for FUZZ_TIME seconds (default 60); findings land in build/fuzz/crashes/.
 fuzz: deps

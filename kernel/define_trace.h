@@ -20,6 +20,8 @@
  *   #if !defined(_TRACE_X_H) || defined(TRACE_HEADER_MULTI_READ)
  * and define TRACE_SYSTEM and TRACE_INCLUDE_FILE (its own path, in quotes).
  */
+/* The stages are laid out so that each field macro reads as the column of a table: left as written. */
+/* clang-format off */
 #ifdef CREATE_TRACE_POINTS
 #undef CREATE_TRACE_POINTS /* the re-reads below must not come back here */
 

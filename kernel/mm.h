@@ -58,7 +58,29 @@ void page_alloc_init(const struct mem_region *ram, int n, u64 reserved_lo, u64 r
 void page_alloc_reserve(u64 base, u64 len);
 unsigned long alloc_pages(size_t n); /* physical address, 0 when none */
 void free_pages(unsigned long pa, size_t n);
-void *alloc_page_zeroed(void);       /* direct-map address of a zeroed page, NULL when none */
+
+/*
+ * Who holds the frames in use, so that /proc/meminfo accounts for every one of them: a drop in
+ * MemFree is then either a named cache growing or a leak, never a mystery. Frames taken with plain
+ * alloc_pages() are PAGE_USER_OTHER.
+ */
+enum page_user {
+	PAGE_USER_OTHER,
+	PAGE_USER_RESERVED,  /* the kernel image and what the boot loader left, never freed */
+	PAGE_USER_SLAB,      /* kmalloc's slabs and large runs */
+	PAGE_USER_STACK,     /* task and CPU stacks */
+	PAGE_USER_PAGETABLE, /* page tables made after boot */
+	PAGE_USER_EXECMEM,   /* frames behind trampoline pages */
+	PAGE_USER_TRACE,     /* ring-buffer pages */
+	PAGE_USER_FTRACE,    /* dyn_ftrace record pages */
+	NR_PAGE_USERS
+};
+unsigned long alloc_pages_for(size_t n, enum page_user user);
+void free_pages_for(unsigned long pa, size_t n, enum page_user user);
+void *alloc_page_zeroed(enum page_user user); /* direct-map address, zeroed; NULL when none */
+size_t pages_used_by(enum page_user user);
+/* Frames in use and the sum over users, read together under the allocator's lock. */
+void pages_accounted(size_t *used, size_t *sum);
 size_t pages_total(void);
 size_t pages_free(void);
 u64 phys_mem_top(void);

@@ -40,16 +40,31 @@ static void meminfo_line(struct seq_file *m, const char *label, u64 kb)
 	seq_printf(m, "%-16s%8llu kB\n", label, kb);
 }
 
+static u64 kb_of(enum page_user user)
+{
+	return pages_used_by(user) * (PAGE_SIZE / 1024);
+}
+
+/*
+ * Linux's lines first (Slab is the pages kmalloc holds, as Linux counts its slab caches; the bytes
+ * its objects use are in /proc/slabinfo), then ours: every frame in use is in exactly one line
+ * from Slab on, so MemTotal - MemFree is their sum.
+ */
 int meminfo_show(struct seq_file *m, struct fnode *f)
 {
 	(void)f;
 	meminfo_line(m, "MemTotal:", pages_total() * (PAGE_SIZE / 1024));
 	meminfo_line(m, "MemFree:", pages_free() * (PAGE_SIZE / 1024));
 	meminfo_line(m, "KernelImage:", ((unsigned long)_end - (unsigned long)_text) / 1024);
-	meminfo_line(m, "Slab:", kmalloc_bytes_in_use() / 1024);
-	meminfo_line(m, "PageTables:", page_table_pages * (PAGE_SIZE / 1024));
-	/* Not a Linux line: frames behind trampoline pages, kept mapped once made (execmem.c). */
-	meminfo_line(m, "Execmem:", execmem_pages_mapped() * (PAGE_SIZE / 1024));
+	meminfo_line(m, "Slab:", kb_of(PAGE_USER_SLAB));
+	meminfo_line(m, "SUnreclaim:", kb_of(PAGE_USER_SLAB));
+	meminfo_line(m, "KernelStack:", kb_of(PAGE_USER_STACK));
+	meminfo_line(m, "PageTables:", kb_of(PAGE_USER_PAGETABLE));
+	meminfo_line(m, "Execmem:", kb_of(PAGE_USER_EXECMEM));
+	meminfo_line(m, "TraceBuffers:", kb_of(PAGE_USER_TRACE));
+	meminfo_line(m, "FtraceRecords:", kb_of(PAGE_USER_FTRACE));
+	meminfo_line(m, "Reserved:", kb_of(PAGE_USER_RESERVED));
+	meminfo_line(m, "OtherPages:", kb_of(PAGE_USER_OTHER));
 	return 0;
 }
 

@@ -78,7 +78,7 @@ static void reap_dead(struct runqueue *rq)
 	while (rq->dead) {
 		struct task *t = rq->dead;
 		rq->dead = t->rq_next;
-		free_pages(__pa(t->stack), TASK_STACK_PAGES);
+		free_pages_for(__pa(t->stack), TASK_STACK_PAGES, PAGE_USER_STACK);
 		kfree(t->fgraph);
 		kfree(t);
 	}
@@ -158,14 +158,14 @@ void __noreturn task_main(struct task *prev, struct task *self)
 struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *name)
 {
 	struct task *t = kzalloc(sizeof(*t));
-	unsigned long stack = alloc_pages(TASK_STACK_PAGES);
+	unsigned long stack = alloc_pages_for(TASK_STACK_PAGES, PAGE_USER_STACK);
 	struct runqueue *rq = &runqueues[cpu];
 	unsigned long *sp, flags;
 
 	if (!t || !stack || !cpu_online(cpu)) {
 		kfree(t);
 		if (stack)
-			free_pages(stack, TASK_STACK_PAGES);
+			free_pages_for(stack, TASK_STACK_PAGES, PAGE_USER_STACK);
 		return NULL;
 	}
 	t->stack = __va(stack);

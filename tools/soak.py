@@ -44,6 +44,9 @@ TRIGGER_EVENTS = ["sched/sched_switch", "sched/sched_wakeup", "timer/hrtimer_exp
 # Kernel log lines that mean something went wrong (beside the console's own bad patterns).
 FAULT_RX = re.compile(r"ftrace bug|jump label bug|WARNING|Oops|BUG|exception|panic|failed|mismatch",
                       re.I)
+# /proc/meminfo's lines that together hold every frame in use (kernel/mm.h: enum page_user).
+PAGE_USERS = ["Slab", "KernelStack", "PageTables", "Execmem", "TraceBuffers", "FtraceRecords", "Reserved",
+              "OtherPages"]
 ERROR_RX = re.compile(r"(Invalid argument|busy|No such|exists|not permitted|error|denied|usage)", re.I)
 
 
@@ -69,6 +72,7 @@ class Soak:
         self.events = []
         self.cycles = {}            # method -> (cycles, ms, sites)
         self.memory = {}            # label -> (kmalloc bytes, MemFree kB, Slab kB)
+        self.pages = {}             # label -> {meminfo owner line: kB}
 
     # -- talking to the shell -------------------------------------------------------------------------
 
@@ -281,13 +285,20 @@ class Soak:
             raise SoakFailure("%s: with everything off, sites still call ftrace:\n%s" % (self.where(), out))
 
     def measure(self, label):
-        """Everything off; kmalloc bytes (least of 3 reads: workloads allocate for a moment) and meminfo."""
+        """Everything off; kmalloc bytes (least of 3 reads: workloads allocate for a moment) and meminfo,
+        whose lines from Slab on must account for every frame in use (else frames have no owner)."""
         self.all_off()
         self.check(full=True)
         kbytes = min(self.verify()[0] for _ in range(3))
-        info = dict(l.split(":", 1) for l in self.sh("cat /proc/meminfo").splitlines())
-        figures = (kbytes, int(info["MemFree"].split()[0]), int(info["Slab"].split()[0]))
+        info = {k: int(v.split()[0]) for k, v in
+                (l.split(":", 1) for l in self.sh("cat /proc/meminfo").splitlines())}
+        owned = sum(info[k] for k in PAGE_USERS)
+        if info["MemTotal"] - info["MemFree"] != owned:
+            raise SoakFailure("%s: MemTotal - MemFree is %d kB but the owners in /proc/meminfo hold %d kB"
+                              % (self.where(), info["MemTotal"] - info["MemFree"], owned))
+        figures = (kbytes, info["MemFree"], info["Slab"])
         self.memory[label] = figures
+        self.pages[label] = {k: info[k] for k in PAGE_USERS}
         return figures
 
     def leaked(self, label):
@@ -449,6 +460,12 @@ def report(soak, args, minutes, fails, status=""):
         if label.startswith("step "):
             continue
         text.append("| %s | %d | %+d | %d | %+d | %d |" % (label, kb, kb - base[0], free, free - base[1], slab))
+    text += ["", "Where the frames in use are, with everything off (kB, `/proc/meminfo`'s lines from Slab on, "
+             "which add up to MemTotal - MemFree at every measurement; a drop in MemFree shows up in one of "
+             "them):", "", "| when | " + " | ".join(PAGE_USERS) + " |", "|---|" + "---:|" * len(PAGE_USERS)]
+    for label, owners in soak.pages.items():
+        if not label.startswith("step "):
+            text.append("| %s | %s |" % (label, " | ".join(str(owners[k]) for k in PAGE_USERS)))
     steps = [kb - base[0] for label, (kb, _, _) in soak.memory.items() if label.startswith("step ")]
     if steps:
         text += ["", "Also measured the same way every 100 random steps (%d times): kmalloc bytes vs. baseline "

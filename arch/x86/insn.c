@@ -20,6 +20,8 @@
 #include "lib/compiler.h"
 #include "lib/errno.h"
 
+/* The attributes and tables are laid out as the SDM prints its opcode maps: left as written. */
+/* clang-format off */
 /*
  * Opcode attributes. The low four bits name the immediate (or moffs) that ends the
  * instruction; the rest are flags.
@@ -213,6 +215,7 @@ static const struct opcode_range map_0f3a[] = {
 	{ 0xdf, 0xdf },	/* aeskeygenassist */
 	{ 0xf0, 0xf0 },	/* hreset */
 };
+/* clang-format on */
 
 /* The bytes being decoded: never read at or past end. */
 struct cursor {

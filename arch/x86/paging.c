@@ -26,7 +26,7 @@ static unsigned long ioremap_next = IOREMAP_BASE;
 
 static u64 *alloc_table(void)
 {
-	u64 *t = alloc_page_zeroed();
+	u64 *t = alloc_page_zeroed(PAGE_USER_PAGETABLE);
 
 	/* Before the switch, tables are written through the boot map, which ends at 1 GiB. */
 	if (t && phys_map_base == KERNEL_VMA && __pa(t) >= (1UL << 30))

@@ -53,7 +53,7 @@ static void __noreturn ap_entry(long cpu)
 
 static bool boot_ap(int cpu, u8 apic_id)
 {
-	unsigned long stack = alloc_pages(AP_STACK_PAGES);
+	unsigned long stack = alloc_pages_for(AP_STACK_PAGES, PAGE_USER_STACK);
 	u64 deadline;
 
 	if (!stack)

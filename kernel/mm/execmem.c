@@ -81,11 +81,11 @@ void *execmem_alloc(size_t size)
 		return NULL;
 	va = EXECMEM_BASE + (unsigned long)i * PAGE_SIZE;
 	if (!test_bit(mapped, i)) {
-		unsigned long pa = alloc_pages(1);
+		unsigned long pa = alloc_pages_for(1, PAGE_USER_EXECMEM);
 		/* Leaf flags 0: present, read-only, executable. */
 		if (!pa || map_page(va, pa, 0)) {
 			if (pa)
-				free_pages(pa, 1);
+				free_pages_for(pa, 1, PAGE_USER_EXECMEM);
 			release_page(i);
 			return NULL;
 		}

@@ -54,7 +54,7 @@ static int class_of(size_t size)
 
 static struct slab *slab_new(u32 obj_size)
 {
-	unsigned long pa = alloc_pages(1);
+	unsigned long pa = alloc_pages_for(1, PAGE_USER_SLAB);
 	struct slab *s;
 	char *obj;
 
@@ -79,7 +79,7 @@ static struct slab *slab_new(u32 obj_size)
 static void *kmalloc_large(size_t size, size_t *bytes_alloc)
 {
 	size_t n = (size + HDR_SIZE + PAGE_SIZE - 1) / PAGE_SIZE;
-	unsigned long pa = alloc_pages(n);
+	unsigned long pa = alloc_pages_for(n, PAGE_USER_SLAB);
 	struct slab *s;
 
 	*bytes_alloc = n * PAGE_SIZE;
@@ -174,7 +174,7 @@ void kfree(const void *p)
 	if (s->magic == LARGE_MAGIC) {
 		__atomic_fetch_sub(&bytes_in_use, s->obj_size * PAGE_SIZE, __ATOMIC_RELAXED);
 		s->magic = 0;
-		free_pages(__pa(s), s->obj_size);
+		free_pages_for(__pa(s), s->obj_size, PAGE_USER_SLAB);
 		return;
 	}
 	c = &classes[class_of(s->obj_size)];
@@ -223,7 +223,7 @@ size_t kmalloc_shrink(void)
 			struct slab *s = empty;
 			empty = s->next;
 			s->magic = 0;
-			free_pages(__pa(s), 1);
+			free_pages_for(__pa(s), 1, PAGE_USER_SLAB);
 			freed++;
 		}
 	}

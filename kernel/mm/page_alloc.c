@@ -12,6 +12,7 @@
 
 static u64 frame_used[MAX_FRAMES / 64]; /* bit set = frame not available */
 static size_t nr_frames, nr_free, nr_usable;
+static size_t nr_used_by[NR_PAGE_USERS]; /* under frame_lock; sums to nr_usable - nr_free */
 static size_t search_hint;
 static DEFINE_SPINLOCK(frame_lock);
 
@@ -38,6 +39,7 @@ void page_alloc_reserve(u64 base, u64 len)
 		if (!frame_is_used(f)) {
 			frame_set(f, true);
 			nr_free--;
+			nr_used_by[PAGE_USER_RESERVED]++;
 		}
 	}
 }
@@ -74,11 +76,11 @@ static bool run_is_free(size_t f, size_t n)
 	return true;
 }
 
-unsigned long alloc_pages(size_t n)
+static unsigned long __alloc_pages(size_t n, enum page_user user, unsigned long caller)
 {
 	unsigned long flags, pa = 0;
 
-	if (should_fail(&fail_page_alloc, n * PAGE_SIZE, (unsigned long)__builtin_return_address(0)))
+	if (should_fail(&fail_page_alloc, n * PAGE_SIZE, caller))
 		goto out;
 	flags = spin_lock_irqsave(&frame_lock);
 	for (size_t pass = 0; pass < 2 && !pa; pass++) {
@@ -88,6 +90,7 @@ unsigned long alloc_pages(size_t n)
 				for (size_t i = 0; i < n; i++)
 					frame_set(f + i, true);
 				nr_free -= n;
+				nr_used_by[user] += n;
 				search_hint = f + n;
 				pa = f << PAGE_SHIFT;
 				break;
@@ -100,7 +103,18 @@ out:
 	return pa;
 }
 
-void free_pages(unsigned long pa, size_t n)
+unsigned long alloc_pages(size_t n)
+{
+	return __alloc_pages(n, PAGE_USER_OTHER, (unsigned long)__builtin_return_address(0));
+}
+
+unsigned long alloc_pages_for(size_t n, enum page_user user)
+{
+	return __alloc_pages(n, user, (unsigned long)__builtin_return_address(0));
+}
+
+/* The user must be the one the frames were taken for: a mismatch would hide a leak in the totals. */
+void free_pages_for(unsigned long pa, size_t n, enum page_user user)
 {
 	unsigned long flags;
 	size_t f = pa >> PAGE_SHIFT;
@@ -112,19 +126,42 @@ void free_pages(unsigned long pa, size_t n)
 		BUG_ON(f + i >= nr_frames || !frame_is_used(f + i)); /* double free */
 		frame_set(f + i, false);
 	}
+	BUG_ON(nr_used_by[user] < n); /* freed for another user than it was taken for */
+	nr_used_by[user] -= n;
 	nr_free += n;
 	if (f < search_hint)
 		search_hint = f;
 	spin_unlock_irqrestore(&frame_lock, flags);
 }
 
-void *alloc_page_zeroed(void)
+void free_pages(unsigned long pa, size_t n)
 {
-	unsigned long pa = alloc_pages(1);
+	free_pages_for(pa, n, PAGE_USER_OTHER);
+}
+
+void *alloc_page_zeroed(enum page_user user)
+{
+	unsigned long pa = __alloc_pages(1, user, (unsigned long)__builtin_return_address(0));
 	if (!pa)
 		return NULL;
 	memset(__va(pa), 0, PAGE_SIZE);
 	return __va(pa);
+}
+
+size_t pages_used_by(enum page_user user)
+{
+	return __atomic_load_n(&nr_used_by[user], __ATOMIC_RELAXED);
+}
+
+void pages_accounted(size_t *used, size_t *sum)
+{
+	unsigned long flags = spin_lock_irqsave(&frame_lock);
+
+	*used = nr_usable - nr_free;
+	*sum = 0;
+	for (int u = 0; u < NR_PAGE_USERS; u++)
+		*sum += nr_used_by[u];
+	spin_unlock_irqrestore(&frame_lock, flags);
 }
 
 size_t pages_total(void)

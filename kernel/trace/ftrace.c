@@ -45,7 +45,7 @@ static unsigned long ftrace_allocate_pages(unsigned long count)
 	while (count) {
 		unsigned long n = MIN((count + RECS_PER_PAGE - 1) / RECS_PER_PAGE, GROUP_PAGES);
 		struct ftrace_page *pg = kzalloc(sizeof(*pg));
-		unsigned long pa = alloc_pages(n);
+		unsigned long pa = alloc_pages_for(n, PAGE_USER_FTRACE);
 
 		if (!pg || !pa)
 			panic("ftrace: out of memory for %lu records", count);

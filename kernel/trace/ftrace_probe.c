@@ -111,16 +111,22 @@ static int probes_replace(struct probe_set *set)
 		if (!err && !(probe_ops.flags & FTRACE_OPS_FL_ENABLED))
 			err = register_ftrace_function(&probe_ops);
 	} else {
+		/* The last command went: give back the ops's filter and the set as well, so that
+		 * everything off holds what it held before the first command (found by make soak). */
 		free_ftrace_hash(set->filter);
 		if (probe_ops.flags & FTRACE_OPS_FL_ENABLED)
 			err = unregister_ftrace_function(&probe_ops);
+		if (!err)
+			err = ftrace_hash_move_and_update(&probe_ops, true, NULL);
 	}
 	set->filter = NULL;
 	/* Between the filter and this store, a function calls in with the other set: it finds no
 	 * command for itself, or its old one, never a freed one. */
-	WRITE_ONCE(probes, set);
+	WRITE_ONCE(probes, set->nr ? set : NULL);
 	ftrace_synchronize();
 	kfree(old);
+	if (!set->nr)
+		kfree(set);
 	return err;
 }
 

@@ -21,7 +21,7 @@ static void free_pages_of(struct ring_buffer_per_cpu *cb)
 {
 	for (int i = 0; cb->pages && i < cb->nr_pages; i++)
 		if (cb->pages[i].page)
-			free_pages(__pa(cb->pages[i].page), 1);
+			free_pages_for(__pa(cb->pages[i].page), 1, PAGE_USER_TRACE);
 	kfree(cb->pages);
 	cb->pages = NULL;
 	cb->tail_page = &rb_no_page;
@@ -73,7 +73,7 @@ int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu)
 			goto nomem;
 		cb->nr_pages = n;
 		for (int i = 0; i < n; i++) {
-			unsigned long pa = alloc_pages(1);
+			unsigned long pa = alloc_pages_for(1, PAGE_USER_TRACE);
 			if (!pa)
 				goto nomem;
 			cb->pages[i].page = __va(pa);

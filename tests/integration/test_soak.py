@@ -110,6 +110,24 @@ def test_a_detached_direct_call_gives_its_filter_back(console):
     assert console.run("cat enabled_functions") == ""
 
 
+def test_the_last_function_command_removed_gives_its_memory_back(fresh_console):
+    """The first function command ever, added then removed by its `!`: kmalloc where it was before it
+    (the probe ops kept its one-function filter and an empty command set, 2160 bytes: make soak,
+    seed 2, step 86). A fresh boot, so that no earlier test has paid that once already."""
+    con = fresh_console
+    before = settled_kmalloc(con)
+    for cmd in ("echo 'serial_init:traceon' >> set_ftrace_filter", "echo 'kfree:traceoff:3' >> set_ftrace_filter",
+                "echo '!serial_init:traceon' >> set_ftrace_filter", "echo '!kfree:traceoff' >> set_ftrace_filter"):
+        assert con.run(cmd) == "", cmd
+    assert con.run("cat set_ftrace_filter") == "#### all functions enabled ####"
+    assert con.run("cat enabled_functions") == ""
+    assert settled_kmalloc(con) == before
+    assert con.run("echo 'serial_init:traceon' >> set_ftrace_filter") == ""
+    assert con.run("cat set_ftrace_filter").splitlines()[-1] == "serial_init:traceon:unlimited"
+    assert con.run("echo '!serial_init:traceon' >> set_ftrace_filter") == ""
+    assert settled_kmalloc(con) == before
+
+
 def test_soak_driver_short_run():
     """The driver end to end: a few random steps, a couple of site cycles, fixed seed, no file written."""
     out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "soak.py"), "--steps", "5", "--cycles", "1",

@@ -92,3 +92,23 @@ SELFTEST(pages_kernel_reserved)
 	KT_EXPECT(t, pa >= __pa(_end) || pa + PAGE_SIZE <= __pa(_text));
 	free_pages(pa, 1);
 }
+
+SELFTEST(pages_every_frame_has_a_user)
+{
+	size_t used, sum, trace0 = pages_used_by(PAGE_USER_TRACE), other0 = pages_used_by(PAGE_USER_OTHER);
+	unsigned long a = alloc_pages_for(3, PAGE_USER_TRACE), b = alloc_pages(2);
+
+	KT_ASSERT(t, a && b);
+	KT_EXPECT_EQ(t, pages_used_by(PAGE_USER_TRACE), trace0 + 3);
+	KT_EXPECT_EQ(t, pages_used_by(PAGE_USER_OTHER), other0 + 2);
+	pages_accounted(&used, &sum);
+	KT_EXPECT_EQ(t, used, sum);
+	KT_EXPECT(t, pages_used_by(PAGE_USER_RESERVED) > 0 && pages_used_by(PAGE_USER_SLAB) > 0 &&
+			     pages_used_by(PAGE_USER_STACK) > 0 && pages_used_by(PAGE_USER_FTRACE) > 0);
+	free_pages_for(a, 3, PAGE_USER_TRACE);
+	free_pages(b, 2);
+	KT_EXPECT_EQ(t, pages_used_by(PAGE_USER_TRACE), trace0);
+	KT_EXPECT_EQ(t, pages_used_by(PAGE_USER_OTHER), other0);
+	pages_accounted(&used, &sum);
+	KT_EXPECT_EQ(t, used, sum);
+}
