@@ -14,6 +14,8 @@ from tests.docs.transcript import CTRL_C, read_chapter
 PLAIN_ISO = os.path.join(ROOT, "build", "ftrace-os.iso")
 DOCS = os.path.join(ROOT, "docs")
 RUN_RX = re.compile(r"^run \S+ \S+ \d+$")          # a workload with a time limit: wait for it to end
+KILL_RX = re.compile(r"^kill(?: \d+)+$")           # kill only asks: wait for the tasks to be gone, as a reader does
+KILL_REFUSED_RX = re.compile(r"^kill: \((\d+)\) - ", re.M)
 TASK_RX = re.compile(r"^\[(\d+)\] \S+ on CPU \d+$", re.M)
 EXITS = ("poweroff", "reboot")
 COMMAND_TIMEOUT = 300
@@ -103,6 +105,9 @@ class Replay:
         out = c.run(cmd, timeout=COMMAND_TIMEOUT)
         if RUN_RX.match(cmd):
             self.wait_tasks_gone([int(p) for p in TASK_RX.findall(out)])
+        elif KILL_RX.match(cmd):
+            refused = {int(p) for p in KILL_REFUSED_RX.findall(out)}      # not there, or the shell itself
+            self.wait_tasks_gone([int(p) for p in cmd.split()[1:] if int(p) not in refused])
         return out.split("\n") if out else []
 
     def run_until_ctrl_c(self, cmd):
@@ -135,7 +140,7 @@ class Replay:
                 return
             time.sleep(0.2)
         if pids:
-            raise AssertionError("%s: tasks %s of a timed `run` did not end" % (self.path, pids))
+            raise AssertionError("%s: tasks %s of a timed `run` or a `kill` did not end" % (self.path, pids))
 
 
 __all__ = ["Replay", "chapters"]

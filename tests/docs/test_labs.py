@@ -19,13 +19,6 @@ PENDING = {
     "docs/07-function-tracer.md",
     "docs/08-function-graph.md",
     "docs/09-triggers-and-stats.md",
-    "docs/10-trampolines.md",
-    "docs/11-livepatch.md",
-    "docs/12-jump-labels.md",
-    "docs/13-trace-events.md",
-    "docs/15-kprobes.md",
-    "docs/16-hardening.md",
-    "docs/DEBUGGING.md",
 }
 
 

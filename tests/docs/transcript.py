@@ -30,7 +30,7 @@ any change to the code or any run changes them:
     size   a symbol's size after the slash in sym+0x0/0x55
 These vary only in a block that names them:
     num    any other decimal number (counts, pids, sizes)
-    dur    a duration: the number before "us" (function_graph's DURATION column)
+    dur    a duration: the number before "us" (function_graph's DURATION column), with its +/! mark
     hex    any other 0x number, and the bytes `dis` prints
     lines  how many lines: each line printed must match some line of the block (and one must be printed)
 A line that is exactly `...` in the expected output matches any number of lines. A run of spaces matches
@@ -52,7 +52,9 @@ CLASSES = {
     "addr": (r"\b(?:0x)?[0-9a-f]{16}\b|\b0x[0-9a-f]{8,}\b", r"(?:0x)?[0-9a-f]{8,16}"),
     "rel": (r"(?<=\be[89] )[0-9a-f]{2} [0-9a-f]{2} [0-9a-f]{2} [0-9a-f]{2}\b", r"[0-9a-f]{2}(?: [0-9a-f]{2}){3}"),
     "size": (r"(?<=[0-9a-f]/)0x[0-9a-f]+\b", r"0x[0-9a-f]+"),
-    "dur": (r"\b\d+\.\d{1,3}(?= us\b)", r"\d+\.\d+"),
+    # A duration with the mark function_graph puts before it (+ over 10 us, ! over 100 us, ...), which
+    # follows from the number: "+ 53.349 us" may be printed as "! 109.271 us" or "  9.870 us".
+    "dur": (r"(?:[$@*#!+] )?\b\d+\.\d{1,3}(?= us\b)", r"(?:[$@*#!+] +)?\d+\.\d+"),
     "hex": (r"\b0x[0-9a-f]+\b|(?<![\w.])[0-9a-f]{2}(?= |$)", r"(?:0x[0-9a-f]+|[0-9a-f]{2})"),
     "num": (r"(?<![\w.])\d+(?![\w.])", r"\d+"),
 }

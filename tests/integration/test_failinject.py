@@ -283,36 +283,6 @@ def test_corrupted_site_is_reported_and_survived(fresh_console):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# docs/16-hardening.md, "## Failure injection", "### Lab": typed again, it prints what the chapter says.
-# ---------------------------------------------------------------------------------------------------------------
-
-def failure_injection_lab():
-    from tests.integration.test_docs_labs import PROMPT, ROOT
-    text = (ROOT / "docs/16-hardening.md").read_text()
-    section = text[text.index("\n## Failure injection\n"):]
-    section = section[:section.index("\n## ", 1)]
-    lab = section[section.index("\n### Lab\n"):]
-    lab = lab[:lab.index("\n### ", 1)]
-    steps = []
-    for block in re.findall(r"^```\n(.*?)^```", lab, re.S | re.M):
-        for line in block.splitlines():
-            if line.startswith(PROMPT):
-                steps.append((line[len(PROMPT):], []))
-            elif steps:
-                steps[-1][1].append(line)
-    return steps
-
-
-def test_lab_transcript(fresh_console):
-    from tests.integration.test_docs_labs import mask
-    steps = failure_injection_lab()
-    assert len(steps) >= 10
-    for cmd, expected in steps:
-        got = [mask(l) for l in fresh_console.run(cmd).splitlines()]
-        assert got == [mask(l) for l in expected], f"`{cmd}` printed\n" + "\n".join(got)
-
-
-# ---------------------------------------------------------------------------------------------------------------
 # Tracer switches hold no more memory after the first round: what stays is a cache of fixed size, not a leak.
 # ---------------------------------------------------------------------------------------------------------------
 

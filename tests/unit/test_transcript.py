@@ -79,6 +79,13 @@ def test_numbers_vary_only_where_marked():
     assert compare([line], [" 1)   0.311 us    |        dentry_lookup();"], {"dur"}) is None
     assert compare([line], [" 1)   0.311 us    |        dentry_lookup();"], set())
     assert compare([line], [" 0)   0.311 us    |        dentry_lookup();"], {"dur"})
+    # The mark before a duration follows from it, so it varies with it.
+    marked = " 0) + 53.349 us   |    demo_greeting_fixed();"
+    assert compare([marked], [" 0) ! 109.271 us  |    demo_greeting_fixed();"], {"dur"}) is None
+    assert compare([marked], [" 0)   9.870 us    |    demo_greeting_fixed();"], {"dur"}) is None
+    assert compare([line], [" 1) ! 150.002 us  |        dentry_lookup();"], {"dur"}) is None
+    assert compare([marked], [" 0) ! 109.271 us  |    demo_greeting_fixed();"], set())
+    assert compare([marked], [" 0) ! 109.271 us  |    demo_greeting();"], {"dur"})
 
 
 def test_timestamps_always_vary_but_keep_their_shape():
