@@ -4,6 +4,7 @@
 #   make run        boot in QEMU (TCG), serial console on this terminal; SMP=N MEM=256M
 #   make debug      same, stopped at the first instruction, waiting for gdb
 #   make test       host unit tests, in-kernel self-tests, QEMU integration tests
+#   make grade      score the graded exercises: CH=09 one chapter, EX=07.8 one exercise (docs/GRADING.md)
 #   make bench      guest instructions per traced call (QEMU -icount) -> docs/BENCHMARKS.md
 #   make trace      record a trace in QEMU -> build/trace.dat (trace-cmd), trace.json, trace.txt; CMDS="a; b"
 #   make format     clang-format the C sources
@@ -88,7 +89,7 @@ $(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) $(FTRACE_CFLAGS) $(CFLAGS) -c $< -o $@
 endif
 
-.PHONY: all run debug test unit fuzz bench bench-scale trace soak deps docs format clean iso iso-test
+.PHONY: all run debug test grade unit fuzz bench bench-scale trace soak deps docs format clean iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
 $(B)/%.o: %.c Makefile
@@ -185,6 +186,11 @@ test: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
 	@$(MAKE) --no-print-directory STATIC_FTRACE=1 all
 	@tools/run-tests
+
+# The graded exercises of the chapters (tests/grade/), one score each and a total. tools/grade
+# builds the kernel itself, so a tree that does not build still gets its host graders' scores.
+grade: deps
+	@$(PYTHON) tools/grade $(if $(CH),--ch $(CH)) $(if $(EX),--ex $(EX))
 
 # Exact guest instruction counts (-icount), written into docs/BENCHMARKS.md. Never part of `make test`.
 bench: deps

@@ -73,7 +73,8 @@ BOOT_TIMEOUT = 60 * TIMEOUT_SCALE               # QEMU start to the first prompt
 COMMAND_TIMEOUT = 20 * TIMEOUT_SCALE            # one shell command
 EXIT_TIMEOUT = 30 * TIMEOUT_SCALE               # a crash or poweroff until QEMU has exited
 
-LOG_DIR = os.path.join(ROOT, "build", "test-logs")
+# FTRACE_OS_LOG_DIR: another place, for a run inside a run (tools/grade keeps its own: build/grade-logs/).
+LOG_DIR = os.environ.get("FTRACE_OS_LOG_DIR") or os.path.join(ROOT, "build", "test-logs")
 
 # Development aid: FTRACE_OS_FAKE_KERNEL=1 runs tests/fake_kernel.py (a Python imitation of the shell) in place
 # of QEMU, so the harness can be worked on without a kernel.  Never set by `make test`.
