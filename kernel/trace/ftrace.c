@@ -146,7 +146,7 @@ void ftrace_init(void)
 	/* One batch: each site checked as it is queued, all written by text_poke_early at commit. */
 	text_patch_reserve(&ftrace_patch_batch, count + 16);
 	text_patch_begin(&ftrace_patch_batch);
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		/* A site that is not `call __fentry__` is reported (ftrace_bug) by the patcher. */
 		if (!ftrace_disabled)
 			ftrace_init_nop(rec);
@@ -154,7 +154,7 @@ void ftrace_init(void)
 			rec->flags |= FTRACE_FL_DISABLED; /* still `call __fentry__`: left alone */
 		else
 			converted++;
-	} while_for_each_ftrace_rec();
+	}
 	text_patch_commit(&ftrace_patch_batch);
 	ftrace_init_ticks = rdtsc() - t0;
 	local_irq_restore(flags);

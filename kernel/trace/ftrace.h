@@ -65,15 +65,15 @@ struct ftrace_page {
 extern struct ftrace_page *ftrace_pages_start;
 extern u64 ftrace_init_ticks; /* TSC ticks the boot conversion took (bench) */
 
-#define do_for_each_ftrace_rec(pg, rec)                                                   \
-	for (pg = ftrace_pages_start; pg; pg = pg->next) {                                \
-		int _____i;                                                               \
-		for (_____i = 0; _____i < pg->index; _____i++) {                          \
-			rec = &pg->records[_____i];
-
-#define while_for_each_ftrace_rec()                                                       \
-		}                                                                         \
-	}
+/*
+ * Every record, in address order. Linux spells this walk as a pair, do_for_each_ftrace_rec(pg,
+ * rec) { ... } and then while_for_each_ftrace_rec(); ours is one for-each, so that it reads (and
+ * formats) as the loop it is. As in Linux's, `break` leaves only the current page: leave the
+ * walk with a goto.
+ */
+#define for_each_ftrace_rec(pg, rec)                                                      \
+	for (pg = ftrace_pages_start; pg; pg = pg->next)                                  \
+		for (rec = pg->records; rec < pg->records + pg->index; rec++)
 
 /* A set of function addresses (Linux's ftrace_hash): buckets of singly linked entries. */
 struct ftrace_func_entry {

@@ -23,9 +23,9 @@ static int available_show(struct seq_file *m, struct fnode *f)
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
 
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		seq_printf(m, "%ps\n", (void *)rec->ip);
-	} while_for_each_ftrace_rec();
+	}
 	return 0;
 }
 
@@ -55,7 +55,7 @@ static int enabled_show(struct seq_file *m, struct fnode *f)
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
 
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		if (!(rec->flags & FTRACE_FL_ENABLED))
 			continue;
 		seq_printf(m, "%ps (%lu)%s%s%s", (void *)rec->ip, ftrace_rec_count(rec),
@@ -64,7 +64,7 @@ static int enabled_show(struct seq_file *m, struct fnode *f)
 			   rec->flags & FTRACE_FL_DIRECT ? " D" : "  ");
 		enabled_show_target(m, rec);
 		seq_putc(m, '\n');
-	} while_for_each_ftrace_rec();
+	}
 	return 0;
 }
 
@@ -78,10 +78,10 @@ void ftrace_hash_show(struct seq_file *m, const struct ftrace_hash *hash, const 
 		seq_puts(m, empty);
 		return;
 	}
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		if (ftrace_lookup_hash(hash, rec->ip))
 			seq_printf(m, "%ps\n", (void *)rec->ip);
-	} while_for_each_ftrace_rec();
+	}
 }
 
 static int filter_show(struct seq_file *m, struct fnode *f)

@@ -43,10 +43,10 @@ static int match_index(struct ftrace_hash *hash, const char *tok, bool remove)
 
 	if (kstrtoul(tok, 10, &index) || index == 0)
 		return -EINVAL;
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		if (++i == index)
 			return apply(hash, rec->ip, remove) ?: 1;
-	} while_for_each_ftrace_rec();
+	}
 	return 0;
 }
 
@@ -62,7 +62,7 @@ static int match_glob(struct ftrace_hash *hash, const char *tok, bool remove)
 	if (!glob_valid(tok))
 		return -EINVAL;
 	kind = glob_classify(tok, &needle, &len);
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		const char *name = kallsyms_lookup(rec->ip, NULL, NULL);
 		if (!name || !glob_kind_match(kind, needle, len, tok, name))
 			continue;
@@ -70,7 +70,7 @@ static int match_glob(struct ftrace_hash *hash, const char *tok, bool remove)
 		if (err)
 			return err;
 		found++;
-	} while_for_each_ftrace_rec();
+	}
 	return found;
 }
 

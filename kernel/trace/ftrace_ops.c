@@ -136,7 +136,7 @@ static void ftrace_rec_recount(void)
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
 
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		unsigned long count = 0, want = 0;
 		struct ftrace_ops *only = NULL;
 		for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next) {
@@ -157,7 +157,7 @@ static void ftrace_rec_recount(void)
 		rec->flags &= ~(FTRACE_REF_MAX | FTRACE_FL_REGS | FTRACE_FL_IPMODIFY | FTRACE_FL_TRAMP |
 				FTRACE_FL_DIRECT);
 		rec->flags |= count | want;
-	} while_for_each_ftrace_rec();
+	}
 }
 
 /* The one ops a site is to call straight (its trampoline, or its direct call), as recounted. */
@@ -241,7 +241,7 @@ static int ftrace_replace_code(void)
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
 
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		int err;
 		if (rec->flags & FTRACE_FL_DISABLED)
 			continue;
@@ -250,7 +250,7 @@ static int ftrace_replace_code(void)
 		err = __ftrace_replace_code(rec);
 		if (err)
 			return err;
-	} while_for_each_ftrace_rec();
+	}
 	return 0;
 }
 
@@ -405,11 +405,11 @@ static bool ops_conflict(struct ftrace_ops *ops)
 
 	if (!(ops->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_IPMODIFY)))
 		return false;
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		if ((rec->flags & (FTRACE_FL_DIRECT | FTRACE_FL_IPMODIFY)) &&
 		    ftrace_ops_test(ops, rec->ip))
 			return true;
-	} while_for_each_ftrace_rec();
+	}
 	return false;
 }
 
@@ -426,7 +426,7 @@ static bool live_ops_clash(struct ftrace_ops *ops)
 
 	if (!(ops->flags & FTRACE_OPS_FL_ENABLED) || !(ops->flags & mask))
 		return false;
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		int owners = 0;
 		if (!ftrace_ops_test(ops, rec->ip))
 			continue;
@@ -435,7 +435,7 @@ static bool live_ops_clash(struct ftrace_ops *ops)
 				  ftrace_ops_test(op, rec->ip);
 		if (owners > 1)
 			return true;
-	} while_for_each_ftrace_rec();
+	}
 	return false;
 }
 
@@ -684,7 +684,7 @@ int ftrace_verify_all_sites(char *why, size_t size)
 	int err = 0;
 
 	spin_lock(&ftrace_lock);
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		u8 want[MCOUNT_INSN_SIZE];
 		bool on = rec->flags & FTRACE_FL_ENABLED;
 		if (rec->flags & FTRACE_FL_DISABLED)
@@ -699,7 +699,7 @@ int ftrace_verify_all_sites(char *why, size_t size)
 			spin_unlock(&ftrace_lock);
 			return -EINVAL;
 		}
-	} while_for_each_ftrace_rec();
+	}
 	for (struct ftrace_ops *op = ftrace_ops_list; op && !err; op = op->next)
 		if (op->trampoline) {
 			err = arch_ftrace_verify_trampoline(op->trampoline, op->trampoline_size,

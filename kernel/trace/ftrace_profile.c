@@ -104,11 +104,11 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 	lines = kmalloc(ftrace_nr_records() * sizeof(*lines) + 1);
 	if (!lines)
 		return -ENOMEM;
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		struct func_stat *s = stat_of(cpu, rec->ip);
 		if (s && s->hits)
 			lines[n++] = (struct stat_line){ rec->ip, *s };
-	} while_for_each_ftrace_rec();
+	}
 	sort(lines, n, sizeof(*lines), by_time, NULL);
 	for (int i = 0; i < n; i++) {
 		char name[KSYM_BUF];

@@ -83,12 +83,12 @@ static int func_hits_show(struct seq_file *m, struct fnode *f)
 
 	seq_printf(m, "# func_hits: %s\n", func_hits_ops.flags & FTRACE_OPS_FL_ENABLED ? "on" : "off");
 	seq_printf(m, "# %-38s %12s\n", "FUNCTION", "HITS");
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		u64 n = hits ? total_hits(i) - base[i] : 0;
 		if (n)
 			seq_printf(m, "  %-38ps %12llu\n", (void *)rec->ip, n);
 		i++;
-	} while_for_each_ftrace_rec();
+	}
 	return 0;
 }
 

@@ -25,9 +25,9 @@ static unsigned long calling_ftrace(void)
 	struct dyn_ftrace *rec;
 	unsigned long n = 0;
 
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		n += !!(READ_ONCE(rec->flags) & FTRACE_FL_ENABLED);
-	} while_for_each_ftrace_rec();
+	}
 	return n;
 }
 

@@ -91,12 +91,12 @@ SELFTEST_DYNAMIC(ftrace_nop_sites_after_boot)
 	KT_ASSERT(t, ftrace_nr_records() > 100);
 	KT_EXPECT(t, ftrace_lookup_ip((unsigned long)ft_target_a) != NULL);
 	KT_EXPECT(t, site_is_nop(ft_target_a));
-	do_for_each_ftrace_rec(pg, rec) {
+	for_each_ftrace_rec(pg, rec) {
 		if (!(rec->flags & FTRACE_FL_ENABLED))
 			nops += site_is_nop((void *)rec->ip);
 		else
 			nops++;
-	} while_for_each_ftrace_rec();
+	}
 	KT_EXPECT_EQ(t, nops, ftrace_nr_records());
 	if (ftrace_verify_all_sites(why, sizeof(why)))
 		ktest_fail(t, __FILE__, __LINE__, "%s", why);
