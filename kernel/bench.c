@@ -65,13 +65,14 @@ void bench_sites_header(const char *title)
 {
 	cprintf("\n| %-40s | %4s | %6s | %12s | %10s | %10s |\n", title, "CPUs", "sites", "ticks",
 		"ticks/site", "us");
-	cprintf("|------------------------------------------|-----:|-------:|-------------:|-----------:|-----------:|\n");
+	cprintf("|------------------------------------------|-----:|-------:|-------------:|-------"
+		"----:|-----------:|\n");
 }
 
 void bench_sites_row(const char *what, u64 ticks, unsigned long sites)
 {
-	cprintf("| %-40s | %4d | %6lu | %12llu | %10llu | %10llu |\n", what, num_online_cpus(), sites,
-		ticks, sites ? ticks / sites : 0, tsc_to_ns(ticks) / 1000);
+	cprintf("| %-40s | %4d | %6lu | %12llu | %10llu | %10llu |\n", what, num_online_cpus(),
+		sites, ticks, sites ? ticks / sites : 0, tsc_to_ns(ticks) / 1000);
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -114,4 +115,6 @@ static int cmd_bench(int argc, char **argv)
 	bench_jump_label(baseline);
 	return 0;
 }
-SHELL_CMD(bench, cmd_bench, "bench [sites]: time traced calls, or what grows with the number of sites (exact instruction counts under qemu -icount)");
+SHELL_CMD(bench, cmd_bench,
+	  "bench [sites]: time traced calls, or what grows with the number of sites (exact "
+	  "instruction counts under qemu -icount)");

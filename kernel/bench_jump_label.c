@@ -26,8 +26,8 @@ static unsigned long key_sites(struct static_key *key)
 {
 	unsigned long n = 0;
 
-	for (struct jump_entry *e = key->entries; e && e < __stop___jump_table &&
-						  jump_entry_key(e) == key; e++)
+	for (struct jump_entry *e = key->entries;
+	     e && e < __stop___jump_table && jump_entry_key(e) == key; e++)
 		n++;
 	return n;
 }
@@ -40,10 +40,11 @@ void bench_jump_label(u64 baseline)
 	u64 t0, t1, t2;
 
 	cprintf("\n");
-	bench_row("static branch, key off (the NOP)", bench_per_call(bench_static_branch), baseline);
-	static_branch_enable(&bench_key);
-	bench_row("static branch, key on (jmp, block, jmp back)", bench_per_call(bench_static_branch),
+	bench_row("static branch, key off (the NOP)", bench_per_call(bench_static_branch),
 		  baseline);
+	static_branch_enable(&bench_key);
+	bench_row("static branch, key on (jmp, block, jmp back)",
+		  bench_per_call(bench_static_branch), baseline);
 	static_branch_disable(&bench_key);
 
 	bench_sites_header("static key flip");

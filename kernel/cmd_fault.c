@@ -62,8 +62,11 @@ static int cmd_fault(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} kinds[] = { { "pf", fault_page }, { "wx", fault_text_write }, { "gp", fault_gp },
-		      { "ud", fault_ud }, { "de", fault_de } };
+	} kinds[] = { { "pf", fault_page },
+		      { "wx", fault_text_write },
+		      { "gp", fault_gp },
+		      { "ud", fault_ud },
+		      { "de", fault_de } };
 
 	if (argc == 2 && !strcmp(argv[1], "panic"))
 		panic("fault command");
@@ -80,4 +83,5 @@ static int cmd_fault(int argc, char **argv)
 	return 2;
 }
 SHELL_TEST_CMD(fault, cmd_fault,
-	       "fault pf|wx|gp|ud|de|panic: crash on purpose; fault site FUNC: corrupt its call site (test mode)");
+	       "fault pf|wx|gp|ud|de|panic: crash on purpose; fault site FUNC: corrupt its call "
+	       "site (test mode)");

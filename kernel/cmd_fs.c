@@ -91,7 +91,9 @@ int cat_redirect(int argc, char **argv, const char *target)
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
-		struct collect c = { .m = { .buf = chunk, .size = sizeof(chunk), .flush = collect_flush } };
+		struct collect c = {
+			.m = { .buf = chunk, .size = sizeof(chunk), .flush = collect_flush }
+		};
 		char path[FS_PATH_MAX];
 		struct fnode *f;
 

@@ -180,4 +180,5 @@ static int cmd_dis(int argc, char **argv)
 	return 0;
 }
 SHELL_CMD(dis, cmd_dis,
-	  "dis FUNCTION [BYTES]: a function's bytes; its first insn, jump-label and kprobe sites decoded");
+	  "dis FUNCTION [BYTES]: a function's bytes; its first insn, jump-label and kprobe sites "
+	  "decoded");

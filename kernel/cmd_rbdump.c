@@ -64,4 +64,5 @@ static int cmd_rbdump(int argc, char **argv)
 	kfree(copy);
 	return 0;
 }
-SHELL_CMD(rbdump, cmd_rbdump, "rbdump CPU: that CPU's unread ring-buffer pages in hex, not consumed");
+SHELL_CMD(rbdump, cmd_rbdump,
+	  "rbdump CPU: that CPU's unread ring-buffer pages in hex, not consumed");

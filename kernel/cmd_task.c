@@ -12,7 +12,8 @@ static const char state_char[] = { [TASK_RUNNING] = 'R', [TASK_SLEEPING] = 'S', 
 
 static void ps_line(struct task *t, void *arg)
 {
-	cprintf("%5d %3d %c %10llu %s\n", t->pid, t->cpu, state_char[t->state], t->switches, t->comm);
+	cprintf("%5d %3d %c %10llu %s\n", t->pid, t->cpu, state_char[t->state], t->switches,
+		t->comm);
 }
 
 static int cmd_ps(int argc, char **argv)
@@ -42,7 +43,8 @@ static unsigned int parse_cpus(const char *s)
 		char *dash = strchr(tok, '-');
 		if (dash)
 			*dash = '\0';
-		if (kstrtouint(tok, 10, &lo) || (dash ? kstrtouint(dash + 1, 10, &hi) : (hi = lo, 0)))
+		if (kstrtouint(tok, 10, &lo) ||
+		    (dash ? kstrtouint(dash + 1, 10, &hi) : (hi = lo, 0)))
 			return 0;
 		for (unsigned int c = lo; c <= hi; c++) {
 			if (!cpu_online(c))
@@ -62,7 +64,8 @@ static int cmd_run(int argc, char **argv)
 
 	workload_list(names, sizeof(names));
 	if (argc < 2 || argc > 4) {
-		cprintf("usage: run WORKLOAD [CPUS] [SECONDS]   workloads: %s; CPUS like 1,3 or 1-3 or all\n",
+		cprintf("usage: run WORKLOAD [CPUS] [SECONDS]   workloads: %s; CPUS like 1,3 or "
+			"1-3 or all\n",
 			names);
 		return 2;
 	}
@@ -72,7 +75,8 @@ static int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	if (argc > 2 && !(mask = parse_cpus(argv[2]))) {
-		cprintf("run: %s: bad CPU list (online CPUs: 0-%d)\n", argv[2], num_online_cpus() - 1);
+		cprintf("run: %s: bad CPU list (online CPUs: 0-%d)\n", argv[2],
+			num_online_cpus() - 1);
 		return 1;
 	}
 	if (argc > 3 && kstrtoul(argv[3], 10, &seconds)) {
@@ -91,7 +95,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	return 0;
 }
-SHELL_CMD(run, cmd_run, "run WORKLOAD [CPUS] [SECONDS]: start workload threads (see /proc/workloads)");
+SHELL_CMD(run, cmd_run,
+	  "run WORKLOAD [CPUS] [SECONDS]: start workload threads (see /proc/workloads)");
 
 static int cmd_kill(int argc, char **argv)
 {

@@ -4,9 +4,11 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 
-#define FAULT_ATTR_INIT(n)                                                                    \
-	{ .name = n, .interval = 1, .times = 1, .verbose = 2, .seed = 1, .rand = 1,           \
-	  .lock = SPINLOCK_INIT }
+#define FAULT_ATTR_INIT(n)                                                                         \
+	{                                                                                          \
+		.name = n, .interval = 1, .times = 1, .verbose = 2, .seed = 1, .rand = 1,          \
+		.lock = SPINLOCK_INIT                                                              \
+	}
 
 /* Linux's defaults: probability 0 (off), interval 1, times 1, verbose 2. */
 struct fault_attr failslab = FAULT_ATTR_INIT("failslab");

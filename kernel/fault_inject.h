@@ -14,13 +14,13 @@
 struct fault_attr {
 	const char *name;
 	unsigned long probability; /* percent, 0 = never */
-	unsigned long interval;    /* only every interval-th call may fail */
-	long times;                /* failures left; -1 = no limit */
-	long space;                /* bytes let through before failing starts */
-	unsigned long verbose;     /* 0 quiet, 1 one line per failure, 2 also the caller */
-	unsigned long count;       /* calls seen while interval > 1 */
+	unsigned long interval;	   /* only every interval-th call may fail */
+	long times;		   /* failures left; -1 = no limit */
+	long space;		   /* bytes let through before failing starts */
+	unsigned long verbose;	   /* 0 quiet, 1 one line per failure, 2 also the caller */
+	unsigned long count;	   /* calls seen while interval > 1 */
 	u64 seed, rand;
-	unsigned long injected;    /* failures forced so far, by any means (shown as `injected`) */
+	unsigned long injected; /* failures forced so far, by any means (shown as `injected`) */
 	spinlock_t lock;
 };
 

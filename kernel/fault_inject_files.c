@@ -52,8 +52,8 @@ static int knob_show(struct seq_file *m, struct fnode *f)
 
 /* The smallest and largest value each writable knob takes (times: -1 = no limit). */
 static const long long knob_min[NR_KNOBS] = { 0, 1, -1, 0, 0, 0 };
-static const long long knob_max[NR_KNOBS] = { 100, __LONG_MAX__, __LONG_MAX__, __LONG_MAX__, 2,
-					       __LONG_LONG_MAX__ };
+static const long long knob_max[NR_KNOBS] = { 100, __LONG_MAX__,     __LONG_MAX__, __LONG_MAX__,
+					      2,   __LONG_LONG_MAX__ };
 
 /* Every value is checked before anything changes; a bad one is -EINVAL and changes nothing. */
 static int knob_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)

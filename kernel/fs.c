@@ -192,7 +192,8 @@ int fs_write_ulong(const char *buf, size_t len, unsigned long lo, unsigned long 
 	char text[24];
 	unsigned long v;
 
-	if (fs_write_text(text, sizeof(text), buf, len) || kstrtoul(text, 10, &v) || v < lo || v > hi)
+	if (fs_write_text(text, sizeof(text), buf, len) || kstrtoul(text, 10, &v) || v < lo ||
+	    v > hi)
 		return -EINVAL;
 	*out = v;
 	return 0;

@@ -30,7 +30,7 @@ static DEFINE_SPINLOCK(jump_label_lock);
 static struct text_patch_batch jl_batch = { .client = "jump_label" };
 static struct jump_entry **by_code;
 static bool jump_label_ready;
-u8 *jump_site_info;  /* per entry: its length (2 or 5), | JUMP_SITE_BAD */
+u8 *jump_site_info; /* per entry: its length (2 or 5), | JUMP_SITE_BAD */
 unsigned long jump_label_nr_sites, jump_label_bug_count;
 u64 jump_label_init_ticks;
 
@@ -99,8 +99,9 @@ static void jump_label_bug(const struct jump_entry *e, const u8 *actual, const u
 static void jl_mismatch(const struct text_poke_loc *site, const u8 *actual, void *cookie)
 {
 	jump_label_bug(cookie, actual, site->old, site->len,
-		       site->new[0] == 0xeb || site->new[0] == 0xe9 ? "Setting jump label site to jmp" :
-								       "Setting jump label site to NOP");
+		       site->new[0] == 0xeb || site->new[0] == 0xe9
+			       ? "Setting jump label site to jmp"
+			       : "Setting jump label site to NOP");
 }
 
 /* Sorting moves entries, and each field is relative to itself: carry the offsets along. */

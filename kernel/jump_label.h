@@ -32,8 +32,8 @@ struct jump_entry {
 #define JUMP_TYPE_MASK 3UL
 
 struct static_key {
-	int enabled;                 /* reference count; > 0 means on */
-	struct jump_entry *entries;  /* this key's sites: a run of the sorted table (boot sets it) */
+	int enabled;		    /* reference count; > 0 means on */
+	struct jump_entry *entries; /* this key's sites: a run of the sorted table (boot sets it) */
 };
 
 struct static_key_true {
@@ -44,8 +44,14 @@ struct static_key_false {
 };
 
 /* /proc/jump_labels names a key by its symbol (kallsyms), so a key needs no name of its own. */
-#define STATIC_KEY_TRUE_INIT { .key = { .enabled = 1 } }
-#define STATIC_KEY_FALSE_INIT { .key = { .enabled = 0 } }
+#define STATIC_KEY_TRUE_INIT                                                                       \
+	{                                                                                          \
+		.key = {.enabled = 1 }                                                             \
+	}
+#define STATIC_KEY_FALSE_INIT                                                                      \
+	{                                                                                          \
+		.key = {.enabled = 0 }                                                             \
+	}
 #define DEFINE_STATIC_KEY_TRUE(name) struct static_key_true name = STATIC_KEY_TRUE_INIT
 #define DEFINE_STATIC_KEY_FALSE(name) struct static_key_false name = STATIC_KEY_FALSE_INIT
 #define DECLARE_STATIC_KEY_TRUE(name) extern struct static_key_true name
@@ -60,26 +66,25 @@ struct static_key_false {
  * static_key_true starts on, so its `likely` uses start as NOPs; __static_key_type() tells the two
  * kinds of key apart at compile time, as Linux's static_branch_likely/unlikely do.
  */
-#define __static_key_type(x)                                                                  \
-	__builtin_types_compatible_p(__typeof__(*(x)), struct static_key_true)
+#define __static_key_type(x) __builtin_types_compatible_p(__typeof__(*(x)), struct static_key_true)
 
-#define static_branch_likely(x)                                                               \
-	({                                                                                    \
-		bool __b;                                                                     \
-		if (__static_key_type(x))                                                     \
-			__b = !arch_static_branch(&(x)->key, true);                           \
-		else                                                                          \
-			__b = !arch_static_branch_jump(&(x)->key, true);                      \
-		likely(__b);                                                                  \
+#define static_branch_likely(x)                                                                    \
+	({                                                                                         \
+		bool __b;                                                                          \
+		if (__static_key_type(x))                                                          \
+			__b = !arch_static_branch(&(x)->key, true);                                \
+		else                                                                               \
+			__b = !arch_static_branch_jump(&(x)->key, true);                           \
+		likely(__b);                                                                       \
 	})
-#define static_branch_unlikely(x)                                                             \
-	({                                                                                    \
-		bool __b;                                                                     \
-		if (__static_key_type(x))                                                     \
-			__b = arch_static_branch_jump(&(x)->key, false);                      \
-		else                                                                          \
-			__b = arch_static_branch(&(x)->key, false);                           \
-		unlikely(__b);                                                                \
+#define static_branch_unlikely(x)                                                                  \
+	({                                                                                         \
+		bool __b;                                                                          \
+		if (__static_key_type(x))                                                          \
+			__b = arch_static_branch_jump(&(x)->key, false);                           \
+		else                                                                               \
+			__b = arch_static_branch(&(x)->key, false);                                \
+		unlikely(__b);                                                                     \
 	})
 
 static inline bool static_key_enabled(const struct static_key *key)

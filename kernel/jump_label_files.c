@@ -53,13 +53,14 @@ static int jump_labels_show(struct seq_file *m, struct fnode *f)
 		while (e < stop && jump_entry_key(e) == key)
 			e++;
 		show_key_name(m, key);
-		seq_printf(m, ": %s, enabled %d, %ld site%s\n", static_key_enabled(key) ? "on" : "off",
-			   READ_ONCE(key->enabled), (long)(e - first), e - first == 1 ? "" : "s");
+		seq_printf(m, ": %s, enabled %d, %ld site%s\n",
+			   static_key_enabled(key) ? "on" : "off", READ_ONCE(key->enabled),
+			   (long)(e - first), e - first == 1 ? "" : "s");
 		for (struct jump_entry *s = first; s < e; s++)
 			seq_printf(m, "  0x%lx %pS len %d %s -> %pS\n", jump_entry_code(s),
 				   (void *)jump_entry_code(s),
-				   jump_site_info[jump_entry_index(s)] & JUMP_SITE_LEN, site_form(s),
-				   (void *)jump_entry_target(s));
+				   jump_site_info[jump_entry_index(s)] & JUMP_SITE_LEN,
+				   site_form(s), (void *)jump_entry_target(s));
 	}
 	return 0;
 }

@@ -34,11 +34,13 @@ static struct text_patch_batch kprobe_batch = { .client = "kprobe" };
 /* Probes with a post handler move ip (to the "stepped" NOP), hence IPMODIFY: as on Linux, only
  * those clash with a livepatch of the same function. */
 static struct ftrace_ops kprobe_ftrace_ops = {
-	.func = kprobe_ftrace_handler, .name = "kprobe_ftrace_ops",
+	.func = kprobe_ftrace_handler,
+	.name = "kprobe_ftrace_ops",
 	.flags = FTRACE_OPS_FL_SAVE_REGS,
 };
 static struct ftrace_ops kprobe_ipmodify_ops = {
-	.func = kprobe_ftrace_handler, .name = "kprobe_ipmodify_ops",
+	.func = kprobe_ftrace_handler,
+	.name = "kprobe_ipmodify_ops",
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 static int kprobe_ftrace_enabled, kprobe_ipmodify_enabled;
@@ -47,8 +49,8 @@ static int kprobe_ftrace_enabled, kprobe_ipmodify_enabled;
 
 struct kprobe_site *kprobe_site_lookup(const void *addr)
 {
-	struct kprobe_site *s = __atomic_load_n(&kprobe_table[hash_ptr(addr, KPROBE_HASH_BITS)],
-						__ATOMIC_ACQUIRE);
+	struct kprobe_site *s =
+		__atomic_load_n(&kprobe_table[hash_ptr(addr, KPROBE_HASH_BITS)], __ATOMIC_ACQUIRE);
 
 	for (; s; s = __atomic_load_n(&s->hnext, __ATOMIC_ACQUIRE))
 		if (s->addr == addr)
@@ -63,17 +65,16 @@ struct kprobe *get_kprobe(const void *addr)
 	return s ? s->probes : NULL;
 }
 
-#define for_each_site_probe(p, s)                                                        \
-	for (p = __atomic_load_n(&(s)->probes, __ATOMIC_ACQUIRE); p;                       \
+#define for_each_site_probe(p, s)                                                                  \
+	for (p = __atomic_load_n(&(s)->probes, __ATOMIC_ACQUIRE); p;                               \
 	     p = __atomic_load_n(&p->next_at_site, __ATOMIC_ACQUIRE))
 
 int kprobe_run_pre_handlers(struct kprobe_site *s, struct pt_regs *regs)
 {
 	struct kprobe *p;
 
-	for_each_site_probe(p, s)
-		if (!kprobe_disabled(p) && p->pre_handler && p->pre_handler(p, regs))
-			return 1;
+	for_each_site_probe(p, s) if (!kprobe_disabled(p) && p->pre_handler &&
+				      p->pre_handler(p, regs)) return 1;
 	return 0;
 }
 
@@ -81,18 +82,16 @@ void kprobe_run_post_handlers(struct kprobe_site *s, struct pt_regs *regs)
 {
 	struct kprobe *p;
 
-	for_each_site_probe(p, s)
-		if (!kprobe_disabled(p) && p->post_handler)
-			p->post_handler(p, regs, 0);
+	for_each_site_probe(p, s) if (!kprobe_disabled(p) && p->post_handler)
+		p->post_handler(p, regs, 0);
 }
 
 void kprobe_site_missed(struct kprobe_site *s)
 {
 	struct kprobe *p;
 
-	for_each_site_probe(p, s)
-		if (!kprobe_disabled(p))
-			__atomic_add_fetch(&p->nmissed, 1, __ATOMIC_RELAXED);
+	for_each_site_probe(p, s) if (!kprobe_disabled(p))
+		__atomic_add_fetch(&p->nmissed, 1, __ATOMIC_RELAXED);
 }
 
 bool kprobe_text_poked(unsigned long addr, u8 *orig_byte)
@@ -155,7 +154,8 @@ static int check_site(struct kprobe_site *s, unsigned long addr, const char **wh
 	s->addr = (kprobe_opcode_t *)addr;
 	s->ftrace = off == 0;
 	if (s->ftrace && FTRACE_STATIC) {
-		*why = "offset 0 rides on ftrace, which needs dynamic ftrace (this is the static build)";
+		*why = "offset 0 rides on ftrace, which needs dynamic ftrace (this is the static "
+		       "build)";
 		return -EBUSY;
 	}
 	if (s->ftrace)
@@ -208,8 +208,8 @@ static int arm_ftrace_site(struct kprobe_site *s)
 
 static void disarm_ftrace_site(struct kprobe_site *s)
 {
-	int *count = s->ops == &kprobe_ipmodify_ops ? &kprobe_ipmodify_enabled :
-						    &kprobe_ftrace_enabled;
+	int *count =
+		s->ops == &kprobe_ipmodify_ops ? &kprobe_ipmodify_enabled : &kprobe_ftrace_enabled;
 
 	/* Unregister before the last ip leaves the filter: an empty filter means every function. */
 	if (--(*count) == 0)

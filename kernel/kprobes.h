@@ -27,13 +27,12 @@ typedef u8 kprobe_opcode_t;
 /* Returns nonzero if it changed regs->ip itself: the probed instruction is then not run. */
 typedef int (*kprobe_pre_handler_t)(struct kprobe *p, struct pt_regs *regs);
 /* Runs after the probed instruction, on the registers it left. */
-typedef void (*kprobe_post_handler_t)(struct kprobe *p, struct pt_regs *regs,
-				      unsigned long flags);
+typedef void (*kprobe_post_handler_t)(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
 
 /* kprobe->flags */
-#define KPROBE_FLAG_GONE 1U     /* Linux's: never set here (no modules to unload) */
+#define KPROBE_FLAG_GONE 1U	/* Linux's: never set here (no modules to unload) */
 #define KPROBE_FLAG_DISABLED 2U /* registered, not armed */
-#define KPROBE_FLAG_FTRACE 8U   /* rides on the function's ftrace site (offset 0), no int3 */
+#define KPROBE_FLAG_FTRACE 8U	/* rides on the function's ftrace site (offset 0), no int3 */
 
 struct kprobe {
 	/* Set by the caller: a symbol and offset, or an address (offset then added to it). */
@@ -87,21 +86,21 @@ struct kretprobe_holder;
 struct kretprobe_instance {
 	struct kretprobe_instance *next; /* the pool's free list, or the task's list */
 	struct kretprobe_holder *rph;
-	unsigned long ret_addr;          /* where the function really returns to */
-	unsigned long *frame;            /* the stack slot that held ret_addr */
-	char data[];                     /* rp->data_size bytes for the handlers */
+	unsigned long ret_addr; /* where the function really returns to */
+	unsigned long *frame;	/* the stack slot that held ret_addr */
+	char data[];		/* rp->data_size bytes for the handlers */
 };
 
 typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri, struct pt_regs *regs);
 
 struct kretprobe {
-	struct kprobe kp;                /* at the function's entry: symbol_name, offset 0 */
-	kretprobe_handler_t handler;     /* at return: regs->ax holds the return value */
+	struct kprobe kp;		   /* at the function's entry: symbol_name, offset 0 */
+	kretprobe_handler_t handler;	   /* at return: regs->ax holds the return value */
 	kretprobe_handler_t entry_handler; /* at entry; nonzero: don't watch this call */
-	int maxactive;                   /* calls watched at once; 0: a default for NR_CPUS */
-	unsigned long nmissed;           /* calls not watched: every instance was in use */
+	int maxactive;			   /* calls watched at once; 0: a default for NR_CPUS */
+	unsigned long nmissed;		   /* calls not watched: every instance was in use */
 	size_t data_size;
-	struct kretprobe_holder *rph;    /* the instance pool; outlives rp while calls are open */
+	struct kretprobe_holder *rph; /* the instance pool; outlives rp while calls are open */
 };
 
 /* The function a kretprobe instance watches, and where it returns to. */

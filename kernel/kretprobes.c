@@ -28,8 +28,8 @@ struct kretprobe_holder {
 	struct kretprobe *rp; /* NULL once unregistered */
 	spinlock_t lock;
 	struct kretprobe_instance *free;
-	int nr_out;           /* instances on some task's list */
-	bool dead;            /* the pool is being freed: returning instances are freed too */
+	int nr_out; /* instances on some task's list */
+	bool dead;  /* the pool is being freed: returning instances are freed too */
 };
 
 extern char kretprobe_trampoline[]; /* arch/x86/kprobes/trampoline.asm */
@@ -220,7 +220,7 @@ void unregister_kretprobe(struct kretprobe *rp)
 		return;
 	unregister_kprobe(&rp->kp); /* no entry handler runs after this */
 	WRITE_ONCE(rph->rp, NULL);
-	kprobes_synchronize();      /* nor a return handler that could still see rp */
+	kprobes_synchronize(); /* nor a return handler that could still see rp */
 	kretprobe_free_pool(rph);
 	rp->rph = NULL;
 }

@@ -33,9 +33,13 @@ struct klp_patch {
 };
 
 static struct klp_patch patches[] = {
-	{ .name = "demo_greeting", .old_name = "demo_greeting", .new_func = demo_greeting_fixed,
+	{ .name = "demo_greeting",
+	  .old_name = "demo_greeting",
+	  .new_func = demo_greeting_fixed,
 	  .new_name = "demo_greeting_fixed" },
-	{ .name = "demo_greeting_shout", .old_name = "demo_greeting", .new_func = demo_greeting_shout,
+	{ .name = "demo_greeting_shout",
+	  .old_name = "demo_greeting",
+	  .new_func = demo_greeting_shout,
 	  .new_name = "demo_greeting_shout" },
 };
 
@@ -83,7 +87,8 @@ static int klp_enable_patch(struct klp_patch *p)
 		pr_err("livepatch: %s: %s %s\n", p->name, p->old_name, klp_busy_reason(ip));
 	if (!err) {
 		p->enabled = true;
-		pr_info("livepatch: enabling patch '%s': %s -> %s\n", p->name, p->old_name, p->new_name);
+		pr_info("livepatch: enabling patch '%s': %s -> %s\n", p->name, p->old_name,
+			p->new_name);
 	}
 	return err;
 }

@@ -67,7 +67,7 @@ void free_pages(unsigned long pa, size_t n);
 enum page_user {
 	PAGE_USER_OTHER,
 	PAGE_USER_RESERVED,  /* the kernel image and what the boot loader left, never freed */
-	PAGE_USER_SLAB,      /* kmalloc's slabs and large runs */
+	PAGE_USER_SLAB,	     /* kmalloc's slabs and large runs */
 	PAGE_USER_STACK,     /* task and CPU stacks */
 	PAGE_USER_PAGETABLE, /* page tables made after boot */
 	PAGE_USER_EXECMEM,   /* frames behind trampoline pages */

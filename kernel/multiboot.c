@@ -35,7 +35,8 @@ static void parse_mmap(const struct mb2_tag *tag)
 	for (; p + entry_size <= end; p += entry_size) {
 		const struct mb2_mmap_entry *e = (const void *)p;
 		/* RAM (1) and ACPI tables (3, 4) must be reachable through the direct map. */
-		if ((e->type == 1 || e->type == 3 || e->type == 4) && e->base + e->len > boot_info.map_top)
+		if ((e->type == 1 || e->type == 3 || e->type == 4) &&
+		    e->base + e->len > boot_info.map_top)
 			boot_info.map_top = e->base + e->len;
 		if (e->type != 1 || boot_info.nr_ram == MB2_MAX_REGIONS)
 			continue;
@@ -60,7 +61,8 @@ void multiboot_parse(u32 magic, unsigned long info_pa)
 	     tag = (const void *)((const u8 *)tag + ALIGN(tag->size, 8))) {
 		switch (tag->type) {
 		case MB2_TAG_CMDLINE:
-			strscpy(boot_info.cmdline, (const char *)(tag + 1), sizeof(boot_info.cmdline));
+			strscpy(boot_info.cmdline, (const char *)(tag + 1),
+				sizeof(boot_info.cmdline));
 			break;
 		case MB2_TAG_MMAP:
 			parse_mmap(tag);
@@ -68,7 +70,8 @@ void multiboot_parse(u32 magic, unsigned long info_pa)
 		case MB2_TAG_ACPI_OLD:
 		case MB2_TAG_ACPI_NEW:
 			if (!boot_info.has_rsdp) {
-				memcpy(boot_info.rsdp, tag + 1, MIN(tag->size - 8, sizeof(boot_info.rsdp)));
+				memcpy(boot_info.rsdp, tag + 1,
+				       MIN(tag->size - 8, sizeof(boot_info.rsdp)));
 				boot_info.has_rsdp = true;
 			}
 			break;

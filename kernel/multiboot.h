@@ -12,9 +12,9 @@ struct boot_info {
 	char cmdline[256];
 	struct mem_region ram[MB2_MAX_REGIONS]; /* usable RAM only */
 	int nr_ram;
-	u64 info_pa, info_len;                   /* the info block itself, to keep it reserved */
-	u64 map_top;                             /* end of RAM and ACPI tables: the direct map's reach */
-	u8 rsdp[36];                             /* copy of the ACPI RSDP, if GRUB gave one */
+	u64 info_pa, info_len; /* the info block itself, to keep it reserved */
+	u64 map_top;	       /* end of RAM and ACPI tables: the direct map's reach */
+	u8 rsdp[36];	       /* copy of the ACPI RSDP, if GRUB gave one */
 	bool has_rsdp;
 };
 

@@ -24,7 +24,7 @@ void panic(const char *fmt, ...)
 	if (__atomic_fetch_add(&panicking, 1, __ATOMIC_SEQ_CST))
 		for (;;)
 			halt(); /* a second panic (another CPU, or a fault while panicking) just stops */
-	smp_send_stop(); /* the others halt in their NMI handler: one CPU tells the story */
+	smp_send_stop();	/* the others halt in their NMI handler: one CPU tells the story */
 	console_force_unlock();
 
 	va_start(ap, fmt);

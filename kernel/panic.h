@@ -8,10 +8,10 @@
 /* Prints "Kernel panic - not syncing: msg" and stops; in test mode ends QEMU with a failure code. */
 void panic(const char *fmt, ...) __noreturn __printf(1, 2);
 
-#define BUG_ON(cond)                                                                      \
-	do {                                                                              \
-		if (unlikely(cond))                                                       \
-			panic("BUG at %s:%d: %s", __FILE__, __LINE__, #cond);             \
+#define BUG_ON(cond)                                                                               \
+	do {                                                                                       \
+		if (unlikely(cond))                                                                \
+			panic("BUG at %s:%d: %s", __FILE__, __LINE__, #cond);                      \
 	} while (0)
 
 /* True when the kernel command line holds "test": panic exits QEMU and `fault` exists. */

@@ -11,13 +11,13 @@ struct task;
 struct pt_regs;
 
 struct percpu {
-	struct percpu *self;           /* gs:0, so a pointer to it costs one load */
-	int cpu;                       /* this CPU's number, 0 = the boot CPU */
+	struct percpu *self; /* gs:0, so a pointer to it costs one load */
+	int cpu;	     /* this CPU's number, 0 = the boot CPU */
 	int apic_id;
-	struct task *curr;             /* the task running here (`current`) */
-	struct task *idle;             /* <idle>-0: what runs when nothing else can */
-	unsigned int irq_depth;        /* > 0 inside a hardware interrupt handler */
-	unsigned int nmi_depth;        /* > 0 inside an NMI */
+	struct task *curr;	/* the task running here (`current`) */
+	struct task *idle;	/* <idle>-0: what runs when nothing else can */
+	unsigned int irq_depth; /* > 0 inside a hardware interrupt handler */
+	unsigned int nmi_depth; /* > 0 inside an NMI */
 	/*
 	 * The first 8 bytes of an event recorded here now (struct trace_entry in
 	 * kernel/trace/trace.h) but for its type and its irqs-off bit. They are kept true where they
@@ -27,23 +27,23 @@ struct percpu {
 	union {
 		u64 trace_ctx;
 		struct {
-			u16 trace_ctx_type;    /* always 0: the event's type goes here */
-			u8 ctx_flags;          /* CTX_NEED_RESCHED, CTX_HARDIRQ, CTX_NMI */
-			u8 preempt_count;      /* > 0: the scheduler must not switch tasks here */
-			s32 ctx_pid;           /* curr->pid */
+			u16 trace_ctx_type; /* always 0: the event's type goes here */
+			u8 ctx_flags;	    /* CTX_NEED_RESCHED, CTX_HARDIRQ, CTX_NMI */
+			u8 preempt_count;   /* > 0: the scheduler must not switch tasks here */
+			s32 ctx_pid;	    /* curr->pid */
 		};
 	};
 	bool online;
-	void *trace_cb;                /* this CPU's part of the trace buffer (a ring_buffer_per_cpu) */
+	void *trace_cb; /* this CPU's part of the trace buffer (a ring_buffer_per_cpu) */
 	unsigned long trace_recursion; /* ftrace: one bit per context where a callback runs */
 	/* ftrace's own recursion locks also forbid a task switch, but they count here, not in
 	 * preempt_count: an event shows what the traced code had disabled, not what ftrace did. */
 	unsigned int trace_preempt;
-	unsigned long tp_irq_flags;    /* a tracepoint's caller's interrupt flag (the iterator
+	unsigned long tp_irq_flags; /* a tracepoint's caller's interrupt flag (the iterator
 					* turns interrupts off; the event records them as they were) */
-	u64 ticks;                     /* timer interrupts taken */
-	unsigned long kernel_stack;    /* top of the stack the CPU started on */
-	struct pt_regs *irq_regs;      /* the interrupted state, inside an interrupt handler */
+	u64 ticks;		    /* timer interrupts taken */
+	unsigned long kernel_stack; /* top of the stack the CPU started on */
+	struct pt_regs *irq_regs;   /* the interrupted state, inside an interrupt handler */
 };
 
 extern struct percpu percpu_area[NR_CPUS];
@@ -51,7 +51,7 @@ extern struct percpu percpu_area[NR_CPUS];
 /* ctx_flags bits: Linux's TRACE_FLAG_* values, so they go into an event as they are. */
 #define CTX_NEED_RESCHED 0x04 /* switch at the next safe point */
 #define CTX_HARDIRQ 0x08      /* irq_depth > 0 */
-#define CTX_NMI 0x40          /* nmi_depth > 0 */
+#define CTX_NMI 0x40	      /* nmi_depth > 0 */
 
 /* One read-modify-write instruction on this CPU's ctx_flags: an interrupt or NMI that changes
  * other bits can come before or after it, never in the middle. */
@@ -99,7 +99,9 @@ static __always_inline struct percpu *this_cpu(void)
 static __always_inline int smp_processor_id(void)
 {
 	int id;
-	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(id) : "i"(__builtin_offsetof(struct percpu, cpu)));
+	__asm__ volatile("movl %%gs:%c1, %0"
+			 : "=r"(id)
+			 : "i"(__builtin_offsetof(struct percpu, cpu)));
 	return id;
 }
 

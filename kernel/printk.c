@@ -7,7 +7,7 @@
 
 #define LOG_BUF_SIZE (64 * 1024)
 
-int console_loglevel = 7;         /* print records with a level below this */
+int console_loglevel = 7;	  /* print records with a level below this */
 int default_message_loglevel = 4; /* the level of a printk() without KERN_* */
 int minimum_console_loglevel = 1;
 int default_console_loglevel = 7;

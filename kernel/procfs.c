@@ -90,8 +90,8 @@ static int printk_show(struct seq_file *m, struct fnode *f)
 /* Up to four levels, each 0..7, whitespace separated; all are checked before any is set. */
 static int printk_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	int *targets[4] = { &console_loglevel, &default_message_loglevel,
-			    &minimum_console_loglevel, &default_console_loglevel };
+	int *targets[4] = { &console_loglevel, &default_message_loglevel, &minimum_console_loglevel,
+			    &default_console_loglevel };
 	int vals[4], n = 0;
 	char tmp[64], *p = tmp, *tok;
 

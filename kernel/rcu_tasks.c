@@ -21,8 +21,8 @@
 struct holdout {
 	struct task *t;
 	int pid;
-	u64 qs;       /* its tasks_qs when the wait began */
-	bool found;   /* met in this pass (one not met has exited: it is out of everything) */
+	u64 qs;	    /* its tasks_qs when the wait began */
+	bool found; /* met in this pass (one not met has exited: it is out of everything) */
 	bool done;
 	int cpu;
 	char comm[TASK_COMM_LEN];
@@ -31,7 +31,7 @@ struct holdout {
 struct scan {
 	struct holdout *h;
 	int n, cap;
-	bool collect; /* first pass: build the list; later passes: tick holdouts off */
+	bool collect;  /* first pass: build the list; later passes: tick holdouts off */
 	int after_pid; /* collect only tasks with a larger pid, the cap smallest of them */
 };
 
@@ -60,8 +60,9 @@ static void scan_task(struct task *t, void *arg)
 			if (!h)
 				return;
 		}
-		*h = (struct holdout){ .t = t, .pid = t->pid, .qs = READ_ONCE(t->tasks_qs),
-				       .cpu = t->cpu };
+		*h = (struct holdout){
+			.t = t, .pid = t->pid, .qs = READ_ONCE(t->tasks_qs), .cpu = t->cpu
+		};
 		memcpy(h->comm, t->comm, TASK_COMM_LEN);
 		return;
 	}
@@ -116,8 +117,8 @@ static void wait_for_holdouts(struct scan *s, u64 start, bool *warned)
 		if (!*warned && ktime_get_ns() - start > 5 * NSEC_PER_SEC) {
 			for (int i = 0; i < s->n; i++)
 				if (!s->h[i].done)
-					pr_warn("rcu_tasks: still waiting for pid %d (%s)\n", s->h[i].pid,
-						s->h[i].comm);
+					pr_warn("rcu_tasks: still waiting for pid %d (%s)\n",
+						s->h[i].pid, s->h[i].comm);
 			*warned = true;
 		}
 		msleep(1);

@@ -26,8 +26,8 @@
 struct runqueue {
 	spinlock_t lock;
 	struct task *head, *tail;
-	struct task *tasks;       /* all live tasks of this CPU but idle */
-	struct task *dead;        /* exited, stack not yet freed */
+	struct task *tasks; /* all live tasks of this CPU but idle */
+	struct task *dead;  /* exited, stack not yet freed */
 };
 
 static struct runqueue runqueues[NR_CPUS];
@@ -182,10 +182,10 @@ struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *
 	/* No padding: after switch_to's ret, rsp is the (aligned) top, so task_entry's call
 	 * enters task_main with rsp 8 mod 16, as the ABI wants. */
 	*--sp = (unsigned long)task_entry;
-	*--sp = 0;                         /* rbp */
-	*--sp = (unsigned long)t;          /* rbx: the task, for task_entry */
+	*--sp = 0;		  /* rbp */
+	*--sp = (unsigned long)t; /* rbx: the task, for task_entry */
 	for (int i = 0; i < 4; i++)
-		*--sp = 0;                 /* r12..r15 */
+		*--sp = 0; /* r12..r15 */
 	t->rsp = (unsigned long)sp;
 	t->state = TASK_RUNNING;
 
@@ -308,8 +308,7 @@ void preempt_schedule_irq(void)
 	 * for a wake-up that may never come; synchronize_rcu_tasks() would wait with it.
 	 */
 	if (need_resched() && !c->preempt_count && !c->trace_preempt && !c->irq_depth &&
-	    !c->nmi_depth &&
-	    c->curr->state == TASK_RUNNING)
+	    !c->nmi_depth && c->curr->state == TASK_RUNNING)
 		__schedule(true);
 }
 

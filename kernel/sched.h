@@ -13,27 +13,27 @@ enum task_state { TASK_RUNNING, TASK_SLEEPING, TASK_DEAD };
 struct kretprobe_instance;
 
 struct task {
-	unsigned long rsp;           /* saved by switch_to(); must stay first */
-	int pid;                     /* 0 for each CPU's idle task, as in Linux */
+	unsigned long rsp; /* saved by switch_to(); must stay first */
+	int pid;	   /* 0 for each CPU's idle task, as in Linux */
 	char comm[TASK_COMM_LEN];
 	enum task_state state;
-	int cpu;                     /* tasks stay on the CPU they were created for */
-	void *stack;                 /* NULL for idle tasks (they use their CPU's boot stack) */
-	u64 wake_at;                 /* ktime ns to wake a sleeping task, 0 = only wake_up */
+	int cpu;     /* tasks stay on the CPU they were created for */
+	void *stack; /* NULL for idle tasks (they use their CPU's boot stack) */
+	u64 wake_at; /* ktime ns to wake a sleeping task, 0 = only wake_up */
 	void (*fn)(void *arg);
 	void *arg;
-	volatile bool should_stop;   /* set by kill; the task checks it and returns */
-	u64 switches;                /* times it was switched in */
+	volatile bool should_stop; /* set by kill; the task checks it and returns */
+	u64 switches;		   /* times it was switched in */
 	/* Quiescent states for synchronize_rcu_tasks(): voluntary switches and cond_resched() calls.
 	 * A task in none since a moment may still be inside code it entered before it. */
 	u64 tasks_qs;
-	bool preempted;              /* switched out at an interrupt's end, wherever it was */
+	bool preempted; /* switched out at an interrupt's end, wherever it was */
 	u64 start_ns;
-	struct task *rq_next;        /* on its CPU's run queue */
-	struct task *cpu_next;       /* all live tasks of its CPU (sleepers, ps) */
-	void *fgraph;                /* function_graph's shadow return stack, when tracing */
+	struct task *rq_next;  /* on its CPU's run queue */
+	struct task *cpu_next; /* all live tasks of its CPU (sleepers, ps) */
+	void *fgraph;	       /* function_graph's shadow return stack, when tracing */
 	struct kretprobe_instance *kretprobe_instances; /* open calls a kretprobe watches */
-	unsigned int fail_nth;       /* > 0: the fail_nth-th allocation from now fails (fault_inject.c) */
+	unsigned int fail_nth; /* > 0: the fail_nth-th allocation from now fails (fault_inject.c) */
 };
 
 /* Sets up the idle task of this CPU (the context it booted in) and its run queue. */

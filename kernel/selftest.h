@@ -22,10 +22,10 @@ struct selftest {
 /* A case about patched call sites (NOPs, trampolines, ftrace_regs_caller, kprobes on ftrace),
  * which `make STATIC_FTRACE=1` does not have: reported there as `# SKIP`. */
 #define SELFTEST_DYNAMIC(n) __SELFTEST(n, true)
-#define __SELFTEST(n, dyn)                                                                \
-	static void __selftest_fn_##n(struct ktest *t);                                   \
-	static const struct selftest __selftest_##n __used __section(".selftests." #n)   \
-		__aligned(8) = { #n, __selftest_fn_##n, dyn };                             \
+#define __SELFTEST(n, dyn)                                                                         \
+	static void __selftest_fn_##n(struct ktest *t);                                            \
+	static const struct selftest __selftest_##n __used __section(".selftests." #n)             \
+		__aligned(8) = { #n, __selftest_fn_##n, dyn };                                     \
 	static void __selftest_fn_##n(struct ktest *t)
 
 /* Records a failure with a KTAP diagnostic line ("# file:line: ...") and carries on. */
@@ -33,35 +33,35 @@ void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ..
 /* Marks the case skipped, with the reason. */
 void ktest_skip(struct ktest *t, const char *why);
 
-#define KT_EXPECT(t, cond)                                                                \
-	do {                                                                              \
-		if (!(cond))                                                              \
-			ktest_fail(t, __FILE__, __LINE__, "expected %s", #cond);          \
+#define KT_EXPECT(t, cond)                                                                         \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			ktest_fail(t, __FILE__, __LINE__, "expected %s", #cond);                   \
 	} while (0)
 
-#define KT_EXPECT_EQ(t, a, b)                                                             \
-	do {                                                                              \
-		long long __a = (long long)(a), __b = (long long)(b);                     \
-		if (__a != __b)                                                           \
-			ktest_fail(t, __FILE__, __LINE__, "%s == %lld, expected %s == %lld",  \
-				   #a, __a, #b, __b);                                     \
+#define KT_EXPECT_EQ(t, a, b)                                                                      \
+	do {                                                                                       \
+		long long __a = (long long)(a), __b = (long long)(b);                              \
+		if (__a != __b)                                                                    \
+			ktest_fail(t, __FILE__, __LINE__, "%s == %lld, expected %s == %lld", #a,   \
+				   __a, #b, __b);                                                  \
 	} while (0)
 
-#define KT_EXPECT_STREQ(t, a, b)                                                          \
-	do {                                                                              \
-		const char *__a = (a), *__b = (b);                                        \
-		if (strcmp(__a, __b))                                                     \
-			ktest_fail(t, __FILE__, __LINE__, "%s is \"%s\", expected \"%s\"", \
-				   #a, __a, __b);                                         \
+#define KT_EXPECT_STREQ(t, a, b)                                                                   \
+	do {                                                                                       \
+		const char *__a = (a), *__b = (b);                                                 \
+		if (strcmp(__a, __b))                                                              \
+			ktest_fail(t, __FILE__, __LINE__, "%s is \"%s\", expected \"%s\"", #a,     \
+				   __a, __b);                                                      \
 	} while (0)
 
 /* Stops the case when cond is false (after recording the failure). */
-#define KT_ASSERT(t, cond)                                                                \
-	do {                                                                              \
-		if (!(cond)) {                                                            \
-			ktest_fail(t, __FILE__, __LINE__, "assertion %s", #cond);         \
-			return;                                                           \
-		}                                                                         \
+#define KT_ASSERT(t, cond)                                                                         \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			ktest_fail(t, __FILE__, __LINE__, "assertion %s", #cond);                  \
+			return;                                                                    \
+		}                                                                                  \
 	} while (0)
 
 /* Runs the cases whose name matches glob (all if NULL); prints KTAP; returns the failures. */

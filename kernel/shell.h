@@ -12,12 +12,12 @@ struct shell_cmd {
 	const char *name;
 	const char *help;
 	int (*fn)(int argc, char **argv); /* returns 0 or a nonzero status */
-	bool test_only;                   /* exists only when booted with "test" */
+	bool test_only;			  /* exists only when booted with "test" */
 };
 
 /* SHELL_CMD(ls, cmd_ls, "list a directory") puts an entry in the .shell_cmds section. */
-#define __SHELL_CMD(n, f, h, t)                                                          \
-	static const struct shell_cmd __shell_cmd_##n __used __section(".shell_cmds")    \
+#define __SHELL_CMD(n, f, h, t)                                                                    \
+	static const struct shell_cmd __shell_cmd_##n __used __section(".shell_cmds")              \
 		__aligned(8) = { #n, h, f, t }
 #define SHELL_CMD(n, f, h) __SHELL_CMD(n, f, h, false)
 #define SHELL_TEST_CMD(n, f, h) __SHELL_CMD(n, f, h, true)
@@ -40,7 +40,7 @@ struct shell_words {
 	int argc;
 	bool redirected;    /* a `>` or `>>` was there (with no words, the line does nothing) */
 	const char *target; /* the file after it, when there are words */
-	bool append;        /* `>>` */
+	bool append;	    /* `>>` */
 };
 /* Splits line (at most SHELL_LINE_MAX characters) into w; NULL, or what is wrong with it. */
 const char *shell_split(const char *line, struct shell_words *w);

@@ -75,7 +75,8 @@ int shell_exec(const char *line)
 		if (!strcmp(w.argv[0], "cat"))
 			return cat_redirect(w.argc, w.argv, w.target);
 		if (strcmp(w.argv[0], "echo")) {
-			cprintf("%s: output redirection is supported for echo and cat only\n", w.argv[0]);
+			cprintf("%s: output redirection is supported for echo and cat only\n",
+				w.argv[0]);
 			return 2;
 		}
 		return echo_redirect(w.argc, w.argv, w.target, w.append);

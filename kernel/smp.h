@@ -14,10 +14,13 @@ static inline int num_online_cpus(void)
 
 static inline bool cpu_online(int cpu)
 {
-	return cpu >= 0 && cpu < NR_CPUS && __atomic_load_n(&percpu_area[cpu].online, __ATOMIC_ACQUIRE);
+	return cpu >= 0 && cpu < NR_CPUS &&
+	       __atomic_load_n(&percpu_area[cpu].online, __ATOMIC_ACQUIRE);
 }
 
-#define for_each_online_cpu(c) for (c = 0; c < NR_CPUS; c++) if (cpu_online(c))
+#define for_each_online_cpu(c)                                                                     \
+	for (c = 0; c < NR_CPUS; c++)                                                              \
+		if (cpu_online(c))
 
 /* Starts every CPU the MADT lists (INIT-SIPI-SIPI through a real-mode trampoline). */
 void smp_init(void);

@@ -9,7 +9,10 @@ typedef struct {
 	volatile u32 locked;
 } spinlock_t;
 
-#define SPINLOCK_INIT { 0 }
+#define SPINLOCK_INIT                                                                              \
+	{                                                                                          \
+		0                                                                                  \
+	}
 #define DEFINE_SPINLOCK(x) spinlock_t x = SPINLOCK_INIT
 
 static __always_inline bool spin_trylock(spinlock_t *l)

@@ -20,8 +20,13 @@
 #include "arch/x86/traps.h"
 #include "lib/string.h"
 
-enum multi_stop_state { MULTI_STOP_NONE, MULTI_STOP_PREPARE, MULTI_STOP_DISABLE_IRQ,
-			MULTI_STOP_RUN, MULTI_STOP_EXIT };
+enum multi_stop_state {
+	MULTI_STOP_NONE,
+	MULTI_STOP_PREPARE,
+	MULTI_STOP_DISABLE_IRQ,
+	MULTI_STOP_RUN,
+	MULTI_STOP_EXIT
+};
 
 struct multi_stop_data {
 	int (*fn)(void *);
@@ -30,7 +35,8 @@ struct multi_stop_data {
 	int num_cpus;
 	volatile int state;
 	volatile int thread_ack; /* CPUs still to acknowledge the current state */
-	volatile int nr_inside;  /* CPUs not yet done with this struct (it is on the caller's stack) */
+	volatile int
+		nr_inside; /* CPUs not yet done with this struct (it is on the caller's stack) */
 	int ret, runs;
 	u64 t0;
 	volatile int arrivals;

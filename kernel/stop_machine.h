@@ -23,9 +23,9 @@ struct stop_machine_cpu {
 	int arrived; /* 1 = the first to acknowledge the gathering */
 };
 struct stop_machine_record {
-	int num_cpus;   /* CPUs that took part */
+	int num_cpus;	/* CPUs that took part */
 	int active_cpu; /* the one that ran fn */
-	int runs;       /* how many times fn ran: 1 */
+	int runs;	/* how many times fn ran: 1 */
 	struct stop_machine_cpu cpu[NR_CPUS];
 };
 extern struct stop_machine_record stop_machine_last;

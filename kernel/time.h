@@ -11,7 +11,6 @@
 extern volatile u64 jiffies;
 extern u64 tsc_khz;
 
-
 /* Measures the TSC and LAPIC timer rates against the PIT (10 ms gate on channel 2). */
 void tsc_calibrate(void);
 /* Nanoseconds since tsc_calibrate(); 0 before it. Cheap: one rdtsc, one multiply. */

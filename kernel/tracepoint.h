@@ -60,17 +60,17 @@ extern const char *const __start___tracepoint_str[], *const __stop___tracepoint_
  * The declaration every user of a tracepoint sees. trace_<name>() is inline so the static branch
  * lands in the caller's own code: that NOP is the whole cost of a tracepoint nobody listens to.
  */
-#define DECLARE_TRACE(name, proto, args)                                                      \
-	extern struct tracepoint __tracepoint_##name;                                         \
-	void __traceiter_##name(proto);                                                       \
-	static __always_inline void trace_##name(proto)                                       \
-	{                                                                                     \
-		if (static_branch_unlikely(&__tracepoint_##name.key))                         \
-			__traceiter_##name(args);                                             \
-	}                                                                                     \
-	static inline bool trace_##name##_enabled(void)                                       \
-	{                                                                                     \
-		return static_key_enabled(&__tracepoint_##name.key.key);                      \
+#define DECLARE_TRACE(name, proto, args)                                                           \
+	extern struct tracepoint __tracepoint_##name;                                              \
+	void __traceiter_##name(proto);                                                            \
+	static __always_inline void trace_##name(proto)                                            \
+	{                                                                                          \
+		if (static_branch_unlikely(&__tracepoint_##name.key))                              \
+			__traceiter_##name(args);                                                  \
+	}                                                                                          \
+	static inline bool trace_##name##_enabled(void)                                            \
+	{                                                                                          \
+		return static_key_enabled(&__tracepoint_##name.key.key);                           \
 	}
 
 #endif /* KERNEL_TRACEPOINT_H */
@@ -85,6 +85,6 @@ extern const char *const __start___tracepoint_str[], *const __stop___tracepoint_
 #undef TRACE_EVENT
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
 #define DEFINE_EVENT(template, name, proto, args) DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                               \
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                                     \
 	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
 #endif

@@ -21,8 +21,8 @@
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define ALIGN(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
-#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
+#define ALIGN(x, a) (((x) + ((a)-1)) & ~((__typeof__(x))(a)-1))
+#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a)-1))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #ifndef offsetof
@@ -33,7 +33,6 @@
 #define __stringify(x...) __stringify_1(x)
 /* Whether a type is signed, for the format files' signed: column (pointers count as unsigned). */
 #define is_signed_type(type) (((type)(-1)) < (type)1)
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
 
 #endif

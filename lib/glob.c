@@ -53,11 +53,11 @@ static size_t match_elem(const char *pat, char c)
 		end = match_class(pat + 1, c, &hit);
 		if (end)
 			return hit ? end - pat : 0;
-		break;		/* unterminated: a literal '[' */
+		break; /* unterminated: a literal '[' */
 	case '\\':
 		if (pat[1])
 			return pat[1] == c ? 2 : 0;
-		break;		/* trailing: a literal '\' */
+		break; /* trailing: a literal '\' */
 	}
 	return *pat == c;
 }

@@ -13,11 +13,11 @@ bool glob_valid(const char *pat);
  * plain compare instead of the general matcher, as Linux's ftrace does.
  */
 enum glob_kind {
-	GLOB_FULL,	/* "abc": no wildcards, the whole name must equal it */
-	GLOB_FRONT,	/* "abc*": the name starts with the needle */
-	GLOB_END,	/* "*abc": the name ends with the needle */
-	GLOB_MIDDLE,	/* "*abc*": the name contains the needle */
-	GLOB_GLOB,	/* anything else: use glob_match() */
+	GLOB_FULL,   /* "abc": no wildcards, the whole name must equal it */
+	GLOB_FRONT,  /* "abc*": the name starts with the needle */
+	GLOB_END,    /* "*abc": the name ends with the needle */
+	GLOB_MIDDLE, /* "*abc*": the name contains the needle */
+	GLOB_GLOB,   /* anything else: use glob_match() */
 };
 
 enum glob_kind glob_classify(const char *pat, const char **needle, size_t *needle_len);

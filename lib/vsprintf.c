@@ -12,7 +12,7 @@ enum length { LEN_INT, LEN_HH, LEN_H, LEN_L, LEN_LL, LEN_Z, LEN_T };
 struct spec {
 	unsigned int flags;
 	int width;
-	int precision;		/* -1 when not given */
+	int precision; /* -1 when not given */
 	enum length length;
 };
 
@@ -160,11 +160,21 @@ static const char *parse_spec(const char *fmt, struct spec *sp, va_list *ap)
 {
 	for (sp->flags = 0;; fmt++) {
 		switch (*fmt) {
-		case '-': sp->flags |= LEFT; continue;
-		case '0': sp->flags |= ZEROPAD; continue;
-		case '+': sp->flags |= PLUS; continue;
-		case ' ': sp->flags |= SPACE; continue;
-		case '#': sp->flags |= ALT; continue;
+		case '-':
+			sp->flags |= LEFT;
+			continue;
+		case '0':
+			sp->flags |= ZEROPAD;
+			continue;
+		case '+':
+			sp->flags |= PLUS;
+			continue;
+		case ' ':
+			sp->flags |= SPACE;
+			continue;
+		case '#':
+			sp->flags |= ALT;
+			continue;
 		}
 		break;
 	}
@@ -195,10 +205,17 @@ static const char *parse_spec(const char *fmt, struct spec *sp, va_list *ap)
 		if (*fmt == 'l')
 			sp->length = LEN_LL, fmt++;
 		break;
-	case 'j': sp->length = LEN_LL; break;
-	case 'z': sp->length = LEN_Z; break;
-	case 't': sp->length = LEN_T; break;
-	default: fmt--;		/* no length modifier: that was the conversion */
+	case 'j':
+		sp->length = LEN_LL;
+		break;
+	case 'z':
+		sp->length = LEN_Z;
+		break;
+	case 't':
+		sp->length = LEN_T;
+		break;
+	default:
+		fmt--; /* no length modifier: that was the conversion */
 	}
 	return fmt;
 }
@@ -207,13 +224,20 @@ static const char *parse_spec(const char *fmt, struct spec *sp, va_list *ap)
 static long long signed_arg(const struct spec *sp, va_list *ap)
 {
 	switch (sp->length) {
-	case LEN_HH: return (signed char)va_arg(*ap, int);
-	case LEN_H: return (short)va_arg(*ap, int);
-	case LEN_L: return va_arg(*ap, long);
-	case LEN_LL: return va_arg(*ap, long long);
-	case LEN_Z: return va_arg(*ap, ssize_t);
-	case LEN_T: return va_arg(*ap, ptrdiff_t);
-	default: return va_arg(*ap, int);
+	case LEN_HH:
+		return (signed char)va_arg(*ap, int);
+	case LEN_H:
+		return (short)va_arg(*ap, int);
+	case LEN_L:
+		return va_arg(*ap, long);
+	case LEN_LL:
+		return va_arg(*ap, long long);
+	case LEN_Z:
+		return va_arg(*ap, ssize_t);
+	case LEN_T:
+		return va_arg(*ap, ptrdiff_t);
+	default:
+		return va_arg(*ap, int);
 	}
 }
 
@@ -221,13 +245,20 @@ static long long signed_arg(const struct spec *sp, va_list *ap)
 static unsigned long long unsigned_arg(const struct spec *sp, va_list *ap)
 {
 	switch (sp->length) {
-	case LEN_HH: return (unsigned char)va_arg(*ap, unsigned int);
-	case LEN_H: return (unsigned short)va_arg(*ap, unsigned int);
-	case LEN_L: return va_arg(*ap, unsigned long);
-	case LEN_LL: return va_arg(*ap, unsigned long long);
-	case LEN_Z: return va_arg(*ap, size_t);
-	case LEN_T: return (unsigned long)va_arg(*ap, ptrdiff_t);
-	default: return va_arg(*ap, unsigned int);
+	case LEN_HH:
+		return (unsigned char)va_arg(*ap, unsigned int);
+	case LEN_H:
+		return (unsigned short)va_arg(*ap, unsigned int);
+	case LEN_L:
+		return va_arg(*ap, unsigned long);
+	case LEN_LL:
+		return va_arg(*ap, unsigned long long);
+	case LEN_Z:
+		return va_arg(*ap, size_t);
+	case LEN_T:
+		return (unsigned long)va_arg(*ap, ptrdiff_t);
+	default:
+		return va_arg(*ap, unsigned int);
 	}
 }
 
@@ -252,8 +283,7 @@ static const char *convert(struct out *o, struct spec *sp, const char *fmt, va_l
 		sp->flags &= ~(PLUS | SPACE);
 		if (*fmt == 'X')
 			sp->flags |= UPPER;
-		number(o, sp, unsigned_arg(sp, ap), false,
-		       *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16);
+		number(o, sp, unsigned_arg(sp, ap), false, *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16);
 		break;
 	case 'c':
 		c = (char)va_arg(*ap, int);

@@ -45,7 +45,8 @@ static void read_nm(FILE *in)
 		int w1 = 0, w2 = 0;
 		/* A size is as wide as the address: "8000 a NAME" is an 'a' symbol, not size 0xa. */
 		int has_size = sscanf(line, "%lx%n %lx%n %c %511s", &addr, &w1, &size, &w2, &type,
-				      name) == 4 && w2 - w1 - 1 == w1;
+				      name) == 4 &&
+			       w2 - w1 - 1 == w1;
 		if (!has_size && sscanf(line, "%lx %c %511s", &addr, &type, name) != 3)
 			continue;
 		if (strchr("dDbB", type)) {

@@ -7,10 +7,10 @@
 
 struct madt_info {
 	int nr_cpus;
-	u8 apic_ids[NR_CPUS];   /* enabled CPUs, in MADT order; the boot CPU is among them */
+	u8 apic_ids[NR_CPUS]; /* enabled CPUs, in MADT order; the boot CPU is among them */
 	unsigned long lapic_pa;
 	unsigned long ioapic_pa;
-	u32 isa_gsi[16];        /* ISA IRQ -> global system interrupt, after overrides */
+	u32 isa_gsi[16]; /* ISA IRQ -> global system interrupt, after overrides */
 };
 
 extern struct madt_info madt;

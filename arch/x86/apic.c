@@ -55,7 +55,7 @@ void lapic_init(void)
 	if (!lapic)
 		lapic = ioremap(madt.lapic_pa, 4096);
 	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1 << 11)); /* global enable */
-	lapic_write(LAPIC_SVR, 0x100 | SPURIOUS_VECTOR);        /* software enable */
+	lapic_write(LAPIC_SVR, 0x100 | SPURIOUS_VECTOR);	/* software enable */
 }
 
 u32 lapic_id(void)

@@ -18,7 +18,6 @@ void ioapic_route(int irq, int vector);
 /* The legacy 8259 PICs are remapped away from the exception vectors and masked. */
 void pic_disable(void);
 
-
 /* Interrupt command register values (low word). */
 #define ICR_FIXED 0x00000
 #define ICR_NMI 0x00400

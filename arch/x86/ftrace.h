@@ -40,8 +40,8 @@ extern char ftrace_function_tramp[], ftrace_function_tramp_op_ptr[], ftrace_func
 enum ftrace_tramp_kind {
 	FTRACE_TRAMP_CALLER = 0,      /* ftrace_caller */
 	FTRACE_TRAMP_REGS_CALLER = 1, /* ftrace_regs_caller: a full pt_regs */
-	FTRACE_TRAMP_FUNCTION,        /* the function tracer's event, else ftrace_caller */
-	FTRACE_TRAMP_GRAPH,           /* function_graph's entry, else ftrace_regs_caller */
+	FTRACE_TRAMP_FUNCTION,	      /* the function tracer's event, else ftrace_caller */
+	FTRACE_TRAMP_GRAPH,	      /* function_graph's entry, else ftrace_regs_caller */
 };
 
 /*
@@ -56,8 +56,8 @@ void arch_ftrace_trampoline_free(unsigned long tramp);
 /* The callback a trampoline's call goes to now. */
 unsigned long arch_ftrace_trampoline_func(unsigned long tramp, int kind);
 /* 0 if the trampoline still holds exactly what create wrote for (kind, op, func), else -EINVAL. */
-int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, int kind,
-				  const void *op, unsigned long func);
+int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, int kind, const void *op,
+				  unsigned long func);
 /* "ftrace_trampoline" if addr is inside a live one (kallsyms asks), else NULL. */
 const char *ftrace_trampoline_lookup(unsigned long addr, unsigned long *size, unsigned long *off);
 

@@ -143,15 +143,16 @@ unsigned long arch_ftrace_trampoline_func(unsigned long tramp, int kind)
 }
 
 /* A live trampoline's bytes against what create_trampoline wrote, ignoring nothing. */
-int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, int kind,
-				  const void *op, unsigned long func)
+int arch_ftrace_verify_trampoline(unsigned long tramp, unsigned long size, int kind, const void *op,
+				  unsigned long func)
 {
 	u8 *want = kmalloc(PAGE_SIZE);
 	int err = 0;
 
 	if (!want)
 		return -ENOMEM;
-	if (build_trampoline(kind, op, func, tramp, want) != size || memcmp(want, (void *)tramp, size))
+	if (build_trampoline(kind, op, func, tramp, want) != size ||
+	    memcmp(want, (void *)tramp, size))
 		err = -EINVAL;
 	kfree(want);
 	return err;

@@ -63,5 +63,7 @@ void gdt_init(void)
 			 "movw %%ax, %%es\n\t"
 			 "movw %%ax, %%ss\n\t"
 			 "ltr %w0"
-			 : : "r"(0x18) : "rax", "memory");
+			 :
+			 : "r"(0x18)
+			 : "rax", "memory");
 }

@@ -254,8 +254,17 @@ static int read_field(struct cursor *c, int size, u8 *offset, u8 *sizep, s64 *va
 static bool is_legacy_prefix(u8 b)
 {
 	switch (b) {
-	case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
-	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
+	case 0x66:
+	case 0x67:
+	case 0xf0:
+	case 0xf2:
+	case 0xf3:
+	case 0x26:
+	case 0x2e:
+	case 0x36:
+	case 0x3e:
+	case 0x64:
+	case 0x65:
 		return true;
 	}
 	return false;
@@ -357,10 +366,10 @@ static int check_prefixes(const struct insn *insn, u16 attr)
 	if (insn->opcode_len != 2)
 		return 0;
 	if (op == 0xb8 && !insn_has_prefix(insn, 0xf3))
-		return -EINVAL;		/* jmpe; only popcnt (f3 0f b8) exists */
+		return -EINVAL; /* jmpe; only popcnt (f3 0f b8) exists */
 	if ((op == 0x78 || op == 0x79) &&
 	    (insn_has_prefix(insn, 0x66) || insn_has_prefix(insn, 0xf2)))
-		return -EINVAL;		/* AMD's extrq/insertq, not vmread/vmwrite */
+		return -EINVAL; /* AMD's extrq/insertq, not vmread/vmwrite */
 	return 0;
 }
 
@@ -391,7 +400,7 @@ static int read_modrm(struct insn *insn, struct cursor *c, u16 attr, int *disp_s
 		*disp_size = 4;
 		insn->rip_relative = true;
 	} else if (insn->has_sib && (insn->sib & 7) == 5) {
-		*disp_size = 4;		/* no base register: [index*scale + disp32] */
+		*disp_size = 4; /* no base register: [index*scale + disp32] */
 	}
 	return 0;
 }
@@ -403,27 +412,27 @@ static u16 group_attr(const struct insn *insn, u16 attr)
 	int op = insn->opcode_len == 1 ? insn->opcode[0] : 0x0f00 | insn->opcode[1];
 
 	switch (op) {
-	case 0x8f:		/* pop r/m; the other encodings are AMD's XOP escape */
+	case 0x8f: /* pop r/m; the other encodings are AMD's XOP escape */
 		return reg == 0 ? attr : X;
-	case 0xfe:		/* inc dec r/m8 */
+	case 0xfe: /* inc dec r/m8 */
 		return reg <= 1 ? attr : X;
-	case 0xc6:		/* mov r/m, imm; xabort imm8 */
-	case 0xc7:		/* mov r/m, imm; xbegin rel32 */
+	case 0xc6: /* mov r/m, imm; xabort imm8 */
+	case 0xc7: /* mov r/m, imm; xbegin rel32 */
 		if (reg == 0)
 			return attr;
 		if (insn->modrm != 0xf8)
 			return X;
 		return op == 0xc6 ? attr : (attr & ~IMM_MASK) | Jz | F64;
-	case 0xf6:		/* test r/m, imm has one; not neg mul imul div idiv do not */
+	case 0xf6: /* test r/m, imm has one; not neg mul imul div idiv do not */
 	case 0xf7:
 		return reg <= 1 ? attr : attr & ~IMM_MASK;
-	case 0xff:		/* inc dec call callf jmp jmpf push */
+	case 0xff: /* inc dec call callf jmp jmpf push */
 		if (reg == 7 || ((reg == 3 || reg == 5) && insn_mod(insn) == 3))
 			return X;
 		return attr | (reg == 2 || reg == 4 ? F64 : reg == 6 ? D64 : 0);
-	case 0x0f00:		/* sldt str lldt ltr verr verw */
+	case 0x0f00: /* sldt str lldt ltr verr verw */
 		return reg <= 5 ? attr : X;
-	case 0x0fba:		/* bt bts btr btc r/m, imm8 */
+	case 0x0fba: /* bt bts btr btc r/m, imm8 */
 		return reg >= 4 ? attr : X;
 	}
 	return attr;
@@ -453,7 +462,7 @@ static int read_imm(struct insn *insn, struct cursor *c, u16 attr)
 	case Iwb:
 		if (read_field(c, 3, &insn->imm_offset, &insn->imm_size, &insn->imm))
 			return -EINVAL;
-		insn->imm &= 0xffffff;	/* two fields, not one number: keep them apart */
+		insn->imm &= 0xffffff; /* two fields, not one number: keep them apart */
 		return 0;
 	case Ib:
 	case Jb:
@@ -465,7 +474,7 @@ static int read_imm(struct insn *insn, struct cursor *c, u16 attr)
 	case Iv:
 		size = insn->operand_size;
 		break;
-	default:		/* Iz, Jz */
+	default: /* Iz, Jz */
 		size = insn->operand_size == 2 ? 2 : 4;
 	}
 	return read_field(c, size, &insn->imm_offset, &insn->imm_size, &insn->imm);

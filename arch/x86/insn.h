@@ -15,25 +15,25 @@
 #define MAX_INSN_SIZE 15
 
 struct insn {
-	u8 length;          /* total bytes, 1..15 */
-	u8 nr_prefixes;     /* legacy prefixes (66 67 f0 f2 f3 2e 36 3e 26 64 65), in order */
-	u8 prefixes[4];     /* each once, however often repeated (gas pads with 66 66 2e 0f 1f) */
-	u8 rex;             /* the REX byte (0x40..0x4f), or 0 */
-	u8 opcode_offset;   /* from the first byte: after every prefix byte, repeats and REX too */
-	u8 opcode_len;      /* 1, 2 (0f xx) or 3 (0f 38 xx, 0f 3a xx) */
+	u8 length;	  /* total bytes, 1..15 */
+	u8 nr_prefixes;	  /* legacy prefixes (66 67 f0 f2 f3 2e 36 3e 26 64 65), in order */
+	u8 prefixes[4];	  /* each once, however often repeated (gas pads with 66 66 2e 0f 1f) */
+	u8 rex;		  /* the REX byte (0x40..0x4f), or 0 */
+	u8 opcode_offset; /* from the first byte: after every prefix byte, repeats and REX too */
+	u8 opcode_len;	  /* 1, 2 (0f xx) or 3 (0f 38 xx, 0f 3a xx) */
 	u8 opcode[3];
 	bool has_modrm;
 	u8 modrm;
 	bool has_sib;
 	u8 sib;
-	u8 disp_offset;     /* from the first byte; meaningful when disp_size */
-	u8 disp_size;       /* 0, 1, 2, 4 (or 8: the moffs of a0-a3) */
-	s64 disp;           /* sign-extended */
-	u8 imm_offset;      /* from the first byte; meaningful when imm_size */
-	u8 imm_size;        /* 0, 1, 2, 4 or 8 (enter's two immediates count as one of 3) */
-	s64 imm;            /* sign-extended (enter: the 16-bit size in the low bits) */
-	u8 operand_size;    /* 2, 4 or 8 */
-	bool rip_relative;  /* mod == 0 and rm == 5: disp is relative to the next instruction */
+	u8 disp_offset;	   /* from the first byte; meaningful when disp_size */
+	u8 disp_size;	   /* 0, 1, 2, 4 (or 8: the moffs of a0-a3) */
+	s64 disp;	   /* sign-extended */
+	u8 imm_offset;	   /* from the first byte; meaningful when imm_size */
+	u8 imm_size;	   /* 0, 1, 2, 4 or 8 (enter's two immediates count as one of 3) */
+	s64 imm;	   /* sign-extended (enter: the 16-bit size in the low bits) */
+	u8 operand_size;   /* 2, 4 or 8 */
+	bool rip_relative; /* mod == 0 and rm == 5: disp is relative to the next instruction */
 };
 
 /* ModRM fields. */

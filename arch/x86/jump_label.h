@@ -25,19 +25,22 @@
 struct static_key;
 
 /* The entry: code, target, key + branch, each relative to the field that holds it. */
-#define JUMP_TABLE_ENTRY(key, branch)                                                         \
-	".pushsection __jump_table, \"aw\"\n\t"                                               \
-	".balign 8\n\t"                                                                       \
-	".long 1b - .\n\t"                                                                    \
-	".long %l[l_yes] - .\n\t"                                                             \
-	".quad %c" key " + %c" branch " - .\n\t"                                              \
+#define JUMP_TABLE_ENTRY(key, branch)                                                              \
+	".pushsection __jump_table, \"aw\"\n\t"                                                    \
+	".balign 8\n\t"                                                                            \
+	".long 1b - .\n\t"                                                                         \
+	".long %l[l_yes] - .\n\t"                                                                  \
+	".quad %c" key " + %c" branch " - .\n\t"                                                   \
 	".popsection\n\t"
 
 /* A site that starts as a NOP: returns true only once patched to `jmp l_yes`. */
 static __always_inline bool arch_static_branch(struct static_key *key, bool branch)
 {
 	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t" JUMP_TABLE_ENTRY("0", "1")
-		     : : "i"(key), "i"(branch) : : l_yes);
+		     :
+		     : "i"(key), "i"(branch)
+		     :
+		     : l_yes);
 	return false;
 l_yes:
 	return true;
@@ -47,7 +50,10 @@ l_yes:
 static __always_inline bool arch_static_branch_jump(struct static_key *key, bool branch)
 {
 	__asm__ goto("1: jmp %l[l_yes]\n\t" JUMP_TABLE_ENTRY("0", "1")
-		     : : "i"(key), "i"(branch) : : l_yes);
+		     :
+		     : "i"(key), "i"(branch)
+		     :
+		     : l_yes);
 	return false;
 l_yes:
 	return true;

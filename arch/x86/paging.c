@@ -162,11 +162,12 @@ void paging_init(void)
 void *ioremap(unsigned long pa, size_t len)
 {
 	unsigned long off = pa & (PAGE_SIZE - 1);
-	unsigned long va = __atomic_fetch_add(&ioremap_next, ALIGN(len + off, PAGE_SIZE),
-					      __ATOMIC_RELAXED);
+	unsigned long va =
+		__atomic_fetch_add(&ioremap_next, ALIGN(len + off, PAGE_SIZE), __ATOMIC_RELAXED);
 
 	for (unsigned long p = 0; p < len + off; p += PAGE_SIZE)
-		if (map_page(va + p, ALIGN_DOWN(pa, PAGE_SIZE) + p, PTE_W | PTE_NX | PTE_PCD | PTE_PWT))
+		if (map_page(va + p, ALIGN_DOWN(pa, PAGE_SIZE) + p,
+			     PTE_W | PTE_NX | PTE_PCD | PTE_PWT))
 			panic("ioremap: out of memory");
 	return (void *)(va + off);
 }

@@ -33,7 +33,7 @@ void serial_init(void)
 {
 	outb(COM1 + IER, 0x00);
 	outb(COM1 + LCR, 0x80); /* DLAB: next two writes set the divisor */
-	outb(COM1 + 0, 1);      /* 115200 baud */
+	outb(COM1 + 0, 1);	/* 115200 baud */
 	outb(COM1 + 1, 0);
 	outb(COM1 + LCR, 0x03); /* 8 bits, no parity, one stop bit */
 	outb(COM1 + FCR, 0xc7); /* FIFO on, cleared, interrupt at 14 bytes */
@@ -69,7 +69,7 @@ void serial_enable_irq(void)
 	request_irq(COM1_IRQ, SERIAL_VECTOR, serial_irq, "ttyS0", NULL); /* Linux's name for COM1 */
 	ioapic_route(COM1_IRQ, SERIAL_VECTOR);
 	outb(COM1 + IER, 0x01); /* interrupt when data is received */
-	serial_rx(); /* anything typed during boot */
+	serial_rx();		/* anything typed during boot */
 }
 
 void serial_putc(char c)

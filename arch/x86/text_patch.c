@@ -21,8 +21,9 @@
 #define FIRST_CAP 64
 
 enum patch_method text_patch_method = PATCH_BREAKPOINT;
-const char *const patch_method_names[] = { [PATCH_BREAKPOINT] = "breakpoint",
-					   [PATCH_STOP_MACHINE] = "stop_machine" };
+const char *const patch_method_names[] = {
+	[PATCH_BREAKPOINT] = "breakpoint", [PATCH_STOP_MACHINE] = "stop_machine"
+};
 unsigned long text_patch_batches;
 volatile bool text_patch_held;
 bool (*text_patch_stop_hook)(int step, const struct text_poke_loc *tp, int nr);
@@ -199,7 +200,9 @@ static noinline int text_patch_queue_slow(struct text_patch_batch *b, void *addr
 	if (!make_room(b)) {
 		/* Not even one slot: write this site alone, through a batch on the stack. */
 		struct text_poke_loc one = { .addr = addr, .cookie = cookie, .len = len };
-		struct text_patch_batch alone = { .vec = &one, .nr = 1, .cap = 1, .client = b->client };
+		struct text_patch_batch alone = {
+			.vec = &one, .nr = 1, .cap = 1, .client = b->client
+		};
 		memcpy(one.new, new, len);
 		apply(&alone);
 		return 0;
@@ -210,8 +213,8 @@ static noinline int text_patch_queue_slow(struct text_patch_batch *b, void *addr
 
 /* The common case without a call or a saved register: an open batch with room, a site of at
  * least 4 bytes that holds old, and new different. Anything else takes the whole way. */
-int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new,
-		     int len, void *cookie)
+int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new, int len,
+		     void *cookie)
 {
 	if (!(b->open && len >= 4 && len <= TEXT_POKE_MAX_LEN && b->nr < b->cap &&
 	      insn_equal(addr, old, len) && !insn_equal(old, new, len)))

@@ -23,7 +23,7 @@ extern const char *const patch_method_names[];
 struct text_patch_batch {
 	struct text_poke_loc *vec; /* grows as sites are queued; kept between batches */
 	int nr, cap;
-	bool open; /* between begin and commit: text_mutex is held */
+	bool open;	    /* between begin and commit: text_mutex is held */
 	const char *client; /* only a name, for the text_patch events ("ftrace", "jump_label") */
 	/* A site did not hold old: called at queue time, nothing queued for it. May be NULL. */
 	void (*mismatch)(const struct text_poke_loc *site, const u8 *actual, void *cookie);
@@ -38,8 +38,8 @@ void text_patch_begin(struct text_patch_batch *b);
  * (nothing is queued when old == new), else calls b->mismatch and returns -EINVAL. Outside
  * begin/commit the change is a batch of its own, applied before we return.
  */
-int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new,
-		     int len, void *cookie);
+int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, const u8 *new, int len,
+		     void *cookie);
 /* Applies what was queued with the method in force, and releases text_mutex. */
 void text_patch_commit(struct text_patch_batch *b);
 /* Changes the method; waits until no batch is being applied. */

@@ -55,7 +55,8 @@ static void __text_poke(void *addr, const void *opcode, size_t len)
 	BUG_ON(len > 16);
 	map_page(slot, ALIGN_DOWN(text_pa(va), PAGE_SIZE), PTE_W | PTE_NX);
 	if (cross)
-		map_page(slot + PAGE_SIZE, ALIGN_DOWN(text_pa(va + len - 1), PAGE_SIZE), PTE_W | PTE_NX);
+		map_page(slot + PAGE_SIZE, ALIGN_DOWN(text_pa(va + len - 1), PAGE_SIZE),
+			 PTE_W | PTE_NX);
 	memcpy((void *)(slot + off), opcode, len);
 	unmap_page(slot);
 	if (cross)
@@ -83,7 +84,8 @@ void text_poke_early(void *addr, const void *opcode, size_t len)
 static void alias_map(unsigned long slot, unsigned long page, unsigned long *mapped)
 {
 	if (*mapped)
-		unmap_page(slot); /* invlpg: the slot's old translation must go before the new one */
+		/* invlpg: the slot's old translation must go before the new one */
+		unmap_page(slot);
 	map_page(slot, text_pa(page), PTE_W | PTE_NX);
 	*mapped = page;
 }
@@ -106,7 +108,8 @@ void text_poke_early_batch(const struct text_poke_loc *tp, int nr)
 		if (page != mapped[0])
 			alias_map(slot, page, &mapped[0]);
 		if (last != page && last != mapped[1])
-			alias_map(slot + PAGE_SIZE, last, &mapped[1]); /* a site across the page end */
+			alias_map(slot + PAGE_SIZE, last,
+				  &mapped[1]); /* a site across the page end */
 		if (tp[i].len == 5) /* a call site: one 4-byte and one byte store, no call */
 			__builtin_memcpy((void *)(slot + (va - page)), tp[i].new, 5);
 		else

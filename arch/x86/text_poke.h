@@ -48,7 +48,7 @@ struct text_poke_loc {
  */
 void text_poke_bp_batch(struct text_poke_loc *tp, int nr);
 void text_poke_bp(void *addr, const void *opcode, size_t len);
-extern unsigned long text_poke_bp_hits;  /* int3s emulated so far */
+extern unsigned long text_poke_bp_hits;	 /* int3s emulated so far */
 extern unsigned long text_poke_bp_stale; /* int3s met after their batch was done (see handler) */
 /* Tests and patch_step: called before the first step (0) and after each of the three, once its
  * sync is done (1: int3 written, 2: tail, 3: new first byte, the commit). */

@@ -97,7 +97,7 @@ static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 static bool poke_int3_handler(struct pt_regs *regs)
 {
 	void *ip = (void *)(regs->ip - 1); /* int3 has executed: rip is one past it */
-	struct text_poke_loc *vec, now; /* filled only on the stale path: this one is hot */
+	struct text_poke_loc *vec, now;	   /* filled only on the stale path: this one is hot */
 	const struct text_poke_loc *tp = NULL;
 	bool handled = false;
 

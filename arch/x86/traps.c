@@ -110,8 +110,8 @@ static bool nmi_handler(struct pt_regs *regs)
 {
 	if (smp_nmi_handler(regs))
 		return true;
-	pr_emerg("Uhhuh. NMI received for unknown reason on CPU %d (rip %pS).\n", smp_processor_id(),
-		 (void *)regs->ip);
+	pr_emerg("Uhhuh. NMI received for unknown reason on CPU %d (rip %pS).\n",
+		 smp_processor_id(), (void *)regs->ip);
 	return true;
 }
 

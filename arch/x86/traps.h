@@ -14,17 +14,32 @@ struct pt_regs {
 	unsigned long vector;
 	union {
 		unsigned long error_code; /* exceptions */
-		unsigned long orig_ax;    /* ftrace_regs_caller: a direct trampoline to leave to, or 0 */
+		unsigned long
+			orig_ax; /* ftrace_regs_caller: a direct trampoline to leave to, or 0 */
 	};
 	unsigned long ip, cs, flags, sp, ss;
 };
 
 /* Exception vectors. */
 enum {
-	X86_TRAP_DE = 0, X86_TRAP_DB = 1, X86_TRAP_NMI = 2, X86_TRAP_BP = 3, X86_TRAP_OF = 4,
-	X86_TRAP_BR = 5, X86_TRAP_UD = 6, X86_TRAP_NM = 7, X86_TRAP_DF = 8, X86_TRAP_TS = 10,
-	X86_TRAP_NP = 11, X86_TRAP_SS = 12, X86_TRAP_GP = 13, X86_TRAP_PF = 14, X86_TRAP_MF = 16,
-	X86_TRAP_AC = 17, X86_TRAP_MC = 18, X86_TRAP_XF = 19,
+	X86_TRAP_DE = 0,
+	X86_TRAP_DB = 1,
+	X86_TRAP_NMI = 2,
+	X86_TRAP_BP = 3,
+	X86_TRAP_OF = 4,
+	X86_TRAP_BR = 5,
+	X86_TRAP_UD = 6,
+	X86_TRAP_NM = 7,
+	X86_TRAP_DF = 8,
+	X86_TRAP_TS = 10,
+	X86_TRAP_NP = 11,
+	X86_TRAP_SS = 12,
+	X86_TRAP_GP = 13,
+	X86_TRAP_PF = 14,
+	X86_TRAP_MF = 16,
+	X86_TRAP_AC = 17,
+	X86_TRAP_MC = 18,
+	X86_TRAP_XF = 19,
 };
 
 /* Device interrupt vectors. */

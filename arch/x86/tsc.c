@@ -25,7 +25,7 @@ u64 ns_mult; /* ns = cycles * ns_mult >> 32 */
 static void pit_gate_start(u16 count)
 {
 	outb(0x61, (inb(0x61) & ~0x02) | 0x01); /* gate on, speaker off */
-	outb(0x43, 0xb0);                       /* channel 2, lo/hi byte, mode 0: one-shot */
+	outb(0x43, 0xb0);			/* channel 2, lo/hi byte, mode 0: one-shot */
 	outb(0x42, count & 0xff);
 	outb(0x42, count >> 8);
 }

@@ -16,7 +16,7 @@
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
 
-static unsigned long used[EXECMEM_PAGES / 64];   /* handed out */
+static unsigned long used[EXECMEM_PAGES / 64];	 /* handed out */
 static unsigned long mapped[EXECMEM_PAGES / 64]; /* has a frame behind it (mapped once, for good) */
 static unsigned int next_page;
 static size_t in_use;

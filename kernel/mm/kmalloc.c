@@ -27,11 +27,11 @@ _Static_assert(NR_CLASSES == KMALLOC_NR_CLASSES, "mm.h's class count");
 
 struct slab {
 	u32 magic;
-	u32 obj_size;      /* for a large allocation: number of pages */
+	u32 obj_size; /* for a large allocation: number of pages */
 	u32 nr_free;
 	u32 nr_objs;
 	struct slab *next; /* next slab of this class that has a free object */
-	void *freelist;    /* free objects chained through their first word */
+	void *freelist;	   /* free objects chained through their first word */
 };
 
 struct size_class {
@@ -118,7 +118,8 @@ static void *kmalloc_slab(size_t size, size_t *bytes_alloc)
 		obj = s->freelist;
 		s->freelist = *(void **)obj;
 		if (--s->nr_free == 0)
-			c->partial = s->next; /* full slabs leave the list until something is freed */
+			c->partial =
+				s->next; /* full slabs leave the list until something is freed */
 		__atomic_fetch_add(&bytes_in_use, s->obj_size, __ATOMIC_RELAXED);
 	}
 	spin_unlock_irqrestore(&c->lock, flags);

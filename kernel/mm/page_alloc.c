@@ -54,7 +54,8 @@ void page_alloc_init(const struct mem_region *ram, int n, u64 reserved_lo, u64 r
 		size_t last = (ram[i].base + ram[i].len) >> PAGE_SHIFT;
 
 		if (last > MAX_FRAMES) {
-			pr_warn("mm: ignoring RAM above %lu GiB\n", MAX_FRAMES >> (30 - PAGE_SHIFT));
+			pr_warn("mm: ignoring RAM above %lu GiB\n",
+				MAX_FRAMES >> (30 - PAGE_SHIFT));
 			last = MAX_FRAMES;
 		}
 		for (; f < last; f++) {

@@ -12,16 +12,19 @@ static int slabinfo_show(struct seq_file *m, struct fnode *f)
 {
 	(void)f;
 	seq_puts(m, "slabinfo - version: 2.1\n");
-	seq_puts(m, "# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab>"
-		    " : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs>"
-		    " <num_slabs> <sharedavail>\n");
+	seq_puts(m,
+		 "# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab>"
+		 " : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs>"
+		 " <num_slabs> <sharedavail>\n");
 	for (int i = KMALLOC_NR_CLASSES - 1; i >= 0; i--) {
 		struct kmalloc_class_stats st;
 		char name[24];
 
 		kmalloc_slab_stats(i, &st);
 		snprintf(name, sizeof(name), "kmalloc-%lu", st.obj_size);
-		seq_printf(m, "%-17s %6lu %6lu %6lu %4lu %4d : tunables %4d %4d %4d : slabdata %6lu %6lu %6d\n",
+		seq_printf(m,
+			   "%-17s %6lu %6lu %6lu %4lu %4d : tunables %4d %4d %4d : slabdata %6lu "
+			   "%6lu %6d\n",
 			   name, st.active_objs, st.nr_slabs * st.objs_per_slab, st.obj_size,
 			   st.objs_per_slab, 1, 0, 0, 0, st.active_slabs, st.nr_slabs, 0);
 	}
@@ -51,7 +54,8 @@ static int drop_caches_show(struct seq_file *m, struct fnode *f)
 }
 
 static const struct file_ops slabinfo_ops = { .show = slabinfo_show };
-static const struct file_ops drop_caches_ops = { .show = drop_caches_show, .write = drop_caches_write };
+static const struct file_ops drop_caches_ops = { .show = drop_caches_show,
+						 .write = drop_caches_write };
 
 void slabinfo_init(void)
 {

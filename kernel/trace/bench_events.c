@@ -30,8 +30,8 @@ void bench_events(u64 baseline)
 	call->flags |= EVENT_FL_SOFT_MODE; /* as a trigger would: every record built aside first */
 	trace_event_update_probe(call);
 	event_mutex_unlock();
-	bench_row("tracepoint, event recorded via the scratch copy", bench_per_call(bench_target_tp),
-		  baseline);
+	bench_row("tracepoint, event recorded via the scratch copy",
+		  bench_per_call(bench_target_tp), baseline);
 	event_mutex_lock();
 	call->flags &= ~EVENT_FL_SOFT_MODE;
 	trace_event_enable_disable(call, false);

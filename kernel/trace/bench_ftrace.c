@@ -3,7 +3,6 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/printk.h"
 
-
 static volatile unsigned long bench_calls;
 
 static void bench_callback(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
@@ -12,7 +11,8 @@ static void bench_callback(unsigned long ip, unsigned long parent_ip, struct ftr
 	bench_calls++;
 }
 
-#define BENCH_OPS(name, fl) static struct ftrace_ops name = { .func = bench_callback, .flags = (fl) }
+#define BENCH_OPS(name, fl)                                                                        \
+	static struct ftrace_ops name = { .func = bench_callback, .flags = (fl) }
 BENCH_OPS(ops_tramp, FTRACE_OPS_FL_RECURSION);
 BENCH_OPS(ops_plain, FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NO_TRAMP);
 BENCH_OPS(ops_other, FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_NO_TRAMP);
@@ -68,8 +68,10 @@ void bench_ftrace_core(u64 baseline)
 	/* "elsewhere": a second ops on another function keeps the list function in ftrace_call. */
 	const struct bench_ops tramp[] = { { &ops_tramp, "bench_target" } },
 			       plain[] = { { &ops_plain, "bench_target" } },
-			       list1[] = { { &ops_plain, "bench_target" }, { &ops_other, "vfs_read" } },
-			       list2[] = { { &ops_plain, "bench_target" }, { &ops_other, "bench_target" } },
+			       list1[] = { { &ops_plain, "bench_target" },
+					   { &ops_other, "vfs_read" } },
+			       list2[] = { { &ops_plain, "bench_target" },
+					   { &ops_other, "bench_target" } },
 			       assist[] = { { &ops_assist, "bench_target" } },
 			       regs_tramp[] = { { &ops_regs_tramp, "bench_target" } },
 			       regs[] = { { &ops_regs, "bench_target" } },
@@ -77,7 +79,8 @@ void bench_ftrace_core(u64 baseline)
 	unsigned long n = ftrace_nr_records();
 	u64 t_list, t_tramp;
 
-	bench_row("NOP site (ftrace on, nothing registered)", bench_per_call(bench_target), baseline);
+	bench_row("NOP site (ftrace on, nothing registered)", bench_per_call(bench_target),
+		  baseline);
 	t_tramp = bench_with("1 ops, its own trampoline", tramp, 1, baseline);
 	bench_with("1 ops, ftrace_caller calling it directly", plain, 1, baseline);
 	t_list = bench_with("list function, 1 ops on the site (2 live)", list1, 2, baseline);
@@ -87,7 +90,8 @@ void bench_ftrace_core(u64 baseline)
 	bench_with("1 ops SAVE_REGS, ftrace_regs_caller", regs, 1, baseline);
 	bench_with("direct call (direct_count_tramp)", direct, 1, baseline);
 	if (t_list && t_tramp)
-		cprintf("\nown trampoline vs list function, 1 ops on the site: %lld fewer instructions "
+		cprintf("\nown trampoline vs list function, 1 ops on the site: %lld fewer "
+			"instructions "
 			"per call (%llu%% of the list path's cost above baseline)\n",
 			(long long)(t_list - t_tramp),
 			t_list > baseline ? (t_tramp - baseline) * 100 / (t_list - baseline) : 0);
@@ -100,10 +104,11 @@ void bench_ftrace_static(u64 baseline)
 {
 	const struct bench_ops plain[] = { { &ops_plain, "bench_target" } },
 			       elsewhere[] = { { &ops_plain, "vfs_read" } },
-			       list2[] = { { &ops_plain, "bench_target" }, { &ops_other, "bench_target" } };
+			       list2[] = { { &ops_plain, "bench_target" },
+					   { &ops_other, "bench_target" } };
 
-	bench_row("static site, nothing traced (2 x cmp+jne, ret)",
-		  bench_per_call(bench_target), baseline);
+	bench_row("static site, nothing traced (2 x cmp+jne, ret)", bench_per_call(bench_target),
+		  baseline);
 	bench_with("static, 1 ops on another function (list, no match)", elsewhere, 1, baseline);
 	bench_with("static, 1 ops on the site (list function)", plain, 1, baseline);
 	bench_with("static, 2 ops on the site (list function)", list2, 2, baseline);

@@ -69,7 +69,8 @@ static void available_functions(void)
 	t0 = rdtsc();
 	f->ops->show(&m, f);
 	count_and_drop(&m);
-	row("read available_filter_functions (no console)", rdtsc() - t0, ftrace_nr_records(), 0, 0);
+	row("read available_filter_functions (no console)", rdtsc() - t0, ftrace_nr_records(), 0,
+	    0);
 	cprintf("  (%lu bytes)\n", rendered);
 }
 
@@ -93,9 +94,9 @@ static void entry_memory(void)
 	void *e = kmalloc(sizeof(struct ftrace_func_entry));
 
 	cprintf("memory: struct dyn_ftrace %zu bytes (%zu a 4 KiB page); struct ftrace_func_entry "
-		"%zu bytes, %zu as a kmalloc object\n", sizeof(struct dyn_ftrace),
-		(size_t)(PAGE_SIZE / sizeof(struct dyn_ftrace)), sizeof(struct ftrace_func_entry),
-		e ? ksize(e) : 0);
+		"%zu bytes, %zu as a kmalloc object\n",
+		sizeof(struct dyn_ftrace), (size_t)(PAGE_SIZE / sizeof(struct dyn_ftrace)),
+		sizeof(struct ftrace_func_entry), e ? ksize(e) : 0);
 	kfree(e);
 }
 

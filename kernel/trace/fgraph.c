@@ -157,7 +157,8 @@ int register_ftrace_graph(struct fgraph_ops *gops)
 
 	WRITE_ONCE(graph_ops, gops);
 	if (FTRACE_STATIC)
-		WRITE_ONCE(ftrace_graph_entry, gops->entryfunc); /* every function calls in from now */
+		WRITE_ONCE(ftrace_graph_entry,
+			   gops->entryfunc); /* every function calls in from now */
 	else
 		err = register_ftrace_function(&graph_ftrace_ops);
 	if (err)

@@ -21,7 +21,7 @@ struct fgraph_task {
 	int curr_ret_stack;    /* entries in use */
 	unsigned long overrun; /* calls not hooked because the stack was full */
 	int in_graph_func;     /* set_graph_function: calls of listed functions now running */
-	int in_notrace;        /* set_graph_notrace: calls of listed functions now running */
+	int in_notrace;	       /* set_graph_notrace: calls of listed functions now running */
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 };
 

@@ -39,14 +39,14 @@ struct dyn_ftrace {
 
 #define FTRACE_REF_MAX_SHIFT 20
 #define FTRACE_REF_MAX ((1UL << FTRACE_REF_MAX_SHIFT) - 1)
-#define FTRACE_FL_ENABLED (1UL << 31)   /* the site calls a trampoline (not the NOP) */
-#define FTRACE_FL_REGS (1UL << 30)      /* some ops on it wants the full register frame */
-#define FTRACE_FL_REGS_EN (1UL << 29)   /* ... and the site calls ftrace_regs_caller now */
-#define FTRACE_FL_TRAMP (1UL << 28)     /* its only ops has its own trampoline */
-#define FTRACE_FL_TRAMP_EN (1UL << 27)  /* the site calls an ops's own trampoline now */
-#define FTRACE_FL_IPMODIFY (1UL << 26)  /* an ops on it may change the return ip */
-#define FTRACE_FL_DISABLED (1UL << 25)  /* never touched again (ftrace_bug, or not convertible) */
-#define FTRACE_FL_DIRECT (1UL << 24)    /* a direct ops wants it (register_ftrace_direct) */
+#define FTRACE_FL_ENABLED (1UL << 31)	/* the site calls a trampoline (not the NOP) */
+#define FTRACE_FL_REGS (1UL << 30)	/* some ops on it wants the full register frame */
+#define FTRACE_FL_REGS_EN (1UL << 29)	/* ... and the site calls ftrace_regs_caller now */
+#define FTRACE_FL_TRAMP (1UL << 28)	/* its only ops has its own trampoline */
+#define FTRACE_FL_TRAMP_EN (1UL << 27)	/* the site calls an ops's own trampoline now */
+#define FTRACE_FL_IPMODIFY (1UL << 26)	/* an ops on it may change the return ip */
+#define FTRACE_FL_DISABLED (1UL << 25)	/* never touched again (ftrace_bug, or not convertible) */
+#define FTRACE_FL_DIRECT (1UL << 24)	/* a direct ops wants it (register_ftrace_direct) */
 #define FTRACE_FL_DIRECT_EN (1UL << 23) /* ... and, alone on it, the site calls its trampoline */
 
 static inline unsigned long ftrace_rec_count(const struct dyn_ftrace *rec)
@@ -71,8 +71,8 @@ extern u64 ftrace_init_ticks; /* TSC ticks the boot conversion took (bench) */
  * formats) as the loop it is. As in Linux's, `break` leaves only the current page: leave the
  * walk with a goto.
  */
-#define for_each_ftrace_rec(pg, rec)                                                      \
-	for (pg = ftrace_pages_start; pg; pg = pg->next)                                  \
+#define for_each_ftrace_rec(pg, rec)                                                               \
+	for (pg = ftrace_pages_start; pg; pg = pg->next)                                           \
 		for (rec = pg->records; rec < pg->records + pg->index; rec++)
 
 /* A set of function addresses (Linux's ftrace_hash): buckets of singly linked entries. */
@@ -100,21 +100,22 @@ typedef void (*ftrace_func_t)(unsigned long ip, unsigned long parent_ip, struct 
 #define FTRACE_OPS_FL_SAVE_REGS (1UL << 1) /* func gets a full pt_regs (ftrace_regs_caller) */
 #define FTRACE_OPS_FL_IPMODIFY (1UL << 2)  /* func may change regs->ip; needs SAVE_REGS */
 #define FTRACE_OPS_FL_RECURSION (1UL << 3) /* func protects itself against recursion */
-#define FTRACE_OPS_FL_DIRECT (1UL << 4)    /* sites call ops->direct_call (ftrace_direct.c) */
-#define FTRACE_OPS_FL_NO_TRAMP (1UL << 5)  /* ours: never a trampoline of its own (bench baseline) */
-#define FTRACE_OPS_FL_PERMANENT (1UL << 6) /* while live, ftrace_enabled cannot go to 0 (livepatch) */
+#define FTRACE_OPS_FL_DIRECT (1UL << 4)	   /* sites call ops->direct_call (ftrace_direct.c) */
+#define FTRACE_OPS_FL_NO_TRAMP (1UL << 5) /* ours: never a trampoline of its own (bench baseline) */
+#define FTRACE_OPS_FL_PERMANENT                                                                    \
+	(1UL << 6) /* while live, ftrace_enabled cannot go to 0 (livepatch) */
 
 struct ftrace_ops {
 	ftrace_func_t func;
 	const char *name;
 	unsigned long flags;
 	void *private;
-	struct ftrace_ops *next;              /* ftrace_ops_list, newest first */
-	struct ftrace_ops_hash local_hash;    /* this ops's own filter and notrace sets */
-	struct ftrace_ops_hash *func_hash;    /* the sets in force: local_hash, or shared */
-	unsigned long trampoline;             /* per-ops trampoline, 0 if none */
+	struct ftrace_ops *next;	   /* ftrace_ops_list, newest first */
+	struct ftrace_ops_hash local_hash; /* this ops's own filter and notrace sets */
+	struct ftrace_ops_hash *func_hash; /* the sets in force: local_hash, or shared */
+	unsigned long trampoline;	   /* per-ops trampoline, 0 if none */
 	unsigned long trampoline_size;
-	unsigned long direct_call;            /* FTRACE_OPS_FL_DIRECT: the custom trampoline */
+	unsigned long direct_call; /* FTRACE_OPS_FL_DIRECT: the custom trampoline */
 	/* ours: the template of its own trampoline if not the one its flags ask for
 	 * (enum ftrace_tramp_kind: a tracer's common case inline, arch/x86/ftrace_fast.asm) */
 	int tramp_kind;
@@ -161,11 +162,11 @@ struct dyn_ftrace *ftrace_lookup_ip(unsigned long ip);
 long ftrace_rec_index(const struct dyn_ftrace *rec);
 unsigned long ftrace_nr_records(void);
 
-extern int ftrace_disabled;         /* set for good by ftrace_bug() */
+extern int ftrace_disabled; /* set for good by ftrace_bug() */
 /* Odd while an update is changing code, bumped twice per update: a reader that sees the same even
  * value before and after something knows no site changed state in between. */
 extern unsigned long ftrace_update_seq;
-extern int ftrace_enabled;          /* the kill switch: /proc/sys/kernel/ftrace_enabled */
+extern int ftrace_enabled; /* the kill switch: /proc/sys/kernel/ftrace_enabled */
 extern unsigned long ftrace_bug_count;
 
 void ftrace_init(void);

@@ -53,7 +53,7 @@ u64 direct_count_calls;
 unsigned long direct_count_last_arg;
 static struct ftrace_ops direct_count_ops = { .name = "direct_count" };
 static unsigned long direct_count_ip; /* attached function, 0 if none */
-static DEFINE_SPINLOCK(direct_lock); /* one attach or detach at a time */
+static DEFINE_SPINLOCK(direct_lock);  /* one attach or detach at a time */
 
 static int direct_count_show(struct seq_file *m, struct fnode *f)
 {

@@ -37,9 +37,10 @@ static void enabled_show_target(struct seq_file *m, const struct dyn_ftrace *rec
 
 	if (rec->flags & FTRACE_FL_TRAMP_EN) {
 		if (op && op->trampoline)
-			seq_printf(m, "\ttramp: 0x%lx (%pS) ->%pS", op->trampoline, (void *)op->func,
+			seq_printf(m, "\ttramp: 0x%lx (%pS) ->%pS", op->trampoline,
+				   (void *)op->func,
 				   (void *)arch_ftrace_trampoline_func(op->trampoline,
-								     ftrace_ops_tramp_kind(op)));
+								       ftrace_ops_tramp_kind(op)));
 		else
 			seq_puts(m, "\ttramp: ERROR!");
 	}
@@ -125,7 +126,8 @@ static int filter_write_mixed(char *text, unsigned int flags)
 
 static int notrace_show(struct seq_file *m, struct fnode *f)
 {
-	ftrace_hash_show(m, global_ops.local_hash.notrace_hash, "#### no functions disabled ####\n");
+	ftrace_hash_show(m, global_ops.local_hash.notrace_hash,
+			 "#### no functions disabled ####\n");
 	return 0;
 }
 
@@ -141,8 +143,8 @@ static int set_write(const char *buf, size_t len, unsigned int flags, bool to_no
 		return -ENODEV;
 	if (text_patch_held)
 		return -EBUSY; /* patch_step holds ftrace_lock until the shell says `next` */
-	return to_notrace ? ftrace_set_notrace(&global_ops, text, flags & FS_TRUNC) :
-			 filter_write_mixed(text, flags);
+	return to_notrace ? ftrace_set_notrace(&global_ops, text, flags & FS_TRUNC)
+			  : filter_write_mixed(text, flags);
 }
 
 static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)

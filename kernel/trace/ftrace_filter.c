@@ -110,7 +110,8 @@ int ftrace_match_records(struct ftrace_hash *hash, const char *buf)
 		/* `func:command` triggers belong to the tracers; here a ':' is simply not a name. */
 		if (!*tok || strchr(tok, ':'))
 			return -EINVAL;
-		found = all_digits(tok) ? match_index(hash, tok, remove) : match_glob(hash, tok, remove);
+		found = all_digits(tok) ? match_index(hash, tok, remove)
+					: match_glob(hash, tok, remove);
 		if (found <= 0)
 			return found < 0 ? found : -EINVAL;
 	}

@@ -17,27 +17,33 @@
 #include "lib/compiler.h"
 
 /* Fails the build when the type named in the format file is not the member's type. */
-#define TYPE_CHECK(st, type, m)                                                               \
-	(0 * sizeof(struct { int : (-!__builtin_types_compatible_p(                          \
-				       typeof(((struct st *)0)->m), type)); }))
+#define TYPE_CHECK(st, type, m)                                                                    \
+	(0 * sizeof(struct {                                                                       \
+		 int : (-!__builtin_types_compatible_p(typeof(((struct st *)0)->m), type));        \
+	 }))
 
-#define FIELD(st, _type, m, _name)                                                            \
-	{ .type = #_type, .name = _name, .offset = offsetof(struct st, m) + TYPE_CHECK(st, _type, m), \
-	  .size = sizeof(((struct st *)0)->m), .is_signed = is_signed_type(_type),                \
-	  .kind = FILTER_OTHER }
+#define FIELD(st, _type, m, _name)                                                                 \
+	{                                                                                          \
+		.type = #_type, .name = _name,                                                     \
+		.offset = offsetof(struct st, m) + TYPE_CHECK(st, _type, m),                       \
+		.size = sizeof(((struct st *)0)->m), .is_signed = is_signed_type(_type),           \
+		.kind = FILTER_OTHER                                                               \
+	}
 
 /* A fixed-length array: the type as the format file prints it ("unsigned long[8]"). */
-#define ARRAY(st, _type, m, len)                                                              \
-	{ .type = #_type "[" __stringify(len) "]", .name = #m,                                            \
-	  .offset = offsetof(struct st, m) + TYPE_CHECK(st, _type[len], m),                   \
-	  .size = sizeof(((struct st *)0)->m), .is_signed = is_signed_type(_type),            \
-	  .kind = FILTER_OTHER }
+#define ARRAY(st, _type, m, len)                                                                   \
+	{                                                                                          \
+		.type = #_type "[" __stringify(len) "]", .name = #m,                               \
+		.offset = offsetof(struct st, m) + TYPE_CHECK(st, _type[len], m),                  \
+		.size = sizeof(((struct st *)0)->m), .is_signed = is_signed_type(_type),           \
+		.kind = FILTER_OTHER                                                               \
+	}
 
-#define COMMON_FIELDS(st)                                                                     \
-	FIELD(st, unsigned short, ent.type, "common_type"),                                   \
-	FIELD(st, unsigned char, ent.flags, "common_flags"),                                  \
-	FIELD(st, unsigned char, ent.preempt_count, "common_preempt_count"),                  \
-	FIELD(st, int, ent.pid, "common_pid")
+#define COMMON_FIELDS(st)                                                                          \
+	FIELD(st, unsigned short, ent.type, "common_type"),                                        \
+		FIELD(st, unsigned char, ent.flags, "common_flags"),                               \
+		FIELD(st, unsigned char, ent.preempt_count, "common_preempt_count"),               \
+		FIELD(st, int, ent.pid, "common_pid")
 
 static struct trace_event_field function_fields[] = {
 	COMMON_FIELDS(ftrace_entry),
@@ -71,8 +77,12 @@ static struct trace_event_field graph_ret_fields[] = {
 static struct trace_event_field print_fields[] = {
 	COMMON_FIELDS(print_entry),
 	FIELD(print_entry, unsigned long, ip, "ip"),
-	{ .type = "char[]", .name = "buf", .offset = offsetof(struct print_entry, buf), .size = 0,
-	  .is_signed = is_signed_type(char), .kind = FILTER_OTHER },
+	{ .type = "char[]",
+	  .name = "buf",
+	  .offset = offsetof(struct print_entry, buf),
+	  .size = 0,
+	  .is_signed = is_signed_type(char),
+	  .kind = FILTER_OTHER },
 };
 
 static struct trace_event_field stack_fields[] = {
@@ -81,9 +91,11 @@ static struct trace_event_field stack_fields[] = {
 	ARRAY(stack_entry, unsigned long, caller, FTRACE_STACK_ENTRIES),
 };
 
-#define FTRACE_EVENT(_name, _id, _st, _fields, _fmt)                                          \
-	{ .name = _name, .system = "ftrace", .id = _id, .size = sizeof(struct _st),           \
-	  .fields = _fields, .nr_fields = ARRAY_SIZE(_fields), .print_fmt = _fmt }
+#define FTRACE_EVENT(_name, _id, _st, _fields, _fmt)                                               \
+	{                                                                                          \
+		.name = _name, .system = "ftrace", .id = _id, .size = sizeof(struct _st),          \
+		.fields = _fields, .nr_fields = ARRAY_SIZE(_fields), .print_fmt = _fmt             \
+	}
 
 /* In id order. The print fmt lines are Linux's, funcgraph_exit's with its retval. */
 struct trace_event_call ftrace_fixed_events[] = {

@@ -154,8 +154,8 @@ static void ftrace_rec_recount(void)
 		/* Alone on a site, an ops with a trampoline of its own gets called through it. */
 		if (count == 1 && only->trampoline && !(only->flags & FTRACE_OPS_FL_DIRECT))
 			want |= FTRACE_FL_TRAMP;
-		rec->flags &= ~(FTRACE_REF_MAX | FTRACE_FL_REGS | FTRACE_FL_IPMODIFY | FTRACE_FL_TRAMP |
-				FTRACE_FL_DIRECT);
+		rec->flags &= ~(FTRACE_REF_MAX | FTRACE_FL_REGS | FTRACE_FL_IPMODIFY |
+				FTRACE_FL_TRAMP | FTRACE_FL_DIRECT);
 		rec->flags |= count | want;
 	}
 }
@@ -216,17 +216,18 @@ static int __ftrace_replace_code(struct dyn_ftrace *rec)
 	bool is_on = rec->flags & FTRACE_FL_ENABLED;
 	unsigned long kind = 0, want = want_on ? ftrace_get_addr_new(rec, &kind) : 0;
 	unsigned long cur = is_on ? rec->target : 0;
-	const unsigned long en = FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN | FTRACE_FL_TRAMP_EN |
-				 FTRACE_FL_DIRECT_EN;
+	const unsigned long en =
+		FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN | FTRACE_FL_TRAMP_EN | FTRACE_FL_DIRECT_EN;
 	u8 old[MCOUNT_INSN_SIZE], new[MCOUNT_INSN_SIZE];
 	int err;
 
 	if (want != cur) {
 		rec_insn(rec, is_on, cur, old);
 		rec_insn(rec, want_on, want, new);
-		ftrace_bug_action = !want_on ? "Setting ftrace call site to NOP" :
-				    !is_on ? "Setting ftrace call site to call ftrace function" :
-					     "Updating ftrace call site to call a different ftrace function";
+		ftrace_bug_action =
+			!want_on ? "Setting ftrace call site to NOP"
+			: !is_on ? "Setting ftrace call site to call ftrace function"
+				 : "Updating ftrace call site to call a different ftrace function";
 		err = ftrace_modify_code(rec->ip, old, new);
 		if (err)
 			return err;
@@ -301,7 +302,8 @@ static int batch_step(int (*step)(ftrace_func_t), ftrace_func_t func)
 
 	text_patch_begin(&ftrace_patch_batch);
 	err = step(func);
-	text_patch_commit(&ftrace_patch_batch); /* what was queued before an error is still applied: flags say so */
+	/* what was queued before an error is still applied: flags say so */
+	text_patch_commit(&ftrace_patch_batch);
 	return err;
 }
 
@@ -363,7 +365,6 @@ static void ftrace_unlock_update(void)
 	spin_unlock(&ftrace_lock);
 }
 
-
 /* Gives ops a trampoline of its own, if it can have one; without, it is called from the shared
  * callers, which works too, only slower. Under ftrace_lock. */
 static void ftrace_ops_trampoline_get(struct ftrace_ops *ops)
@@ -374,10 +375,11 @@ static void ftrace_ops_trampoline_get(struct ftrace_ops *ops)
 	    (ops->flags & (FTRACE_OPS_FL_DIRECT | FTRACE_OPS_FL_NO_TRAMP)))
 		return; /* the static build calls no site's own target: no trampolines */
 	err = arch_ftrace_create_trampoline(ftrace_ops_tramp_kind(ops), ops,
-					    (unsigned long)ftrace_ops_get_func(ops), &ops->trampoline,
-					    &ops->trampoline_size);
+					    (unsigned long)ftrace_ops_get_func(ops),
+					    &ops->trampoline, &ops->trampoline_size);
 	if (err)
-		pr_warn("ftrace: no trampoline for %s (%d): using the shared callers\n", ops->name, err);
+		pr_warn("ftrace: no trampoline for %s (%d): using the shared callers\n", ops->name,
+			err);
 }
 
 /*
@@ -447,7 +449,8 @@ int register_ftrace_function(struct ftrace_ops *ops)
 		ops->func_hash = &ops->local_hash;
 	/* An ops that moves the ip needs the registers, and must say which functions it replaces. */
 	if ((ops->flags & FTRACE_OPS_FL_IPMODIFY) &&
-	    (!(ops->flags & FTRACE_OPS_FL_SAVE_REGS) || ftrace_hash_empty(ops->func_hash->filter_hash)))
+	    (!(ops->flags & FTRACE_OPS_FL_SAVE_REGS) ||
+	     ftrace_hash_empty(ops->func_hash->filter_hash)))
 		return -EINVAL;
 	if (FTRACE_STATIC && ftrace_static_check_ops(ops))
 		return -EINVAL; /* needs registers: only dynamic ftrace has ftrace_regs_caller */
@@ -504,7 +507,8 @@ int ftrace_step_unregister(struct ftrace_ops *ops, bool (*aborted)(void), struct
 	err = ftrace_update();
 	if (!err && aborted && aborted()) {
 		ops->flags |= FTRACE_OPS_FL_ENABLED;
-		__atomic_store_n(pp, ops, __ATOMIC_RELEASE); /* ops->next is still its old successor */
+		__atomic_store_n(pp, ops,
+				 __ATOMIC_RELEASE); /* ops->next is still its old successor */
 		rec->flags = flags;
 		rec->target = target;
 		err = ftrace_update();
@@ -662,7 +666,8 @@ int ftrace_set_filter_ip(struct ftrace_ops *ops, unsigned long ip, bool remove, 
 		return -ENOENT;
 	if (!ops->func_hash)
 		ops->func_hash = &ops->local_hash;
-	new = reset ? alloc_ftrace_hash(0) : alloc_and_copy_ftrace_hash(ops->func_hash->filter_hash);
+	new = reset ? alloc_ftrace_hash(0)
+		    : alloc_and_copy_ftrace_hash(ops->func_hash->filter_hash);
 	if (!new)
 		return -ENOMEM;
 	if (remove)
@@ -706,7 +711,8 @@ int ftrace_verify_all_sites(char *why, size_t size)
 							    ftrace_ops_tramp_kind(op), op,
 							    (unsigned long)ftrace_ops_get_func(op));
 			if (err)
-				snprintf(why, size, "trampoline of %s at 0x%lx differs from its template",
+				snprintf(why, size,
+					 "trampoline of %s at 0x%lx differs from its template",
 					 op->name, op->trampoline);
 		}
 	spin_unlock(&ftrace_lock);

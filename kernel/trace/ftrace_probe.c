@@ -40,7 +40,7 @@ static bool probe_take(struct ftrace_probe *p)
 	long c = READ_ONCE(p->count);
 
 	return c < 0 || (c > 0 && __atomic_compare_exchange_n(&p->count, &c, c - 1, false,
-							     __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+							      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
 static void probe_run(struct ftrace_probe *p, unsigned long ip)
@@ -49,7 +49,8 @@ static void probe_run(struct ftrace_probe *p, unsigned long ip)
 	case PROBE_TRACEON:
 	case PROBE_TRACEOFF:
 		/* As Linux: a call only counts when it changes the state. */
-		if (READ_ONCE(global_trace.tracing_on) != (p->cmd == PROBE_TRACEON) && probe_take(p))
+		if (READ_ONCE(global_trace.tracing_on) != (p->cmd == PROBE_TRACEON) &&
+		    probe_take(p))
 			WRITE_ONCE(global_trace.tracing_on, p->cmd == PROBE_TRACEON);
 		return;
 	case PROBE_STACKTRACE:
@@ -93,7 +94,8 @@ static void probe_call(unsigned long ip, unsigned long parent_ip, struct ftrace_
 	ftrace_test_recursion_unlock(bit);
 }
 
-static struct ftrace_ops probe_ops = { .func = probe_call, .name = "probes",
+static struct ftrace_ops probe_ops = { .func = probe_call,
+				       .name = "probes",
 				       .flags = FTRACE_OPS_FL_RECURSION };
 
 /*
@@ -259,8 +261,10 @@ void ftrace_probes_show(struct seq_file *m)
 	for (int i = 0; set && i < set->nr; i++) {
 		const struct ftrace_probe *p = &set->p[i];
 		if (p->count < 0)
-			seq_printf(m, "%ps:%s:unlimited\n", (void *)p->ip, ftrace_probe_names[p->cmd]);
+			seq_printf(m, "%ps:%s:unlimited\n", (void *)p->ip,
+				   ftrace_probe_names[p->cmd]);
 		else
-			seq_printf(m, "%ps:%s:count=%ld\n", (void *)p->ip, ftrace_probe_names[p->cmd], p->count);
+			seq_printf(m, "%ps:%s:count=%ld\n", (void *)p->ip,
+				   ftrace_probe_names[p->cmd], p->count);
 	}
 }

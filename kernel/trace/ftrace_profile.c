@@ -30,7 +30,8 @@ static struct func_stat *stat_of(int cpu, unsigned long ip)
 {
 	struct dyn_ftrace *rec = ftrace_lookup_ip(ip);
 
-	return rec ? &stats[(unsigned long)cpu * ftrace_nr_records() + ftrace_rec_index(rec)] : NULL;
+	return rec ? &stats[(unsigned long)cpu * ftrace_nr_records() + ftrace_rec_index(rec)]
+		   : NULL;
 }
 
 static bool profile_entry(struct ftrace_graph_ent *ent)
@@ -97,8 +98,10 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
 
-	seq_puts(m, "  Function                               Hit    Time            Avg             s^2\n"
-		    "  --------                               ---    ----            ---             ---\n");
+	seq_puts(m, "  Function                               Hit    Time            Avg           "
+		    "  s^2\n"
+		    "  --------                               ---    ----            ---           "
+		    "  ---\n");
 	if (!stats)
 		return 0;
 	lines = kmalloc(ftrace_nr_records() * sizeof(*lines) + 1);
@@ -114,15 +117,17 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 		char name[KSYM_BUF];
 		u64 avg = lines[i].s.time / lines[i].s.hits;
 		/* sample variance, from the running sums: (sum x^2 - n * avg^2) / (n - 1) */
-		u64 var = lines[i].s.hits > 1 ?
-			(lines[i].s.time_sq - lines[i].s.hits * avg * avg) / (lines[i].s.hits - 1) : 0;
+		u64 var = lines[i].s.hits > 1 ? (lines[i].s.time_sq - lines[i].s.hits * avg * avg) /
+							(lines[i].s.hits - 1)
+					      : 0;
 		snprintf(name, sizeof(name), "%ps", (void *)lines[i].ip);
 		seq_printf(m, "  %-30.30s  %10llu    ", name, lines[i].s.hits);
 		print_duration(m, lines[i].s.time);
 		seq_puts(m, "    ");
 		print_duration(m, avg);
 		seq_puts(m, "    ");
-		print_duration(m, var / 1000); /* Linux prints the variance scaled to us^2 this way */
+		print_duration(m,
+			       var / 1000); /* Linux prints the variance scaled to us^2 this way */
 		seq_putc(m, '\n');
 	}
 	kfree(lines);
@@ -161,7 +166,8 @@ static int profile_enabled_write(struct fnode *f, const char *buf, size_t len, u
 }
 
 static const struct file_ops stat_fops = { .show = stat_show };
-static const struct file_ops profile_enabled_fops = { .show = profile_enabled_show, .write = profile_enabled_write };
+static const struct file_ops profile_enabled_fops = { .show = profile_enabled_show,
+						      .write = profile_enabled_write };
 
 void ftrace_profile_init(void)
 {

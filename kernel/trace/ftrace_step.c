@@ -28,25 +28,24 @@
 
 enum { CMD_NONE, CMD_NEXT, CMD_ABORT };
 
-
 static struct {
 	unsigned long ip;
 	struct dyn_ftrace *rec;
-	bool on;                  /* NOP -> call (register) or call -> NOP (unregister) */
+	bool on;		  /* NOP -> call (register) or call -> NOP (unregister) */
 	enum patch_method method; /* breakpoint: 3 steps; stop_machine: 1 */
-	bool prepared;            /* something to show: a patch held, done, or aborted */
-	volatile int done;        /* steps of the int3 protocol done, 0..3 */
-	volatile bool held;       /* the thread waits in the hook for a command */
-	volatile int cmd;         /* from the shell to the held thread */
-	volatile bool refused;    /* the thread refused an abort: bytes not as expected */
-	volatile bool exited;     /* the thread has left the update and dropped the locks */
-	volatile bool aborting;   /* the batch now runs back to the old bytes */
+	bool prepared;		  /* something to show: a patch held, done, or aborted */
+	volatile int done;	  /* steps of the int3 protocol done, 0..3 */
+	volatile bool held;	  /* the thread waits in the hook for a command */
+	volatile int cmd;	  /* from the shell to the held thread */
+	volatile bool refused;	  /* the thread refused an abort: bytes not as expected */
+	volatile bool exited;	  /* the thread has left the update and dropped the locks */
+	volatile bool aborting;	  /* the batch now runs back to the old bytes */
 	bool aborted;
-	int err;                  /* what the update returned */
-	int synced[4];            /* CPUs online at each step's sync */
+	int err;			       /* what the update returned */
+	int synced[4];			       /* CPUs online at each step's sync */
 	struct stop_machine_record rendezvous; /* stop_machine: its record, once done */
-	unsigned long hits0;      /* text_poke_bp_hits when the patch was prepared */
-	unsigned long rec_flags, rec_target; /* rec before the update, for an abort */
+	unsigned long hits0;		       /* text_poke_bp_hits when the patch was prepared */
+	unsigned long rec_flags, rec_target;   /* rec before the update, for an abort */
 } st;
 
 static unsigned long step_calls;
@@ -58,7 +57,8 @@ static void step_func(unsigned long ip, unsigned long parent_ip, struct ftrace_o
 	__atomic_add_fetch(&step_calls, 1, __ATOMIC_RELAXED);
 }
 
-static struct ftrace_ops step_ops = { .func = step_func, .name = "patch_step",
+static struct ftrace_ops step_ops = { .func = step_func,
+				      .name = "patch_step",
 				      .flags = FTRACE_OPS_FL_RECURSION };
 
 /* Waits for the shell's command; an abort that finds other bytes is refused, and we wait on. */
@@ -70,7 +70,8 @@ static void wait_command(int step)
 			msleep(1);
 		st.held = false;
 		/* Before a rendezvous nothing is written yet: an abort is always possible there. */
-		if (st.cmd == CMD_NEXT || st.method == PATCH_STOP_MACHINE || !text_poke_bp_revert(step)) {
+		if (st.cmd == CMD_NEXT || st.method == PATCH_STOP_MACHINE ||
+		    !text_poke_bp_revert(step)) {
 			st.aborting = st.cmd == CMD_ABORT;
 			st.cmd = CMD_NONE;
 			return;
@@ -125,7 +126,8 @@ static void step_thread(void *arg)
 	if (st.on) {
 		err = register_ftrace_function(&step_ops);
 		if (!err && st.aborting)
-			err = ftrace_step_undo_register(&step_ops, st.rec, st.rec_flags, st.rec_target);
+			err = ftrace_step_undo_register(&step_ops, st.rec, st.rec_flags,
+							st.rec_target);
 	} else {
 		err = ftrace_step_unregister(&step_ops, step_aborted, st.rec, st.rec_flags,
 					     st.rec_target);
@@ -196,7 +198,8 @@ static int step_command(int cmd)
 		return -EINVAL;
 	if (!text_patch_held) {
 		/* Done: the change is whole, so the way back is an ordinary update. */
-		err = st.on ? unregister_ftrace_function(&step_ops) : register_ftrace_function(&step_ops);
+		err = st.on ? unregister_ftrace_function(&step_ops)
+			    : register_ftrace_function(&step_ops);
 		st.aborted = !err;
 		return err;
 	}
@@ -252,8 +255,8 @@ static const char *const next_step[] = {
 	"step 2: write bytes 1-4 of the new instruction under the int3, then sync",
 	"step 3: write the new first byte, then sync (the commit point)",
 };
-static const char next_stop[] =
-	"step 1: stop_machine: gather every CPU, interrupts off, one CPU writes the 5 bytes, all sync";
+static const char next_stop[] = "step 1: stop_machine: gather every CPU, interrupts off, one CPU "
+				"writes the 5 bytes, all sync";
 static const char next_done[] = "none (done: abort now is an ordinary reverse update)";
 
 /* The int3 protocol so far: how many CPUs each sync reached, how often the handler stood in. */
@@ -298,8 +301,9 @@ static void show_site(struct seq_file *m)
 	const u8 *p = (const u8 *)st.ip;
 
 	seq_printf(m, "function: %ps at 0x%lx\n", (void *)st.ip, st.ip);
-	seq_printf(m, "change: %s\n", st.on ? "nop -> call (register ops patch_step)" :
-					     "call -> nop (unregister ops patch_step)");
+	seq_printf(m, "change: %s\n",
+		   st.on ? "nop -> call (register ops patch_step)"
+			 : "call -> nop (unregister ops patch_step)");
 	seq_printf(m, "method: %s\n", patch_method_names[st.method]);
 	seq_puts(m, "site:");
 	for (int i = 0; i < MCOUNT_INSN_SIZE; i++)
@@ -328,8 +332,9 @@ static int step_show(struct seq_file *m, struct fnode *f)
 		seq_printf(m, "state: failed (%d)\n", st.err);
 	else
 		seq_printf(m, "state: %d of %d steps done\nnext: %s\n", st.done, steps,
-			   st.exited ? next_done :
-			   st.method == PATCH_STOP_MACHINE ? next_stop : next_step[st.done]);
+			   st.exited			     ? next_done
+			   : st.method == PATCH_STOP_MACHINE ? next_stop
+							     : next_step[st.done]);
 	return 0;
 }
 

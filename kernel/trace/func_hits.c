@@ -38,7 +38,8 @@ static void func_hits_call(unsigned long ip, unsigned long parent_ip, struct ftr
 
 bool func_hits_on(void)
 {
-	return __atomic_load_n(&hits, __ATOMIC_ACQUIRE) && (func_hits_ops.flags & FTRACE_OPS_FL_ENABLED);
+	return __atomic_load_n(&hits, __ATOMIC_ACQUIRE) &&
+	       (func_hits_ops.flags & FTRACE_OPS_FL_ENABLED);
 }
 
 /* func_hits is on and its sets (set_ftrace_filter, set_ftrace_notrace) take ip: when the site at ip
@@ -81,7 +82,8 @@ static int func_hits_show(struct seq_file *m, struct fnode *f)
 	struct dyn_ftrace *rec;
 	long i = 0;
 
-	seq_printf(m, "# func_hits: %s\n", func_hits_ops.flags & FTRACE_OPS_FL_ENABLED ? "on" : "off");
+	seq_printf(m, "# func_hits: %s\n",
+		   func_hits_ops.flags & FTRACE_OPS_FL_ENABLED ? "on" : "off");
 	seq_printf(m, "# %-38s %12s\n", "FUNCTION", "HITS");
 	for_each_ftrace_rec(pg, rec) {
 		u64 n = hits ? total_hits(i) - base[i] : 0;

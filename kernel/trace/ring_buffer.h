@@ -64,10 +64,10 @@ struct ring_buffer_per_cpu {
 	int cpu;
 	int nr_pages;
 	struct buffer_page *pages;
-	volatile int head;        /* oldest page still holding events (moved by the writer only) */
-	int tail;                 /* the page being written */
-	u32 lives;                /* the last life number the writer gave a page */
-	u64 last_ts;              /* the previous event's time: deltas count from it */
+	volatile int head; /* oldest page still holding events (moved by the writer only) */
+	int tail;	   /* the page being written */
+	u32 lives;	   /* the last life number the writer gave a page */
+	u64 last_ts;	   /* the previous event's time: deltas count from it */
 	/* pages[tail].page, for the fast path; with no pages, a page that always sends the writer
 	 * to the slow path (its commit is 0), so the fast path needs no NULL test. */
 	struct buffer_data_page *tail_page;
@@ -77,10 +77,10 @@ struct ring_buffer_per_cpu {
 	 * 0 to 1, so a nested write (an NMI) and recording off are one test.
 	 */
 	volatile u32 writer;
-	u64 entries;              /* events ever committed */
-	u64 overrun;              /* events lost when the writer overwrote the oldest page */
-	u64 dropped;              /* events refused: nested write (NMI) or recording off */
-	u64 read;                 /* events consumed by trace_pipe */
+	u64 entries;		  /* events ever committed */
+	u64 overrun;		  /* events lost when the writer overwrote the oldest page */
+	u64 dropped;		  /* events refused: nested write (NMI) or recording off */
+	u64 read;		  /* events consumed by trace_pipe */
 	volatile u32 reader_off;  /* trace_pipe's mark: it consumed up to reader_off of */
 	volatile int reader_page; /* page reader_page in life reader_seq (the mark counts only */
 	volatile u32 reader_seq;  /* while that page is still in that life) */
@@ -105,7 +105,6 @@ struct rb_reserve {
 
 /* What a CPU without pages writes to: its commit stays 0, so every write goes slow. */
 extern struct buffer_data_page rb_no_page;
-
 
 int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu);
 void ring_buffer_free(struct trace_buffer *b);
@@ -142,10 +141,10 @@ static __always_inline void rb_writer_unlock(struct ring_buffer_per_cpu *cb)
 #define ring_buffer_reserve_fast(b, len, r) __rb_reserve_fast(&(b)->cpu[smp_processor_id()], len, r)
 
 /* The same, cpu_cb an expression naming this CPU's part, read once interrupts are off. */
-#define __rb_reserve_fast(cpu_cb, len, r)                                        \
-	({                                                                       \
-		unsigned long __flags = local_irq_save();                        \
-		rb_reserve_fast_irqoff((cpu_cb), (len), (r), __flags);          \
+#define __rb_reserve_fast(cpu_cb, len, r)                                                          \
+	({                                                                                         \
+		unsigned long __flags = local_irq_save();                                          \
+		rb_reserve_fast_irqoff((cpu_cb), (len), (r), __flags);                             \
 	})
 
 /* Interrupts are off (flags: as they were before); if it fails, they are as they were again.
@@ -188,7 +187,7 @@ bool ring_buffer_lock_reserve_slow(struct trace_buffer *b, u32 len, struct rb_re
 
 /* Writer side, on the current CPU: reserve len bytes, fill r->data, commit. */
 static __always_inline bool ring_buffer_lock_reserve(struct trace_buffer *b, u32 len,
-						      struct rb_reserve *r)
+						     struct rb_reserve *r)
 {
 	return ring_buffer_reserve_fast(b, len, r) || ring_buffer_lock_reserve_slow(b, len, r);
 }
@@ -210,7 +209,7 @@ struct rb_iter {
 	int page;    /* index into cb->pages */
 	u32 seq;     /* the life of that page we are reading */
 	u32 off;     /* offset of the next event in the page's data */
-	u64 ts;      /* time of the last event read */
+	u64 ts;	     /* time of the last event read */
 	bool done;   /* no pages at all; reaching the newest event is not "done": more may come */
 	bool lapped; /* the writer went round the ring past us: our place is gone */
 };

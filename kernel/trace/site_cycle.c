@@ -25,7 +25,8 @@ static void count_hit(unsigned long ip, unsigned long pip, struct ftrace_ops *op
 	__atomic_add_fetch(&cycle_hits, 1, __ATOMIC_RELAXED);
 }
 
-static struct ftrace_ops cycle_ops = { .name = "sitecycle", .func = count_hit,
+static struct ftrace_ops cycle_ops = { .name = "sitecycle",
+				       .func = count_hit,
 				       .flags = FTRACE_OPS_FL_RECURSION };
 
 /* One full switch on, then off; 0, or prints what went wrong and returns -1. */
@@ -104,9 +105,11 @@ static int cmd_sitecycle(int argc, char **argv)
 		done++;
 	ftrace_set_patch_method(saved);
 	cprintf("sitecycle: %lu of %lu cycles of %lu sites, %s%s, %llu ms, %llu calls seen: %s\n",
-		done, n, ftrace_nr_records(), patch_method_names[method], notramp ? ", notramp" : "",
-		(ktime_get_ns() - t0) / 1000000, cycle_hits, err ? "FAILED" : "ok");
+		done, n, ftrace_nr_records(), patch_method_names[method],
+		notramp ? ", notramp" : "", (ktime_get_ns() - t0) / 1000000, cycle_hits,
+		err ? "FAILED" : "ok");
 	return err ? 1 : 0;
 }
 SHELL_TEST_CMD(sitecycle, cmd_sitecycle,
-	       "sitecycle N [breakpoint|stop_machine] [notramp]: every ftrace site on and off N times, verified (test mode)");
+	       "sitecycle N [breakpoint|stop_machine] [notramp]: every ftrace site on and off N "
+	       "times, verified (test mode)");

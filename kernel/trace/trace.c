@@ -22,7 +22,9 @@
 #include "lib/string.h"
 
 /* Linux's defaults: funcgraph-duration and funcgraph-irqs on, the rest off. */
-struct trace_array global_trace = { .tracing_on = true, .graph_slow = 1, .buffer_kb = RB_DEFAULT_KB,
+struct trace_array global_trace = { .tracing_on = true,
+				    .graph_slow = 1,
+				    .buffer_kb = RB_DEFAULT_KB,
 				    .options = (1UL << TRACE_OPT_GRAPH_DURATION) |
 					       (1UL << TRACE_OPT_GRAPH_IRQS) };
 static const char *const option_names[NR_TRACE_OPTS] = {
@@ -117,7 +119,8 @@ static bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_ite
 	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
 		u32 len;
 		u64 ts;
-		void *d = only_cpu < 0 || only_cpu == cpu ? rb_iter_peek(&its[cpu], &len, &ts) : NULL;
+		void *d =
+			only_cpu < 0 || only_cpu == cpu ? rb_iter_peek(&its[cpu], &len, &ts) : NULL;
 		if (d && (it->cpu < 0 || ts < it->ts))
 			*it = (struct trace_iterator){ .cpu = cpu, .ts = ts, .ent = d, .len = len };
 	}
@@ -289,7 +292,8 @@ int trace_pipe_cpu(struct seq_file *m, int only_cpu)
 			continue;
 		}
 		struct pipe_pending *p = &pending[oldest];
-		struct trace_iterator it = { .cpu = oldest, .ent = &p->ev.ent,
+		struct trace_iterator it = { .cpu = oldest,
+					     .ent = &p->ev.ent,
 					     .len = MIN(p->len, (u32)PIPE_EVENT_MAX),
 					     .ts = tsc_to_ktime(p->ts) };
 		u32 len;
@@ -301,8 +305,8 @@ int trace_pipe_cpu(struct seq_file *m, int only_cpu)
 		    !global_trace.current_trace->print_line(m, &it))
 			trace_print_default(m, &it);
 		if (it.skip_next) /* printed with this one (a graph leaf): take it out too */
-			ring_buffer_consume(&b->cpu[oldest], &its[oldest], pipe_next, sizeof(pipe_next),
-					    &len, &ts);
+			ring_buffer_consume(&b->cpu[oldest], &its[oldest], pipe_next,
+					    sizeof(pipe_next), &len, &ts);
 		p->have = false;
 	}
 	return 0;
@@ -416,7 +420,8 @@ static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsi
 	if (!global_trace.tracing_on)
 		return 0;
 	len = MIN(len, (size_t)1024);
-	if (!ring_buffer_lock_reserve(&global_trace.buffer, sizeof(struct print_entry) + len + 1, &r))
+	if (!ring_buffer_lock_reserve(&global_trace.buffer, sizeof(struct print_entry) + len + 1,
+				      &r))
 		return 0;
 	struct print_entry *p = r.data;
 	tracing_generic_entry_update(&p->ent, TRACE_PRINT, irq, 0);
@@ -476,8 +481,8 @@ static int pid_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const int *cur,
-			 int ncur, int *out, int max)
+int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const int *cur, int ncur,
+			 int *out, int max)
 {
 	char text[256], *p = text, *tok;
 	int n = 0;
@@ -515,7 +520,8 @@ static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int 
 
 static const struct file_ops trace_fops = { .show = trace_show, .write = trace_write };
 static const struct file_ops trace_pipe_fops = { .show = trace_pipe_show };
-static const struct file_ops tracing_on_fops = { .show = tracing_on_show, .write = tracing_on_write };
+static const struct file_ops tracing_on_fops = { .show = tracing_on_show,
+						 .write = tracing_on_write };
 static const struct file_ops available_fops = { .show = available_tracers_show };
 static const struct file_ops current_fops = { .show = current_tracer_show,
 					      .write = current_tracer_write };

@@ -9,8 +9,13 @@
 #include "kernel/sched.h"
 
 /* Event types, Linux's numbers. */
-enum trace_type { TRACE_FN = 1, TRACE_STACK = 4, TRACE_PRINT = 5, TRACE_GRAPH_RET = 11,
-		  TRACE_GRAPH_ENT = 12 };
+enum trace_type {
+	TRACE_FN = 1,
+	TRACE_STACK = 4,
+	TRACE_PRINT = 5,
+	TRACE_GRAPH_RET = 11,
+	TRACE_GRAPH_ENT = 12
+};
 
 #define FTRACE_STACK_ENTRIES 8
 
@@ -30,13 +35,16 @@ struct trace_entry {
 
 /* struct percpu's trace_ctx is this struct's image: the same bytes at the same places. */
 _Static_assert(__builtin_offsetof(struct trace_entry, flags) ==
-	       __builtin_offsetof(struct percpu, ctx_flags) - __builtin_offsetof(struct percpu, trace_ctx),
+		       __builtin_offsetof(struct percpu, ctx_flags) -
+			       __builtin_offsetof(struct percpu, trace_ctx),
 	       "trace_ctx layout");
 _Static_assert(__builtin_offsetof(struct trace_entry, preempt_count) ==
-	       __builtin_offsetof(struct percpu, preempt_count) - __builtin_offsetof(struct percpu, trace_ctx),
+		       __builtin_offsetof(struct percpu, preempt_count) -
+			       __builtin_offsetof(struct percpu, trace_ctx),
 	       "trace_ctx layout");
 _Static_assert(__builtin_offsetof(struct trace_entry, pid) ==
-	       __builtin_offsetof(struct percpu, ctx_pid) - __builtin_offsetof(struct percpu, trace_ctx),
+		       __builtin_offsetof(struct percpu, ctx_pid) -
+			       __builtin_offsetof(struct percpu, trace_ctx),
 	       "trace_ctx layout");
 
 _Static_assert(X86_EFLAGS_IF << 7 == TRACE_FLAG_IRQS_OFF << 16, "IF moves onto irqs-off");
@@ -114,7 +122,7 @@ struct trace_array {
 	struct tracer *current_trace;
 	/* The tracers' fast paths (arch/x86/ftrace_fast.asm) read these bytes with one compare. */
 	union {
-		u16 fn_gate;    /* the function tracer's: tracing_on set, fn_slow clear: 0x0001 */
+		u16 fn_gate;	/* the function tracer's: tracing_on set, fn_slow clear: 0x0001 */
 		u32 graph_gate; /* function_graph's: graph_slow clear too: 0x00000001 */
 		struct {
 			bool tracing_on;
@@ -125,7 +133,7 @@ struct trace_array {
 	};
 	unsigned long buffer_kb;
 	unsigned long options; /* a bit per enum trace_option_bit */
-	int pids[32]; /* set_ftrace_pid; nr_pids == 0: every task */
+	int pids[32];	       /* set_ftrace_pid; nr_pids == 0: every task */
 	int nr_pids;
 };
 
@@ -150,7 +158,8 @@ void trace_init(void);
  * buffer turned interrupts off). Inline: it runs for every traced call. Everything but the type
  * and the irqs-off bit is this CPU's trace_ctx, kept up to date where it changes (percpu.h). */
 static __always_inline void tracing_generic_entry_update(struct trace_entry *ent, u16 type,
-							 unsigned long irq_flags, int preempt_adjust)
+							 unsigned long irq_flags,
+							 int preempt_adjust)
 {
 	/* irqs-off set, then cleared again if IF (bit 9) was: shifted by 7 it lands on bit 16 */
 	u64 ctx = (this_cpu_trace_ctx() | type | TRACE_FLAG_IRQS_OFF << 16) ^
@@ -164,8 +173,8 @@ bool trace_pid_listed(void);
 /* A pid file's write (set_ftrace_pid, set_event_pid): space-separated pids of live tasks (0: the
  * idle tasks); `>` replaces the list, `>>` (FS_APPEND) adds to cur. The new count into out, or
  * -EINVAL (bad number, no such task, more than max) with nothing decided. */
-int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const int *cur,
-			 int ncur, int *out, int max);
+int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const int *cur, int ncur,
+			 int *out, int max);
 /* True if the current task passes set_ftrace_pid (no list: everyone, without a call). */
 static __always_inline bool trace_pid_wanted(void)
 {
@@ -188,7 +197,8 @@ void trace_functions_init(void);
 /* A stack trace event, from the traced function at ip outwards (the stacktrace command). */
 void trace_record_stack(unsigned long ip);
 /* The same from the first frame whose return address is_first(ret, arg) accepts. */
-void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg);
+void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg),
+			  unsigned long arg);
 /* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/). */
 int trace_show_cpu(struct seq_file *m, int only_cpu);
 int trace_pipe_cpu(struct seq_file *m, int only_cpu);

@@ -74,12 +74,15 @@ static void event_define_fields(struct trace_event_call *call)
 	if (!out)
 		panic("trace events: no memory for %s's fields", call->name);
 	for (int i = 0; i < nc + ne; i++) {
-		const struct trace_event_fields *d = i < nc ? &common_fields[i] :
-							       &call->fields_desc[i - nc];
+		const struct trace_event_fields *d =
+			i < nc ? &common_fields[i] : &call->fields_desc[i - nc];
 		off = ALIGN(off, (u32)d->align);
-		out[i] = (struct trace_event_field){ .type = d->type, .name = d->name,
-						     .offset = off, .size = d->size,
-						     .is_signed = d->is_signed, .kind = d->kind };
+		out[i] = (struct trace_event_field){ .type = d->type,
+						     .name = d->name,
+						     .offset = off,
+						     .size = d->size,
+						     .is_signed = d->is_signed,
+						     .kind = d->kind };
 		off += d->size;
 		max_align = MAX(max_align, (u32)d->align);
 	}
@@ -136,9 +139,8 @@ struct trace_event_call *trace_event_find(const char *system, const char *name)
 {
 	struct trace_event_call *const *pp;
 
-	for_each_event_call(pp)
-		if (!strcmp((*pp)->name, name) && (!system || !strcmp((*pp)->system, system)))
-			return *pp;
+	for_each_event_call(pp) if (!strcmp((*pp)->name, name) &&
+				    (!system || !strcmp((*pp)->system, system))) return *pp;
 	return NULL;
 }
 
@@ -224,7 +226,8 @@ static void event_find_pid_field(struct trace_event_call *call)
 			continue;
 		f = trace_event_field_find(call, pid_fields[i].field);
 		if (!f || f->size != 4)
-			panic("trace events: %s has no pid field %s", call->name, pid_fields[i].field);
+			panic("trace events: %s has no pid field %s", call->name,
+			      pid_fields[i].field);
 		call->pid_field_offset = f->offset;
 	}
 }
@@ -245,8 +248,8 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 	fb->call = call;
 	fb->len = len;
 	/* Someone must look at the record before it is kept: build it aside first. */
-	fb->scratch = (flags & (EVENT_FL_FILTERED | EVENT_FL_SOFT_MODE)) || READ_ONCE(nr_event_pids) ||
-		      !(flags & EVENT_FL_ENABLED);
+	fb->scratch = (flags & (EVENT_FL_FILTERED | EVENT_FL_SOFT_MODE)) ||
+		      READ_ONCE(nr_event_pids) || !(flags & EVENT_FL_ENABLED);
 	if (!fb->scratch) {
 		fb->entry = trace_reserve(&fb->r, call->id, len, this_cpu()->tp_irq_flags, 0);
 		return fb->entry;
@@ -274,8 +277,8 @@ void trace_event_buffer_commit(struct trace_event_buffer *fb)
 		return;
 	}
 	filter = READ_ONCE(call->filter);
-	if ((flags & EVENT_FL_ENABLED) && (!READ_ONCE(nr_event_pids) ||
-					   event_pid_wanted(call, fb->entry)) &&
+	if ((flags & EVENT_FL_ENABLED) &&
+	    (!READ_ONCE(nr_event_pids) || event_pid_wanted(call, fb->entry)) &&
 	    (!(flags & EVENT_FL_FILTERED) || !filter || filter_match(filter, fb->entry, fb->len))) {
 		dst = trace_reserve(&r, call->id, fb->len, 0, 0);
 		if (dst) {

@@ -35,10 +35,10 @@ const char *trace_print_symbols_seq(struct trace_print_tmp *p, unsigned long val
 struct event_trigger_data;
 
 /* call->flags */
-#define EVENT_FL_ENABLED (1U << 0)   /* recorded: `echo 1 > enable` */
-#define EVENT_FL_SOFT_MODE (1U << 1) /* probe attached for triggers only (enable reads 0*) */
-#define EVENT_FL_FILTERED (1U << 2)  /* a filter decides which records are kept */
-#define EVENT_FL_PROBED (1U << 3)    /* our probe is attached to the tracepoint */
+#define EVENT_FL_ENABLED (1U << 0)     /* recorded: `echo 1 > enable` */
+#define EVENT_FL_SOFT_MODE (1U << 1)   /* probe attached for triggers only (enable reads 0*) */
+#define EVENT_FL_FILTERED (1U << 2)    /* a filter decides which records are kept */
+#define EVENT_FL_PROBED (1U << 3)      /* our probe is attached to the tracepoint */
 #define EVENT_FL_WAS_ENABLED (1U << 4) /* recorded at some time: its records may be in the buffer */
 
 /* What a dynamic event's reg callback is asked to do (Linux's enum trace_reg). */
@@ -59,7 +59,7 @@ struct trace_event_call {
 	const char *print_fmt;
 	/* Set at boot. */
 	u16 id;
-	int nr_fields;                    /* common fields included */
+	int nr_fields;			  /* common fields included */
 	struct trace_event_field *fields; /* with offsets */
 	/* State, changed under event_mutex; read on the tracing path. */
 	unsigned int flags;
@@ -84,7 +84,7 @@ extern unsigned int nr_trace_events;
 extern unsigned int trace_events_cap, trace_events_next_id;
 extern struct trace_event_call **trace_events_ids;
 int cmp_event(const void *a, const void *b); /* by system, then name */
-#define for_each_event_call(pp)                                                                \
+#define for_each_event_call(pp)                                                                    \
 	for (pp = trace_events_sorted; pp < trace_events_sorted + nr_trace_events; pp++)
 
 /* The first id events get; below it are the fixed types of trace.h (Linux's __TRACE_LAST_TYPE). */

@@ -52,8 +52,8 @@ void tracing_log_err(const char *loc, const char *cmd, const char *err_text, int
 static int error_log_show(struct seq_file *m, struct fnode *f)
 {
 	for (unsigned int i = 0; i < err_count; i++) {
-		const struct err_entry *e = &err_log[(err_next + ERR_LOG_MAX - err_count + i) %
-						     ERR_LOG_MAX];
+		const struct err_entry *e =
+			&err_log[(err_next + ERR_LOG_MAX - err_count + i) % ERR_LOG_MAX];
 		seq_printf(m, "[%5llu.%06llu] %s: error: %s\n", e->ts / 1000000000ULL,
 			   (e->ts / 1000) % 1000000, e->loc, e->text);
 		seq_printf(m, "  Command: %s\n", e->cmd);
@@ -193,7 +193,8 @@ static int system_enable_show(struct seq_file *m, struct fnode *f)
 	struct trace_event_call *const *pp;
 	bool any_on = false, any_off = false;
 
-	for_each_event_call(pp) {
+	for_each_event_call(pp)
+	{
 		if (!in_system(*pp, f->parent->priv))
 			continue;
 		if ((*pp)->flags & EVENT_FL_ENABLED)
@@ -218,7 +219,8 @@ static int apply_event_states(u8 *want)
 	struct trace_event_call *const *pp;
 	int i = 0, err = 0;
 
-	for_each_event_call(pp) {
+	for_each_event_call(pp)
+	{
 		if (want[i] && !((*pp)->flags & EVENT_FL_ENABLED)) {
 			err = trace_event_enable_disable(*pp, true);
 			if (err)
@@ -228,14 +230,16 @@ static int apply_event_states(u8 *want)
 		i++;
 	}
 	i = 0;
-	for_each_event_call(pp) {
+	for_each_event_call(pp)
+	{
 		if (!want[i++] && ((*pp)->flags & EVENT_FL_ENABLED))
 			err = err ?: trace_event_enable_disable(*pp, false);
 	}
 	return err;
 undo:
 	i = 0;
-	for_each_event_call(pp) {
+	for_each_event_call(pp)
+	{
 		if (want[i++] == WANT_TURNED_ON)
 			trace_event_enable_disable(*pp, false);
 	}
@@ -259,8 +263,10 @@ static int system_enable_write(struct fnode *f, const char *buf, size_t len, uns
 		err = -ENOMEM;
 		goto out;
 	}
-	for_each_event_call(pp) {
-		want[i] = in_system(*pp, f->parent->priv) ? on : !!((*pp)->flags & EVENT_FL_ENABLED);
+	for_each_event_call(pp)
+	{
+		want[i] =
+			in_system(*pp, f->parent->priv) ? on : !!((*pp)->flags & EVENT_FL_ENABLED);
 		i++;
 	}
 	err = apply_event_states(want);
@@ -293,7 +299,8 @@ static int system_filter_write(struct fnode *f, const char *buf, size_t len, uns
 	clear = !*text || !strcmp(text, "0");
 	event_mutex_lock();
 	/* First a dry run: every event of the system must accept it. */
-	for_each_event_call(pp) {
+	for_each_event_call(pp)
+	{
 		struct event_filter *probe = NULL;
 		struct filter_parse_error pe = { 0 };
 		if (clear || !in_system(*pp, system))
@@ -307,9 +314,8 @@ static int system_filter_write(struct fnode *f, const char *buf, size_t len, uns
 		}
 		filter_free(probe);
 	}
-	for_each_event_call(pp)
-		if (!err && in_system(*pp, system))
-			err = apply_event_filter(*pp, text, false);
+	for_each_event_call(pp) if (!err && in_system(*pp, system)) err =
+		apply_event_filter(*pp, text, false);
 	if (!err) {
 		kfree(system->filter);
 		system->filter = clear ? NULL : kmalloc(strlen(text) + 1);
@@ -331,8 +337,8 @@ static void format_field(struct seq_file *m, const struct trace_event_field *fl)
 			   (int)(array - fl->type), fl->type, fl->name, array, fl->offset, fl->size,
 			   fl->is_signed);
 	else
-		seq_printf(m, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", fl->type, fl->name,
-			   fl->offset, fl->size, fl->is_signed);
+		seq_printf(m, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", fl->type,
+			   fl->name, fl->offset, fl->size, fl->is_signed);
 }
 
 static int format_show(struct seq_file *m, struct fnode *f)
@@ -382,8 +388,7 @@ static int available_events_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_event_call *const *pp;
 
-	for_each_event_call(pp)
-		seq_printf(m, "%s:%s\n", (*pp)->system, (*pp)->name);
+	for_each_event_call(pp) seq_printf(m, "%s:%s\n", (*pp)->system, (*pp)->name);
 	return 0;
 }
 
@@ -391,9 +396,8 @@ static int set_event_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_event_call *const *pp;
 
-	for_each_event_call(pp)
-		if ((*pp)->flags & EVENT_FL_ENABLED)
-			seq_printf(m, "%s:%s\n", (*pp)->system, (*pp)->name);
+	for_each_event_call(pp) if ((*pp)->flags & EVENT_FL_ENABLED)
+		seq_printf(m, "%s:%s\n", (*pp)->system, (*pp)->name);
 	return 0;
 }
 
@@ -417,7 +421,8 @@ static int set_event_match(const char *tok, bool *mark)
 	} else {
 		any = strcmp(word, "*") ? word : NULL;
 	}
-	for_each_event_call(pp) {
+	for_each_event_call(pp)
+	{
 		const struct trace_event_call *c = *pp;
 		bool ok = (!sys || !strcmp(sys, c->system)) && (!ev || !strcmp(ev, c->name)) &&
 			  (!any || !strcmp(any, c->name) || !strcmp(any, c->system));
@@ -454,10 +459,12 @@ static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigne
 	err = on && off && want ? 0 : -ENOMEM;
 	while (!err && (tok = strsep(&p, " \t\n")) != NULL)
 		if (*tok)
-			err = tok[0] == '!' ? set_event_match(tok + 1, off) : set_event_match(tok, on);
+			err = tok[0] == '!' ? set_event_match(tok + 1, off)
+					    : set_event_match(tok, on);
 	if (err)
 		goto out;
-	for_each_event_call(pp) {
+	for_each_event_call(pp)
+	{
 		/* `>` starts from nothing, as Linux's O_TRUNC open */
 		bool keep = !(flags & FS_TRUNC) && ((*pp)->flags & EVENT_FL_ENABLED);
 		want[i] = (keep || on[i]) && !off[i];
@@ -555,7 +562,8 @@ static int event_files_create(struct fnode *sysdir, struct trace_event_call *cal
 	dir->priv = call;
 	if (!fs_create(dir, "enable", &enable_fops, NULL) ||
 	    !fs_create(dir, "filter", &filter_fops, NULL) ||
-	    !fs_create(dir, "format", &format_fops, NULL) || !fs_create(dir, "id", &id_fops, NULL) ||
+	    !fs_create(dir, "format", &format_fops, NULL) ||
+	    !fs_create(dir, "id", &id_fops, NULL) ||
 	    !fs_create(dir, "trigger", &trigger_fops, NULL)) {
 		fs_remove(dir);
 		return -ENOMEM;
@@ -622,7 +630,8 @@ void trace_events_files_init(void)
 	fs_create(top, "set_event_pid", &event_pid_fops, NULL);
 	fs_create(top, "error_log", &error_log_fops, NULL);
 	fs_create(events_dir, "enable", &system_enable_fops, NULL);
-	for_each_event_call(pp) {
+	for_each_event_call(pp)
+	{
 		struct fnode *sysdir = system_dir((*pp)->system);
 		if (!sysdir || event_files_create(sysdir, *pp))
 			panic("trace events: no memory for the events/ tree");

@@ -36,7 +36,7 @@
 #define FILTER_MAX_PREDS 64
 #define FILTER_MAX_DEPTH 32
 #define MAX_FILTER_STR_VAL 256 /* a quoted value must be shorter, as in Linux */
-#define MAX_NUM_LEN 23         /* Linux reads numbers into a char[24] */
+#define MAX_NUM_LEN 23	       /* Linux reads numbers into a char[24] */
 
 /* "<=" before "<" and ">=" before ">": the first prefix that matches wins. */
 enum filter_op { OP_GLOB, OP_NE, OP_EQ, OP_LE, OP_LT, OP_GE, OP_GT, OP_BAND, NR_OPS };
@@ -49,16 +49,16 @@ enum pred_kind { PRED_FALSE, PRED_NUM, PRED_STATIC_STRING, PRED_DYN_STRING, PRED
 #define FILTER_REJECT (-2)
 
 struct filter_pred {
-	u8 kind;       /* enum pred_kind */
-	u8 op;         /* enum filter_op */
+	u8 kind; /* enum pred_kind */
+	u8 op;	 /* enum filter_op */
 	u8 is_signed;
-	u8 not;        /* strings: invert the comparison (!=, or ~ "!pattern") */
-	u8 glob;       /* strings: enum glob_kind of pattern */
-	u16 offset;    /* of the field in the record */
-	u16 size;      /* bytes read at offset: integer, char[N], __data_loc u32 or pointer */
+	u8 not ;    /* strings: invert the comparison (!=, or ~ "!pattern") */
+	u8 glob;    /* strings: enum glob_kind of pattern */
+	u16 offset; /* of the field in the record */
+	u16 size;   /* bytes read at offset: integer, char[N], __data_loc u32 or pointer */
 	s16 on_true, on_false;
 	u32 needle_len;
-	u64 val;       /* numbers: the value cut to the field's width and sign-extended if signed */
+	u64 val; /* numbers: the value cut to the field's width and sign-extended if signed */
 	const char *pattern, *needle;
 };
 
@@ -111,7 +111,7 @@ struct node {
 };
 
 #define NODE_EMPTY (-1) /* nothing before the end of the string */
-#define NODE_ERR (-2)   /* refused; parser.pe says why */
+#define NODE_ERR (-2)	/* refused; parser.pe says why */
 
 struct parser {
 	const char *s;
@@ -644,8 +644,7 @@ static bool num_match(const struct filter_pred *pred, const u8 *field)
 }
 
 /* Rare: a string with no NUL within its bounds, matched on (at most) its first 256 bytes. */
-static noinline bool str_match_unterminated(const struct filter_pred *pred, const char *s,
-					    size_t n)
+static noinline bool str_match_unterminated(const struct filter_pred *pred, const char *s, size_t n)
 {
 	char buf[MAX_FILTER_STR_VAL + 1];
 
@@ -677,18 +676,19 @@ static bool pred_match(const struct filter_pred *pred, const u8 *rec, u32 len)
 	case PRED_NUM:
 		return num_match(pred, rec + pred->offset);
 	case PRED_STATIC_STRING:
-		return str_match(pred, (const char *)rec + pred->offset, pred->size) ^ pred->not;
+		return str_match(pred, (const char *)rec + pred->offset, pred->size) ^ pred->not ;
 	case PRED_DYN_STRING:
 		__builtin_memcpy(&loc, rec + pred->offset, sizeof(loc));
 		if ((loc & 0xffff) + (loc >> 16) > len)
 			return false;
-		return str_match(pred, (const char *)rec + (loc & 0xffff), loc >> 16) ^ pred->not;
+		return str_match(pred, (const char *)rec + (loc & 0xffff), loc >> 16) ^ pred->not ;
 	case PRED_PTR_STRING:
 		__builtin_memcpy(&s, rec + pred->offset, sizeof(s));
 		if (!s)
 			return false;
 		return glob_kind_match(pred->glob, pred->needle, pred->needle_len, pred->pattern,
-				       s) ^ pred->not;
+				       s) ^
+		       pred->not ;
 	default:
 		return false;
 	}

@@ -11,7 +11,7 @@
 
 /* How a field's bytes are read, for filters and for the format file (Linux's FILTER_*). */
 enum filter_kind {
-	FILTER_OTHER,         /* an integer of size 1, 2, 4 or 8, signed or not */
+	FILTER_OTHER,	      /* an integer of size 1, 2, 4 or 8, signed or not */
 	FILTER_STATIC_STRING, /* char name[N]: NUL-terminated within N bytes */
 	FILTER_DYN_STRING,    /* __data_loc char[]: a u32, offset (low 16) and length (high 16)
 			       * of the string from the start of the record */
@@ -21,12 +21,13 @@ enum filter_kind {
 /* One field of an event record (Linux's struct ftrace_event_field). Offsets count from the start
  * of the record, the common fields included. */
 struct trace_event_field {
-	const char *type;  /* as the format file prints it: "pid_t", "char[16]", "__data_loc char[]" */
+	const char
+		*type; /* as the format file prints it: "pid_t", "char[16]", "__data_loc char[]" */
 	const char *name;
 	u16 offset;
 	u16 size;
 	u8 is_signed;
-	u8 kind;           /* enum filter_kind */
+	u8 kind; /* enum filter_kind */
 };
 
 /*
@@ -36,14 +37,14 @@ struct trace_event_field {
  * using it in 4.17), IP_FIELD_ONLY (perf's function events).
  */
 enum filter_err {
-	FILT_ERR_NONE,              /* "No error" */
-	FILT_ERR_INVALID_OP,        /* "Invalid operator" */
-	FILT_ERR_TOO_MANY_OPEN,     /* "Too many '('" */
+	FILT_ERR_NONE,		    /* "No error" */
+	FILT_ERR_INVALID_OP,	    /* "Invalid operator" */
+	FILT_ERR_TOO_MANY_OPEN,	    /* "Too many '('" */
 	FILT_ERR_TOO_MANY_CLOSE,    /* "Too few '('" */
-	FILT_ERR_MISSING_QUOTE,     /* "Missing matching quote" */
+	FILT_ERR_MISSING_QUOTE,	    /* "Missing matching quote" */
 	FILT_ERR_OPERAND_TOO_LONG,  /* "Operand too long" */
-	FILT_ERR_EXPECT_STRING,     /* "Expecting string field" */
-	FILT_ERR_EXPECT_DIGIT,      /* "Expecting numeric field" */
+	FILT_ERR_EXPECT_STRING,	    /* "Expecting string field" */
+	FILT_ERR_EXPECT_DIGIT,	    /* "Expecting numeric field" */
 	FILT_ERR_ILLEGAL_FIELD_OP,  /* "Illegal operation for field type" */
 	FILT_ERR_FIELD_NOT_FOUND,   /* "Field not found" */
 	FILT_ERR_ILLEGAL_INTVAL,    /* "Illegal integer value" */
@@ -51,10 +52,10 @@ enum filter_err {
 				     * events" */
 	FILT_ERR_TOO_MANY_PREDS,    /* "Too many terms in predicate expression" */
 	FILT_ERR_INVALID_FILTER,    /* "Meaningless filter expression" */
-	FILT_ERR_IP_FIELD_ONLY,     /* "Only 'ip' field is supported for function trace" */
-	FILT_ERR_INVALID_VALUE,     /* "Invalid value (did you forget quotes)?" */
-	FILT_ERR_ERRNO,             /* "Error": no better word, logged at position 0 */
-	FILT_ERR_NO_FILTER,         /* "No filter found" */
+	FILT_ERR_IP_FIELD_ONLY,	    /* "Only 'ip' field is supported for function trace" */
+	FILT_ERR_INVALID_VALUE,	    /* "Invalid value (did you forget quotes)?" */
+	FILT_ERR_ERRNO,		    /* "Error": no better word, logged at position 0 */
+	FILT_ERR_NO_FILTER,	    /* "No filter found" */
 	NR_FILT_ERRS
 };
 

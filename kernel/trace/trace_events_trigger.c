@@ -178,7 +178,8 @@ static int trigger_parse(struct trace_event_call *call, char *text, struct event
  * was, and with it the soft mode, which then matches the probe again and needs no change.
  */
 static void trigger_list_restore(struct trace_event_call *call, struct event_trigger_data *added,
-				 struct event_trigger_data **gone, struct event_trigger_data **old_list)
+				 struct event_trigger_data **gone,
+				 struct event_trigger_data **old_list)
 {
 	if (added && call->triggers == added)
 		WRITE_ONCE(call->triggers, added->next);

@@ -31,8 +31,8 @@ static int header_page_show(struct seq_file *m, struct fnode *f)
 		   (unsigned int)offsetof(struct buffer_data_page, commit), 1,
 		   is_signed_type(typeof(p->commit)));
 	seq_printf(m, "\tfield: char data;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
-		   (unsigned int)offsetof(struct buffer_data_page, data), (unsigned int)BUF_PAGE_SIZE,
-		   is_signed_type(char));
+		   (unsigned int)offsetof(struct buffer_data_page, data),
+		   (unsigned int)BUF_PAGE_SIZE, is_signed_type(char));
 	return 0;
 }
 

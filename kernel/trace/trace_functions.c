@@ -37,9 +37,9 @@ static noinline void function_trace_call_slow(unsigned long ip, unsigned long pa
  */
 /* No frame of its own either: it calls nothing (a backtrace from the slow path, which it jumps
  * to, sees the trampoline's frames as before). */
-__attribute__((optimize("omit-frame-pointer")))
-static void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
-				struct pt_regs *regs)
+__attribute__((optimize("omit-frame-pointer"))) static void
+function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+		    struct pt_regs *regs)
 {
 	struct rb_reserve r;
 

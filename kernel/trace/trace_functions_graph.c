@@ -42,7 +42,8 @@ void trace_graph_update_slow(void)
 {
 	bool fast = READ_ONCE(graph_tracer_on) && trace_option(TRACE_OPT_GRAPH_IRQS) &&
 		    ftrace_hash_empty(READ_ONCE(graph_hash)) &&
-		    ftrace_hash_empty(READ_ONCE(graph_notrace_hash)) && !READ_ONCE(tracing_thresh) &&
+		    ftrace_hash_empty(READ_ONCE(graph_notrace_hash)) &&
+		    !READ_ONCE(tracing_thresh) &&
 		    (!fgraph_max_depth || fgraph_max_depth >= FTRACE_RETFUNC_DEPTH);
 
 	WRITE_ONCE(global_trace.graph_slow, !fast);
@@ -149,7 +150,8 @@ static void print_graph_headers(struct seq_file *m)
 	for (int c = 0; c < NR_CPUS; c++)
 		graph_cpu[c].last_pid = -1, graph_cpu[c].in_irq = false, graph_cpu[c].depth = 0;
 	/* Columns come and go with the options, as Linux builds its header. */
-	bool proc = trace_option(TRACE_OPT_GRAPH_PROC), dur = trace_option(TRACE_OPT_GRAPH_DURATION);
+	bool proc = trace_option(TRACE_OPT_GRAPH_PROC),
+	     dur = trace_option(TRACE_OPT_GRAPH_DURATION);
 
 	bool abs = trace_option(TRACE_OPT_GRAPH_ABSTIME);
 
@@ -165,7 +167,7 @@ static char trace_find_mark(u64 ns)
 		u64 ns;
 		char mark;
 	} marks[] = { { 1000000000ULL, '$' }, { 100000000ULL, '@' }, { 10000000ULL, '*' },
-		      { 1000000ULL, '#' }, { 100000ULL, '!' }, { 10000ULL, '+' } };
+		      { 1000000ULL, '#' },    { 100000ULL, '!' },    { 10000ULL, '+' } };
 
 	for (size_t i = 0; i < ARRAY_SIZE(marks); i++)
 		if (ns > marks[i].ns)
@@ -252,7 +254,8 @@ static void indent(struct seq_file *m, int depth)
 static void print_graph_cpu_proc(struct seq_file *m, struct trace_iterator *it)
 {
 	if (trace_option(TRACE_OPT_GRAPH_ABSTIME))
-		seq_printf(m, "%5llu.%06llu |  ", it->ts / 1000000000ULL, (it->ts / 1000) % 1000000);
+		seq_printf(m, "%5llu.%06llu |  ", it->ts / 1000000000ULL,
+			   (it->ts / 1000) % 1000000);
 	seq_printf(m, " %d) ", it->cpu);
 	if (trace_option(TRACE_OPT_GRAPH_PROC)) {
 		print_graph_proc(m, it->ent->pid);
@@ -341,7 +344,8 @@ static bool print_graph_line(struct seq_file *m, struct trace_iterator *it)
 	if (it->ent->type != TRACE_GRAPH_ENT && it->ent->type != TRACE_GRAPH_RET)
 		return false;
 	print_graph_prologue(m, it);
-	return it->ent->type == TRACE_GRAPH_ENT ? print_graph_entry(m, it) : print_graph_return(m, it);
+	return it->ent->type == TRACE_GRAPH_ENT ? print_graph_entry(m, it)
+						: print_graph_return(m, it);
 }
 
 static int graph_trace_init(void)
@@ -465,7 +469,8 @@ static int graph_notrace_write(struct fnode *f, const char *buf, size_t len, uns
 	return graph_set_write(&graph_notrace_hash, buf, len, flags);
 }
 
-static const struct file_ops graph_func_fops = { .show = graph_func_show, .write = graph_func_write };
+static const struct file_ops graph_func_fops = { .show = graph_func_show,
+						 .write = graph_func_write };
 static const struct file_ops graph_notrace_fops = { .show = graph_notrace_show,
 						    .write = graph_notrace_write };
 static const struct file_ops depth_fops = { .show = depth_show, .write = depth_write };

@@ -35,7 +35,7 @@
 /* One probe event: its kprobe (or kretprobe), its event, its arguments. */
 struct trace_kprobe {
 	struct trace_kprobe *next; /* creation order; read by kretprobe handlers without locks */
-	struct kretprobe rp;       /* rp.kp is the kprobe of a `p` event */
+	struct kretprobe rp;	   /* rp.kp is the kprobe of a `p` event */
 	bool is_return;
 	char *symbol; /* NULL for an address probe */
 	unsigned long nhit;
@@ -318,9 +318,9 @@ static int register_trace_kprobe(struct trace_kprobe *tk, struct probe_log *log)
 }
 
 /* The arguments, the event and the probe of one parsed head; tk is freed if anything fails. */
-static int create_trace_kprobe(const char *group, const char *event, bool is_return,
-			       int maxactive, const struct probe_place *pl, int argc,
-			       const char **argv, struct probe_log *log)
+static int create_trace_kprobe(const char *group, const char *event, bool is_return, int maxactive,
+			       const struct probe_place *pl, int argc, const char **argv,
+			       struct probe_log *log)
 {
 	struct trace_kprobe *tk;
 	int ret = 0;
@@ -424,7 +424,8 @@ static int run_command(char *line)
 {
 	static const char *argv[MAX_TRACE_ARGS + 3];
 	int argc = kprobe_split_words(line, argv, ARRAY_SIZE(argv) - 1);
-	struct probe_log log = { .argc = MIN(argc, (int)ARRAY_SIZE(argv) - 1), .argv = argv,
+	struct probe_log log = { .argc = MIN(argc, (int)ARRAY_SIZE(argv) - 1),
+				 .argv = argv,
 				 .err = TP_ERR_NONE };
 	char cmd[512];
 	int ret;

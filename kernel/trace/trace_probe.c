@@ -170,12 +170,16 @@ static const struct {
 	const char *name;
 	unsigned int offset;
 } regs_table[] = {
-#define REG(n, f) { n, __builtin_offsetof(struct pt_regs, f) }
-	REG("r15", r15), REG("r14", r14), REG("r13", r13), REG("r12", r12), REG("bp", bp),
-	REG("bx", bx),   REG("r11", r11), REG("r10", r10), REG("r9", r9),   REG("r8", r8),
-	REG("ax", ax),   REG("cx", cx),   REG("dx", dx),   REG("si", si),   REG("di", di),
-	REG("orig_ax", orig_ax), REG("ip", ip), REG("cs", cs), REG("flags", flags),
-	REG("sp", sp),   REG("ss", ss),
+#define REG(n, f)                                                                                  \
+	{                                                                                          \
+		n, __builtin_offsetof(struct pt_regs, f)                                           \
+	}
+	REG("r15", r15), REG("r14", r14), REG("r13", r13),     REG("r12", r12),
+	REG("bp", bp),	 REG("bx", bx),	  REG("r11", r11),     REG("r10", r10),
+	REG("r9", r9),	 REG("r8", r8),	  REG("ax", ax),       REG("cx", cx),
+	REG("dx", dx),	 REG("si", si),	  REG("di", di),       REG("orig_ax", orig_ax),
+	REG("ip", ip),	 REG("cs", cs),	  REG("flags", flags), REG("sp", sp),
+	REG("ss", ss),
 #undef REG
 };
 
@@ -331,9 +335,9 @@ static int parse_imm(char *arg, struct fetch_insn *code, int offs, struct probe_
 		return 0;
 	}
 	arg++;
-	if (!(isdigit(arg[0]) ? !kstrtoul(arg, 0, &code->param) :
-	      (arg[0] == '-' || arg[0] == '+') &&
-	      !kstrtol(arg + (arg[0] == '+'), 0, (long *)&code->param)))
+	if (!(isdigit(arg[0]) ? !kstrtoul(arg, 0, &code->param)
+			      : (arg[0] == '-' || arg[0] == '+') &&
+					!kstrtol(arg + (arg[0] == '+'), 0, (long *)&code->param)))
 		return probe_log_err(log, offs + 1, TP_ERR_BAD_IMM), -EINVAL;
 	code->op = FETCH_OP_IMM;
 	return 0;
@@ -377,8 +381,8 @@ static int parse_probe_arg(char *arg, struct fetch_insn **pcode, struct fetch_in
 }
 
 /* The store step: where the value goes in the record, as the type wants it. */
-static int add_store(struct probe_arg *parg, struct fetch_insn **pcode, int type_pos,
-		     int offset, struct probe_log *log)
+static int add_store(struct probe_arg *parg, struct fetch_insn **pcode, int type_pos, int offset,
+		     struct probe_log *log)
 {
 	struct fetch_insn *code = *pcode;
 
@@ -505,8 +509,8 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg, u
 		return probe_log_err(log, body - arg, TP_ERR_NO_ARG_BODY), -EINVAL;
 	parg->comm = probe_strndup(body, len);
 	text = probe_strndup(body, len);
-	ret = parg->comm && text ? parse_arg_body(text, &tp->size, parg, flags, body - arg, log) :
-				   -ENOMEM;
+	ret = parg->comm && text ? parse_arg_body(text, &tp->size, parg, flags, body - arg, log)
+				 : -ENOMEM;
 	kfree(text);
 	return ret;
 }

@@ -42,49 +42,48 @@ struct seq_file;
 
 /* Linux 6.1's error texts (trace_probe.h: ERRORS), the kprobe ones; TOO_MANY_ARGS is later
  * Linux's (6.1 ignores the arguments past 128). */
-#define PROBE_ERRORS                                                                            \
-	C(MAXACT_NO_KPROBE, "Maxactive is not for kprobe"),                                   \
-	C(BAD_MAXACT, "Invalid maxactive number"),                                            \
-	C(MAXACT_TOO_BIG, "Maxactive is too big"),                                            \
-	C(BAD_PROBE_ADDR, "Invalid probed address or symbol"),                                \
-	C(BAD_RETPROBE, "Retprobe address must be an function entry"),                        \
-	C(BAD_ADDR_SUFFIX, "Invalid probed address suffix"),                                  \
-	C(NO_GROUP_NAME, "Group name is not specified"),                                      \
-	C(GROUP_TOO_LONG, "Group name is too long"),                                          \
-	C(BAD_GROUP_NAME, "Group name must follow the same rules as C identifiers"),          \
-	C(NO_EVENT_NAME, "Event name is not specified"),                                      \
-	C(EVENT_TOO_LONG, "Event name is too long"),                                          \
-	C(BAD_EVENT_NAME, "Event name must follow the same rules as C identifiers"),          \
-	C(EVENT_EXIST, "Given group/event name is already used by another event"),            \
-	C(RETVAL_ON_PROBE, "$retval is not available on probe"),                              \
-	C(BAD_STACK_NUM, "Invalid stack number"),                                             \
-	C(BAD_ARG_NUM, "Invalid argument number"),                                            \
-	C(BAD_VAR, "Invalid $-valiable specified"),                                           \
-	C(BAD_REG_NAME, "Invalid register name"),                                             \
-	C(BAD_MEM_ADDR, "Invalid memory address"),                                            \
-	C(BAD_IMM, "Invalid immediate value"),                                                \
-	C(IMMSTR_NO_CLOSE, "String is not closed with '\"'"),                                 \
-	C(FILE_ON_KPROBE, "File offset is not available with kprobe"),                        \
-	C(TOO_MANY_OPS, "Dereference is too much nested"),                                    \
-	C(DEREF_NEED_BRACE, "Dereference needs a brace"),                                     \
-	C(BAD_DEREF_OFFS, "Invalid dereference offset"),                                      \
-	C(DEREF_OPEN_BRACE, "Dereference brace is not closed"),                               \
-	C(COMM_CANT_DEREF, "$comm can not be dereferenced"),                                  \
-	C(BAD_FETCH_ARG, "Invalid fetch argument"),                                           \
-	C(BAD_TYPE, "Unknown type is specified"),                                             \
-	C(BAD_STRING, "String accepts only memory argument"),                                 \
-	C(ARG_NAME_TOO_LONG, "Argument name is too long"),                                    \
-	C(NO_ARG_NAME, "Argument name is not specified"),                                     \
-	C(BAD_ARG_NAME, "Argument name must follow the same rules as C identifiers"),         \
-	C(USED_ARG_NAME, "This argument name is already used"),                               \
-	C(ARG_TOO_LONG, "Argument expression is too long"),                                   \
-	C(NO_ARG_BODY, "No argument expression"),                                             \
-	C(BAD_INSN_BNDRY, "Probe point is not an instruction boundary"),                      \
-	C(FAIL_REG_PROBE, "Failed to register probe event"),                                  \
-	C(DIFF_PROBE_TYPE, "Probe type is different from existing probe"),                    \
-	C(DIFF_ARG_TYPE, "Argument type or name is different from existing probe"),           \
-	C(SAME_PROBE, "There is already the exact same probe event"),                         \
-	C(TOO_MANY_ARGS, "Too many arguments are specified"),
+#define PROBE_ERRORS                                                                               \
+	C(MAXACT_NO_KPROBE, "Maxactive is not for kprobe"),                                        \
+		C(BAD_MAXACT, "Invalid maxactive number"),                                         \
+		C(MAXACT_TOO_BIG, "Maxactive is too big"),                                         \
+		C(BAD_PROBE_ADDR, "Invalid probed address or symbol"),                             \
+		C(BAD_RETPROBE, "Retprobe address must be an function entry"),                     \
+		C(BAD_ADDR_SUFFIX, "Invalid probed address suffix"),                               \
+		C(NO_GROUP_NAME, "Group name is not specified"),                                   \
+		C(GROUP_TOO_LONG, "Group name is too long"),                                       \
+		C(BAD_GROUP_NAME, "Group name must follow the same rules as C identifiers"),       \
+		C(NO_EVENT_NAME, "Event name is not specified"),                                   \
+		C(EVENT_TOO_LONG, "Event name is too long"),                                       \
+		C(BAD_EVENT_NAME, "Event name must follow the same rules as C identifiers"),       \
+		C(EVENT_EXIST, "Given group/event name is already used by another event"),         \
+		C(RETVAL_ON_PROBE, "$retval is not available on probe"),                           \
+		C(BAD_STACK_NUM, "Invalid stack number"),                                          \
+		C(BAD_ARG_NUM, "Invalid argument number"),                                         \
+		C(BAD_VAR, "Invalid $-valiable specified"),                                        \
+		C(BAD_REG_NAME, "Invalid register name"),                                          \
+		C(BAD_MEM_ADDR, "Invalid memory address"), C(BAD_IMM, "Invalid immediate value"),  \
+		C(IMMSTR_NO_CLOSE, "String is not closed with '\"'"),                              \
+		C(FILE_ON_KPROBE, "File offset is not available with kprobe"),                     \
+		C(TOO_MANY_OPS, "Dereference is too much nested"),                                 \
+		C(DEREF_NEED_BRACE, "Dereference needs a brace"),                                  \
+		C(BAD_DEREF_OFFS, "Invalid dereference offset"),                                   \
+		C(DEREF_OPEN_BRACE, "Dereference brace is not closed"),                            \
+		C(COMM_CANT_DEREF, "$comm can not be dereferenced"),                               \
+		C(BAD_FETCH_ARG, "Invalid fetch argument"),                                        \
+		C(BAD_TYPE, "Unknown type is specified"),                                          \
+		C(BAD_STRING, "String accepts only memory argument"),                              \
+		C(ARG_NAME_TOO_LONG, "Argument name is too long"),                                 \
+		C(NO_ARG_NAME, "Argument name is not specified"),                                  \
+		C(BAD_ARG_NAME, "Argument name must follow the same rules as C identifiers"),      \
+		C(USED_ARG_NAME, "This argument name is already used"),                            \
+		C(ARG_TOO_LONG, "Argument expression is too long"),                                \
+		C(NO_ARG_BODY, "No argument expression"),                                          \
+		C(BAD_INSN_BNDRY, "Probe point is not an instruction boundary"),                   \
+		C(FAIL_REG_PROBE, "Failed to register probe event"),                               \
+		C(DIFF_PROBE_TYPE, "Probe type is different from existing probe"),                 \
+		C(DIFF_ARG_TYPE, "Argument type or name is different from existing probe"),        \
+		C(SAME_PROBE, "There is already the exact same probe event"),                      \
+		C(TOO_MANY_ARGS, "Too many arguments are specified"),
 
 #define C(a, b) TP_ERR_##a
 enum probe_err { TP_ERR_NONE = -1, PROBE_ERRORS NR_TP_ERRS };
@@ -113,14 +112,14 @@ int probe_log_pos(const struct probe_log *log);
 enum fetch_op {
 	FETCH_OP_NOP,
 	/* load: the value to start from */
-	FETCH_OP_REG,    /* regs + param */
-	FETCH_OP_STACK,  /* the param-th word at the stack pointer */
+	FETCH_OP_REG,	 /* regs + param */
+	FETCH_OP_STACK,	 /* the param-th word at the stack pointer */
 	FETCH_OP_STACKP, /* the stack pointer */
 	FETCH_OP_RETVAL, /* ax, at a return probe */
-	FETCH_OP_IMM,    /* param (an address: @ADDR, @SYM, or \IMM) */
-	FETCH_OP_COMM,   /* the current task's name */
-	FETCH_OP_ARG,    /* the param-th argument by the calling convention (0 = the first) */
-	FETCH_OP_DATA,   /* data: an immediate string */
+	FETCH_OP_IMM,	 /* param (an address: @ADDR, @SYM, or \IMM) */
+	FETCH_OP_COMM,	 /* the current task's name */
+	FETCH_OP_ARG,	 /* the param-th argument by the calling convention (0 = the first) */
+	FETCH_OP_DATA,	 /* data: an immediate string */
 	/* dereference: value = *(value + offset) */
 	FETCH_OP_DEREF,
 	/* store */

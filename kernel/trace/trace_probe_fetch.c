@@ -115,8 +115,8 @@ u32 traceprobe_data_size(const struct trace_probe *tp, struct pt_regs *regs)
 }
 
 /* One argument into its place; a string's text goes at *dyn, of which *room bytes are left. */
-static void store_arg(u8 *rec, u8 *dst, const struct probe_arg *arg, struct pt_regs *regs,
-		      u8 **dyn, u32 *room)
+static void store_arg(u8 *rec, u8 *dst, const struct probe_arg *arg, struct pt_regs *regs, u8 **dyn,
+		      u32 *room)
 {
 	const struct fetch_insn *st;
 	unsigned long val;
@@ -125,9 +125,10 @@ static void store_arg(u8 *rec, u8 *dst, const struct probe_arg *arg, struct pt_r
 
 	st = fetch_value(arg->code, regs, &val);
 	if (arg->dynamic) {
-		n = st && *room ? strncpy_from_kernel_nofault((char *)*dyn,
-							      (void *)(val + st->offset),
-							      MIN(*room, (u32)MAX_STRING_SIZE)) : 0;
+		n = st && *room
+			    ? strncpy_from_kernel_nofault((char *)*dyn, (void *)(val + st->offset),
+							  MIN(*room, (u32)MAX_STRING_SIZE))
+			    : 0;
 		if (n > 0) {
 			loc |= (u32)n << 16;
 			*dyn += n;
@@ -148,7 +149,8 @@ void traceprobe_store_args(void *rec, u32 head, u32 dsize, const struct trace_pr
 	u8 *dyn = (u8 *)rec + head + tp->size;
 	u32 room = dsize;
 
-	memset(dyn, 0, dsize); /* a string that shrank since it was measured leaves no stale bytes */
+	memset(dyn, 0,
+	       dsize); /* a string that shrank since it was measured leaves no stale bytes */
 	for (int i = 0; i < tp->nr_args; i++)
 		store_arg(rec, (u8 *)rec + head + tp->args[i].offset, &tp->args[i], regs, &dyn,
 			  &room);
@@ -166,7 +168,8 @@ static void print_value(struct seq_file *m, const struct fetch_type *t, const u8
 		if (!(loc >> 16) || (loc & 0xffff) + (loc >> 16) > len)
 			seq_puts(m, "(fault)");
 		else
-			seq_printf(m, "\"%.*s\"", (int)(loc >> 16), (const char *)rec + (loc & 0xffff));
+			seq_printf(m, "\"%.*s\"", (int)(loc >> 16),
+				   (const char *)rec + (loc & 0xffff));
 		return;
 	}
 	memcpy(&v, p, t->size);
@@ -213,8 +216,8 @@ static size_t print_fmt(const struct trace_probe *tp, bool is_return, char *buf,
 		pos = append(buf, size, pos, "%s", tp->args[i].type->fmt);
 	}
 	pos = append(buf, size, pos, "\", %s",
-		     is_return ? "REC->" FIELD_STRING_FUNC ", REC->" FIELD_STRING_RETIP :
-				 "REC->" FIELD_STRING_IP);
+		     is_return ? "REC->" FIELD_STRING_FUNC ", REC->" FIELD_STRING_RETIP
+			       : "REC->" FIELD_STRING_IP);
 	for (int i = 0; i < tp->nr_args; i++)
 		pos = append(buf, size, pos, tp->args[i].dynamic ? ", __get_str(%s)" : ", REC->%s",
 			     tp->args[i].name);
@@ -254,11 +257,13 @@ struct trace_event_field *traceprobe_fields(const struct trace_probe *tp, bool i
 	for (int i = 0; i < tp->nr_args; i++) {
 		const struct probe_arg *a = &tp->args[i];
 
-		f[n++] = (struct trace_event_field){
-			.type = a->type->fmttype, .name = a->name, .offset = base + a->offset,
-			.size = a->type->size, .is_signed = a->type->is_signed,
-			.kind = a->dynamic ? FILTER_DYN_STRING : FILTER_OTHER
-		};
+		f[n++] = (struct trace_event_field){ .type = a->type->fmttype,
+						     .name = a->name,
+						     .offset = base + a->offset,
+						     .size = a->type->size,
+						     .is_signed = a->type->is_signed,
+						     .kind = a->dynamic ? FILTER_DYN_STRING
+									: FILTER_OTHER };
 	}
 	*nr = n;
 	return f;

@@ -22,7 +22,7 @@
 extern char boot_stack_top_hi[];
 
 static unsigned long stack_trace_max_size; /* what the file shows: the traced function's depth */
-static unsigned long max_raw;              /* the same, measured at our callback: the fast test */
+static unsigned long max_raw;		   /* the same, measured at our callback: the fast test */
 static unsigned long stack_dump_trace[STACK_TRACE_ENTRIES];
 static unsigned long stack_trace_index[STACK_TRACE_ENTRIES]; /* depth of each frame */
 static int stack_trace_nr_entries;
@@ -87,7 +87,8 @@ static void stack_trace_call(unsigned long ip, unsigned long parent_ip, struct f
 	ftrace_test_recursion_unlock(bit);
 }
 
-static struct ftrace_ops trace_stack_ops = { .func = stack_trace_call, .name = "stack_tracer",
+static struct ftrace_ops trace_stack_ops = { .func = stack_trace_call,
+					     .name = "stack_tracer",
 					     .flags = FTRACE_OPS_FL_RECURSION };
 
 static int max_size_show(struct seq_file *m, struct fnode *f)
@@ -123,8 +124,10 @@ static int stack_trace_show(struct seq_file *m, struct fnode *f)
 	memcpy(depth, stack_trace_index, sizeof(depth));
 	spin_unlock_irqrestore(&stack_lock, irq);
 	stack_tracer_reading++;
-	seq_printf(m, "        Depth    Size   Location    (%d entries)\n"
-		      "        -----    ----   --------\n", n);
+	seq_printf(m,
+		   "        Depth    Size   Location    (%d entries)\n"
+		   "        -----    ----   --------\n",
+		   n);
 	for (int i = 0; i < n; i++) {
 		unsigned long size = i + 1 < n ? depth[i] - depth[i + 1] : depth[i];
 		char sym[KSYM_BUF];
@@ -162,7 +165,8 @@ static int stack_enabled_write(struct fnode *f, const char *buf, size_t len, uns
 
 static const struct file_ops max_fops = { .show = max_size_show, .write = max_size_write };
 static const struct file_ops stack_trace_fops = { .show = stack_trace_show };
-static const struct file_ops stack_enabled_fops = { .show = stack_enabled_show, .write = stack_enabled_write };
+static const struct file_ops stack_enabled_fops = { .show = stack_enabled_show,
+						    .write = stack_enabled_write };
 
 void stack_trace_init(void)
 {
@@ -170,5 +174,6 @@ void stack_trace_init(void)
 
 	fs_create(dir, "stack_max_size", &max_fops, NULL);
 	fs_create(dir, "stack_trace", &stack_trace_fops, NULL);
-	fs_create(fs_mkdir_p("/proc/sys/kernel"), "stack_tracer_enabled", &stack_enabled_fops, NULL);
+	fs_create(fs_mkdir_p("/proc/sys/kernel"), "stack_tracer_enabled", &stack_enabled_fops,
+		  NULL);
 }

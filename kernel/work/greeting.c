@@ -14,7 +14,8 @@
 #include "kernel/shell.h"
 #include "kernel/work/workloads.h"
 
-static const char greeting_original[] = "Hello from ftrace-os, the kernel that traces it's own calls";
+static const char greeting_original[] =
+	"Hello from ftrace-os, the kernel that traces it's own calls";
 static const char greeting_fixed[] = "Hello from ftrace-os, the kernel that traces its own calls";
 static const char greeting_shout[] = "HELLO FROM FTRACE-OS, THE KERNEL THAT TRACES ITS OWN CALLS";
 
@@ -63,4 +64,5 @@ static int cmd_greet(int argc, char **argv)
 		READ_ONCE(seen_original), READ_ONCE(seen_fixed), READ_ONCE(seen_shout));
 	return 0;
 }
-SHELL_CMD(greet, cmd_greet, "greet: call demo_greeting() (the livepatch demo) and print its answer");
+SHELL_CMD(greet, cmd_greet,
+	  "greet: call demo_greeting() (the livepatch demo) and print its answer");

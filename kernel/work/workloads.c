@@ -24,7 +24,8 @@ void jump_iteration(struct work_stats *st);
 static void spin_iteration(struct work_stats *st);
 
 static const struct workload workloads[] = {
-	{ "compute", "recursion and arithmetic (compute_fib, compute_sum_squares)", compute_iteration, 2 },
+	{ "compute", "recursion and arithmetic (compute_fib, compute_sum_squares)",
+	  compute_iteration, 2 },
 	{ "hash", "make keys, hash, insert, look up (hash_*)", hash_iteration, 2 },
 	{ "fs", "a mock VFS: open, path walk, read, close (vfs_*)", fs_iteration, 2 },
 	{ "spin", "stress_target() in a tight loop, checked against func_hits", spin_iteration, 0 },

@@ -10,7 +10,7 @@ struct workload {
 	const char *name;
 	const char *help;
 	void (*iteration)(struct work_stats *st); /* one round of work */
-	unsigned int sleep_ms;   /* pause between rounds (0: a tight loop) */
+	unsigned int sleep_ms;			  /* pause between rounds (0: a tight loop) */
 };
 
 /* One per running thread: what `cat /proc/workloads` shows. */
@@ -18,7 +18,7 @@ struct work_stats {
 	int pid, cpu;
 	const struct workload *w;
 	u64 iterations;
-	u64 deadline_ns;         /* 0: until killed */
+	u64 deadline_ns;	 /* 0: until killed */
 	u64 windows, mismatches; /* spin: windows checked against func_hits, and disagreements;
 				  * greet, jump: rounds of 64 calls, and answers that were none
 				  * of the allowed ones */

@@ -16,7 +16,8 @@ SELFTEST(events_ids_fields_and_sizes)
 	unsigned int expect_id = TRACE_EVENT_FIRST_ID;
 
 	KT_ASSERT(t, nr_trace_events > 0);
-	for_each_event_call(pp) {
+	for_each_event_call(pp)
+	{
 		struct trace_event_call *call = *pp;
 		u32 end = 0;
 		KT_EXPECT_EQ(t, call->id, expect_id++);
@@ -27,7 +28,8 @@ SELFTEST(events_ids_fields_and_sizes)
 		for (int i = 0; i < call->nr_fields; i++) {
 			const struct trace_event_field *f = &call->fields[i];
 			if (f->offset < end)
-				ktest_fail(t, __FILE__, __LINE__, "%s.%s overlaps", call->name, f->name);
+				ktest_fail(t, __FILE__, __LINE__, "%s.%s overlaps", call->name,
+					   f->name);
 			end = f->offset + f->size;
 		}
 		KT_EXPECT(t, end <= call->size);
@@ -137,7 +139,8 @@ SELFTEST(events_filter_decides_what_is_kept)
 	int kept = 0;
 
 	KT_ASSERT(t, call);
-	KT_ASSERT(t, filter_compile(call->fields, call->nr_fields, "x >= 10 && x < 13", &f, &pe) == 0);
+	KT_ASSERT(t,
+		  filter_compile(call->fields, call->nr_fields, "x >= 10 && x < 13", &f, &pe) == 0);
 	ring_buffer_reset(&global_trace.buffer);
 	event_mutex_lock();
 	call->filter = f;

@@ -53,8 +53,8 @@ SELFTEST(ftrace_formats_match_structs)
 			const struct trace_event_field *f = &call->fields[k];
 			u32 want = ALIGN(end, field_align(f));
 			if (f->offset != want)
-				ktest_fail(t, __FILE__, __LINE__, "%s.%s at %u, expected %u", call->name,
-					   f->name, f->offset, want);
+				ktest_fail(t, __FILE__, __LINE__, "%s.%s at %u, expected %u",
+					   call->name, f->name, f->offset, want);
 			end = f->offset + f->size;
 		}
 		KT_EXPECT_EQ(t, ALIGN(end, sizeof(long)), call->size);

@@ -9,11 +9,31 @@
 
 /* Functions to trace: not inlined, not cloned, each with a call site of its own. */
 #define TARGET noinline __attribute__((noclone))
-TARGET int ft_target_a(int x) { barrier(); return x + 1; }
-TARGET int ft_target_b(int x) { barrier(); return x + 2; }
-TARGET int ft_target_c(int x) { barrier(); return x + 3; }
-TARGET int ft_target_fixed(int x) { barrier(); return x * 100; }
-TARGET int ft_victim(int x) { barrier(); return x - 1; }
+TARGET int ft_target_a(int x)
+{
+	barrier();
+	return x + 1;
+}
+TARGET int ft_target_b(int x)
+{
+	barrier();
+	return x + 2;
+}
+TARGET int ft_target_c(int x)
+{
+	barrier();
+	return x + 3;
+}
+TARGET int ft_target_fixed(int x)
+{
+	barrier();
+	return x * 100;
+}
+TARGET int ft_victim(int x)
+{
+	barrier();
+	return x - 1;
+}
 
 /*
  * What a callback saw. volatile: the compiler cannot know that calling ft_target_a() runs a
@@ -210,8 +230,10 @@ SELFTEST_DYNAMIC(ftrace_regs_caller_frame)
 		init_ops(&ops, &s, FTRACE_OPS_FL_SAVE_REGS | (own ? 0 : FTRACE_OPS_FL_NO_TRAMP));
 		KT_ASSERT(t, ftrace_set_filter(&ops, "ft_target_c", true) == 0);
 		KT_ASSERT(t, register_ftrace_function(&ops) == 0);
-		KT_EXPECT(t, site_calls(ft_target_c, own ? (void *)ops.trampoline : ftrace_regs_caller));
-		KT_EXPECT_EQ(t, ft_target_c(41), 44); /* the function still runs, with its argument */
+		KT_EXPECT(t, site_calls(ft_target_c,
+					own ? (void *)ops.trampoline : ftrace_regs_caller));
+		KT_EXPECT_EQ(t, ft_target_c(41),
+			     44); /* the function still runs, with its argument */
 		KT_EXPECT(t, s.last_regs != NULL);
 		KT_EXPECT_EQ(t, s.regs_di, 41);
 		KT_EXPECT_EQ(t, s.regs_ip, (unsigned long)ft_target_c + MCOUNT_INSN_SIZE);
@@ -371,7 +393,7 @@ SELFTEST_DYNAMIC(ftrace_bug_on_corrupt_site)
 	KT_EXPECT(t, ftrace_disabled);
 	KT_EXPECT(t, rec->flags & FTRACE_FL_DISABLED);
 	KT_EXPECT(t, !memcmp((void *)ft_victim, garbage, MCOUNT_INSN_SIZE)); /* left alone */
-	KT_EXPECT_EQ(t, ft_victim(1), 0);                                    /* still runs */
+	KT_EXPECT_EQ(t, ft_victim(1), 0);				     /* still runs */
 	init_ops(&other, &s, 0);
 	KT_EXPECT_EQ(t, register_ftrace_function(&other), -ENODEV);
 	/* Every other site holds exactly what its flags say. */
@@ -382,7 +404,8 @@ SELFTEST_DYNAMIC(ftrace_bug_on_corrupt_site)
 	text_poke((void *)ft_victim, ftrace_nop5, MCOUNT_INSN_SIZE);
 	ftrace_selftest_revive(rec);
 	KT_EXPECT_EQ(t, unregister_ftrace_function(&ops), 0);
-	KT_EXPECT(t, site_is_nop(ft_target_a) && site_is_nop(ft_target_c) && site_is_nop(ft_victim));
+	KT_EXPECT(t,
+		  site_is_nop(ft_target_a) && site_is_nop(ft_target_c) && site_is_nop(ft_victim));
 	if (ftrace_verify_all_sites(why, sizeof(why)))
 		ktest_fail(t, __FILE__, __LINE__, "after revive: %s", why);
 	free_ftrace_hash(ops.local_hash.filter_hash);

@@ -69,8 +69,8 @@ static void expect_sites_match(struct ktest *t, const char *when)
 /* The one site of key inside fn (the test functions have one use each). */
 static const struct jump_entry *site_in(struct static_key *key, void *fn)
 {
-	for (const struct jump_entry *e = key->entries; e && e < __stop___jump_table &&
-							jump_entry_key(e) == key; e++)
+	for (const struct jump_entry *e = key->entries;
+	     e && e < __stop___jump_table && jump_entry_key(e) == key; e++)
 		if (jump_entry_code(e) - (unsigned long)fn < 64)
 			return e;
 	return NULL;
@@ -97,9 +97,11 @@ SELFTEST(jump_label_sites_after_boot)
 		two += (info & JUMP_SITE_LEN) == 2;
 		five += (info & JUMP_SITE_LEN) == 5;
 		/* Sorted by key, then address; each key points at the first of its run. */
-		if (e > start && (jump_entry_key(e - 1) > key ||
-				  (jump_entry_key(e - 1) == key && jump_entry_code(e - 1) >= jump_entry_code(e))))
-			ktest_fail(t, __FILE__, __LINE__, "entry %ld out of order", (long)(e - start));
+		if (e > start &&
+		    (jump_entry_key(e - 1) > key || (jump_entry_key(e - 1) == key &&
+						     jump_entry_code(e - 1) >= jump_entry_code(e))))
+			ktest_fail(t, __FILE__, __LINE__, "entry %ld out of order",
+				   (long)(e - start));
 		if (e == start || jump_entry_key(e - 1) != key)
 			KT_EXPECT(t, key->entries == e);
 		KT_EXPECT(t, jump_label_lookup(jump_entry_code(e)) == e);
@@ -163,7 +165,8 @@ SELFTEST(jump_label_flip_demo_bytes)
 		static_branch_enable(&jump_label_demo_key);
 		KT_EXPECT_EQ(t, jump_label_demo(5), 1006);
 		for (const struct jump_entry *e = key->entries; jump_entry_key(e) == key; e++)
-			KT_EXPECT(t, site_is(e, jump_label_type(e)) && site_is(e, !jump_entry_is_branch(e)));
+			KT_EXPECT(t, site_is(e, jump_label_type(e)) &&
+					     site_is(e, !jump_entry_is_branch(e)));
 		static_branch_disable(&jump_label_demo_key);
 		KT_EXPECT_EQ(t, jump_label_demo(5), 5);
 		expect_sites_match(t, patch_method_names[m]);
@@ -181,7 +184,7 @@ SELFTEST(jump_label_refcount)
 	static_key_slow_inc(key);
 	KT_EXPECT_EQ(t, key->enabled, 2);
 	KT_EXPECT_EQ(t, text_patch_batches - batches, 1); /* only the first inc patches */
-	static_key_disable(key);                           /* others hold it: stays on */
+	static_key_disable(key);			  /* others hold it: stays on */
 	KT_EXPECT(t, static_key_enabled(key));
 	static_key_slow_dec(key);
 	KT_EXPECT_EQ(t, jump_label_demo(0), 1001);
@@ -214,8 +217,8 @@ SELFTEST(jump_label_bug_on_corrupt_site)
 	KT_EXPECT_EQ(t, jump_label_bug_count, bugs + 1);
 	KT_EXPECT(t, jump_site_info[jump_entry_index(a)] & JUMP_SITE_BAD);
 	KT_EXPECT(t, !memcmp((void *)jump_entry_code(a), garbage, len)); /* left alone */
-	KT_EXPECT_EQ(t, jlt_victim_a(), 2);                                /* still runs */
-	KT_EXPECT_EQ(t, jlt_victim_b(), 1);                                /* the rest flipped */
+	KT_EXPECT_EQ(t, jlt_victim_a(), 2);				 /* still runs */
+	KT_EXPECT_EQ(t, jlt_victim_b(), 1);				 /* the rest flipped */
 	expect_sites_match(t, "with a bad site");
 	static_branch_disable(&jlt_victim);
 	KT_EXPECT_EQ(t, jlt_victim_b(), 2);

@@ -31,25 +31,24 @@ __asm__(".pushsection .text\n"
 	".popsection\n");
 
 /* st in rdi throughout; the probed instruction at the label .Lkpt_<name>. */
-#define KPT_FN(name, setup, insn, after)                                                   \
-	noinline void kpt_##name(struct kpt_state *st)                                      \
-	{                                                                                   \
-		__asm__ volatile("mov %%rsp, 40(%%rdi)\n"                                   \
-				 "xor %%ebx, %%ebx\n xor %%ecx, %%ecx\n xor %%edx, %%edx\n"     \
-				 "xor %%eax, %%eax\n" setup                                 \
-				 ".Lkpt_" #name ": " insn "\n" after                        \
-				 "mov %%rax, 0(%%rdi)\n"                                    \
-				 "mov %%rbx, 8(%%rdi)\n"                                    \
-				 "mov %%rcx, 16(%%rdi)\n"                                   \
-				 "mov %%rdx, 24(%%rdi)\n"                                   \
-				 "pushf\n"                                                  \
-				 "pop 32(%%rdi)\n"                                          \
-				 "mov %%rsp, 48(%%rdi)\n"                                   \
-				 "lea .Lkpt_" #name "(%%rip), %%rax\n"                      \
-				 "mov %%rax, 56(%%rdi)\n"                                   \
-				 :                                                          \
-				 : "D"(st)                                                  \
-				 : "rax", "rbx", "rcx", "rdx", "rsi", "cc", "memory");      \
+#define KPT_FN(name, setup, insn, after)                                                           \
+	noinline void kpt_##name(struct kpt_state *st)                                             \
+	{                                                                                          \
+		__asm__ volatile("mov %%rsp, 40(%%rdi)\n"                                          \
+				 "xor %%ebx, %%ebx\n xor %%ecx, %%ecx\n xor %%edx, %%edx\n"        \
+				 "xor %%eax, %%eax\n" setup ".Lkpt_" #name ": " insn "\n" after    \
+				 "mov %%rax, 0(%%rdi)\n"                                           \
+				 "mov %%rbx, 8(%%rdi)\n"                                           \
+				 "mov %%rcx, 16(%%rdi)\n"                                          \
+				 "mov %%rdx, 24(%%rdi)\n"                                          \
+				 "pushf\n"                                                         \
+				 "pop 32(%%rdi)\n"                                                 \
+				 "mov %%rsp, 48(%%rdi)\n"                                          \
+				 "lea .Lkpt_" #name "(%%rip), %%rax\n"                             \
+				 "mov %%rax, 56(%%rdi)\n"                                          \
+				 :                                                                 \
+				 : "D"(st)                                                         \
+				 : "rax", "rbx", "rcx", "rdx", "rsi", "cc", "memory");             \
 	}
 
 KPT_FN(riprel_load, "mov $1, %%rax\n", "mov kpt_data(%%rip), %%rax", "")
@@ -61,14 +60,12 @@ KPT_FN(push, "mov $7, %%rbx\n", "push %%rbx", "pop %%rax\n")
 KPT_FN(pop, "mov $9, %%rbx\n push %%rbx\n", "pop %%rax", "")
 KPT_FN(call, "xor %%eax, %%eax\n", "call kpt_callee", "")
 KPT_FN(call_indirect, "lea kpt_callee(%%rip), %%rbx\n xor %%eax, %%eax\n", "call *%%rbx", "")
-KPT_FN(jmp_indirect, "lea 1f(%%rip), %%rbx\n mov $1, %%rax\n",
-       "jmp *%%rbx", "mov $2, %%rax\n 1:\n")
+KPT_FN(jmp_indirect, "lea 1f(%%rip), %%rbx\n mov $1, %%rax\n", "jmp *%%rbx", "mov $2, %%rax\n 1:\n")
 KPT_FN(jmp8, "mov $1, %%rax\n", "jmp 1f", "mov $2, %%rax\n 1:\n")
 KPT_FN(jmp32, "mov $1, %%rax\n", "%{disp32%} jmp 1f", "mov $2, %%rax\n 1:\n")
 KPT_FN(jcc8_taken, "mov $1, %%rax\n cmp $1, %%rax\n", "je 1f", "mov $2, %%rax\n 1:\n")
 KPT_FN(jcc8_not_taken, "mov $1, %%rax\n cmp $2, %%rax\n", "je 1f", "mov $2, %%rax\n 1:\n")
-KPT_FN(jcc32_taken, "mov $5, %%rax\n cmp $3, %%rax\n", "%{disp32%} jg 1f",
-       "mov $2, %%rax\n 1:\n")
+KPT_FN(jcc32_taken, "mov $5, %%rax\n cmp $3, %%rax\n", "%{disp32%} jg 1f", "mov $2, %%rax\n 1:\n")
 KPT_FN(jcc32_not_taken, "mov $1, %%rax\n cmp $3, %%rax\n", "%{disp32%} jg 1f",
        "mov $2, %%rax\n 1:\n")
 KPT_FN(loop, "xor %%eax, %%eax\n mov $3, %%rcx\n 1: add $1, %%rax\n", "loop 1b", "")
@@ -124,9 +121,9 @@ static void expect_same(struct ktest *t, const char *name, const struct kpt_stat
 	    a->flags != b->flags || a->sp_after - a->sp_before != b->sp_after - b->sp_before)
 		ktest_fail(t, __FILE__, __LINE__,
 			   "%s: probed ax=%lx bx=%lx cx=%lx dx=%lx fl=%lx dsp=%ld, unprobed "
-			   "ax=%lx bx=%lx cx=%lx dx=%lx fl=%lx dsp=%ld", name, b->ax, b->bx, b->cx,
-			   b->dx, b->flags, b->sp_after - b->sp_before, a->ax, a->bx, a->cx, a->dx,
-			   a->flags, a->sp_after - a->sp_before);
+			   "ax=%lx bx=%lx cx=%lx dx=%lx fl=%lx dsp=%ld",
+			   name, b->ax, b->bx, b->cx, b->dx, b->flags, b->sp_after - b->sp_before,
+			   a->ax, a->bx, a->cx, a->dx, a->flags, a->sp_after - a->sp_before);
 }
 
 SELFTEST(kprobes_every_replay_matches_an_unprobed_run)
@@ -174,7 +171,10 @@ static int (*volatile kpt_add_one_ptr)(int) = kpt_add_one;
 noinline void kpt_has_int3(struct kpt_state *st)
 {
 	__asm__ volatile("lea .Lkpt_int3(%%rip), %%rax\n mov %%rax, 56(%%rdi)\n ret\n"
-			 ".Lkpt_int3: int3\n" : : "D"(st) : "rax", "memory");
+			 ".Lkpt_int3: int3\n"
+			 :
+			 : "D"(st)
+			 : "rax", "memory");
 }
 
 /* The offset of the n-th instruction after the fentry site (n = 0: the first one). */
@@ -190,8 +190,9 @@ static unsigned int insn_offset(void *fn, int n)
 
 static int try_register(const char *sym, void *addr, unsigned int offset)
 {
-	struct kprobe kp = { .symbol_name = sym, .addr = addr, .offset = offset,
-			     .pre_handler = kpt_pre };
+	struct kprobe kp = {
+		.symbol_name = sym, .addr = addr, .offset = offset, .pre_handler = kpt_pre
+	};
 	int err = register_kprobe(&kp);
 
 	if (!err)
@@ -207,16 +208,19 @@ SELFTEST_DYNAMIC(kprobes_refusals)
 
 	memcpy(fentry, (void *)kpt_add_one, 5);
 	KT_EXPECT_EQ(t, try_register("kpt_no_such_function", NULL, 0), -ENOENT);
-	KT_EXPECT_EQ(t, try_register("kpt_add_one", NULL, 1), -EILSEQ);  /* inside fentry */
+	KT_EXPECT_EQ(t, try_register("kpt_add_one", NULL, 1), -EILSEQ); /* inside fentry */
 	KT_EXPECT_EQ(t, try_register("kpt_add_one", NULL, insn_offset(kpt_add_one, 1) + 1),
 		     -EILSEQ);
-	KT_EXPECT_EQ(t, try_register("memcpy", NULL, 0), -EINVAL);         /* notrace: lib/ */
-	KT_EXPECT_EQ(t, try_register("do_irq", NULL, 0), -EINVAL);         /* entry path */
+	KT_EXPECT_EQ(t, try_register("memcpy", NULL, 0), -EINVAL); /* notrace: lib/ */
+	KT_EXPECT_EQ(t, try_register("do_irq", NULL, 0), -EINVAL); /* entry path */
 	KT_EXPECT_EQ(t, try_register("kprobe_site_lookup", NULL, 0), -EINVAL);
-	KT_EXPECT_EQ(t, try_register(NULL, (void *)jump_entry_code(jump_label_demo_key.key.entries),
-				     0), -EBUSY);
+	KT_EXPECT_EQ(
+		t, try_register(NULL, (void *)jump_entry_code(jump_label_demo_key.key.entries), 0),
+		-EBUSY);
 	__asm__ volatile("lea .Lkpt_int3(%%rip), %%rax\n mov %%rax, 56(%%rdi)\n"
-			 : : "D"(&st) : "rax", "memory");
+			 :
+			 : "D"(&st)
+			 : "rax", "memory");
 	KT_EXPECT_EQ(t, try_register(NULL, st.insn, 0), -EINVAL);
 	KT_ASSERT(t, register_kprobe(&kp) == 0);
 	KT_EXPECT_EQ(t, register_kprobe(&kp), -EEXIST);
@@ -246,9 +250,11 @@ static void kpt_count_calls(unsigned long ip, unsigned long parent_ip, struct ft
 SELFTEST_DYNAMIC(kprobes_on_ftrace_beside_the_function_tracer)
 {
 	unsigned long fn = (unsigned long)kpt_add_one;
-	struct kprobe entry = { .addr = (void *)fn, .pre_handler = kpt_pre,
+	struct kprobe entry = { .addr = (void *)fn,
+				.pre_handler = kpt_pre,
 				.post_handler = kpt_post_ip_rec };
-	struct kprobe inner = { .addr = (void *)fn, .offset = insn_offset(kpt_add_one, 1),
+	struct kprobe inner = { .addr = (void *)fn,
+				.offset = insn_offset(kpt_add_one, 1),
 				.pre_handler = kpt_pre };
 	struct ftrace_ops ops = { .func = kpt_count_calls, .name = "kpt" };
 	u8 site[5];
@@ -285,7 +291,8 @@ static int kpt_pre_calls_probed(struct kprobe *p, struct pt_regs *regs)
 
 SELFTEST_DYNAMIC(kprobes_hit_inside_a_handler_is_missed)
 {
-	struct kprobe outer = { .symbol_name = "kpt_loop", .offset = insn_offset(kpt_loop, 1),
+	struct kprobe outer = { .symbol_name = "kpt_loop",
+				.offset = insn_offset(kpt_loop, 1),
 				.pre_handler = kpt_pre_calls_probed };
 	struct kprobe entry = { .symbol_name = "kpt_add_one", .pre_handler = kpt_pre };
 	struct kpt_state st;
@@ -298,11 +305,11 @@ SELFTEST_DYNAMIC(kprobes_hit_inside_a_handler_is_missed)
 	KT_ASSERT(t, register_kprobe(&outer) == 0);
 	kpt_pre_hits = 0;
 	kpt_loop(&st);
-	KT_EXPECT_EQ(t, kpt_pre_hits, 1);     /* only the outer handler ran */
-	KT_EXPECT_EQ(t, kpt_post_ip, 42);     /* the inner function still worked */
+	KT_EXPECT_EQ(t, kpt_pre_hits, 1); /* only the outer handler ran */
+	KT_EXPECT_EQ(t, kpt_post_ip, 42); /* the inner function still worked */
 	KT_EXPECT_EQ(t, st.ax, 3);
 	KT_EXPECT_EQ(t, kpt_inner_probe.nmissed, 1); /* int3 kind, re-entered */
-	KT_EXPECT_EQ(t, entry.nmissed, 1);           /* ftrace kind */
+	KT_EXPECT_EQ(t, entry.nmissed, 1);	     /* ftrace kind */
 	unregister_kprobe(&outer);
 	unregister_kprobe(&entry);
 	unregister_kprobe(&kpt_inner_probe);
@@ -333,9 +340,11 @@ noinline int kpt_depth(int n)
 SELFTEST_DYNAMIC(kretprobe_sees_the_return_value_and_counts_misses)
 {
 	struct kretprobe rp = { .kp.symbol_name = "kpt_add_one", .handler = kpt_ret_handler };
-	struct kretprobe deep = { .kp.symbol_name = "kpt_depth", .handler = kpt_ret_handler,
+	struct kretprobe deep = { .kp.symbol_name = "kpt_depth",
+				  .handler = kpt_ret_handler,
 				  .maxactive = 2 };
-	struct kretprobe bad = { .kp.symbol_name = "kpt_add_one", .kp.offset = 5,
+	struct kretprobe bad = { .kp.symbol_name = "kpt_add_one",
+				 .kp.offset = 5,
 				 .handler = kpt_ret_handler };
 	unsigned long off;
 	const char *caller;
@@ -419,7 +428,8 @@ static struct task *start_workers(struct ktest *t)
 
 SELFTEST(kprobes_unregister_waits_for_a_handler_on_another_cpu)
 {
-	struct kprobe kp = { .symbol_name = "kpt_add_one", .offset = insn_offset(kpt_add_one, 1),
+	struct kprobe kp = { .symbol_name = "kpt_add_one",
+			     .offset = insn_offset(kpt_add_one, 1),
 			     .pre_handler = kpt_pre_hold };
 
 	if (num_online_cpus() < 2) {
@@ -445,9 +455,11 @@ SELFTEST(kprobes_unregister_waits_for_a_handler_on_another_cpu)
  * 200 on 4 CPUs through kprobe_events). */
 SELFTEST_DYNAMIC(kprobes_armed_and_disarmed_under_load)
 {
-	struct kprobe step = { .symbol_name = "kpt_add_one", .offset = insn_offset(kpt_add_one, 2),
+	struct kprobe step = { .symbol_name = "kpt_add_one",
+			       .offset = insn_offset(kpt_add_one, 2),
 			       .pre_handler = kpt_pre };
-	struct kprobe emu = { .symbol_name = "kpt_add_one", .offset = insn_offset(kpt_add_one, 0),
+	struct kprobe emu = { .symbol_name = "kpt_add_one",
+			      .offset = insn_offset(kpt_add_one, 0),
 			      .pre_handler = kpt_pre };
 	struct kprobe entry = { .symbol_name = "kpt_add_one", .pre_handler = kpt_pre };
 	struct ftrace_ops ops = { .func = kpt_count_calls, .name = "kpt" };

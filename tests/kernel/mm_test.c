@@ -21,7 +21,8 @@ SELFTEST(heap_alloc_free)
 		const u8 *b = p[i];
 		for (size_t j = 0; j < sizes[i]; j++)
 			if (b[j] != i + 1) {
-				ktest_fail(t, __FILE__, __LINE__, "object %zu byte %zu overwritten", i, j);
+				ktest_fail(t, __FILE__, __LINE__, "object %zu byte %zu overwritten",
+					   i, j);
 				break;
 			}
 	}
@@ -95,7 +96,8 @@ SELFTEST(pages_kernel_reserved)
 
 SELFTEST(pages_every_frame_has_a_user)
 {
-	size_t used, sum, trace0 = pages_used_by(PAGE_USER_TRACE), other0 = pages_used_by(PAGE_USER_OTHER);
+	size_t used, sum, trace0 = pages_used_by(PAGE_USER_TRACE),
+			  other0 = pages_used_by(PAGE_USER_OTHER);
 	unsigned long a = alloc_pages_for(3, PAGE_USER_TRACE), b = alloc_pages(2);
 
 	KT_ASSERT(t, a && b);
@@ -104,7 +106,8 @@ SELFTEST(pages_every_frame_has_a_user)
 	pages_accounted(&used, &sum);
 	KT_EXPECT_EQ(t, used, sum);
 	KT_EXPECT(t, pages_used_by(PAGE_USER_RESERVED) > 0 && pages_used_by(PAGE_USER_SLAB) > 0 &&
-			     pages_used_by(PAGE_USER_STACK) > 0 && pages_used_by(PAGE_USER_FTRACE) > 0);
+			     pages_used_by(PAGE_USER_STACK) > 0 &&
+			     pages_used_by(PAGE_USER_FTRACE) > 0);
 	free_pages_for(a, 3, PAGE_USER_TRACE);
 	free_pages(b, 2);
 	KT_EXPECT_EQ(t, pages_used_by(PAGE_USER_TRACE), trace0);

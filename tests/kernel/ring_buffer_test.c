@@ -76,9 +76,9 @@ SELFTEST(ring_buffer_overwrite_counts_lost)
 	in = ring_buffer_entries(&tb, &written);
 	n = read_all(cpu, got, 2048);
 	KT_EXPECT_EQ(t, written, 2000);
-	KT_EXPECT_EQ(t, n, in);                       /* the count says what the pages hold */
+	KT_EXPECT_EQ(t, n, in);				 /* the count says what the pages hold */
 	KT_EXPECT_EQ(t, tb.cpu[cpu].overrun, 2000 - in); /* and everything else was overwritten */
-	KT_EXPECT(t, n > 0 && got[n - 1] == 1999);    /* the newest survive, contiguous */
+	KT_EXPECT(t, n > 0 && got[n - 1] == 1999);	 /* the newest survive, contiguous */
 	for (int i = 1; i < n; i++)
 		if (got[i] != got[i - 1] + 1) {
 			ktest_fail(t, __FILE__, __LINE__, "gap after %llu", got[i - 1]);
@@ -184,7 +184,8 @@ SELFTEST(ring_buffer_consume_races_writer)
 	while (rdtsc() < end) {
 		if (ring_buffer_consume(&tb.cpu[1], &it, &v, sizeof(v), &len, &ts)) {
 			if (taken && v <= last && ordered) {
-				ordered = false; /* values only ever grow, whatever was lost between */
+				ordered =
+					false; /* values only ever grow, whatever was lost between */
 				bad_last = last;
 				bad_v = v;
 			}
@@ -196,7 +197,8 @@ SELFTEST(ring_buffer_consume_races_writer)
 	while (!writer_done)
 		msleep(1); /* the buffer is freed below: the writer must be gone */
 	if (!ordered)
-		ktest_fail(t, __FILE__, __LINE__, "expected ordered: %llu after %llu", bad_v, bad_last);
+		ktest_fail(t, __FILE__, __LINE__, "expected ordered: %llu after %llu", bad_v,
+			   bad_last);
 	KT_EXPECT(t, taken > 0);
 	KT_EXPECT(t, taken + tb.cpu[1].overrun <= tb.cpu[1].entries);
 	ring_buffer_free(&tb);
@@ -220,7 +222,7 @@ static void write_until_head(struct ring_buffer_per_cpu *cb, int head)
 
 static void lap_the_reader(struct ring_buffer_per_cpu *cb)
 {
-	cb->race_window = NULL; /* once */
+	cb->race_window = NULL;	 /* once */
 	write_until_head(cb, 2); /* pages 0 and 1 recycled: 1 is the tail, 2 the oldest */
 }
 
@@ -270,8 +272,8 @@ SELFTEST(ring_buffer_consume_lapped_stepping_to_next_page)
 	last = cb->pages[0].entries - 1;
 	cb->race_window = lap_the_reader;
 	KT_EXPECT(t, consume_all(cb, &it, &last, &taken));
-	KT_EXPECT(t, cb->race_window == NULL); /* the window was reached */
-	KT_EXPECT_EQ(t, last, lap_next - 1);     /* up to the newest */
+	KT_EXPECT(t, cb->race_window == NULL);			/* the window was reached */
+	KT_EXPECT_EQ(t, last, lap_next - 1);			/* up to the newest */
 	KT_EXPECT_EQ(t, ring_buffer_entries(&tb, &written), 0); /* nothing left, none taken twice */
 	cb->race_window = NULL;
 	preempt_enable_no_resched();

@@ -160,7 +160,8 @@ SELFTEST(stop_machine_records_the_rendezvous)
 	}
 	KT_EXPECT_EQ(t, seen, (1 << r->num_cpus) - 1);
 	/* The caller was stopped where it called: in this test. */
-	KT_EXPECT(t, r->cpu[r->active_cpu].stopped_at >= (unsigned long)__selftest_fn_stop_machine_records_the_rendezvous);
+	KT_EXPECT(t, r->cpu[r->active_cpu].stopped_at >=
+			     (unsigned long)__selftest_fn_stop_machine_records_the_rendezvous);
 }
 
 /* The function CPU 1 keeps calling while CPU 0 patches its first instruction. */
@@ -250,7 +251,7 @@ SELFTEST_DYNAMIC(text_poke_bp_emulates_call_and_nop)
 	KT_EXPECT(t, text_poke_bp_hits - hits0 > 0);
 	KT_EXPECT(t, cb_calls >= text_poke_bp_hits - hits0);
 	KT_EXPECT(t, ops.trampoline &&
-		     ftrace_call_target((unsigned long)int3_target) == ops.trampoline);
+			     ftrace_call_target((unsigned long)int3_target) == ops.trampoline);
 
 	/* call -> NOP: held at int3, each call skips the 5 bytes: no callback. */
 	text_poke_bp_step_hook = hold_at_int3;
@@ -281,8 +282,8 @@ SELFTEST_DYNAMIC(patch_methods_agree_on_bytes)
 		ftrace_set_patch_method(m);
 		KT_ASSERT(t, ftrace_set_filter(&ops, "compute_* hash_* vfs_*", true) == 0);
 		KT_EXPECT_EQ(t, register_ftrace_function(&ops), 0);
-		KT_EXPECT(t, ops.trampoline && ftrace_call_target(kallsyms_lookup_name("vfs_read")) ==
-							ops.trampoline);
+		KT_EXPECT(t, ops.trampoline && ftrace_call_target(kallsyms_lookup_name(
+						       "vfs_read")) == ops.trampoline);
 		if (ftrace_verify_all_sites(why, sizeof(why)))
 			ktest_fail(t, __FILE__, __LINE__, "%s: %s", patch_method_names[m], why);
 		KT_EXPECT_EQ(t, unregister_ftrace_function(&ops), 0);

@@ -13,8 +13,14 @@
 #include "lib/string.h"
 
 #define TARGET __attribute__((noipa))
-TARGET int tr_probe_a(int x) { return x + 1; }
-TARGET int tr_probe_b(int x) { return x + 2; }
+TARGET int tr_probe_a(int x)
+{
+	return x + 1;
+}
+TARGET int tr_probe_b(int x)
+{
+	return x + 2;
+}
 
 struct tr_seen {
 	volatile unsigned long calls, last_ip, last_parent;
@@ -75,7 +81,8 @@ SELFTEST_DYNAMIC(trampoline_bytes_op_ptr_and_call)
 	static struct ftrace_ops ops;
 	static struct tr_seen s;
 	unsigned long code = ftrace_caller_end - ftrace_caller;
-	unsigned long op_off = ftrace_caller_op_ptr - ftrace_caller, call_off = ftrace_call - ftrace_caller;
+	unsigned long op_off = ftrace_caller_op_ptr - ftrace_caller,
+		      call_off = ftrace_call - ftrace_caller;
 	unsigned long tramp, off, size;
 	const u8 *p;
 	s32 disp;
@@ -90,10 +97,12 @@ SELFTEST_DYNAMIC(trampoline_bytes_op_ptr_and_call)
 	KT_EXPECT(t, calls(tr_probe_a, tramp));
 	KT_EXPECT(t, !memcmp(p, ftrace_caller, op_off + 3));
 	memcpy(&disp, p + op_off + 3, 4);
-	KT_EXPECT_EQ(t, tramp + op_off + 7 + disp, tramp + ALIGN(code, 8)); /* the slot after the code */
+	KT_EXPECT_EQ(t, tramp + op_off + 7 + disp,
+		     tramp + ALIGN(code, 8)); /* the slot after the code */
 	KT_EXPECT(t, *(struct ftrace_ops **)(tramp + op_off + 7 + disp) == &ops);
 	KT_EXPECT(t, !memcmp(p + op_off + 7, ftrace_caller_op_ptr + 7, call_off - op_off - 7));
-	KT_EXPECT(t, calls((void *)(tramp + call_off), (unsigned long)tr_count)); /* RECURSION: direct */
+	KT_EXPECT(t, calls((void *)(tramp + call_off),
+			   (unsigned long)tr_count)); /* RECURSION: direct */
 	KT_EXPECT(t, !memcmp(p + call_off + 5, ftrace_call + 5, code - call_off - 5));
 	KT_EXPECT(t, arch_ftrace_trampoline_func(ops.trampoline, false) == (unsigned long)tr_count);
 	KT_EXPECT(t, all_int3(tramp + ALIGN(code, 8) + 8, PAGE_SIZE - ALIGN(code, 8) - 8));
@@ -126,7 +135,8 @@ SELFTEST_DYNAMIC(trampoline_calls_assist_func_without_recursion_flag)
 		return;
 	tr_init(&ops, &s, 0, "tr_probe_a");
 	KT_ASSERT(t, register_ftrace_function(&ops) == 0);
-	KT_EXPECT_EQ(t, arch_ftrace_trampoline_func(ops.trampoline, false), (unsigned long)ftrace_ops_assist_func);
+	KT_EXPECT_EQ(t, arch_ftrace_trampoline_func(ops.trampoline, false),
+		     (unsigned long)ftrace_ops_assist_func);
 	tr_probe_a(0);
 	KT_EXPECT_EQ(t, s.calls, 1);
 	KT_EXPECT_EQ(t, unregister_ftrace_function(&ops), 0);
@@ -155,7 +165,8 @@ SELFTEST_DYNAMIC(trampoline_shared_site_falls_back_to_list)
 	KT_EXPECT(t, sa.calls == 2 && sb.calls == 1);
 	KT_EXPECT_EQ(t, sb.last_ip, (unsigned long)tr_probe_b);
 	const char *name = kallsyms_lookup(sb.last_parent, NULL, NULL);
-	KT_EXPECT(t, name && !strcmp(name, "__selftest_fn_trampoline_shared_site_falls_back_to_list"));
+	KT_EXPECT(t,
+		  name && !strcmp(name, "__selftest_fn_trampoline_shared_site_falls_back_to_list"));
 	if (ftrace_verify_all_sites(why, sizeof(why)))
 		ktest_fail(t, __FILE__, __LINE__, "%s", why);
 	KT_EXPECT_EQ(t, unregister_ftrace_function(&a), 0);
@@ -276,9 +287,9 @@ static void tr_redirect(unsigned long ip, unsigned long parent_ip, struct ftrace
 static int tr_unregister(struct ktest *t, struct ftrace_ops *op)
 {
 	unsigned long tramp = op->trampoline;
-	int err = op->flags & FTRACE_OPS_FL_DIRECT ?
-			  unregister_ftrace_direct(op, (unsigned long)direct_count_tramp) :
-			  unregister_ftrace_function(op);
+	int err = op->flags & FTRACE_OPS_FL_DIRECT
+			  ? unregister_ftrace_direct(op, (unsigned long)direct_count_tramp)
+			  : unregister_ftrace_function(op);
 
 	if (tramp && !all_int3(tramp, PAGE_SIZE))
 		ktest_fail(t, __FILE__, __LINE__, "freed trampoline 0x%lx is not int3", tramp);
@@ -296,7 +307,8 @@ SELFTEST_DYNAMIC(trampoline_ops_come_and_go)
 
 	if (!tr_quiet(t))
 		return;
-	tr_init(&ops[0], &seen[0], FTRACE_OPS_FL_RECURSION, "stress_target demo_greeting compute_*");
+	tr_init(&ops[0], &seen[0], FTRACE_OPS_FL_RECURSION,
+		"stress_target demo_greeting compute_*");
 	tr_init(&ops[1], &seen[1], FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_SAVE_REGS,
 		"stress_target hash_*");
 	tr_init(&ops[2], &seen[2], 0, "vfs_read");
@@ -308,8 +320,9 @@ SELFTEST_DYNAMIC(trampoline_ops_come_and_go)
 		if (num_online_cpus() > 1)
 			ftrace_set_patch_method(i % NR_PATCH_METHODS);
 		for (int k = 0; k < 4 && !err; k++)
-			err = k == 2 ? register_ftrace_direct(&ops[k], (unsigned long)direct_count_tramp) :
-				       register_ftrace_function(&ops[k]);
+			err = k == 2 ? register_ftrace_direct(&ops[k],
+							      (unsigned long)direct_count_tramp)
+				     : register_ftrace_function(&ops[k]);
 		if (!err && i % 20 == 0 && ftrace_verify_all_sites(why, sizeof(why)))
 			ktest_fail(t, __FILE__, __LINE__, "round %d: %s", i, why);
 		/* While all four are on: the list reaches ops 0, the IPMODIFY ops redirects. */

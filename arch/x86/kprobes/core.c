@@ -54,8 +54,8 @@ void kprobe_set_current(struct kprobe_site *s, enum kprobe_status status)
 	kcb->status = status;
 }
 
-static void setup_singlestep(struct kprobe_site *s, struct pt_regs *regs,
-			     struct kprobe_ctlblk *kcb, bool reenter)
+static void setup_singlestep(struct kprobe_site *s, struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+			     bool reenter)
 {
 	if (s->ainsn.replay > KP_STEP_ABS) {
 		kprobe_emulate(s, regs);
@@ -162,8 +162,7 @@ static bool kprobe_int3_handler(struct pt_regs *regs)
 }
 
 /* Linux's resume_execution(): the step ran at the slot; make it look as if it ran at addr. */
-static void resume_execution(struct kprobe_site *s, struct pt_regs *regs,
-			     struct kprobe_ctlblk *kcb)
+static void resume_execution(struct kprobe_site *s, struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {
 	unsigned long delta = (unsigned long)s->addr - (unsigned long)s->ainsn.slot;
 
@@ -171,7 +170,7 @@ static void resume_execution(struct kprobe_site *s, struct pt_regs *regs,
 	switch (s->ainsn.replay) {
 	case KP_STEP_CALL_INDIRECT:
 		*(unsigned long *)regs->sp += delta; /* the return address it pushed */
-		return;                              /* ip: the absolute target */
+		return;				     /* ip: the absolute target */
 	case KP_STEP_ABS:
 		return;
 	}

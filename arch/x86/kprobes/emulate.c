@@ -25,14 +25,30 @@ static bool cond_holds(unsigned int cc, unsigned long fl)
 	bool r;
 
 	switch (cc >> 1) {
-	case 0: r = of; break;
-	case 1: r = cf; break;
-	case 2: r = zf; break;
-	case 3: r = cf || zf; break;
-	case 4: r = sf; break;
-	case 5: r = pf; break;
-	case 6: r = sf != of; break;
-	default: r = zf || sf != of; break;
+	case 0:
+		r = of;
+		break;
+	case 1:
+		r = cf;
+		break;
+	case 2:
+		r = zf;
+		break;
+	case 3:
+		r = cf || zf;
+		break;
+	case 4:
+		r = sf;
+		break;
+	case 5:
+		r = pf;
+		break;
+	case 6:
+		r = sf != of;
+		break;
+	default:
+		r = zf || sf != of;
+		break;
 	}
 	return (cc & 1) ? !r : r;
 }
@@ -41,9 +57,9 @@ static bool cond_holds(unsigned int cc, unsigned long fl)
 static unsigned long *reg_slot(struct pt_regs *regs, unsigned int n)
 {
 	unsigned long *const map[16] = {
-		&regs->ax, &regs->cx, &regs->dx, &regs->bx, &regs->sp, &regs->bp, &regs->si,
-		&regs->di, &regs->r8, &regs->r9, &regs->r10, &regs->r11, &regs->r12, &regs->r13,
-		&regs->r14, &regs->r15,
+		&regs->ax,  &regs->cx,	&regs->dx,  &regs->bx,	&regs->sp,  &regs->bp,
+		&regs->si,  &regs->di,	&regs->r8,  &regs->r9,	&regs->r10, &regs->r11,
+		&regs->r12, &regs->r13, &regs->r14, &regs->r15,
 	};
 	return map[n & 15];
 }
@@ -65,10 +81,16 @@ static unsigned long pop(struct pt_regs *regs)
 void kprobe_emulate_if(struct pt_regs *regs, u8 op)
 {
 	switch (op) {
-	case 0xfa: regs->flags &= ~FL_IF; break;                      /* cli */
-	case 0xfb: regs->flags |= FL_IF; break;                       /* sti */
-	case 0x9c: push(regs, regs->flags & ~(FL_TF | FL_RF)); break; /* pushf */
-	default:                                                      /* popf */
+	case 0xfa:
+		regs->flags &= ~FL_IF;
+		break; /* cli */
+	case 0xfb:
+		regs->flags |= FL_IF;
+		break; /* sti */
+	case 0x9c:
+		push(regs, regs->flags & ~(FL_TF | FL_RF));
+		break; /* pushf */
+	default:       /* popf */
 		regs->flags = (pop(regs) & ~(FL_TF | FL_RF)) | 0x2;
 	}
 }

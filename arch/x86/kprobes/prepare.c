@@ -76,12 +76,21 @@ static const char *refusal(const struct insn *in)
 
 	if (in->opcode_len == 1) {
 		switch (op) {
-		case 0xcc: return "int3: another debugger's breakpoint";
-		case 0xcd: case 0xce: case 0xf1: return "a software interrupt";
-		case 0xcf: return "iret";
-		case 0xf4: return "hlt would stop the CPU while it steps with interrupts off";
-		case 0xca: case 0xcb: return "a far return";
-		case 0x8e: return insn_reg(in) == 2 ? "mov to ss delays the trap flag" : NULL;
+		case 0xcc:
+			return "int3: another debugger's breakpoint";
+		case 0xcd:
+		case 0xce:
+		case 0xf1:
+			return "a software interrupt";
+		case 0xcf:
+			return "iret";
+		case 0xf4:
+			return "hlt would stop the CPU while it steps with interrupts off";
+		case 0xca:
+		case 0xcb:
+			return "a far return";
+		case 0x8e:
+			return insn_reg(in) == 2 ? "mov to ss delays the trap flag" : NULL;
 		case 0xff:
 			if (insn_reg(in) == 3 || insn_reg(in) == 5)
 				return "a far call or jump";
@@ -91,9 +100,17 @@ static const char *refusal(const struct insn *in)
 	}
 	if (in->opcode_len == 2 && op == 0x0f) {
 		switch (op2) {
-		case 0x05: case 0x07: case 0x34: case 0x35: return "a system call or return";
-		case 0x00: case 0x01: return "a descriptor-table or system instruction";
-		case 0x22: case 0x23: return "a write to a control or debug register";
+		case 0x05:
+		case 0x07:
+		case 0x34:
+		case 0x35:
+			return "a system call or return";
+		case 0x00:
+		case 0x01:
+			return "a descriptor-table or system instruction";
+		case 0x22:
+		case 0x23:
+			return "a write to a control or debug register";
 		}
 	}
 	return NULL;
@@ -118,12 +135,30 @@ static enum kprobe_replay classify(const struct insn *in, struct arch_specific_i
 		return KP_EMU_JCC;
 	}
 	switch (op) {
-	case 0xe8: a->rel = in->imm; return KP_EMU_CALL;
-	case 0xe9: case 0xeb: a->rel = in->imm; return KP_EMU_JMP;
-	case 0xe0: case 0xe1: case 0xe2: case 0xe3: a->rel = in->imm; return KP_EMU_LOOP;
-	case 0xc3: a->rel = 0; return KP_EMU_RET;
-	case 0xc2: a->rel = (u16)in->imm; return KP_EMU_RET;
-	case 0xfa: case 0xfb: case 0x9c: case 0x9d: return KP_EMU_IF;
+	case 0xe8:
+		a->rel = in->imm;
+		return KP_EMU_CALL;
+	case 0xe9:
+	case 0xeb:
+		a->rel = in->imm;
+		return KP_EMU_JMP;
+	case 0xe0:
+	case 0xe1:
+	case 0xe2:
+	case 0xe3:
+		a->rel = in->imm;
+		return KP_EMU_LOOP;
+	case 0xc3:
+		a->rel = 0;
+		return KP_EMU_RET;
+	case 0xc2:
+		a->rel = (u16)in->imm;
+		return KP_EMU_RET;
+	case 0xfa:
+	case 0xfb:
+	case 0x9c:
+	case 0x9d:
+		return KP_EMU_IF;
 	case 0xff:
 		if (insn_reg(in) == 2)
 			return KP_STEP_CALL_INDIRECT;
