@@ -63,7 +63,8 @@ class Replay:
         return [b for b in self.blocks if not b.skip]
 
     def run_block(self, block):
-        """[(step, printed lines)] for one block; boots first when it says so or nothing runs yet."""
+        """[(step, command typed, printed lines)] for one block; boots first when it says so or when
+        nothing runs yet (or the last block left the kernel dead)."""
         if block.boot or self.console is None or self.console.needs_restart():
             self.boot(block.boot or {"smp": 1, "mem": "256M", "iso": "test"})
         results = []
