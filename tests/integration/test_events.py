@@ -218,6 +218,17 @@ def test_set_event_pid_keeps_only_listed_tasks(console):
     assert console.run("cat set_event_pid") == ""
 
 
+def tracing_turns_off(console, polls=50):
+    """True once tracing_on reads 0. A sched_switch trigger needs some switch to fire: between polls
+    the shell waits for input with none typed, so it sleeps, and that is a switch of its own (typed
+    ahead, the next command could be read without one)."""
+    for _ in range(polls):
+        if console.run("cat tracing_on") == "0":
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_triggers_traceoff_count_and_removal(console):
     trig = "events/sched/sched_switch/trigger"
     assert console.run("cat %s" % trig) == "# Available triggers:\n# traceon traceoff stacktrace"
@@ -225,13 +236,13 @@ def test_triggers_traceoff_count_and_removal(console):
     # The trigger alone attaches the probe: the event is off but "soft" enabled. The shell's own
     # next switch (it sleeps for input) fires it at once.
     assert console.run("cat events/sched/sched_switch/enable") == "0*"
-    assert console.run("cat tracing_on") == "0"
+    assert tracing_turns_off(console)
     assert console.run("cat %s" % trig) == "traceoff:count=1"
     # A count is spent only when tracing is turned off: with tracing off it waits.
     run_workload(console, "run spin 1 1")
     assert console.run("cat %s" % trig) == "traceoff:count=1"
     console.run("echo 1 > tracing_on")
-    assert console.run("cat tracing_on") == "0"
+    assert tracing_turns_off(console)
     assert console.run("cat %s" % trig) == "traceoff:count=0"
     console.run("echo 1 > tracing_on")
     run_workload(console, "run spin 1 1")
