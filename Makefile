@@ -50,9 +50,14 @@ FTRACE_CFLAGS := -pg -mfentry -mrecord-mcount
 # and the instruction decoder kprobes will call (kprobes' own code is never traced).
 NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/idt.c \
 	arch/x86/gdt.c arch/x86/paging.c arch/x86/text_poke.c arch/x86/text_poke_bp.c \
-	arch/x86/text_patch.c arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c kernel/smp.c kernel/stop_machine.c kernel/percpu.c \
-	kernel/livepatch.c kernel/tracepoint.c arch/x86/insn.c \
-	$(wildcard arch/x86/kprobes/*.c) kernel/kprobes.c kernel/kretprobes.c kernel/mm/maccess.c
+	arch/x86/text_patch.c arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c \
+	kernel/smp.c kernel/stop_machine.c kernel/percpu.c kernel/livepatch/core.c \
+	kernel/tracepoint.c arch/x86/insn.c $(wildcard arch/x86/kprobes/*.c) kernel/kprobes.c \
+	kernel/kretprobes.c kernel/mm/maccess.c
+# The benches of the ftrace core and the lab tools that drive it are part of the tracer too.
+NOTRACE_SRCS += kernel/bench/bench_events.c kernel/bench/bench_ftrace.c \
+	kernel/bench/bench_patch.c kernel/bench/bench_scale.c kernel/bench/bench_trace.c \
+	kernel/lab/func_hits.c kernel/lab/site_cycle.c kernel/lab/patch_step.c kernel/lab/verify_sites.c
 LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
 
 # The one switch between the two builds: CONFIG_STATIC_FTRACE, seen by C and by nasm.

@@ -1,8 +1,8 @@
 /* Deciding when an allocation fails on purpose: Linux's should_fail() and the task's fail-nth. */
 #include "kernel/fault_inject.h"
 #include "kernel/percpu.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
+#include "kernel/printk/printk.h"
+#include "kernel/sched/sched.h"
 
 #define FAULT_ATTR_INIT(n)                                                                         \
 	{                                                                                          \

@@ -1,7 +1,7 @@
 /* The fault-injection control files: /sys/kernel/debug/<attr>/ knobs and /proc/self/fail-nth. */
 #include "kernel/fault_inject.h"
-#include "kernel/fs.h"
-#include "kernel/sched.h"
+#include "kernel/fs/fs.h"
+#include "kernel/sched/sched.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/string.h"

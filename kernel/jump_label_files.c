@@ -1,14 +1,14 @@
 /* The jump-label files:
  *
  *   /proc/jump_labels                 every key with sites: name, state, count; each site's bytes
- *   /proc/sys/kernel/jump_label_demo  0 or 1: the demo key (kernel/jump_label_demo.c)
+ *   /proc/sys/kernel/jump_label_demo  0 or 1: the demo key (kernel/lab/jump_label_demo.c)
  *
  * /proc because keys are not a tracing matter: the scheduler, networking and tracepoints all
  * use them, and /proc is where the kernel lists its own machinery (Linux's /proc/kallsyms).
  */
 #include "kernel/jump_label_internal.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 #include "kernel/kallsyms.h"
 #include "lib/errno.h"
 #include "lib/string.h"

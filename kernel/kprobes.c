@@ -11,10 +11,10 @@
  */
 #include "kernel/kprobes_internal.h"
 #include "kernel/jump_label.h"
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 #include "kernel/kallsyms.h"
-#include "kernel/mm.h"
-#include "kernel/printk.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/trace/ftrace.h"

@@ -3,7 +3,7 @@
 #define KERNEL_MULTIBOOT_H
 
 #include "lib/types.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 
 #define MB2_BOOTLOADER_MAGIC 0x36d76289
 #define MB2_MAX_REGIONS 32

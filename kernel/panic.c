@@ -2,7 +2,7 @@
 #include "kernel/panic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "lib/printf.h"
 

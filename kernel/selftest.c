@@ -1,7 +1,7 @@
 /* Runs the registered self-tests and reports them in KTAP, which tests/ktap.py parses on the host. */
 #include "kernel/selftest.h"
-#include "kernel/printk.h"
-#include "kernel/shell.h"
+#include "kernel/printk/printk.h"
+#include "kernel/shell/shell.h"
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_patch.h"
 #include "lib/glob.h"

@@ -1,7 +1,7 @@
 /* Attaching probes to tracepoints: the probe array is copied, changed and swapped in whole, so the
  * iterator (__traceiter_*, interrupts off) always walks an array that stays valid under it. */
 #include "kernel/tracepoint.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "lib/errno.h"

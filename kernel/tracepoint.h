@@ -8,7 +8,7 @@
  *
  * The first probe attached switches the static key on (every site becomes a jmp to the call), the
  * last one detached switches it off. An event header (kernel/trace/events/sched.h ...) declares
- * tracepoints with TRACE_EVENT(); kernel/define_trace.h turns the same lines into the event's
+ * tracepoints with TRACE_EVENT(); kernel/trace/define_trace.h turns the same lines into the event's
  * record layout, format file, output and registration, in one .c file (CREATE_TRACE_POINTS).
  */
 #ifndef KERNEL_TRACEPOINT_H

@@ -99,7 +99,7 @@ def c_definitions(text: str) -> Set[str]:
     for a, b in _TRACE_EVENT.findall(text):
         event = a or b
         names.update({"trace_" + event, "trace_%s_enabled" % event})
-        if a:       # a class of its own (kernel/define_trace.h): its output and record functions
+        if a:       # a class of its own (kernel/trace/define_trace.h): its output and record functions
             names.update({"trace_raw_output_" + event, "trace_event_raw_event_" + event})
     return names
 

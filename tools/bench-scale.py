@@ -100,7 +100,7 @@ Written by `make bench-scale` ({date}); do not edit by hand: run it again.
 
 How: `tools/bench-scale.py` builds the default kernel and `make SCALE=N` kernels (N generated traceable
 functions, tools/gen-scale.py) for N in {sizes} (0: the default kernel), boots each under TCG with
-`-icount shift=0,sleep=off` on {smp} CPUs, and types `bench sites` (kernel/trace/bench_scale.c). Ticks are
+`-icount shift=0,sleep=off` on {smp} CPUs, and types `bench sites` (kernel/bench/bench_scale.c). Ticks are
 guest instructions. "syncs" counts `sync_core_all()` calls (each an IPI round to every other CPU), "stops"
 the `stop_machine()` rendezvous, per operation. Every row is one run: under icount the counts repeat.
 Benchmarks are read, never asserted.

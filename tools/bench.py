@@ -203,7 +203,7 @@ instructions, so they cost the same. "list function, 1 ops on the site" is what 
 pays without a trampoline of its own once a second ops is live elsewhere (on `vfs_read`): `ftrace_call`
 then calls `ftrace_ops_list_func`, which walks every ops. That is the cost a per-ops trampoline removes;
 the line under the table says by how much. The direct call is `direct_count_tramp` (three instructions,
-arch/x86/direct_count.asm) called straight from the site.
+arch/x86/lab/direct_count.asm) called straight from the site.
 
 The live-patching rows time `register_ftrace_function()` / `unregister_ftrace_function()` of an ops on
 every function, that is the whole update (three batches) with the method named. With one CPU online
@@ -211,13 +211,13 @@ both methods write directly, since no other CPU can be running the code: their r
 The int3 rows time calls of a function while the protocol is held at step 1 on the same CPU.
 
 The static-branch rows time `bench_static_branch()`, the notrace baseline with one
-`static_branch_unlikely()` in it (kernel/bench_jump_label.c, docs/12): with the key off the site is a
+`static_branch_unlikely()` in it (kernel/bench/bench_jump_label.c, docs/12): with the key off the site is a
 5-byte NOP, one instruction; on, a `jmp` to the block and one back. "static key flip" times
 `static_branch_enable()` / `static_branch_disable()` of that key (one site) with each patch method:
 a whole flip, through the same patcher ftrace uses.
 
 The tracepoint rows time `bench_target_tp()`, the notrace baseline with one `trace_bench_event(x)` in it
-(kernel/trace/bench_events.c, docs/13): with the event off the tracepoint is its static branch's NOP;
+(kernel/bench/bench_events.c, docs/13): with the event off the tracepoint is its static branch's NOP;
 "event recorded" writes a 12-byte record straight into the ring buffer; "via the scratch copy" is the
 path a filter, a trigger or `set_event_pid` needs: the record is built aside, then copied in. The goal
 for "event off" is +1, the NOP, and the static-branch row shows the site alone costs exactly that; the
@@ -227,7 +227,7 @@ belongs to the function, not to the site, and a function that already uses calle
 (most real ones, `__schedule()` among them) pays only the NOP.
 
 The kprobe rows put one probe with an empty handler on `bench_target`, the function of the
-function-tracer rows (kernel/bench_kprobes.c, docs/15): on its fentry site (ftrace calls the handler
+function-tracer rows (kernel/bench/bench_kprobes.c, docs/15): on its fentry site (ftrace calls the handler
 through a regs trampoline), on its `push %rbp` (int3, emulated in the handler) and on its
 `mov %rsp,%rbp` (int3, copied to a slot and single-stepped: a second exception, #DB). The kretprobe
 row adds the return trampoline to a probe on ftrace. Read the int3 rows with care: icount counts the

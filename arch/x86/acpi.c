@@ -9,9 +9,9 @@
  */
 #include "arch/x86/acpi.h"
 #include "arch/x86/paging.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/multiboot.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "lib/string.h"
 
 struct madt_info madt;

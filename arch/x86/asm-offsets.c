@@ -4,7 +4,7 @@
  * so a structure that changes moves the assembly with it. */
 #include "kernel/trace/trace.h"
 #include "kernel/trace/fgraph.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 
 #define DEFINE(sym, val) __asm__ volatile("\n.ascii \"->" #sym " %c0\"" : : "i"(val))
 #define OFFSET(sym, str, mem) DEFINE(sym, __builtin_offsetof(struct str, mem))

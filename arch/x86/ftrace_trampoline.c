@@ -15,8 +15,8 @@
  */
 #include "arch/x86/ftrace.h"
 #include "arch/x86/text_poke.h"
-#include "kernel/mm.h"
-#include "kernel/printk.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 

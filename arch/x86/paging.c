@@ -9,7 +9,7 @@
  */
 #include "arch/x86/paging.h"
 #include "arch/x86/cpu.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/multiboot.h"
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"

@@ -4,8 +4,8 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
-#include "kernel/irq.h"
-#include "kernel/printk.h"
+#include "kernel/irq/irq.h"
+#include "kernel/printk/printk.h"
 
 #define COM1 0x3f8
 #define COM1_IRQ 4

@@ -10,7 +10,7 @@
  */
 #include "arch/x86/text_patch.h"
 #include "arch/x86/cpu.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/stop_machine.h"

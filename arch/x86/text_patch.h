@@ -46,7 +46,7 @@ void text_patch_commit(struct text_patch_batch *b);
 void text_patch_set_method(enum patch_method m);
 
 /*
- * patch_step (kernel/trace/ftrace_step.c) holds a batch between two steps of the int3 protocol,
+ * patch_step (kernel/lab/patch_step.c) holds a batch between two steps of the int3 protocol,
  * with text_mutex and ftrace_lock taken, until the shell writes `next`: a write from the shell that
  * would patch code answers -EBUSY instead of waiting for a lock only the shell can free.
  */

@@ -11,7 +11,7 @@
 #include "arch/x86/text_poke.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/panic.h"
 #include "kernel/smp.h"
 #include "lib/string.h"

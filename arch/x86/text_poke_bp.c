@@ -17,7 +17,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
 #include "kernel/smp.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/errno.h"
 #include "lib/sort.h"
 #include "lib/string.h"

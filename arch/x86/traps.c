@@ -4,11 +4,11 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "kernel/kallsyms.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/percpu.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 
 static irq_handler_t irq_handlers[256];

@@ -8,8 +8,8 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
+#include "kernel/printk/printk.h"
+#include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 #include "arch/x86/trace/irq_vectors.h"
 

@@ -4,10 +4,10 @@
  * an exact, repeatable instruction count: `make bench` runs this there. Without icount the same
  * numbers are TSC ticks of a TCG guest (noisy; read them as nothing more).
  */
-#include "kernel/bench.h"
+#include "kernel/bench/bench.h"
 #include "arch/x86/cpu.h"
-#include "kernel/printk.h"
-#include "kernel/shell.h"
+#include "kernel/printk/printk.h"
+#include "kernel/shell/shell.h"
 #include "lib/string.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/smp.h"

@@ -1,10 +1,10 @@
 /* Benchmarks of trace events: a tracepoint nobody listens to (the static branch's NOP), and one
  * recording an event, against the same function without a tracepoint. */
-#include "kernel/bench.h"
+#include "kernel/bench/bench.h"
 #include "kernel/trace/trace_events.h"
 #include "kernel/trace/events/bench.h"
 
-/* SAME_FRAME as in kernel/bench.c: both twins get a frame, so they differ by the tracepoint only. */
+/* SAME_FRAME as in kernel/bench/bench.c: both twins get a frame, so they differ by the tracepoint only. */
 notrace noinline int bench_target_tp(int x)
 {
 	__asm__ volatile("" : : "r"(__builtin_frame_address(0)) : "memory");

@@ -1,7 +1,7 @@
 /* Benchmarks of the ftrace core: a site as NOP, as a call into one ops, two ops, full regs. */
-#include "kernel/bench.h"
+#include "kernel/bench/bench.h"
 #include "kernel/trace/ftrace.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 
 static volatile unsigned long bench_calls;
 

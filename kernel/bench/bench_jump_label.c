@@ -1,10 +1,10 @@
 /* Benchmarks of static branches: what a disabled one costs a call (the goal: one NOP, one
  * instruction above the notrace twin), what an enabled one costs, and what a flip costs. */
-#include "kernel/bench.h"
+#include "kernel/bench/bench.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/jump_label.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trace/ftrace.h"

@@ -1,7 +1,7 @@
 /* Benchmarks of kprobes on bench_target, the function the tracer rows above time: a probe on
  * its fentry site (ftrace calls the handler), on its `push %rbp` (int3, emulated), on its
  * `mov %rsp,%rbp` (int3, stepped out of line, #DB), and a kretprobe. Handlers do nothing. */
-#include "kernel/bench.h"
+#include "kernel/bench/bench.h"
 #include "arch/x86/insn.h"
 #include "kernel/kprobes.h"
 

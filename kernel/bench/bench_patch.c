@@ -1,9 +1,9 @@
 /* Benchmarks of live patching: switching every site on and off with each method, and what one
  * call costs while its site holds an int3 (the trap, the handler's lookup and emulation). */
-#include "kernel/bench.h"
+#include "kernel/bench/bench.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/text_poke.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trace/ftrace.h"

@@ -1,12 +1,12 @@
 /* `bench sites`: what grows with the number of call sites (make SCALE=N): boot conversion, turning
  * every site on and off with each method and the CPU-wide syncs that takes, a filter glob over
  * every function, available_filter_functions, and the memory per record and per hash entry. */
-#include "kernel/bench.h"
+#include "kernel/bench/bench.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/fs.h"
-#include "kernel/mm.h"
-#include "kernel/printk.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/stop_machine.h"
 #include "kernel/trace/ftrace.h"

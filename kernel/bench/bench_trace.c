@@ -1,7 +1,7 @@
 /* Benchmarks of the tracers: a function event and a function_graph call, each compared with the
  * untraced baseline, and the ring buffer write on its own. */
-#include "kernel/bench.h"
-#include "kernel/printk.h"
+#include "kernel/bench/bench.h"
+#include "kernel/printk/printk.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace.h"
 #include "kernel/time.h"

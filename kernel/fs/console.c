@@ -1,7 +1,7 @@
 /* The console: the serial line, with "\n" sent as "\r\n" and one writer at a time. */
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "arch/x86/serial.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/spinlock.h"
 #include "lib/printf.h"
 #include "lib/string.h"

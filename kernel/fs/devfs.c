@@ -1,5 +1,5 @@
 /* /dev: ttyS1, COM2, where `cat FILE > /dev/ttyS1` sends a file's bytes to the host in a frame. */
-#include "kernel/devfs.h"
+#include "kernel/fs/devfs.h"
 #include "arch/x86/serial.h"
 #include "lib/crc32.h"
 #include "lib/errno.h"

@@ -2,7 +2,7 @@
 #ifndef KERNEL_DEVFS_H
 #define KERNEL_DEVFS_H
 
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 
 void devfs_init(void);
 

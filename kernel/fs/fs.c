@@ -1,6 +1,6 @@
 /* The in-memory file tree: nodes, path resolution, and the read/write doors every file goes through. */
-#include "kernel/fs.h"
-#include "kernel/mm.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 

@@ -2,7 +2,7 @@
 #ifndef KERNEL_PROCFS_H
 #define KERNEL_PROCFS_H
 
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 
 #define FTRACE_OS_VERSION "0.1.0"
 #ifndef FTRACE_OS_BUILDER

@@ -1,6 +1,6 @@
 /* seq_file: how a file's show handler produces text without knowing where it goes. */
-#include "kernel/fs.h"
-#include "kernel/printk.h"
+#include "kernel/fs/fs.h"
+#include "kernel/printk/printk.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 

@@ -1,6 +1,6 @@
 /* Device interrupts: from a vector to the handler of its IRQ line, with the irq events around it
  * (Linux's kernel/irq/handle.c: handle_irq_event_percpu()). */
-#include "kernel/irq.h"
+#include "kernel/irq/irq.h"
 #include "arch/x86/traps.h"
 #include "lib/errno.h"
 #include "kernel/trace/events/irq.h"

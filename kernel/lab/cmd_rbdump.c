@@ -1,7 +1,7 @@
 /* rbdump: the ring buffer's data pages in hex, straight from memory, read without consuming. */
-#include "kernel/shell.h"
-#include "kernel/mm.h"
-#include "kernel/printk.h"
+#include "kernel/shell/shell.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/trace/trace.h"
 #include "lib/errno.h"

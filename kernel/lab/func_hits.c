@@ -6,8 +6,8 @@
  *   echo 0 > func_hits                          unregister: the sites are NOPs again
  */
 #include "kernel/trace/ftrace.h"
-#include "kernel/fs.h"
-#include "kernel/mm.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
 #include "kernel/smp.h"
 #include "lib/errno.h"
 #include "lib/string.h"

@@ -18,9 +18,9 @@
  */
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 #include "kernel/kallsyms.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 #include "kernel/stop_machine.h"
 #include "lib/errno.h"

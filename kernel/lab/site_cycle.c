@@ -12,8 +12,8 @@
  */
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/printk.h"
-#include "kernel/shell.h"
+#include "kernel/printk/printk.h"
+#include "kernel/shell/shell.h"
 #include "kernel/time.h"
 #include "lib/string.h"
 

@@ -14,9 +14,9 @@
  */
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 #include "kernel/jump_label_internal.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/errno.h"
 
 static unsigned long calling_ftrace(void)

@@ -15,10 +15,10 @@
  * Each call takes whichever version the site points to at that instant; Linux's per-task
  * consistency model (a task switches only at a safe point of its own) is not built here.
  */
-#include "kernel/livepatch.h"
-#include "kernel/fs.h"
+#include "kernel/livepatch/livepatch.h"
+#include "kernel/fs/fs.h"
 #include "kernel/kallsyms.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/trace/ftrace.h"
 #include "lib/errno.h"
 #include "lib/string.h"

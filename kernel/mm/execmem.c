@@ -9,7 +9,7 @@
  * pages are a cache (execmem_pages_mapped(), /proc/meminfo's Execmem): claim_page() reuses them
  * before it maps another.
  */
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/fault_inject.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/text_poke.h"

@@ -7,7 +7,7 @@
  *   kfree(p) finds the header by rounding p down to its page: the object never starts past the
  *   first page of its allocation.
  */
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/fault_inject.h"
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"

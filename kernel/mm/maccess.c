@@ -1,6 +1,6 @@
 /* Reading kernel memory at an address a user typed (a kprobe's @ADDR, +8(%di)): a bad address
  * is an -EFAULT, never a page fault. */
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "arch/x86/paging.h"
 #include "lib/errno.h"
 

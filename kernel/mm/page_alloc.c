@@ -1,8 +1,8 @@
 /* Physical page frames: one bit per 4 KiB frame, first-fit search for runs of free frames. */
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/fault_inject.h"
 #include "kernel/spinlock.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/panic.h"
 #include "lib/string.h"
 #include "kernel/trace/events/kmem.h"

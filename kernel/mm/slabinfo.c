@@ -1,6 +1,6 @@
 /* /proc/slabinfo (Linux's 2.1 format, one row per kmalloc size class) and /proc/sys/vm/drop_caches. */
-#include "kernel/fs.h"
-#include "kernel/mm.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 

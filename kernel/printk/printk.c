@@ -1,5 +1,5 @@
 /* printk: timestamped log records kept in a ring buffer (dmesg) and echoed to the console by level. */
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "lib/printf.h"

@@ -11,9 +11,9 @@
  *
  * A task that was already switched out voluntarily cannot be inside: it is not a holdout.
  */
-#include "kernel/sched.h"
-#include "kernel/mm.h"
-#include "kernel/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "lib/string.h"

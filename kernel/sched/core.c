@@ -8,12 +8,12 @@
  * run), takes the head, and switch_to()s to it. A timer tick only sets need_resched; the switch
  * happens as the interrupt returns, never in the middle of a handler or with preemption disabled.
  */
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/kprobes.h"
 #include "arch/x86/cpu.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"

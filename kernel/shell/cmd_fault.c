@@ -1,11 +1,11 @@
 /* fault (test mode only): raise an exception on purpose, to prove a fault is loud and ends the run;
  * or corrupt a call site, to prove ftrace notices and the kernel lives on. */
-#include "kernel/shell.h"
+#include "kernel/shell/shell.h"
 #include "arch/x86/text_poke.h"
 #include "kernel/kallsyms.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "lib/string.h"
 
 /* Each fault lives in its own non-inlined function so the backtrace names it. */

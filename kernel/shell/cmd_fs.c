@@ -1,8 +1,8 @@
 /* Shell commands for the file tree: ls, cat, echo, cd, pwd. */
-#include "kernel/shell.h"
-#include "kernel/devfs.h"
-#include "kernel/mm.h"
-#include "kernel/printk.h"
+#include "kernel/shell/shell.h"
+#include "kernel/fs/devfs.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 

@@ -1,10 +1,10 @@
 /* ksym and dis: look up kernel symbols, and show the bytes at the start of a function, decoded. */
-#include "kernel/shell.h"
+#include "kernel/shell/shell.h"
 #include "kernel/jump_label.h"
 #include "kernel/kprobes.h"
 #include "kernel/kallsyms.h"
-#include "kernel/mm.h"
-#include "kernel/printk.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "lib/ctype.h"
 #include "lib/string.h"
 

@@ -1,7 +1,7 @@
 /* Shell commands for tasks: ps, run (start a workload on some CPUs), kill. */
-#include "kernel/shell.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
+#include "kernel/shell/shell.h"
+#include "kernel/printk/printk.h"
+#include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 #include "kernel/work/workloads.h"
 #include "lib/ctype.h"

@@ -3,8 +3,8 @@
  * Keys: printable characters insert at the end; Backspace/DEL erase one; Ctrl-U erases the line;
  * Ctrl-C abandons it; Up/Down walk the history; Tab completes a command or a file name.
  */
-#include "kernel/shell.h"
-#include "kernel/printk.h"
+#include "kernel/shell/shell.h"
+#include "kernel/printk/printk.h"
 #include "arch/x86/serial.h"
 #include "lib/string.h"
 

@@ -3,7 +3,7 @@
 #define KERNEL_SHELL_H
 
 #include "lib/compiler.h"
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 
 #define SHELL_LINE_MAX 255
 #define SHELL_MAX_ARGS 32
@@ -27,12 +27,12 @@ extern const struct shell_cmd __start_shell_cmds[], __stop_shell_cmds[];
 
 /* The directory relative paths start from; the prompt shows it. */
 extern struct fnode *shell_cwd;
-/* `cat FILE... > DEVICE` (kernel/cmd_fs.c): argv ends before the target. */
+/* `cat FILE... > DEVICE` (kernel/shell/cmd_fs.c): argv ends before the target. */
 int cat_redirect(int argc, char **argv, const char *target);
 
 /* Looks up a command by name (test-only commands only in test mode). */
 const struct shell_cmd *shell_find_cmd(const char *name);
-/* A line split into words (kernel/shell_split.c): argv[argc] is NULL, and a `>`/`>>`'s file
+/* A line split into words (kernel/shell/shell_split.c): argv[argc] is NULL, and a `>`/`>>`'s file
  * name is target, not a word. Each word takes at most its share of the line plus a NUL. */
 struct shell_words {
 	char buf[2 * SHELL_LINE_MAX + 2];

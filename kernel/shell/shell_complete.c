@@ -1,7 +1,7 @@
 /* Tab completion: the longest unambiguous extension of a command or file name, or the list of choices. */
-#include "kernel/shell.h"
+#include "kernel/shell/shell.h"
 #include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "lib/string.h"
 
 #define MAX_CANDIDATES 64

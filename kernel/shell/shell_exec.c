@@ -1,7 +1,7 @@
-/* Runs one command line: split into words (kernel/shell_split.c), then a redirection or a command. */
-#include "kernel/shell.h"
+/* Runs one command line: split into words (kernel/shell/shell_split.c), then a redirection or a command. */
+#include "kernel/shell/shell.h"
 #include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 

@@ -1,6 +1,6 @@
 /* A command line's syntax: words, quotes and one `>`/`>>` redirection. Pure text work, so the
  * host fuzzes it too (tests/fuzz/fuzz_shell_split.c). */
-#include "kernel/shell.h"
+#include "kernel/shell/shell.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 

@@ -17,9 +17,9 @@
  */
 #include "kernel/trace/fgraph.h"
 #include "arch/x86/cpu.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/panic.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trace/ftrace.h"

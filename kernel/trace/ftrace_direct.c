@@ -5,12 +5,12 @@
  *                         call_direct_funcs sets regs->orig_ax; ftrace_regs_caller then leaves
  *                         by `ret` into the direct trampoline, with the stack as the site left it
  *
- *   /sys/kernel/tracing/direct_count    ours: attach arch/x86/direct_count.asm to one function
+ *   /sys/kernel/tracing/direct_count    ours: attach arch/x86/lab/direct_count.asm to one function
  */
 #include "kernel/trace/ftrace.h"
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 #include "kernel/kallsyms.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/spinlock.h"
 #include "lib/errno.h"
 #include "lib/string.h"

@@ -11,7 +11,7 @@
  */
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/ftrace_filter_parse.h"
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/string.h"

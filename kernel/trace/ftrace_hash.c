@@ -7,7 +7,7 @@
  * update that stops its use).
  */
 #include "kernel/trace/ftrace.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/errno.h"
 #include "lib/hash.h"
 

@@ -10,8 +10,8 @@
  */
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/ftrace_filter_parse.h"
-#include "kernel/mm.h"
-#include "kernel/printk.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/trace/trace.h"
 #include "lib/errno.h"

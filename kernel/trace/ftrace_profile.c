@@ -11,7 +11,7 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace.h"
 #include "arch/x86/cpu.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "lib/errno.h"

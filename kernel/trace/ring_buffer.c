@@ -10,7 +10,7 @@
  */
 #include "kernel/trace/ring_buffer.h"
 #include "arch/x86/cpu.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/smp.h"
 #include "lib/errno.h"
 #include "lib/string.h"

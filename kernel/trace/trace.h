@@ -2,11 +2,11 @@
 #ifndef KERNEL_TRACE_TRACE_H
 #define KERNEL_TRACE_TRACE_H
 
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 #include "kernel/trace/ring_buffer.h"
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 
 /* Event types, Linux's numbers. */
 enum trace_type {

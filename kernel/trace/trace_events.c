@@ -9,9 +9,9 @@
  *            trace_event_buffer_commit()     keep it (or not), then run the triggers
  */
 #include "kernel/trace/trace_events.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/spinlock.h"
 #include "lib/errno.h"
 #include "lib/printf.h"

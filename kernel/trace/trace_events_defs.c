@@ -1,5 +1,5 @@
 /* The one place every event is defined: each header below, read with CREATE_TRACE_POINTS, turns
- * into its tracepoints, records, format text, output and registration (kernel/define_trace.h).
+ * into its tracepoints, records, format text, output and registration (kernel/trace/define_trace.h).
  * Everywhere else the same headers only declare trace_<event>(). Never traced (NOTRACE_SRCS):
  * the probes and iterators here run inside the events' own tracing path. */
 #define CREATE_TRACE_POINTS

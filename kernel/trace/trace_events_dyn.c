@@ -10,7 +10,7 @@
  * (probe_remove_event_call() says busy), ids from register_trace_event() (trace_output.c).
  */
 #include "kernel/trace/trace_events.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/errno.h"
 
 /*

@@ -15,7 +15,7 @@
  */
 #include "kernel/trace/trace_events.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/panic.h"
 #include "kernel/time.h"
 #include "lib/errno.h"

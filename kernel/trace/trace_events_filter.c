@@ -25,7 +25,7 @@
  * the record, a NULL string pointer) makes its predicate false whatever the operator.
  */
 #include "kernel/trace/trace_events_filter.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/compiler.h"
 #include "lib/ctype.h"
 #include "lib/errno.h"

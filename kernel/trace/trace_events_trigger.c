@@ -11,7 +11,7 @@
  */
 #include "kernel/trace/trace_events.h"
 #include "kernel/kallsyms.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/errno.h"
 
 enum trigger_type { ETT_TRACE_ONOFF_ON, ETT_TRACE_ONOFF_OFF, ETT_STACKTRACE, NR_ETT };

@@ -10,7 +10,7 @@
 #include "kernel/time.h"
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/trace/fgraph.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace_events.h"

@@ -6,8 +6,8 @@
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_events.h"
 #include "kernel/kallsyms.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
+#include "kernel/printk/printk.h"
+#include "kernel/sched/sched.h"
 #include "lib/string.h"
 
 static struct {

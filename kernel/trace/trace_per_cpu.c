@@ -11,7 +11,7 @@
  * came online has no pages, and its files read as empty.
  */
 #include "kernel/trace/trace.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "lib/errno.h"

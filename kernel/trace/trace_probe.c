@@ -14,7 +14,7 @@
 #include "kernel/trace/trace_probe.h"
 #include "arch/x86/traps.h"
 #include "kernel/kallsyms.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/compiler.h"
 #include "lib/ctype.h"
 #include "lib/errno.h"

@@ -26,7 +26,7 @@ struct seq_file;
 #define MAX_EVENT_NAME_LEN 64
 #define MAX_STRING_SIZE 256
 #define KRETPROBE_MAXACTIVE_MAX 4096
-/* $stackN up to the words a kernel stack holds (TASK_STACK_PAGES of kernel/sched.h). */
+/* $stackN up to the words a kernel stack holds (TASK_STACK_PAGES of kernel/sched/sched.h). */
 #define PARAM_MAX_STACK (4 * 4096 / sizeof(unsigned long))
 
 /* The head fields, names reserved (an argument may not take them). */

@@ -11,8 +11,8 @@
  */
 #include "kernel/trace/trace_probe.h"
 #include "arch/x86/traps.h"
-#include "kernel/fs.h"
-#include "kernel/mm.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 

@@ -3,15 +3,15 @@
  *   greet                            prints what demo_greeting() returns now, and what the
  *                                    `greet` workers have seen
  *   run greet 1-3                    workers calling demo_greeting() in a tight loop
- *   echo demo_greeting > livepatch_enable       kernel/livepatch.c switches it to the fix
+ *   echo demo_greeting > livepatch_enable       kernel/livepatch/core.c switches it to the fix
  *
  * All of these are ordinary traced functions (each starts with the fentry site ftrace patches).
  * noipa keeps gcc from inlining demo_greeting() or deciding it is pure: every call in the loop
  * is a real call through the site.
  */
-#include "kernel/livepatch.h"
-#include "kernel/printk.h"
-#include "kernel/shell.h"
+#include "kernel/livepatch/livepatch.h"
+#include "kernel/printk/printk.h"
+#include "kernel/shell/shell.h"
 #include "kernel/work/workloads.h"
 
 static const char greeting_original[] =

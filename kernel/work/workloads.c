@@ -2,8 +2,8 @@
  * "spin" workload that checks, call by call, that patching never loses or invents a traced call. */
 #include "kernel/work/workloads.h"
 #include "arch/x86/cpu.h"
-#include "kernel/fs.h"
-#include "kernel/sched.h"
+#include "kernel/fs/fs.h"
+#include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trace/ftrace.h"

@@ -9,7 +9,7 @@
  */
 #include "tests/fuzz/fuzz.h"
 #include "kernel/trace/trace_events_filter.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/compiler.h"
 #include "lib/errno.h"
 #include "lib/string.h"

@@ -11,8 +11,8 @@
  */
 #include "tests/fuzz/fuzz.h"
 #include "arch/x86/traps.h"
-#include "kernel/fs.h"
-#include "kernel/mm.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
 #include "kernel/trace/trace_kprobe_parse.h"
 #include "lib/compiler.h"
 #include "lib/errno.h"

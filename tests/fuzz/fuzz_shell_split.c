@@ -1,5 +1,5 @@
 /*
- * kernel/shell_split.c: any line the shell's editor lets through (up to SHELL_LINE_MAX bytes)
+ * kernel/shell/shell_split.c: any line the shell's editor lets through (up to SHELL_LINE_MAX bytes)
  * splits into words that fit the word buffer, and, as the oracle, the words quoted again
  * (each in double quotes, '"' and '\' escaped) and joined by spaces, with the redirection
  * put back at the end, split into exactly the same words and redirection.
@@ -7,7 +7,7 @@
  * Input: the line (a NUL ends it, as in the kernel).
  */
 #include "tests/fuzz/fuzz.h"
-#include "kernel/shell.h"
+#include "kernel/shell/shell.h"
 #include "lib/string.h"
 
 static size_t quote(char *dst, const char *word)

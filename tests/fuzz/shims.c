@@ -1,6 +1,6 @@
 /* The kernel services the fuzzed files call, from the host: kmalloc on malloc, counted. */
 #include "tests/fuzz/fuzz.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/string.h"
 
 void *malloc(size_t size);

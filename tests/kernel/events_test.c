@@ -1,6 +1,6 @@
 /* Self-tests of trace events: the tables built at boot, probes on tracepoints and their static
  * keys, a record's bytes where its format file says they are, filters on the write path. */
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/selftest.h"
 #include "kernel/time.h"
 #include "kernel/trace/trace_events.h"

@@ -1,5 +1,5 @@
 /* Self-tests of the file tree's path resolution and of seq_file's overflow rule. */
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 #include "kernel/selftest.h"
 #include "lib/errno.h"
 #include "lib/string.h"

@@ -1,9 +1,9 @@
 /* Self-tests of the events/ftrace formats: the format table against our structs, and real records read
  * back through it. */
-#include "kernel/fs.h"
+#include "kernel/fs/fs.h"
 #include "kernel/kallsyms.h"
-#include "kernel/mm.h"
-#include "kernel/sched.h"
+#include "kernel/mm/mm.h"
+#include "kernel/sched/sched.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/trace/trace_events.h"

@@ -2,7 +2,7 @@
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_poke.h"
 #include "kernel/kallsyms.h"
-#include "kernel/printk.h"
+#include "kernel/printk/printk.h"
 #include "kernel/selftest.h"
 #include "lib/errno.h"
 #include "lib/string.h"

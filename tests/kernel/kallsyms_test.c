@@ -1,6 +1,6 @@
 /* Self-tests of the symbol table: sorted, and name <-> address round trips. */
 #include "kernel/kallsyms.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/selftest.h"
 #include "lib/printf.h"
 #include "lib/string.h"

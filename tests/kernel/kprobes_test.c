@@ -6,7 +6,7 @@
 #include "kernel/kprobes_internal.h"
 #include "kernel/jump_label_internal.h"
 #include "kernel/kallsyms.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/trace/ftrace.h"

@@ -1,5 +1,5 @@
 /* Self-tests of the page allocator and the kernel heap. */
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/selftest.h"
 #include "lib/string.h"
 

@@ -1,6 +1,6 @@
 /* Self-tests of the page tables: W^X for each part of the image, and no identity map left. */
 #include "arch/x86/paging.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/selftest.h"
 
 static u64 flags_of(unsigned long va)

@@ -3,7 +3,7 @@
  * buffer of its own. */
 #include "kernel/trace/ring_buffer.h"
 #include "arch/x86/cpu.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"

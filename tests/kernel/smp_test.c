@@ -2,7 +2,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/text_poke.h"
 #include "kernel/kallsyms.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/stop_machine.h"

@@ -1,6 +1,6 @@
 /* Unit tests for kernel/trace/trace_events_filter.c: what passes, what is refused and where. */
 #include "kernel/trace/trace_events_filter.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "lib/compiler.h"
 #include "lib/errno.h"
 #include "lib/printf.h"

@@ -1,5 +1,5 @@
-/* Unit tests for kernel/shell_split.c: words, quotes, and where a `>` may stand. */
-#include "kernel/shell.h"
+/* Unit tests for kernel/shell/shell_split.c: words, quotes, and where a `>` may stand. */
+#include "kernel/shell/shell.h"
 #include "lib/string.h"
 #include "tests/unit/ktest_host.h"
 

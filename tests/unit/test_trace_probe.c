@@ -3,8 +3,8 @@
  * error at Linux's position; the fields and print fmt a probe's format file shows. */
 #include "kernel/trace/trace_probe.h"
 #include "arch/x86/traps.h"
-#include "kernel/fs.h"
-#include "kernel/mm.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
 #include "lib/compiler.h"
 #include "lib/errno.h"
 #include "lib/printf.h"

@@ -7,7 +7,7 @@
  *                                        reads addr + 7 + 0x2ed1, whatever s is
  */
 #include "kernel/kprobes_internal.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 #include "kernel/spinlock.h"
 #include "arch/x86/text_poke.h"
 #include "lib/errno.h"

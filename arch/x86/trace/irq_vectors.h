@@ -41,4 +41,4 @@ DEFINE_IRQ_VECTOR_EVENT(call_function_single)
 
 #endif /* _TRACE_IRQ_VECTORS_H */
 
-#include "kernel/define_trace.h"
+#include "kernel/trace/define_trace.h"

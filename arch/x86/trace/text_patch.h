@@ -41,4 +41,4 @@ DEFINE_EVENT(text_patch_batch_class, text_patch_end,
 
 #endif /* _TRACE_TEXT_PATCH_H */
 
-#include "kernel/define_trace.h"
+#include "kernel/trace/define_trace.h"

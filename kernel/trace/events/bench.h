@@ -23,4 +23,4 @@ TRACE_EVENT(bench_event,
 
 #endif /* _TRACE_BENCH_H */
 
-#include "kernel/define_trace.h"
+#include "kernel/trace/define_trace.h"

@@ -62,4 +62,4 @@ DEFINE_EVENT(ipi_handler, ipi_exit,
 
 #endif /* _TRACE_IPI_H */
 
-#include "kernel/define_trace.h"
+#include "kernel/trace/define_trace.h"

@@ -8,9 +8,9 @@
 #define _TRACE_IRQ_H
 
 #include "kernel/tracepoint.h"
-#include "kernel/irq.h"
+#include "kernel/irq/irq.h"
 
-/* A device's handler is about to run (kernel/irq.c: handle_irq_event). */
+/* A device's handler is about to run (kernel/irq/irq.c: handle_irq_event). */
 TRACE_EVENT(irq_handler_entry,
 	TP_PROTO(int irq, struct irqaction *action),
 	TP_ARGS(irq, action),
@@ -42,4 +42,4 @@ TRACE_EVENT(irq_handler_exit,
 
 #endif /* _TRACE_IRQ_H */
 
-#include "kernel/define_trace.h"
+#include "kernel/trace/define_trace.h"

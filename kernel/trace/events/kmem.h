@@ -9,7 +9,7 @@
 #define _TRACE_KMEM_H
 
 #include "kernel/tracepoint.h"
-#include "kernel/mm.h"
+#include "kernel/mm/mm.h"
 
 #ifndef _TRACE_KMEM_HELPERS
 #define _TRACE_KMEM_HELPERS
@@ -149,4 +149,4 @@ TRACE_EVENT(mm_page_alloc,
 
 #endif /* _TRACE_KMEM_H */
 
-#include "kernel/define_trace.h"
+#include "kernel/trace/define_trace.h"

@@ -8,7 +8,7 @@
 #define _TRACE_SCHED_H
 
 #include "kernel/tracepoint.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "lib/string.h"
 
 #ifndef _TRACE_SCHED_HELPERS
@@ -128,4 +128,4 @@ DEFINE_EVENT(sched_process_template, sched_process_exit,
 
 #endif /* _TRACE_SCHED_H */
 
-#include "kernel/define_trace.h"
+#include "kernel/trace/define_trace.h"

@@ -1,7 +1,7 @@
 /* timer: the kernel's sleep timers, recorded with Linux's hrtimer events (include/trace/events/
  * timer.h) and their print formats. We have no struct hrtimer: a sleeping task's timer is its
  * wake_at field, so "hrtimer" is that field's address, and "function" the code that runs when it
- * expires (kernel/sched.c: msleep_wakeup, where Linux's sleepers have hrtimer_wakeup). */
+ * expires (kernel/sched/core.c: msleep_wakeup, where Linux's sleepers have hrtimer_wakeup). */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM timer
 #undef TRACE_INCLUDE_FILE
@@ -104,4 +104,4 @@ DEFINE_EVENT(hrtimer_class, hrtimer_cancel,
 
 #endif /* _TRACE_TIMER_H */
 
-#include "kernel/define_trace.h"
+#include "kernel/trace/define_trace.h"

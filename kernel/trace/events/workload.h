@@ -30,4 +30,4 @@ TRACE_EVENT(workload_iteration,
 
 #endif /* _TRACE_WORKLOAD_H */
 
-#include "kernel/define_trace.h"
+#include "kernel/trace/define_trace.h"

@@ -2,8 +2,8 @@
  * links with tests/unit/test_trace_probe.c, whose made-up world (the nofault reads) it uses. */
 #include "kernel/trace/trace_probe.h"
 #include "arch/x86/traps.h"
-#include "kernel/fs.h"
-#include "kernel/mm.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 #include "tests/unit/ktest_host.h"
