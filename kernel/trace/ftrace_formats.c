@@ -39,21 +39,22 @@
 		.kind = FILTER_OTHER                                                               \
 	}
 
-#define COMMON_FIELDS(st)                                                                          \
-	FIELD(st, unsigned short, ent.type, "common_type"),                                        \
-		FIELD(st, unsigned char, ent.flags, "common_flags"),                               \
-		FIELD(st, unsigned char, ent.preempt_count, "common_preempt_count"),               \
-		FIELD(st, int, ent.pid, "common_pid")
+/* The common fields' offsets are trace_entry's: every record type here must start with it. */
+_Static_assert(offsetof(struct ftrace_entry, ent) == 0 && offsetof(struct print_entry, ent) == 0 &&
+		       offsetof(struct ftrace_graph_ent_entry, ent) == 0 &&
+		       offsetof(struct ftrace_graph_ret_entry, ent) == 0 &&
+		       offsetof(struct stack_entry, ent) == 0,
+	       "a record starts with its trace_entry");
 
-static struct trace_event_field function_fields[] = {
-	COMMON_FIELDS(ftrace_entry),
+static struct ftrace_event_field function_fields[] = {
+	TRACE_COMMON_FIELDS,
 	FIELD(ftrace_entry, unsigned long, ip, "ip"),
 	FIELD(ftrace_entry, unsigned long, parent_ip, "parent_ip"),
 };
 
 /* Linux packs this one (20 bytes); ours is padded to 24 after depth. */
-static struct trace_event_field graph_ent_fields[] = {
-	COMMON_FIELDS(ftrace_graph_ent_entry),
+static struct ftrace_event_field graph_ent_fields[] = {
+	TRACE_COMMON_FIELDS,
 	FIELD(ftrace_graph_ent_entry, unsigned long, func, "func"),
 	FIELD(ftrace_graph_ent_entry, int, depth, "depth"),
 };
@@ -63,8 +64,8 @@ static struct trace_event_field graph_ent_fields[] = {
  * after func too, but overrun is an unsigned long and a retval follows the times (Linux's
  * CONFIG_FUNCTION_GRAPH_RETVAL puts it right after func instead): the offsets say so.
  */
-static struct trace_event_field graph_ret_fields[] = {
-	COMMON_FIELDS(ftrace_graph_ret_entry),
+static struct ftrace_event_field graph_ret_fields[] = {
+	TRACE_COMMON_FIELDS,
 	FIELD(ftrace_graph_ret_entry, unsigned long, func, "func"),
 	FIELD(ftrace_graph_ret_entry, int, depth, "depth"),
 	FIELD(ftrace_graph_ret_entry, unsigned long, overrun, "overrun"),
@@ -74,8 +75,8 @@ static struct trace_event_field graph_ret_fields[] = {
 };
 
 /* The text runs to the end of the record: a zero-size array, as Linux prints it. */
-static struct trace_event_field print_fields[] = {
-	COMMON_FIELDS(print_entry),
+static struct ftrace_event_field print_fields[] = {
+	TRACE_COMMON_FIELDS,
 	FIELD(print_entry, unsigned long, ip, "ip"),
 	{ .type = "char[]",
 	  .name = "buf",
@@ -85,8 +86,8 @@ static struct trace_event_field print_fields[] = {
 	  .kind = FILTER_OTHER },
 };
 
-static struct trace_event_field stack_fields[] = {
-	COMMON_FIELDS(stack_entry),
+static struct ftrace_event_field stack_fields[] = {
+	TRACE_COMMON_FIELDS,
 	FIELD(stack_entry, int, size, "size"),
 	ARRAY(stack_entry, unsigned long, caller, FTRACE_STACK_ENTRIES),
 };

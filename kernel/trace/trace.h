@@ -4,6 +4,7 @@
 
 #include "kernel/fs/fs.h"
 #include "kernel/trace/ring_buffer.h"
+#include "kernel/trace/trace_entry.h"
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/sched/sched.h"
@@ -24,14 +25,6 @@ enum trace_type {
 #define TRACE_FLAG_NEED_RESCHED CTX_NEED_RESCHED
 #define TRACE_FLAG_HARDIRQ CTX_HARDIRQ
 #define TRACE_FLAG_NMI CTX_NMI
-
-/* The fields every event starts with (Linux's struct trace_entry). */
-struct trace_entry {
-	u16 type;
-	u8 flags;
-	u8 preempt_count;
-	s32 pid;
-};
 
 /* struct percpu's trace_ctx is this struct's image: the same bytes at the same places. */
 _Static_assert(__builtin_offsetof(struct trace_entry, flags) ==

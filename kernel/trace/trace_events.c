@@ -42,14 +42,7 @@ void event_mutex_unlock(void)
 	spin_unlock(&event_mutex);
 }
 
-/* The fields every record starts with, as Linux's format files list them. */
-static const struct trace_event_fields common_fields[] = {
-	{ "unsigned short", "common_type", 2, 2, 0, FILTER_OTHER },
-	{ "unsigned char", "common_flags", 1, 1, 0, FILTER_OTHER },
-	{ "unsigned char", "common_preempt_count", 1, 1, 0, FILTER_OTHER },
-	{ "int", "common_pid", 4, 4, 1, FILTER_OTHER },
-	{ NULL },
-};
+static const struct ftrace_event_field common_fields[] = { TRACE_COMMON_FIELDS };
 
 static int count_fields(const struct trace_event_fields *f)
 {
@@ -67,22 +60,23 @@ static int count_fields(const struct trace_event_fields *f)
  */
 static void event_define_fields(struct trace_event_call *call)
 {
-	int nc = count_fields(common_fields), ne = count_fields(call->fields_desc);
-	struct trace_event_field *out = kmalloc((nc + ne) * sizeof(*out));
-	u32 off = 0, max_align = 4;
+	int nc = TRACE_NR_COMMON_FIELDS, ne = count_fields(call->fields_desc);
+	struct ftrace_event_field *out = kmalloc((nc + ne) * sizeof(*out));
+	u32 off = sizeof(struct trace_entry), max_align = _Alignof(struct trace_entry);
 
 	if (!out)
 		panic("trace events: no memory for %s's fields", call->name);
-	for (int i = 0; i < nc + ne; i++) {
-		const struct trace_event_fields *d =
-			i < nc ? &common_fields[i] : &call->fields_desc[i - nc];
+	memcpy(out, common_fields, sizeof(common_fields));
+	for (int i = 0; i < ne; i++) {
+		const struct trace_event_fields *d = &call->fields_desc[i];
+
 		off = ALIGN(off, (u32)d->align);
-		out[i] = (struct trace_event_field){ .type = d->type,
-						     .name = d->name,
-						     .offset = off,
-						     .size = d->size,
-						     .is_signed = d->is_signed,
-						     .kind = d->kind };
+		out[nc + i] = (struct ftrace_event_field){ .type = d->type,
+							   .name = d->name,
+							   .offset = off,
+							   .size = d->size,
+							   .is_signed = d->is_signed,
+							   .kind = d->kind };
 		off += d->size;
 		max_align = MAX(max_align, (u32)d->align);
 	}
@@ -144,8 +138,8 @@ struct trace_event_call *trace_event_find(const char *system, const char *name)
 	return NULL;
 }
 
-const struct trace_event_field *trace_event_field_find(const struct trace_event_call *call,
-						       const char *name)
+const struct ftrace_event_field *trace_event_field_find(const struct trace_event_call *call,
+							const char *name)
 {
 	for (int i = 0; i < call->nr_fields; i++)
 		if (!strcmp(call->fields[i].name, name))
@@ -221,7 +215,7 @@ static const struct {
 static void event_find_pid_field(struct trace_event_call *call)
 {
 	for (unsigned int i = 0; i < ARRAY_SIZE(pid_fields); i++) {
-		const struct trace_event_field *f;
+		const struct ftrace_event_field *f;
 		if (strcmp(call->name, pid_fields[i].event))
 			continue;
 		f = trace_event_field_find(call, pid_fields[i].field);

@@ -59,8 +59,8 @@ struct trace_event_call {
 	const char *print_fmt;
 	/* Set at boot. */
 	u16 id;
-	int nr_fields;			  /* common fields included */
-	struct trace_event_field *fields; /* with offsets */
+	int nr_fields;			   /* common fields included */
+	struct ftrace_event_field *fields; /* with offsets */
 	/* State, changed under event_mutex; read on the tracing path. */
 	unsigned int flags;
 	struct event_filter *filter;
@@ -107,8 +107,8 @@ int trace_remove_event_call(struct trace_event_call *call);
 
 struct trace_event_call *trace_event_by_id(unsigned int id);
 struct trace_event_call *trace_event_find(const char *system, const char *name);
-const struct trace_event_field *trace_event_field_find(const struct trace_event_call *call,
-						       const char *name);
+const struct ftrace_event_field *trace_event_field_find(const struct trace_event_call *call,
+							const char *name);
 
 /* A write in progress: the ring buffer's reservation, or a per-CPU scratch copy when a filter, a
  * trigger condition or a pid list must see the record before it is kept. */

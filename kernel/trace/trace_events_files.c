@@ -328,7 +328,7 @@ static int system_filter_write(struct fnode *f, const char *buf, size_t len, uns
 
 /* --- format and id ---------------------------------------------------------------------------- */
 
-static void format_field(struct seq_file *m, const struct trace_event_field *fl)
+static void format_field(struct seq_file *m, const struct ftrace_event_field *fl)
 {
 	const char *array = strchr(fl->type, '[');
 

@@ -116,7 +116,7 @@ struct node {
 struct parser {
 	const char *s;
 	int pos;
-	const struct trace_event_field *fields;
+	const struct ftrace_event_field *fields;
 	int nr_fields;
 	struct filter_parse_error *pe;
 	char *pool; /* the patterns, each NUL-terminated */
@@ -192,7 +192,7 @@ static int check_balance(struct parser *p)
 	return 0;
 }
 
-static const struct trace_event_field *find_field(struct parser *p, const char *name, int len)
+static const struct ftrace_event_field *find_field(struct parser *p, const char *name, int len)
 {
 	int i;
 
@@ -232,7 +232,7 @@ static void set_pattern(struct parser *p, struct filter_pred *pred, const char *
 }
 
 /* Keep only the field's bits, as Linux's compare of (u8)val with a u8 field does. */
-static void set_number(struct filter_pred *pred, const struct trace_event_field *field, u64 v)
+static void set_number(struct filter_pred *pred, const struct ftrace_event_field *field, u64 v)
 {
 	unsigned int bits = field->size * 8;
 
@@ -257,7 +257,7 @@ static void set_number(struct filter_pred *pred, const struct trace_event_field 
  */
 static int parse_pred(struct parser *p)
 {
-	const struct trace_event_field *field;
+	const struct ftrace_event_field *field;
 	struct filter_pred *pred = &p->preds[p->nr_preds];
 	const char *s = p->s, *end;
 	int i = p->pos, name = i, op, val;
@@ -487,7 +487,7 @@ static int emit(struct parser *p, struct filter_pred *prog, int *next, int node,
 	return n->type == NODE_AND ? t : f;
 }
 
-int filter_compile(const struct trace_event_field *fields, int nr_fields, const char *str,
+int filter_compile(const struct ftrace_event_field *fields, int nr_fields, const char *str,
 		   struct event_filter **out, struct filter_parse_error *pe)
 {
 	struct filter_parse_error local;

@@ -20,7 +20,7 @@ enum filter_kind {
 
 /* One field of an event record (Linux's struct ftrace_event_field). Offsets count from the start
  * of the record, the common fields included. */
-struct trace_event_field {
+struct ftrace_event_field {
 	const char
 		*type; /* as the format file prints it: "pid_t", "char[16]", "__data_loc char[]" */
 	const char *name;
@@ -78,7 +78,7 @@ struct event_filter; /* a compiled filter: opaque */
  * given one anyway, this answers as Linux's parser would ("Error" for "", "Field not found" for
  * "0"). Trailing white space (the newline echo adds) is not part of the filter.
  */
-int filter_compile(const struct trace_event_field *fields, int nr_fields, const char *str,
+int filter_compile(const struct ftrace_event_field *fields, int nr_fields, const char *str,
 		   struct event_filter **out, struct filter_parse_error *pe);
 /* Does the record (the whole event, common fields first) pass? Runs on the tracing path. */
 bool filter_match(const struct event_filter *f, const void *rec, u32 len);

@@ -12,6 +12,7 @@
  * `ustring`, which Linux has; `+u` reads kernel memory, as there is no user space here.
  */
 #include "kernel/trace/trace_probe.h"
+#include "kernel/trace/trace_entry.h"
 #include "arch/x86/traps.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
@@ -459,11 +460,14 @@ static int parse_arg_body(char *arg, u32 *size, struct probe_arg *parg, unsigned
 /* True if name is a record field already: a common one, the probe's head, or an argument. */
 static bool conflict_field_name(const char *name, const struct probe_arg *args, int narg)
 {
-	static const char *const reserved[] = { "common_type",		"common_flags",
-						"common_preempt_count", "common_pid",
-						"common_tgid",		FIELD_STRING_IP,
-						FIELD_STRING_RETIP,	FIELD_STRING_FUNC };
+	static const struct ftrace_event_field common[] = { TRACE_COMMON_FIELDS };
+	/* Linux still reserves common_tgid, a field records no longer have. */
+	static const char *const reserved[] = { "common_tgid", FIELD_STRING_IP, FIELD_STRING_RETIP,
+						FIELD_STRING_FUNC };
 
+	for (unsigned int i = 0; i < ARRAY_SIZE(common); i++)
+		if (!strcmp(common[i].name, name))
+			return true;
 	for (unsigned int i = 0; i < ARRAY_SIZE(reserved); i++)
 		if (!strcmp(reserved[i], name))
 			return true;

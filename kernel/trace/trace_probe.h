@@ -184,7 +184,7 @@ char *probe_strndup(const char *s, size_t n);
 /* The format file's print fmt, kmalloc'd: "(%lx) arg1=0x%Lx", REC->__probe_ip, REC->arg1 */
 char *traceprobe_print_fmt(const struct trace_probe *tp, bool is_return);
 /* The record's fields with their offsets, common ones first; kmalloc'd, *nr set. */
-struct trace_event_field *traceprobe_fields(const struct trace_probe *tp, bool is_return, int *nr);
+struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp, bool is_return, int *nr);
 /* The size of the record's head: struct trace_entry and the probe's own fields. */
 u32 traceprobe_head_size(bool is_return);
 

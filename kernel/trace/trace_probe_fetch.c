@@ -10,16 +10,20 @@
  * fetch_store_string()), trace_probe.c (__set_print_fmt(), traceprobe_define_arg_fields()).
  */
 #include "kernel/trace/trace_probe.h"
+#include "kernel/trace/trace_entry.h"
 #include "arch/x86/traps.h"
 #include "kernel/fs/fs.h"
 #include "kernel/mm/mm.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
+/* The probe's head follows the common fields. */
+#define HEAD ((u32)sizeof(struct trace_entry))
+
 /* Where the arguments start in a record. */
 u32 traceprobe_head_size(bool is_return)
 {
-	return 8 + (is_return ? 16 : 8); /* struct trace_entry, then one or two longs */
+	return HEAD + (is_return ? 16 : 8); /* struct trace_entry, then one or two longs */
 }
 
 /* x86-64's calling convention: six registers, then the caller's stack above the return address. */
@@ -234,36 +238,34 @@ char *traceprobe_print_fmt(const struct trace_probe *tp, bool is_return)
 	return buf;
 }
 
-struct trace_event_field *traceprobe_fields(const struct trace_probe *tp, bool is_return, int *nr)
+struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp, bool is_return, int *nr)
 {
-	static const struct trace_event_field head[] = {
-		{ "unsigned short", "common_type", 0, 2, 0, FILTER_OTHER },
-		{ "unsigned char", "common_flags", 2, 1, 0, FILTER_OTHER },
-		{ "unsigned char", "common_preempt_count", 3, 1, 0, FILTER_OTHER },
-		{ "int", "common_pid", 4, 4, 1, FILTER_OTHER },
-		{ "unsigned long", FIELD_STRING_IP, 8, 8, 0, FILTER_OTHER },
-		{ "unsigned long", FIELD_STRING_FUNC, 8, 8, 0, FILTER_OTHER },
-		{ "unsigned long", FIELD_STRING_RETIP, 16, 8, 0, FILTER_OTHER },
+	static const struct ftrace_event_field head[] = {
+		TRACE_COMMON_FIELDS,
+		{ "unsigned long", FIELD_STRING_IP, HEAD, 8, 0, FILTER_OTHER },
+		{ "unsigned long", FIELD_STRING_FUNC, HEAD, 8, 0, FILTER_OTHER },
+		{ "unsigned long", FIELD_STRING_RETIP, HEAD + 8, 8, 0, FILTER_OTHER },
 	};
-	int nh = is_return ? 6 : 5, n = 0;
+	const int nc = TRACE_NR_COMMON_FIELDS;
+	int nh = nc + (is_return ? 2 : 1), n = 0;
 	u32 base = traceprobe_head_size(is_return);
-	struct trace_event_field *f = kmalloc((nh + tp->nr_args) * sizeof(*f));
+	struct ftrace_event_field *f = kmalloc((nh + tp->nr_args) * sizeof(*f));
 
 	if (!f)
 		return NULL;
-	for (int i = 0; i < 7; i++)
-		if (i < 4 || (is_return ? i >= 5 : i == 4))
+	for (int i = 0; i < nc + 3; i++)
+		if (i < nc || (is_return ? i > nc : i == nc))
 			f[n++] = head[i];
 	for (int i = 0; i < tp->nr_args; i++) {
 		const struct probe_arg *a = &tp->args[i];
 
-		f[n++] = (struct trace_event_field){ .type = a->type->fmttype,
-						     .name = a->name,
-						     .offset = base + a->offset,
-						     .size = a->type->size,
-						     .is_signed = a->type->is_signed,
-						     .kind = a->dynamic ? FILTER_DYN_STRING
-									: FILTER_OTHER };
+		f[n++] = (struct ftrace_event_field){ .type = a->type->fmttype,
+						      .name = a->name,
+						      .offset = base + a->offset,
+						      .size = a->type->size,
+						      .is_signed = a->type->is_signed,
+						      .kind = a->dynamic ? FILTER_DYN_STRING
+									 : FILTER_OTHER };
 	}
 	*nr = n;
 	return f;

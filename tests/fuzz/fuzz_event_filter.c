@@ -35,7 +35,7 @@ struct rec {
 
 #define F(t, n, signed, k) { t, #n, __builtin_offsetof(struct rec, n), \
 			     sizeof(((struct rec *)0)->n), signed, k }
-static const struct trace_event_field fields[] = {
+static const struct ftrace_event_field fields[] = {
 	F("unsigned short", common_type, 0, FILTER_OTHER),
 	F("unsigned char", common_flags, 0, FILTER_OTHER),
 	F("unsigned char", common_preempt_count, 0, FILTER_OTHER),

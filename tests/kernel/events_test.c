@@ -26,7 +26,7 @@ SELFTEST(events_ids_fields_and_sizes)
 		KT_EXPECT(t, call->nr_fields >= 5); /* the four common fields and one of its own */
 		KT_EXPECT_STREQ(t, call->fields[0].name, "common_type");
 		for (int i = 0; i < call->nr_fields; i++) {
-			const struct trace_event_field *f = &call->fields[i];
+			const struct ftrace_event_field *f = &call->fields[i];
 			if (f->offset < end)
 				ktest_fail(t, __FILE__, __LINE__, "%s.%s overlaps", call->name,
 					   f->name);
@@ -100,7 +100,7 @@ static u32 last_record(u16 type, void *out, u32 size)
 
 static int field_int(struct trace_event_call *call, const void *rec, const char *name)
 {
-	const struct trace_event_field *f = trace_event_field_find(call, name);
+	const struct ftrace_event_field *f = trace_event_field_find(call, name);
 
 	return f ? *(const int *)((const u8 *)rec + f->offset) : -12345;
 }

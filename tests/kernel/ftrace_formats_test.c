@@ -22,7 +22,7 @@ static const struct {
 };
 
 /* What the compiler aligns a field to: its size, an array's element (all ours are longs). */
-static u32 field_align(const struct trace_event_field *f)
+static u32 field_align(const struct ftrace_event_field *f)
 {
 	if (!f->size)
 		return 1;
@@ -50,7 +50,7 @@ SELFTEST(ftrace_formats_match_structs)
 		KT_ASSERT(t, call->nr_fields > 4);
 		KT_EXPECT_STREQ(t, call->fields[3].name, "common_pid");
 		for (int k = 0; k < call->nr_fields; k++) {
-			const struct trace_event_field *f = &call->fields[k];
+			const struct ftrace_event_field *f = &call->fields[k];
 			u32 want = ALIGN(end, field_align(f));
 			if (f->offset != want)
 				ktest_fail(t, __FILE__, __LINE__, "%s.%s at %u, expected %u",
@@ -61,7 +61,7 @@ SELFTEST(ftrace_formats_match_structs)
 	}
 }
 
-static const struct trace_event_field *field(const struct trace_event_call *call, const char *name)
+static const struct ftrace_event_field *field(const struct trace_event_call *call, const char *name)
 {
 	for (int k = 0; k < call->nr_fields; k++)
 		if (!strcmp(call->fields[k].name, name))
@@ -70,7 +70,7 @@ static const struct trace_event_field *field(const struct trace_event_call *call
 }
 
 /* A field's value, read as the format file tells a reader to (unsigned, little-endian). */
-static u64 read_field(const void *rec, const struct trace_event_field *f)
+static u64 read_field(const void *rec, const struct ftrace_event_field *f)
 {
 	u64 v = 0;
 

@@ -60,7 +60,7 @@ struct rec {
 
 #define F(t, n, signed, k) { t, #n, __builtin_offsetof(struct rec, n), \
 			     sizeof(((struct rec *)0)->n), signed, k }
-static const struct trace_event_field fields[] = {
+static const struct ftrace_event_field fields[] = {
 	F("unsigned short", common_type, 0, FILTER_OTHER),
 	F("unsigned char", common_flags, 0, FILTER_OTHER),
 	F("unsigned char", common_preempt_count, 0, FILTER_OTHER),
@@ -468,7 +468,7 @@ KTEST(event_filter_error_texts)
  */
 KTEST(event_filter_error_log_entry)
 {
-	static const struct trace_event_field sig_fields[] = {
+	static const struct ftrace_event_field sig_fields[] = {
 		{ "int", "sig", 8, 4, 1, FILTER_OTHER },
 		{ "char[16]", "comm", 12, 16, 0, FILTER_STATIC_STRING },
 	};

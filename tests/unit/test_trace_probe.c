@@ -432,7 +432,7 @@ KTEST(trace_probe_fields_and_print_fmt)
 	const char *args[] = { "%di:u8", "name=+0(%si):string", "%cx", "s=%ip:symbol" };
 	struct trace_probe *tp = new_probe(4);
 	struct probe_log log = { .err = TP_ERR_NONE };
-	struct trace_event_field *f;
+	struct ftrace_event_field *f;
 	char *fmt;
 	int nr;
 
