@@ -14,13 +14,14 @@
 #include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/trace/trace.h"
+#include "kernel/trace/trace_trigger_count.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
 struct ftrace_probe {
 	unsigned long ip;
 	enum probe_cmd cmd;
-	long count; /* calls still to act on; -1: unlimited */
+	long count; /* calls still to act on, or TRIGGER_COUNT_UNLIMITED */
 };
 
 struct probe_set {
@@ -34,32 +35,20 @@ static struct probe_set *probes; /* replaced whole; read by the callback without
 void trace_dump(int only_cpu);
 void trace_record_stack(unsigned long ip);
 
-/* Uses up one of a counted probe's calls; false when none is left. */
-static bool probe_take(struct ftrace_probe *p)
-{
-	long c = READ_ONCE(p->count);
-
-	return c < 0 || (c > 0 && __atomic_compare_exchange_n(&p->count, &c, c - 1, false,
-							      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-}
-
 static void probe_run(struct ftrace_probe *p, unsigned long ip)
 {
 	switch (p->cmd) {
 	case PROBE_TRACEON:
 	case PROBE_TRACEOFF:
-		/* As Linux: a call only counts when it changes the state. */
-		if (READ_ONCE(global_trace.tracing_on) != (p->cmd == PROBE_TRACEON) &&
-		    probe_take(p))
-			WRITE_ONCE(global_trace.tracing_on, p->cmd == PROBE_TRACEON);
+		trigger_count_switch(&p->count, &global_trace.tracing_on, p->cmd == PROBE_TRACEON);
 		return;
 	case PROBE_STACKTRACE:
 		/* As Linux: with tracing off there is nowhere to record, and no count is spent. */
-		if (!READ_ONCE(global_trace.tracing_on) || !probe_take(p))
+		if (!READ_ONCE(global_trace.tracing_on) || !trigger_count_take(&p->count))
 			return;
 		break;
 	default:
-		if (!probe_take(p))
+		if (!trigger_count_take(&p->count))
 			return;
 	}
 	switch (p->cmd) {

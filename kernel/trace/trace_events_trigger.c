@@ -10,6 +10,7 @@
  * its condition is its own filter, independent of the event's filter.
  */
 #include "kernel/trace/trace_events.h"
+#include "kernel/trace/trace_trigger_count.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "lib/errno.h"
@@ -19,7 +20,7 @@ static const char *const trigger_names[NR_ETT] = { "traceon", "traceoff", "stack
 
 struct event_trigger_data {
 	enum trigger_type type;
-	long count; /* -1: unlimited */
+	long count; /* uses left, or TRIGGER_COUNT_UNLIMITED */
 	struct event_filter *filter;
 	struct event_trigger_data *next;
 };
@@ -32,42 +33,25 @@ static bool in_traceiter(unsigned long ret, unsigned long unused)
 	return name && !strncmp(name, "__traceiter_", 12);
 }
 
-/* Sets tracing_on to on; true if this call is the one that changed it. */
-static bool flip_tracing_on(bool on)
-{
-	bool old = !on;
-
-	return __atomic_compare_exchange_n(&global_trace.tracing_on, &old, on, false,
-					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
 /* Runs on the tracing path, interrupts off, after the event was kept or not. */
 void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len)
 {
 	for (struct event_trigger_data *d = READ_ONCE(call->triggers); d; d = READ_ONCE(d->next)) {
-		bool on;
 		if (d->filter && !filter_match(d->filter, rec, len))
-			continue;
-		if (!d->count)
 			continue;
 		switch (d->type) {
 		case ETT_TRACE_ONOFF_ON:
 		case ETT_TRACE_ONOFF_OFF:
-			on = d->type == ETT_TRACE_ONOFF_ON;
-			/* As Linux: a count is spent only when the trigger changes something; and
-			 * only by the CPU that changes it (two CPUs firing at once could both see
-			 * tracing on, and a count of 2 would be gone in one switch). */
-			if (!flip_tracing_on(on))
-				continue;
+			trigger_count_switch(&d->count, &global_trace.tracing_on,
+					     d->type == ETT_TRACE_ONOFF_ON);
 			break;
 		case ETT_STACKTRACE:
-			__trace_record_stack(in_traceiter, 0);
+			if (trigger_count_take(&d->count))
+				__trace_record_stack(in_traceiter, 0);
 			break;
 		default:
-			continue;
+			break;
 		}
-		if (d->count > 0)
-			__atomic_sub_fetch(&d->count, 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -154,7 +138,7 @@ static int trigger_parse(struct trace_event_call *call, char *text, struct event
 	if (!d)
 		return -ENOMEM;
 	d->type = i;
-	d->count = -1;
+	d->count = TRIGGER_COUNT_UNLIMITED;
 	if (colon && (kstrtol(colon, 0, &d->count) || d->count < 0)) {
 		kfree(d);
 		return -EINVAL;
