@@ -1,6 +1,7 @@
 /* The fault-injection control files: /sys/kernel/debug/<attr>/ knobs and /proc/self/fail-nth. */
 #include "kernel/fault_inject.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
+#include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -100,41 +101,50 @@ static int knob_write(struct fnode *f, const char *buf, size_t len, unsigned int
 static const struct file_ops knob_ops = { .show = knob_show, .write = knob_write };
 
 /* /proc/self is whoever reads it: the shell, when the shell runs `cat`. */
-static int fail_nth_show(struct seq_file *m, struct fnode *f)
+static unsigned long fail_nth_get(void)
 {
-	(void)f;
-	seq_printf(m, "%u\n", READ_ONCE(current->fail_nth));
-	return 0;
+	return READ_ONCE(current->fail_nth);
 }
 
 /* N arms the writer's N-th allocation from now to fail; 0 disarms. */
-static int fail_nth_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int fail_nth_set(unsigned long n)
 {
-	unsigned long n;
-
-	(void)f;
-	(void)flags;
-	if (fs_write_ulong(buf, len, 0, 0x7fffffff, &n))
-		return -EINVAL;
 	WRITE_ONCE(current->fail_nth, (unsigned int)n);
 	return 0;
 }
 
-static const struct file_ops fail_nth_ops = { .show = fail_nth_show, .write = fail_nth_write };
+static const struct tracefs_ulong fail_nth = { .max = 0x7fffffff,
+					       .get = fail_nth_get,
+					       .set = fail_nth_set };
+static const struct tracefs_file self_files[] = {
+	TRACEFS_ULONG("fail-nth", &fail_nth),
+};
 
+/* Every attr's knobs and fail-nth, or none of them (said so). */
 void fault_inject_files_init(void)
 {
 	char path[FS_PATH_MAX];
+	struct fnode *dirs[ARRAY_SIZE(attrs)] = { NULL };
+	size_t i;
 
-	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++) {
-		struct fnode *dir;
-
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s", attrs[i]->name);
-		dir = fs_mkdir_p(path);
-		for (int k = 0; k < NR_KNOBS; k++) {
+		dirs[i] = tracefs_create_path(path);
+		for (int k = 0; dirs[i] && k < NR_KNOBS; k++) {
 			knob_files[i][k] = (struct knob_file){ attrs[i], k };
-			fs_create(dir, knob_names[k], &knob_ops, &knob_files[i][k]);
+			if (!tracefs_create_file(knob_names[k], dirs[i], &knob_files[i][k],
+						 &knob_ops))
+				goto fail;
 		}
+		if (!dirs[i])
+			goto fail;
 	}
-	fs_create(fs_mkdir_p("/proc/self"), "fail-nth", &fail_nth_ops, NULL);
+	if (!tracefs_create_files(tracefs_create_path("/proc/self"), self_files,
+				  ARRAY_SIZE(self_files)))
+		return;
+fail:
+	for (i = 0; i < ARRAY_SIZE(attrs); i++)
+		if (dirs[i])
+			fs_remove(dirs[i]);
+	pr_err("fault injection: cannot create its files\n");
 }

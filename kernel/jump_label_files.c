@@ -8,7 +8,7 @@
  */
 #include "kernel/jump_label_internal.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -65,18 +65,13 @@ static int jump_labels_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static int demo_show(struct seq_file *m, struct fnode *f)
+static unsigned long demo_get(void)
 {
-	seq_printf(m, "%d\n", static_key_enabled(&jump_label_demo_key.key));
-	return 0;
+	return static_key_enabled(&jump_label_demo_key.key);
 }
 
-static int demo_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int demo_set(unsigned long v)
 {
-	unsigned long v;
-
-	if (fs_write_ulong(buf, len, 0, 1, &v))
-		return -EINVAL;
 	if (text_patch_held)
 		return -EBUSY; /* patch_step holds text_mutex until the shell says `next` */
 	if (v)
@@ -87,11 +82,21 @@ static int demo_write(struct fnode *f, const char *buf, size_t len, unsigned int
 	return static_key_enabled(&jump_label_demo_key.key) == (v != 0) ? 0 : -EBUSY;
 }
 
-static const struct file_ops jump_labels_ops = { .show = jump_labels_show };
-static const struct file_ops demo_ops = { .show = demo_show, .write = demo_write };
+static const struct tracefs_ulong demo = { .max = 1, .get = demo_get, .set = demo_set };
+static const struct tracefs_file proc_files[] = {
+	TRACEFS_FILE("jump_labels", jump_labels_show, NULL),
+};
+static const struct tracefs_file sysctl_files[] = {
+	TRACEFS_ULONG("jump_label_demo", &demo),
+};
 
 void jump_label_files_init(void)
 {
-	fs_create(fs_mkdir_p("/proc"), "jump_labels", &jump_labels_ops, NULL);
-	fs_create(fs_mkdir_p("/proc/sys/kernel"), "jump_label_demo", &demo_ops, NULL);
+	struct fnode *proc = tracefs_create_path("/proc");
+
+	if (tracefs_create_files(proc, proc_files, ARRAY_SIZE(proc_files)))
+		return;
+	if (tracefs_create_files(tracefs_create_path("/proc/sys/kernel"), sysctl_files,
+				 ARRAY_SIZE(sysctl_files)))
+		tracefs_remove_files(proc, proc_files, ARRAY_SIZE(proc_files));
 }

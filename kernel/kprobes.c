@@ -11,7 +11,7 @@
  */
 #include "kernel/kprobes_internal.h"
 #include "kernel/jump_label.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
@@ -212,9 +212,16 @@ static void disarm_ftrace_site(struct kprobe_site *s)
 		s->ops == &kprobe_ipmodify_ops ? &kprobe_ipmodify_enabled : &kprobe_ftrace_enabled;
 
 	/* Unregister before the last ip leaves the filter: an empty filter means every function. */
-	if (--(*count) == 0)
-		unregister_ftrace_function(s->ops);
-	ftrace_set_filter_ip(s->ops, (unsigned long)s->addr, true, false);
+	if (--(*count) == 0 && unregister_ftrace_function(s->ops)) {
+		/* Still registered (ftrace died, or refused): the ops stays counted as such. */
+		(*count)++;
+		pr_warn("kprobes: %pS stays on ftrace: unregister failed\n", s->addr);
+		return;
+	}
+	/* The removal copies the filter: when that fails the ip stays in an unused filter, and
+	 * arming the site again finds it there. */
+	if (ftrace_set_filter_ip(s->ops, (unsigned long)s->addr, true, false))
+		pr_warn("kprobes: %pS stays in the ftrace filter: no memory\n", s->addr);
 }
 
 /* The int3 goes in (or out) through the shared patcher, which checks the byte it replaces. */
@@ -450,10 +457,13 @@ static int list_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct file_ops list_ops = { .show = list_show };
+static const struct tracefs_file list_files[] = {
+	TRACEFS_FILE("list", list_show, NULL),
+};
 
 void kprobes_init(void)
 {
 	arch_kprobes_init();
-	fs_create(fs_mkdir_p("/sys/kernel/debug/kprobes"), "list", &list_ops, NULL);
+	tracefs_create_files(tracefs_create_path("/sys/kernel/debug/kprobes"), list_files,
+			     ARRAY_SIZE(list_files));
 }

@@ -1,7 +1,7 @@
 /* /proc: version, cmdline, uptime, meminfo, and the one tunable sys/kernel/printk, in Linux's formats. */
 #include "kernel/fs/procfs.h"
 #include "arch/x86/paging.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "kernel/multiboot.h"
@@ -116,22 +116,25 @@ static int printk_write(struct fnode *f, const char *buf, size_t len, unsigned i
 	return 0;
 }
 
-static const struct file_ops version_ops = { .show = version_show };
-static const struct file_ops cmdline_ops = { .show = cmdline_show };
-static const struct file_ops uptime_ops = { .show = uptime_show };
-static const struct file_ops meminfo_ops = { .show = meminfo_show };
-static const struct file_ops kallsyms_ops = { .show = kallsyms_show };
-static const struct file_ops printk_ops = { .show = printk_show, .write = printk_write };
+static const struct tracefs_file proc_files[] = {
+	TRACEFS_FILE("version", version_show, NULL),   TRACEFS_FILE("cmdline", cmdline_show, NULL),
+	TRACEFS_FILE("uptime", uptime_show, NULL),     TRACEFS_FILE("meminfo", meminfo_show, NULL),
+	TRACEFS_FILE("kallsyms", kallsyms_show, NULL),
+};
+static const struct tracefs_file sysctl_files[] = {
+	TRACEFS_FILE("printk", printk_show, printk_write),
+};
 
 void procfs_init(void)
 {
-	struct fnode *proc = fs_mkdir_p("/proc");
+	struct fnode *proc = tracefs_create_path("/proc");
 
-	fs_create(proc, "version", &version_ops, NULL);
-	fs_create(proc, "cmdline", &cmdline_ops, NULL);
-	fs_create(proc, "uptime", &uptime_ops, NULL);
-	fs_create(proc, "meminfo", &meminfo_ops, NULL);
-	fs_create(proc, "kallsyms", &kallsyms_ops, NULL);
-	fs_create(fs_mkdir_p("/proc/sys/kernel"), "printk", &printk_ops, NULL);
+	if (tracefs_create_files(proc, proc_files, ARRAY_SIZE(proc_files)))
+		return;
+	if (tracefs_create_files(tracefs_create_path("/proc/sys/kernel"), sysctl_files,
+				 ARRAY_SIZE(sysctl_files))) {
+		tracefs_remove_files(proc, proc_files, ARRAY_SIZE(proc_files));
+		return;
+	}
 	slabinfo_init();
 }

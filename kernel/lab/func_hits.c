@@ -6,7 +6,7 @@
  *   echo 0 > func_hits                          unregister: the sites are NOPs again
  */
 #include "kernel/trace/ftrace.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/smp.h"
 #include "lib/errno.h"
@@ -124,9 +124,12 @@ static int func_hits_write(struct fnode *f, const char *buf, size_t len, unsigne
 	return 0;
 }
 
-static const struct file_ops func_hits_fops = { .show = func_hits_show, .write = func_hits_write };
+static const struct tracefs_file func_hits_files[] = {
+	TRACEFS_FILE("func_hits", func_hits_show, func_hits_write),
+};
 
 void func_hits_init(void)
 {
-	fs_create(fs_mkdir_p("/sys/kernel/tracing"), "func_hits", &func_hits_fops, NULL);
+	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), func_hits_files,
+			     ARRAY_SIZE(func_hits_files));
 }

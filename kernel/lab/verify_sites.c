@@ -14,7 +14,7 @@
  */
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/jump_label_internal.h"
 #include "kernel/mm/mm.h"
 #include "lib/errno.h"
@@ -55,10 +55,13 @@ static int verify_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct file_ops verify_ops = { .show = verify_show };
+static const struct tracefs_file verify_files[] = {
+	TRACEFS_FILE("verify_sites", verify_show, NULL),
+};
 
 /* Creates the file (from ftrace_files_init()). */
 void ftrace_verify_init(void)
 {
-	fs_create(fs_mkdir_p("/sys/kernel/tracing"), "verify_sites", &verify_ops, NULL);
+	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), verify_files,
+			     ARRAY_SIZE(verify_files));
 }

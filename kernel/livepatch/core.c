@@ -16,7 +16,7 @@
  * consistency model (a task switches only at a safe point of its own) is not built here.
  */
 #include "kernel/livepatch/livepatch.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/printk/printk.h"
 #include "kernel/trace/ftrace.h"
@@ -80,8 +80,11 @@ static int klp_enable_patch(struct klp_patch *p)
 	err = ftrace_set_filter_ip(&p->ops, ip, false, true);
 	if (!err) {
 		err = register_ftrace_function(&p->ops);
-		if (err) /* refused: hold no filter, as a disabled patch holds none */
-			ftrace_set_filter_ip(&p->ops, ip, true, false);
+		/* refused: hold no filter, as a disabled patch holds none (or, out of memory,
+		 * the one ip, which the next enable replaces) */
+		if (err && ftrace_set_filter_ip(&p->ops, ip, true, false))
+			pr_warn("livepatch: %s: its filter keeps %s: no memory\n", p->name,
+				p->old_name);
 	}
 	if (err == -EBUSY)
 		pr_err("livepatch: %s: %s %s\n", p->name, p->old_name, klp_busy_reason(ip));
@@ -103,7 +106,9 @@ static int klp_disable_patch(struct klp_patch *p)
 	if (!err) {
 		/* Drop the one-function filter too (it is made again on enable): a disabled patch
 		 * holds no memory, as Linux's klp_unpatch_func() frees its ops. */
-		ftrace_set_filter_ip(&p->ops, kallsyms_lookup_name(p->old_name), true, false);
+		if (ftrace_set_filter_ip(&p->ops, kallsyms_lookup_name(p->old_name), true, false))
+			pr_warn("livepatch: %s: its filter keeps %s: no memory\n", p->name,
+				p->old_name);
 		p->enabled = false;
 		pr_info("livepatch: '%s': patch disabled\n", p->name);
 	}
@@ -148,9 +153,12 @@ static int livepatch_write(struct fnode *f, const char *buf, size_t len, unsigne
 	return text[0] == '!' ? klp_disable_patch(p) : klp_enable_patch(p);
 }
 
-static const struct file_ops livepatch_fops = { .show = livepatch_show, .write = livepatch_write };
+static const struct tracefs_file livepatch_files[] = {
+	TRACEFS_FILE("livepatch_enable", livepatch_show, livepatch_write),
+};
 
 void klp_init(void)
 {
-	fs_create(fs_mkdir_p("/sys/kernel/tracing"), "livepatch_enable", &livepatch_fops, NULL);
+	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), livepatch_files,
+			     ARRAY_SIZE(livepatch_files));
 }

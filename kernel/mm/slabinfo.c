@@ -1,5 +1,5 @@
 /* /proc/slabinfo (Linux's 2.1 format, one row per kmalloc size class) and /proc/sys/vm/drop_caches. */
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/mm/mm.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -32,33 +32,36 @@ static int slabinfo_show(struct seq_file *m, struct fnode *f)
 }
 
 /* 2 or 3 (Linux: "free reclaimable slab objects"): gives cached empty slabs back. 1 (the page
- * cache) has nothing to drop here and is accepted. */
-static int drop_caches_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+ * cache) has nothing to drop here and is accepted. Reads 0, as Linux's. */
+static int drop_caches_set(unsigned long v)
 {
-	unsigned long v;
-
-	(void)f;
-	(void)flags;
-	if (fs_write_ulong(buf, len, 1, 4, &v))
-		return -EINVAL;
 	if (v & 2)
 		kmalloc_shrink();
 	return 0;
 }
 
-static int drop_caches_show(struct seq_file *m, struct fnode *f)
+static unsigned long drop_caches_get(void)
 {
-	(void)f;
-	seq_puts(m, "0\n");
 	return 0;
 }
 
-static const struct file_ops slabinfo_ops = { .show = slabinfo_show };
-static const struct file_ops drop_caches_ops = { .show = drop_caches_show,
-						 .write = drop_caches_write };
+static const struct tracefs_ulong drop_caches = {
+	.min = 1, .max = 4, .get = drop_caches_get, .set = drop_caches_set
+};
+static const struct tracefs_file proc_files[] = {
+	TRACEFS_FILE("slabinfo", slabinfo_show, NULL),
+};
+static const struct tracefs_file vm_files[] = {
+	TRACEFS_ULONG("drop_caches", &drop_caches),
+};
 
 void slabinfo_init(void)
 {
-	fs_create(fs_mkdir_p("/proc"), "slabinfo", &slabinfo_ops, NULL);
-	fs_create(fs_mkdir_p("/proc/sys/vm"), "drop_caches", &drop_caches_ops, NULL);
+	struct fnode *proc = tracefs_create_path("/proc");
+
+	if (tracefs_create_files(proc, proc_files, ARRAY_SIZE(proc_files)))
+		return;
+	if (tracefs_create_files(tracefs_create_path("/proc/sys/vm"), vm_files,
+				 ARRAY_SIZE(vm_files)))
+		tracefs_remove_files(proc, proc_files, ARRAY_SIZE(proc_files));
 }

@@ -8,10 +8,11 @@
  *   /sys/kernel/tracing/direct_count    ours: attach arch/x86/lab/direct_count.asm to one function
  */
 #include "kernel/trace/ftrace.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/sched/sched.h"
 #include "kernel/spinlock.h"
+#include "kernel/printk/printk.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
@@ -91,7 +92,9 @@ static int direct_count_detach(void)
 	if (!err) {
 		/* Drop the one-function filter too (attach makes it again), as a disabled livepatch
 		 * does: detached, the demo holds no memory. */
-		ftrace_set_filter_ip(&direct_count_ops, direct_count_ip, true, false);
+		if (ftrace_set_filter_ip(&direct_count_ops, direct_count_ip, true, false))
+			pr_warn("direct_count: %ps stays in its unused filter: no memory\n",
+				(void *)direct_count_ip);
 		direct_count_ip = 0;
 	}
 	return err;
@@ -126,10 +129,12 @@ static int direct_count_write(struct fnode *f, const char *buf, size_t len, unsi
 	return err;
 }
 
-static const struct file_ops direct_count_fops = { .show = direct_count_show,
-						   .write = direct_count_write };
+static const struct tracefs_file direct_files[] = {
+	TRACEFS_FILE("direct_count", direct_count_show, direct_count_write),
+};
 
 void ftrace_direct_init(void)
 {
-	fs_create(fs_mkdir_p("/sys/kernel/tracing"), "direct_count", &direct_count_fops, NULL);
+	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), direct_files,
+			     ARRAY_SIZE(direct_files));
 }

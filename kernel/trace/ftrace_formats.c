@@ -14,6 +14,8 @@
  * decides when it is written.
  */
 #include "kernel/trace/trace_events.h"
+#include "kernel/fs/tracefs.h"
+#include "lib/errno.h"
 #include "lib/compiler.h"
 
 /* Fails the build when the type named in the format file is not the member's type. */
@@ -118,12 +120,14 @@ struct trace_event_call ftrace_fixed_events[] = {
 };
 const unsigned int nr_ftrace_fixed_events = ARRAY_SIZE(ftrace_fixed_events);
 
-void ftrace_formats_files_init(void)
+int ftrace_formats_files_init(struct fnode *events)
 {
-	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing/events/ftrace");
+	struct fnode *dir = tracefs_create_dir("ftrace", events);
 
 	/* No enable or filter here: Linux leaves them out of events/ftrace/ too. */
-	for (unsigned int i = 0; i < nr_ftrace_fixed_events; i++)
-		trace_event_format_files(fs_mkdir(dir, ftrace_fixed_events[i].name),
-					 &ftrace_fixed_events[i]);
+	for (unsigned int i = 0; dir && i < nr_ftrace_fixed_events; i++)
+		if (trace_event_format_files(tracefs_create_dir(ftrace_fixed_events[i].name, dir),
+					     &ftrace_fixed_events[i]))
+			return -ENOMEM; /* the caller removes events/ftrace/ */
+	return dir ? 0 : -ENOMEM;
 }

@@ -11,7 +11,9 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace.h"
 #include "arch/x86/cpu.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
@@ -134,22 +136,18 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static int profile_enabled_show(struct seq_file *m, struct fnode *f)
+static unsigned long profile_enabled_get(void)
 {
-	seq_printf(m, "%d\n", profiling);
-	return 0;
+	return profiling;
 }
 
 /* 1: reset the numbers and start; 0: stop (the numbers stay, to be read). */
-static int profile_enabled_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int profile_enabled_set(unsigned long v)
 {
-	unsigned long v;
 	int err = 0;
 
 	if (text_patch_held)
 		return -EBUSY; /* registering patches sites: patch_step holds the locks */
-	if (fs_write_ulong(buf, len, 0, 1, &v))
-		return -EINVAL;
 	if (v && !profiling) {
 		if (!stats)
 			stats = kzalloc(NR_CPUS * ftrace_nr_records() * sizeof(*stats) + 1);
@@ -165,19 +163,34 @@ static int profile_enabled_write(struct fnode *f, const char *buf, size_t len, u
 	return err;
 }
 
+static const struct tracefs_ulong profile_enabled = { .max = 1,
+						      .get = profile_enabled_get,
+						      .set = profile_enabled_set };
+static const struct tracefs_file profile_files[] = {
+	TRACEFS_ULONG("function_profile_enabled", &profile_enabled),
+};
 static const struct file_ops stat_fops = { .show = stat_show };
-static const struct file_ops profile_enabled_fops = { .show = profile_enabled_show,
-						      .write = profile_enabled_write };
 
+/* function_profile_enabled and trace_stat/function<cpu>: all, or none and said so. */
 void ftrace_profile_init(void)
 {
-	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing"), *stat = fs_mkdir(dir, "trace_stat");
+	struct fnode *dir = tracefs_create_path("/sys/kernel/tracing");
+	struct fnode *stat = tracefs_create_dir("trace_stat", dir);
 	int cpu;
 
-	fs_create(dir, "function_profile_enabled", &profile_enabled_fops, NULL);
+	if (!stat || tracefs_create_files(dir, profile_files, ARRAY_SIZE(profile_files)))
+		goto fail;
 	for_each_online_cpu(cpu) {
 		char name[16];
 		snprintf(name, sizeof(name), "function%d", cpu);
-		fs_create(stat, name, &stat_fops, (void *)(unsigned long)cpu);
+		if (!tracefs_create_file(name, stat, (void *)(unsigned long)cpu, &stat_fops))
+			goto fail_files;
 	}
+	return;
+fail_files:
+	tracefs_remove_files(dir, profile_files, ARRAY_SIZE(profile_files));
+fail:
+	if (stat)
+		fs_remove(stat);
+	pr_err("function profiler: cannot create its files\n");
 }

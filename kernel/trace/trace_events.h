@@ -150,13 +150,16 @@ bool trace_event_print(struct seq_file *m, struct trace_iterator *it);
 /* "name: fields" alone, no newline: for a tracer that frames events its own way (function_graph
  * prints them as C comments). False if ent is not a trace event. */
 bool trace_event_print_inline(struct seq_file *m, const struct trace_entry *ent);
-/* Linux's error_log (kernel/trace/trace_events_files.c). */
+/* Linux's error_log (kernel/trace/trace_error_log.c): the file in top, 0 or -ENOMEM; its
+ * removal, for an init that unwinds. */
 void tracing_log_err(const char *loc, const char *cmd, const char *err_text, int pos);
+int trace_error_log_init(struct fnode *top);
+void trace_error_log_remove(struct fnode *top);
 
 void trace_events_init(void);
 void trace_events_files_init(void);
-/* format and id in dir, for call (trace_events_files.c). */
-void trace_event_format_files(struct fnode *dir, struct trace_event_call *call);
+/* format and id in dir (NULL: its mkdir failed), for call (trace_events_files.c); 0 or -ENOMEM. */
+int trace_event_format_files(struct fnode *dir, struct trace_event_call *call);
 /* An event's directory and files, and its system's when it is the first (trace_events_files.c);
  * under event_mutex. 0 or -ENOMEM / -EBUSY, nothing changed then. */
 int trace_event_files_add(struct trace_event_call *call);
@@ -167,6 +170,7 @@ void trace_event_files_remove(struct trace_event_call *call);
  * a format and an id file each, nothing to switch. */
 extern struct trace_event_call ftrace_fixed_events[];
 extern const unsigned int nr_ftrace_fixed_events;
-void ftrace_formats_files_init(void);
+/* events/ftrace/ in events; 0 or -ENOMEM, whatever was made left to the caller to remove. */
+int ftrace_formats_files_init(struct fnode *events);
 
 #endif

@@ -11,6 +11,8 @@
  * comes from ring_buffer.h, so the files cannot say something the buffer does not do.
  */
 #include "kernel/trace/trace.h"
+#include "kernel/fs/tracefs.h"
+#include "kernel/printk/printk.h"
 #include "kernel/tracepoint.h"
 #include "lib/compiler.h"
 #include "lib/errno.h"
@@ -104,22 +106,30 @@ static int printk_formats_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct file_ops printk_formats_fops = { .show = printk_formats_show };
-static const struct file_ops header_page_fops = { .show = header_page_show };
-static const struct file_ops header_event_fops = { .show = header_event_show };
-static const struct file_ops trace_clock_fops = { .show = trace_clock_show,
-						  .write = trace_clock_write };
-static const struct file_ops saved_cmdlines_fops = { .show = saved_cmdlines_show };
-static const struct file_ops saved_cmdlines_size_fops = { .show = saved_cmdlines_size_show };
+static const struct tracefs_file header_files[] = {
+	TRACEFS_FILE("header_page", header_page_show, NULL),
+	TRACEFS_FILE("header_event", header_event_show, NULL),
+};
+
+static const struct tracefs_file top_files[] = {
+	TRACEFS_FILE("trace_clock", trace_clock_show, trace_clock_write),
+	TRACEFS_FILE("saved_cmdlines", saved_cmdlines_show, NULL),
+	TRACEFS_FILE("saved_cmdlines_size", saved_cmdlines_size_show, NULL),
+	TRACEFS_FILE("printk_formats", printk_formats_show, NULL),
+};
 
 void trace_export_files_init(void)
 {
-	struct fnode *top = fs_mkdir_p("/sys/kernel/tracing"), *events = fs_mkdir(top, "events");
+	struct fnode *top = tracefs_create_path("/sys/kernel/tracing");
+	struct fnode *events = tracefs_create_dir("events", top);
 
-	fs_create(events, "header_page", &header_page_fops, NULL);
-	fs_create(events, "header_event", &header_event_fops, NULL);
-	fs_create(top, "trace_clock", &trace_clock_fops, NULL);
-	fs_create(top, "saved_cmdlines", &saved_cmdlines_fops, NULL);
-	fs_create(top, "saved_cmdlines_size", &saved_cmdlines_size_fops, NULL);
-	fs_create(top, "printk_formats", &printk_formats_fops, NULL);
+	if (!events || tracefs_create_files(events, header_files, ARRAY_SIZE(header_files)))
+		goto fail;
+	if (tracefs_create_files(top, top_files, ARRAY_SIZE(top_files)))
+		goto fail_header;
+	return;
+fail_header:
+	tracefs_remove_files(events, header_files, ARRAY_SIZE(header_files));
+fail:
+	pr_err("trace: cannot create the files a recorder reads (header_page, trace_clock...)\n");
 }

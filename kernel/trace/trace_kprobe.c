@@ -19,6 +19,7 @@
  * arguments), MOD:SYM, perf and BPF.
  */
 #include "kernel/trace/trace_kprobe.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/trace/trace_kprobe_parse.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/kprobes.h"
@@ -508,15 +509,14 @@ static int kprobe_profile_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct file_ops kprobe_events_fops = { .show = kprobe_events_show,
-						    .write = kprobe_events_write };
-static const struct file_ops kprobe_profile_fops = { .show = kprobe_profile_show };
+static const struct tracefs_file kprobe_files[] = {
+	TRACEFS_FILE("kprobe_events", kprobe_events_show, kprobe_events_write),
+	TRACEFS_FILE("kprobe_profile", kprobe_profile_show, NULL),
+};
 
 /* kprobe_events and kprobe_profile, beside the other tracefs files. */
 void init_kprobe_trace(void)
 {
-	struct fnode *top = fs_mkdir_p("/sys/kernel/tracing");
-
-	fs_create(top, "kprobe_events", &kprobe_events_fops, NULL);
-	fs_create(top, "kprobe_profile", &kprobe_profile_fops, NULL);
+	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), kprobe_files,
+			     ARRAY_SIZE(kprobe_files));
 }

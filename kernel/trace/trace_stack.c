@@ -10,6 +10,7 @@
  */
 #include "kernel/trace/trace.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "kernel/sched/sched.h"
@@ -139,21 +140,17 @@ static int stack_trace_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static int stack_enabled_show(struct seq_file *m, struct fnode *f)
+static unsigned long stack_enabled_get(void)
 {
-	seq_printf(m, "%d\n", stack_tracer_enabled);
-	return 0;
+	return stack_tracer_enabled;
 }
 
-static int stack_enabled_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int stack_enabled_set(unsigned long v)
 {
-	unsigned long v;
 	int err = 0;
 
 	if (text_patch_held)
 		return -EBUSY; /* registering patches sites: patch_step holds the locks */
-	if (fs_write_ulong(buf, len, 0, 1, &v))
-		return -EINVAL;
 	if (v && !stack_tracer_enabled)
 		err = register_ftrace_function(&trace_stack_ops);
 	else if (!v && stack_tracer_enabled)
@@ -163,17 +160,24 @@ static int stack_enabled_write(struct fnode *f, const char *buf, size_t len, uns
 	return err;
 }
 
-static const struct file_ops max_fops = { .show = max_size_show, .write = max_size_write };
-static const struct file_ops stack_trace_fops = { .show = stack_trace_show };
-static const struct file_ops stack_enabled_fops = { .show = stack_enabled_show,
-						    .write = stack_enabled_write };
+static const struct tracefs_ulong stack_enabled = { .max = 1,
+						    .get = stack_enabled_get,
+						    .set = stack_enabled_set };
+static const struct tracefs_file stack_files[] = {
+	TRACEFS_FILE("stack_max_size", max_size_show, max_size_write),
+	TRACEFS_FILE("stack_trace", stack_trace_show, NULL),
+};
+static const struct tracefs_file sysctl_files[] = {
+	TRACEFS_ULONG("stack_tracer_enabled", &stack_enabled),
+};
 
 void stack_trace_init(void)
 {
-	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing");
+	struct fnode *dir = tracefs_create_path("/sys/kernel/tracing");
 
-	fs_create(dir, "stack_max_size", &max_fops, NULL);
-	fs_create(dir, "stack_trace", &stack_trace_fops, NULL);
-	fs_create(fs_mkdir_p("/proc/sys/kernel"), "stack_tracer_enabled", &stack_enabled_fops,
-		  NULL);
+	if (tracefs_create_files(dir, stack_files, ARRAY_SIZE(stack_files)))
+		return;
+	if (tracefs_create_files(tracefs_create_path("/proc/sys/kernel"), sysctl_files,
+				 ARRAY_SIZE(sysctl_files)))
+		tracefs_remove_files(dir, stack_files, ARRAY_SIZE(stack_files));
 }

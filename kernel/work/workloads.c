@@ -2,7 +2,7 @@
  * "spin" workload that checks, call by call, that patching never loses or invents a traced call. */
 #include "kernel/work/workloads.h"
 #include "arch/x86/cpu.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -161,9 +161,12 @@ static int workloads_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct file_ops workloads_ops = { .show = workloads_show };
+static const struct tracefs_file workloads_files[] = {
+	TRACEFS_FILE("workloads", workloads_show, NULL),
+};
 
 void workloads_init(void)
 {
-	fs_create(fs_mkdir_p("/proc"), "workloads", &workloads_ops, NULL);
+	tracefs_create_files(tracefs_create_path("/proc"), workloads_files,
+			     ARRAY_SIZE(workloads_files));
 }
