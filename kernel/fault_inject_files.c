@@ -101,13 +101,13 @@ static int knob_write(struct fnode *f, const char *buf, size_t len, unsigned int
 static const struct file_ops knob_ops = { .show = knob_show, .write = knob_write };
 
 /* /proc/self is whoever reads it: the shell, when the shell runs `cat`. */
-static unsigned long fail_nth_get(void)
+static unsigned long fail_nth_get(void *data)
 {
 	return READ_ONCE(current->fail_nth);
 }
 
 /* N arms the writer's N-th allocation from now to fail; 0 disarms. */
-static int fail_nth_set(unsigned long n)
+static int fail_nth_set(void *data, unsigned long n)
 {
 	WRITE_ONCE(current->fail_nth, (unsigned int)n);
 	return 0;
@@ -116,9 +116,7 @@ static int fail_nth_set(unsigned long n)
 static const struct tracefs_ulong fail_nth = { .max = 0x7fffffff,
 					       .get = fail_nth_get,
 					       .set = fail_nth_set };
-static const struct tracefs_file self_files[] = {
-	TRACEFS_ULONG("fail-nth", &fail_nth),
-};
+static const struct tracefs_file fail_nth_file = TRACEFS_ULONG("/proc/self/fail-nth", &fail_nth);
 
 /* Every attr's knobs and fail-nth, or none of them (said so). */
 void fault_inject_files_init(void)
@@ -139,8 +137,7 @@ void fault_inject_files_init(void)
 		if (!dirs[i])
 			goto fail;
 	}
-	if (!tracefs_create_files(tracefs_create_path("/proc/self"), self_files,
-				  ARRAY_SIZE(self_files)))
+	if (!tracefs_create_files(NULL, &fail_nth_file, 1))
 		return;
 fail:
 	for (i = 0; i < ARRAY_SIZE(attrs); i++)

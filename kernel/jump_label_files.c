@@ -65,38 +65,33 @@ static int jump_labels_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static unsigned long demo_get(void)
+/* data: the struct static_key the file flips. */
+static unsigned long demo_get(void *data)
 {
-	return static_key_enabled(&jump_label_demo_key.key);
+	return static_key_enabled(data);
 }
 
-static int demo_set(unsigned long v)
+static int demo_set(void *data, unsigned long v)
 {
 	if (text_patch_held)
 		return -EBUSY; /* patch_step holds text_mutex until the shell says `next` */
 	if (v)
-		static_branch_enable(&jump_label_demo_key);
+		static_key_enable(data);
 	else
-		static_branch_disable(&jump_label_demo_key);
+		static_key_disable(data);
 	/* static_key_disable leaves a key others hold (count > 1) on, as Linux's does. */
-	return static_key_enabled(&jump_label_demo_key.key) == (v != 0) ? 0 : -EBUSY;
+	return static_key_enabled(data) == (v != 0) ? 0 : -EBUSY;
 }
 
-static const struct tracefs_ulong demo = { .max = 1, .get = demo_get, .set = demo_set };
-static const struct tracefs_file proc_files[] = {
-	TRACEFS_FILE("jump_labels", jump_labels_show, NULL),
+static const struct tracefs_ulong demo = {
+	.max = 1, .get = demo_get, .set = demo_set, .data = &jump_label_demo_key.key
 };
-static const struct tracefs_file sysctl_files[] = {
-	TRACEFS_ULONG("jump_label_demo", &demo),
+static const struct tracefs_file jump_label_files[] = {
+	TRACEFS_FILE("/proc/jump_labels", jump_labels_show, NULL),
+	TRACEFS_ULONG("/proc/sys/kernel/jump_label_demo", &demo),
 };
 
 void jump_label_files_init(void)
 {
-	struct fnode *proc = tracefs_create_path("/proc");
-
-	if (tracefs_create_files(proc, proc_files, ARRAY_SIZE(proc_files)))
-		return;
-	if (tracefs_create_files(tracefs_create_path("/proc/sys/kernel"), sysctl_files,
-				 ARRAY_SIZE(sysctl_files)))
-		tracefs_remove_files(proc, proc_files, ARRAY_SIZE(proc_files));
+	tracefs_create_files(NULL, jump_label_files, ARRAY_SIZE(jump_label_files));
 }

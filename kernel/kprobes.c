@@ -457,13 +457,11 @@ static int list_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct tracefs_file list_files[] = {
-	TRACEFS_FILE("list", list_show, NULL),
-};
+static const struct tracefs_file list_file =
+	TRACEFS_FILE("/sys/kernel/debug/kprobes/list", list_show, NULL);
 
 void kprobes_init(void)
 {
 	arch_kprobes_init();
-	tracefs_create_files(tracefs_create_path("/sys/kernel/debug/kprobes"), list_files,
-			     ARRAY_SIZE(list_files));
+	tracefs_create_files(NULL, &list_file, 1);
 }

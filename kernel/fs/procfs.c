@@ -117,24 +117,16 @@ static int printk_write(struct fnode *f, const char *buf, size_t len, unsigned i
 }
 
 static const struct tracefs_file proc_files[] = {
-	TRACEFS_FILE("version", version_show, NULL),   TRACEFS_FILE("cmdline", cmdline_show, NULL),
-	TRACEFS_FILE("uptime", uptime_show, NULL),     TRACEFS_FILE("meminfo", meminfo_show, NULL),
-	TRACEFS_FILE("kallsyms", kallsyms_show, NULL),
-};
-static const struct tracefs_file sysctl_files[] = {
-	TRACEFS_FILE("printk", printk_show, printk_write),
+	TRACEFS_FILE("/proc/version", version_show, NULL),
+	TRACEFS_FILE("/proc/cmdline", cmdline_show, NULL),
+	TRACEFS_FILE("/proc/uptime", uptime_show, NULL),
+	TRACEFS_FILE("/proc/meminfo", meminfo_show, NULL),
+	TRACEFS_FILE("/proc/kallsyms", kallsyms_show, NULL),
+	TRACEFS_FILE("/proc/sys/kernel/printk", printk_show, printk_write),
 };
 
 void procfs_init(void)
 {
-	struct fnode *proc = tracefs_create_path("/proc");
-
-	if (tracefs_create_files(proc, proc_files, ARRAY_SIZE(proc_files)))
-		return;
-	if (tracefs_create_files(tracefs_create_path("/proc/sys/kernel"), sysctl_files,
-				 ARRAY_SIZE(sysctl_files))) {
-		tracefs_remove_files(proc, proc_files, ARRAY_SIZE(proc_files));
-		return;
-	}
-	slabinfo_init();
+	if (!tracefs_create_files(NULL, proc_files, ARRAY_SIZE(proc_files)))
+		slabinfo_init();
 }

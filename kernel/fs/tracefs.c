@@ -4,6 +4,7 @@
 #include "kernel/printk/printk.h"
 #include "lib/compiler.h"
 #include "lib/errno.h"
+#include "lib/string.h"
 
 static void say_failed(const char *what, struct fnode *parent, const char *name)
 {
@@ -47,15 +48,34 @@ void tracefs_remove_files(struct fnode *parent, const struct tracefs_file *files
 {
 	struct fnode *f;
 
-	for (size_t i = 0; parent && i < n; i++)
-		if (!fs_resolve(parent, files[i].name, &f) && f->ops == &files[i].fops)
+	for (size_t i = 0; i < n; i++)
+		if (!fs_resolve(parent ?: fs_root(), files[i].name, &f) && f->ops == &files[i].fops)
 			fs_remove(f);
+}
+
+/* Where an entry goes: parent, or for an absolute name its directory, made if missing. */
+static struct fnode *entry_dir(struct fnode *parent, const char *name, const char **base)
+{
+	const char *slash = strrchr(name, '/');
+	char dir[FS_PATH_MAX];
+
+	*base = slash ? slash + 1 : name;
+	if (name[0] != '/')
+		return parent;
+	if ((size_t)(slash - name) >= sizeof(dir))
+		return NULL;
+	memcpy(dir, name, slash - name);
+	dir[slash - name] = '\0';
+	return tracefs_create_path(dir);
 }
 
 int tracefs_create_files(struct fnode *parent, const struct tracefs_file *files, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!tracefs_create_file(files[i].name, parent, files[i].data, &files[i].fops)) {
+		const char *base;
+		struct fnode *dir = entry_dir(parent, files[i].name, &base);
+
+		if (!tracefs_create_file(base, dir, files[i].data, &files[i].fops)) {
 			tracefs_remove_files(parent, files, i);
 			return -ENOMEM;
 		}
@@ -67,7 +87,7 @@ int tracefs_ulong_show(struct seq_file *m, struct fnode *f)
 {
 	const struct tracefs_ulong *u = f->priv;
 
-	seq_printf(m, "%lu\n", u->get ? u->get() : READ_ONCE(*u->value));
+	seq_printf(m, "%lu\n", u->get ? u->get(u->data) : READ_ONCE(*u->value));
 	return 0;
 }
 
@@ -79,7 +99,7 @@ int tracefs_ulong_write(struct fnode *f, const char *buf, size_t len, unsigned i
 	if (fs_write_ulong(buf, len, u->min, u->max, &v))
 		return -EINVAL;
 	if (u->set)
-		return u->set(v);
+		return u->set(u->data, v);
 	WRITE_ONCE(*u->value, v);
 	return 0;
 }

@@ -6,8 +6,9 @@
 
 #include "kernel/fs/fs.h"
 
-/* One file of a table: its name, its handlers, and its data (f->priv, often NULL: the event
- * files read their directory's). */
+/* One file of a table: its name (in the parent given, or an absolute path whose directories are
+ * made as needed), its handlers, and its data (f->priv, often NULL: the event files read their
+ * directory's). */
 struct tracefs_file {
 	const char *name;
 	struct file_ops fops;
@@ -24,7 +25,8 @@ struct fnode *tracefs_create_file(const char *name, struct fnode *parent, void *
 /* A directory, made if missing (mkdir -p for an absolute path); NULL after a line naming it. */
 struct fnode *tracefs_create_dir(const char *name, struct fnode *parent);
 struct fnode *tracefs_create_path(const char *path);
-/* The files of a table, all or none: 0, or -ENOMEM with those already made removed again. */
+/* The files of a table, all or none: 0, or -ENOMEM with those already made removed again
+ * (directories stay: others may live there). parent may be NULL if every name is absolute. */
 int tracefs_create_files(struct fnode *parent, const struct tracefs_file *files, size_t n);
 /* Removes a table's files from parent (a missing one is skipped): the unwinding of an init. */
 void tracefs_remove_files(struct fnode *parent, const struct tracefs_file *files, size_t n);
@@ -39,8 +41,9 @@ void tracefs_remove_files(struct fnode *parent, const struct tracefs_file *files
 struct tracefs_ulong {
 	unsigned long *value;
 	unsigned long min, max;
-	unsigned long (*get)(void);
-	int (*set)(unsigned long v);
+	unsigned long (*get)(void *data);
+	int (*set)(void *data, unsigned long v);
+	void *data; /* what get and set are given */
 };
 int tracefs_ulong_show(struct seq_file *m, struct fnode *f);
 int tracefs_ulong_write(struct fnode *f, const char *buf, size_t len, unsigned int flags);

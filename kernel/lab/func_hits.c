@@ -124,12 +124,10 @@ static int func_hits_write(struct fnode *f, const char *buf, size_t len, unsigne
 	return 0;
 }
 
-static const struct tracefs_file func_hits_files[] = {
-	TRACEFS_FILE("func_hits", func_hits_show, func_hits_write),
-};
+static const struct tracefs_file func_hits_file =
+	TRACEFS_FILE("/sys/kernel/tracing/func_hits", func_hits_show, func_hits_write);
 
 void func_hits_init(void)
 {
-	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), func_hits_files,
-			     ARRAY_SIZE(func_hits_files));
+	tracefs_create_files(NULL, &func_hits_file, 1);
 }

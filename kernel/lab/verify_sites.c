@@ -55,13 +55,11 @@ static int verify_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct tracefs_file verify_files[] = {
-	TRACEFS_FILE("verify_sites", verify_show, NULL),
-};
+static const struct tracefs_file verify_file =
+	TRACEFS_FILE("/sys/kernel/tracing/verify_sites", verify_show, NULL);
 
 /* Creates the file (from ftrace_files_init()). */
 void ftrace_verify_init(void)
 {
-	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), verify_files,
-			     ARRAY_SIZE(verify_files));
+	tracefs_create_files(NULL, &verify_file, 1);
 }

@@ -153,12 +153,10 @@ static int livepatch_write(struct fnode *f, const char *buf, size_t len, unsigne
 	return text[0] == '!' ? klp_disable_patch(p) : klp_enable_patch(p);
 }
 
-static const struct tracefs_file livepatch_files[] = {
-	TRACEFS_FILE("livepatch_enable", livepatch_show, livepatch_write),
-};
+static const struct tracefs_file livepatch_file =
+	TRACEFS_FILE("/sys/kernel/tracing/livepatch_enable", livepatch_show, livepatch_write);
 
 void klp_init(void)
 {
-	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), livepatch_files,
-			     ARRAY_SIZE(livepatch_files));
+	tracefs_create_files(NULL, &livepatch_file, 1);
 }

@@ -33,14 +33,14 @@ static int slabinfo_show(struct seq_file *m, struct fnode *f)
 
 /* 2 or 3 (Linux: "free reclaimable slab objects"): gives cached empty slabs back. 1 (the page
  * cache) has nothing to drop here and is accepted. Reads 0, as Linux's. */
-static int drop_caches_set(unsigned long v)
+static int drop_caches_set(void *data, unsigned long v)
 {
 	if (v & 2)
 		kmalloc_shrink();
 	return 0;
 }
 
-static unsigned long drop_caches_get(void)
+static unsigned long drop_caches_get(void *data)
 {
 	return 0;
 }
@@ -48,20 +48,12 @@ static unsigned long drop_caches_get(void)
 static const struct tracefs_ulong drop_caches = {
 	.min = 1, .max = 4, .get = drop_caches_get, .set = drop_caches_set
 };
-static const struct tracefs_file proc_files[] = {
-	TRACEFS_FILE("slabinfo", slabinfo_show, NULL),
-};
-static const struct tracefs_file vm_files[] = {
-	TRACEFS_ULONG("drop_caches", &drop_caches),
+static const struct tracefs_file slab_files[] = {
+	TRACEFS_FILE("/proc/slabinfo", slabinfo_show, NULL),
+	TRACEFS_ULONG("/proc/sys/vm/drop_caches", &drop_caches),
 };
 
 void slabinfo_init(void)
 {
-	struct fnode *proc = tracefs_create_path("/proc");
-
-	if (tracefs_create_files(proc, proc_files, ARRAY_SIZE(proc_files)))
-		return;
-	if (tracefs_create_files(tracefs_create_path("/proc/sys/vm"), vm_files,
-				 ARRAY_SIZE(vm_files)))
-		tracefs_remove_files(proc, proc_files, ARRAY_SIZE(proc_files));
+	tracefs_create_files(NULL, slab_files, ARRAY_SIZE(slab_files));
 }

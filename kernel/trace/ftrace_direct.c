@@ -129,12 +129,10 @@ static int direct_count_write(struct fnode *f, const char *buf, size_t len, unsi
 	return err;
 }
 
-static const struct tracefs_file direct_files[] = {
-	TRACEFS_FILE("direct_count", direct_count_show, direct_count_write),
-};
+static const struct tracefs_file direct_file =
+	TRACEFS_FILE("/sys/kernel/tracing/direct_count", direct_count_show, direct_count_write);
 
 void ftrace_direct_init(void)
 {
-	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), direct_files,
-			     ARRAY_SIZE(direct_files));
+	tracefs_create_files(NULL, &direct_file, 1);
 }

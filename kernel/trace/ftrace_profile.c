@@ -136,13 +136,13 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static unsigned long profile_enabled_get(void)
+static unsigned long profile_enabled_get(void *data)
 {
 	return profiling;
 }
 
 /* 1: reset the numbers and start; 0: stop (the numbers stay, to be read). */
-static int profile_enabled_set(unsigned long v)
+static int profile_enabled_set(void *data, unsigned long v)
 {
 	int err = 0;
 

@@ -12,7 +12,6 @@
  */
 #include "kernel/trace/trace.h"
 #include "kernel/fs/tracefs.h"
-#include "kernel/printk/printk.h"
 #include "kernel/tracepoint.h"
 #include "lib/compiler.h"
 #include "lib/errno.h"
@@ -106,30 +105,17 @@ static int printk_formats_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct tracefs_file header_files[] = {
-	TRACEFS_FILE("header_page", header_page_show, NULL),
-	TRACEFS_FILE("header_event", header_event_show, NULL),
-};
-
-static const struct tracefs_file top_files[] = {
-	TRACEFS_FILE("trace_clock", trace_clock_show, trace_clock_write),
-	TRACEFS_FILE("saved_cmdlines", saved_cmdlines_show, NULL),
-	TRACEFS_FILE("saved_cmdlines_size", saved_cmdlines_size_show, NULL),
-	TRACEFS_FILE("printk_formats", printk_formats_show, NULL),
+#define T "/sys/kernel/tracing/"
+static const struct tracefs_file export_files[] = {
+	TRACEFS_FILE(T "events/header_page", header_page_show, NULL),
+	TRACEFS_FILE(T "events/header_event", header_event_show, NULL),
+	TRACEFS_FILE(T "trace_clock", trace_clock_show, trace_clock_write),
+	TRACEFS_FILE(T "saved_cmdlines", saved_cmdlines_show, NULL),
+	TRACEFS_FILE(T "saved_cmdlines_size", saved_cmdlines_size_show, NULL),
+	TRACEFS_FILE(T "printk_formats", printk_formats_show, NULL),
 };
 
 void trace_export_files_init(void)
 {
-	struct fnode *top = tracefs_create_path("/sys/kernel/tracing");
-	struct fnode *events = tracefs_create_dir("events", top);
-
-	if (!events || tracefs_create_files(events, header_files, ARRAY_SIZE(header_files)))
-		goto fail;
-	if (tracefs_create_files(top, top_files, ARRAY_SIZE(top_files)))
-		goto fail_header;
-	return;
-fail_header:
-	tracefs_remove_files(events, header_files, ARRAY_SIZE(header_files));
-fail:
-	pr_err("trace: cannot create the files a recorder reads (header_page, trace_clock...)\n");
+	tracefs_create_files(NULL, export_files, ARRAY_SIZE(export_files));
 }

@@ -510,13 +510,12 @@ static int kprobe_profile_show(struct seq_file *m, struct fnode *f)
 }
 
 static const struct tracefs_file kprobe_files[] = {
-	TRACEFS_FILE("kprobe_events", kprobe_events_show, kprobe_events_write),
-	TRACEFS_FILE("kprobe_profile", kprobe_profile_show, NULL),
+	TRACEFS_FILE("/sys/kernel/tracing/kprobe_events", kprobe_events_show, kprobe_events_write),
+	TRACEFS_FILE("/sys/kernel/tracing/kprobe_profile", kprobe_profile_show, NULL),
 };
 
 /* kprobe_events and kprobe_profile, beside the other tracefs files. */
 void init_kprobe_trace(void)
 {
-	tracefs_create_files(tracefs_create_path("/sys/kernel/tracing"), kprobe_files,
-			     ARRAY_SIZE(kprobe_files));
+	tracefs_create_files(NULL, kprobe_files, ARRAY_SIZE(kprobe_files));
 }

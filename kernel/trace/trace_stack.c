@@ -140,12 +140,12 @@ static int stack_trace_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static unsigned long stack_enabled_get(void)
+static unsigned long stack_enabled_get(void *data)
 {
 	return stack_tracer_enabled;
 }
 
-static int stack_enabled_set(unsigned long v)
+static int stack_enabled_set(void *data, unsigned long v)
 {
 	int err = 0;
 
@@ -164,20 +164,12 @@ static const struct tracefs_ulong stack_enabled = { .max = 1,
 						    .get = stack_enabled_get,
 						    .set = stack_enabled_set };
 static const struct tracefs_file stack_files[] = {
-	TRACEFS_FILE("stack_max_size", max_size_show, max_size_write),
-	TRACEFS_FILE("stack_trace", stack_trace_show, NULL),
-};
-static const struct tracefs_file sysctl_files[] = {
-	TRACEFS_ULONG("stack_tracer_enabled", &stack_enabled),
+	TRACEFS_FILE("/sys/kernel/tracing/stack_max_size", max_size_show, max_size_write),
+	TRACEFS_FILE("/sys/kernel/tracing/stack_trace", stack_trace_show, NULL),
+	TRACEFS_ULONG("/proc/sys/kernel/stack_tracer_enabled", &stack_enabled),
 };
 
 void stack_trace_init(void)
 {
-	struct fnode *dir = tracefs_create_path("/sys/kernel/tracing");
-
-	if (tracefs_create_files(dir, stack_files, ARRAY_SIZE(stack_files)))
-		return;
-	if (tracefs_create_files(tracefs_create_path("/proc/sys/kernel"), sysctl_files,
-				 ARRAY_SIZE(sysctl_files)))
-		tracefs_remove_files(dir, stack_files, ARRAY_SIZE(stack_files));
+	tracefs_create_files(NULL, stack_files, ARRAY_SIZE(stack_files));
 }

@@ -161,12 +161,10 @@ static int workloads_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct tracefs_file workloads_files[] = {
-	TRACEFS_FILE("workloads", workloads_show, NULL),
-};
+static const struct tracefs_file workloads_file =
+	TRACEFS_FILE("/proc/workloads", workloads_show, NULL);
 
 void workloads_init(void)
 {
-	tracefs_create_files(tracefs_create_path("/proc"), workloads_files,
-			     ARRAY_SIZE(workloads_files));
+	tracefs_create_files(NULL, &workloads_file, 1);
 }

@@ -41,7 +41,7 @@ SELFTEST(tracefs_create_files_all_or_none)
 }
 
 static unsigned long number = 3;
-static int refuse(unsigned long v)
+static int refuse(void *data, unsigned long v)
 {
 	return v == 7 ? -EBUSY : (number = v * 2, 0);
 }
