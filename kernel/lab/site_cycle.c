@@ -29,20 +29,30 @@ static struct ftrace_ops cycle_ops = { .name = "sitecycle",
 				       .func = count_hit,
 				       .flags = FTRACE_OPS_FL_RECURSION };
 
+/* Every site checked after a step of cycle i; 0, or prints what is wrong and returns -1. */
+static int verify(unsigned long i, const char *when)
+{
+	char why[160];
+
+	if (!ftrace_verify_all_sites(why, sizeof(why)))
+		return 0;
+	cprintf("sitecycle: cycle %lu, %s: %s\n", i, when, why);
+	return -1;
+}
+
 /* One full switch on, then off; 0, or prints what went wrong and returns -1. */
 static int one_cycle(unsigned long i)
 {
-	char why[160];
-	int err;
+	int err = register_ftrace_function(&cycle_ops);
 
-	err = register_ftrace_function(&cycle_ops);
 	if (err) {
 		cprintf("sitecycle: cycle %lu: register failed (%d)\n", i, err);
 		return -1;
 	}
-	if (ftrace_verify_all_sites(why, sizeof(why))) {
-		cprintf("sitecycle: cycle %lu, every site on: %s\n", i, why);
-		unregister_ftrace_function(&cycle_ops);
+	if (verify(i, "every site on")) {
+		err = unregister_ftrace_function(&cycle_ops);
+		if (err)
+			cprintf("sitecycle: cycle %lu: unregister failed (%d)\n", i, err);
 		return -1;
 	}
 	err = unregister_ftrace_function(&cycle_ops);
@@ -50,11 +60,7 @@ static int one_cycle(unsigned long i)
 		cprintf("sitecycle: cycle %lu: unregister failed (%d)\n", i, err);
 		return -1;
 	}
-	if (ftrace_verify_all_sites(why, sizeof(why))) {
-		cprintf("sitecycle: cycle %lu, every site back: %s\n", i, why);
-		return -1;
-	}
-	return 0;
+	return verify(i, "every site back");
 }
 
 static int parse_args(int argc, char **argv, unsigned long *n, int *method, bool *notramp)

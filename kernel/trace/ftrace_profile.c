@@ -26,7 +26,7 @@ struct func_stat {
 };
 
 static struct func_stat *stats; /* [cpu][record] */
-static bool profiling;
+static unsigned long profiling; /* 0 or 1: function_profile_enabled */
 
 static struct func_stat *stat_of(int cpu, unsigned long ip)
 {
@@ -136,11 +136,6 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static unsigned long profile_enabled_get(void *data)
-{
-	return profiling;
-}
-
 /* 1: reset the numbers and start; 0: stop (the numbers stay, to be read). */
 static int profile_enabled_set(void *data, unsigned long v)
 {
@@ -158,13 +153,13 @@ static int profile_enabled_set(void *data, unsigned long v)
 		profiling = !err;
 	} else if (!v && profiling) {
 		unregister_ftrace_graph();
-		profiling = false;
+		profiling = 0;
 	}
 	return err;
 }
 
-static const struct tracefs_ulong profile_enabled = { .max = 1,
-						      .get = profile_enabled_get,
+static const struct tracefs_ulong profile_enabled = { .value = &profiling,
+						      .max = 1,
 						      .set = profile_enabled_set };
 static const struct tracefs_file profile_files[] = {
 	TRACEFS_ULONG("function_profile_enabled", &profile_enabled),

@@ -27,8 +27,8 @@ static unsigned long max_raw;		   /* the same, measured at our callback: the fas
 static unsigned long stack_dump_trace[STACK_TRACE_ENTRIES];
 static unsigned long stack_trace_index[STACK_TRACE_ENTRIES]; /* depth of each frame */
 static int stack_trace_nr_entries;
-static bool stack_tracer_enabled;
-static volatile int stack_tracer_reading; /* reading the files must not make a new maximum */
+static unsigned long stack_tracer_enabled; /* 0 or 1 */
+static volatile int stack_tracer_reading;  /* reading the files must not make a new maximum */
 static DEFINE_SPINLOCK(stack_lock);
 
 /* The top (highest address) of the stack the current code runs on. */
@@ -140,11 +140,6 @@ static int stack_trace_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static unsigned long stack_enabled_get(void *data)
-{
-	return stack_tracer_enabled;
-}
-
 static int stack_enabled_set(void *data, unsigned long v)
 {
 	int err = 0;
@@ -160,8 +155,8 @@ static int stack_enabled_set(void *data, unsigned long v)
 	return err;
 }
 
-static const struct tracefs_ulong stack_enabled = { .max = 1,
-						    .get = stack_enabled_get,
+static const struct tracefs_ulong stack_enabled = { .value = &stack_tracer_enabled,
+						    .max = 1,
 						    .set = stack_enabled_set };
 static const struct tracefs_file stack_files[] = {
 	TRACEFS_FILE("/sys/kernel/tracing/stack_max_size", max_size_show, max_size_write),
