@@ -11,7 +11,9 @@
  * came online has no pages, and its files read as empty.
  */
 #include "kernel/trace/trace.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
@@ -126,28 +128,36 @@ static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-static const struct file_ops cpu_trace_fops = { .show = cpu_trace_show, .write = cpu_trace_write };
-static const struct file_ops cpu_trace_pipe_fops = { .show = cpu_trace_pipe_show };
-static const struct file_ops cpu_trace_pipe_raw_fops = { .show = cpu_trace_pipe_raw_show,
-							 .binary = true };
-static const struct file_ops cpu_buffer_size_fops = { .show = cpu_buffer_size_show };
-static const struct file_ops cpu_stats_fops = { .show = cpu_stats_show };
+static const struct tracefs_file cpu_files[] = {
+	TRACEFS_FILE("trace", cpu_trace_show, cpu_trace_write),
+	TRACEFS_FILE("trace_pipe", cpu_trace_pipe_show, NULL),
+	{ .name = "trace_pipe_raw", .fops = { .show = cpu_trace_pipe_raw_show, .binary = true } },
+	TRACEFS_FILE("buffer_size_kb", cpu_buffer_size_show, NULL),
+	TRACEFS_FILE("stats", cpu_stats_show, NULL),
+};
 
+/* Every CPU's directory, or none (said so). */
 void trace_per_cpu_init(void)
 {
-	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing/per_cpu");
+	struct fnode *dir = tracefs_create_path("/sys/kernel/tracing/per_cpu");
 
+	if (!dir)
+		goto fail;
 	for (int cpu = 0; cpu < nr_cpus_possible && cpu < NR_CPUS; cpu++) {
 		char name[16];
 		struct fnode *d;
 
 		snprintf(name, sizeof(name), "cpu%d", cpu);
-		d = fs_mkdir(dir, name);
+		d = tracefs_create_dir(name, dir);
+		if (!d)
+			goto fail_dir;
 		d->priv = (void *)(long)cpu;
-		fs_create(d, "trace", &cpu_trace_fops, NULL);
-		fs_create(d, "trace_pipe", &cpu_trace_pipe_fops, NULL);
-		fs_create(d, "trace_pipe_raw", &cpu_trace_pipe_raw_fops, NULL);
-		fs_create(d, "buffer_size_kb", &cpu_buffer_size_fops, NULL);
-		fs_create(d, "stats", &cpu_stats_fops, NULL);
+		if (tracefs_create_files(d, cpu_files, ARRAY_SIZE(cpu_files)))
+			goto fail_dir;
 	}
+	return;
+fail_dir:
+	fs_remove(dir);
+fail:
+	pr_err("trace: cannot create per_cpu/\n");
 }
