@@ -11,7 +11,7 @@
  */
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/ftrace_filter_parse.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -157,18 +157,13 @@ static int notrace_write(struct fnode *f, const char *buf, size_t len, unsigned 
 	return set_write(buf, len, flags, true);
 }
 
-static int enabled_sysctl_show(struct seq_file *m, struct fnode *f)
+static unsigned long enabled_sysctl_get(void *data)
 {
-	seq_printf(m, "%d\n", ftrace_enabled);
-	return 0;
+	return ftrace_enabled;
 }
 
-static int enabled_sysctl_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int enabled_sysctl_set(void *data, unsigned long v)
 {
-	unsigned long v;
-
-	if (fs_write_ulong(buf, len, 0, 1, &v))
-		return -EINVAL;
 	if (text_patch_held)
 		return -EBUSY;
 	return ftrace_set_enabled(v);
@@ -201,30 +196,31 @@ static int patch_method_write(struct fnode *f, const char *buf, size_t len, unsi
 	return -EINVAL;
 }
 
-static const struct file_ops available_ops = { .show = available_show };
-static const struct file_ops enabled_ops = { .show = enabled_show };
-static const struct file_ops filter_ops = { .show = filter_show, .write = filter_write };
-static const struct file_ops notrace_ops = { .show = notrace_show, .write = notrace_write };
-static const struct file_ops patch_method_ops = { .show = patch_method_show,
-						  .write = patch_method_write };
-static const struct file_ops sysctl_ops = { .show = enabled_sysctl_show,
-					    .write = enabled_sysctl_write };
+#define T "/sys/kernel/tracing/"
+static const struct tracefs_ulong sysctl = { .max = 1,
+					     .get = enabled_sysctl_get,
+					     .set = enabled_sysctl_set };
+static const struct tracefs_file ftrace_files[] = {
+	TRACEFS_FILE(T "available_filter_functions", available_show, NULL),
+	TRACEFS_FILE(T "set_ftrace_filter", filter_show, filter_write),
+	TRACEFS_FILE(T "set_ftrace_notrace", notrace_show, notrace_write),
+	TRACEFS_ULONG("/proc/sys/kernel/ftrace_enabled", &sysctl),
+};
+/* What only a patched site has: its state, how it is patched. Linux has none of these files
+ * without CONFIG_DYNAMIC_FTRACE. */
+static const struct tracefs_file dynamic_files[] = {
+	TRACEFS_FILE(T "enabled_functions", enabled_show, NULL),
+	TRACEFS_FILE(T "patch_method", patch_method_show, patch_method_write),
+};
 
 void ftrace_files_init(void)
 {
-	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing");
-
-	fs_create(dir, "available_filter_functions", &available_ops, NULL);
-	fs_create(dir, "set_ftrace_filter", &filter_ops, NULL);
-	fs_create(dir, "set_ftrace_notrace", &notrace_ops, NULL);
+	if (tracefs_create_files(NULL, ftrace_files, ARRAY_SIZE(ftrace_files)))
+		return;
 	ftrace_verify_init();
-	/* What only a patched site has: its state, how it is patched, a direct call. Linux
-	 * has none of these files without CONFIG_DYNAMIC_FTRACE. */
-	if (!FTRACE_STATIC) {
-		fs_create(dir, "enabled_functions", &enabled_ops, NULL);
-		fs_create(dir, "patch_method", &patch_method_ops, NULL);
+	if (!FTRACE_STATIC &&
+	    !tracefs_create_files(NULL, dynamic_files, ARRAY_SIZE(dynamic_files))) {
 		ftrace_direct_init();
 		ftrace_step_init(); /* patch_step: a patch held between the int3 protocol's steps */
 	}
-	fs_create(fs_mkdir_p("/proc/sys/kernel"), "ftrace_enabled", &sysctl_ops, NULL);
 }
