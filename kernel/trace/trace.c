@@ -10,6 +10,7 @@
  */
 #include "kernel/trace/trace.h"
 #include "arch/x86/cpu.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/shell/shell.h"
@@ -319,20 +320,14 @@ static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 
 /* --- small files ------------------------------------------------------------------------- */
 
-static int tracing_on_show(struct seq_file *m, struct fnode *f)
+static unsigned long tracing_on_get(void *data)
 {
-	seq_printf(m, "%d\n", global_trace.tracing_on);
-	return 0;
+	return global_trace.tracing_on;
 }
 
-static int tracing_on_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int tracing_on_set(void *data, unsigned long v)
 {
-	unsigned long v;
-
-	/* Linux takes any number: non-zero is on */
-	if (fs_write_ulong(buf, len, 0, ~0UL, &v))
-		return -EINVAL;
-	WRITE_ONCE(global_trace.tracing_on, v != 0);
+	WRITE_ONCE(global_trace.tracing_on, v != 0); /* Linux takes any number: non-zero is on */
 	return 0;
 }
 
@@ -384,19 +379,10 @@ int tracing_set_tracer(const char *name)
 	return err;
 }
 
-static int buffer_size_show(struct seq_file *m, struct fnode *f)
+static int buffer_size_set(void *data, unsigned long kb)
 {
-	seq_printf(m, "%lu\n", global_trace.buffer_kb);
-	return 0;
-}
-
-static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
-{
-	unsigned long kb;
 	struct trace_buffer fresh;
 
-	if (fs_write_ulong(buf, len, 8, 16384, &kb))
-		return -EINVAL;
 	if (ring_buffer_alloc(&fresh, kb))
 		return -ENOMEM;
 	/* Swap buffers with every writer held off; the old pages go once nobody can write them. */
@@ -518,23 +504,27 @@ static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int 
 	return 0;
 }
 
-static const struct file_ops trace_fops = { .show = trace_show, .write = trace_write };
-static const struct file_ops trace_pipe_fops = { .show = trace_pipe_show };
-static const struct file_ops tracing_on_fops = { .show = tracing_on_show,
-						 .write = tracing_on_write };
-static const struct file_ops available_fops = { .show = available_tracers_show };
-static const struct file_ops current_fops = { .show = current_tracer_show,
-					      .write = current_tracer_write };
-static const struct file_ops buffer_size_fops = { .show = buffer_size_show,
-						  .write = buffer_size_write };
-static const struct file_ops marker_fops = { .write = tracing_mark_write };
-static const struct file_ops pid_fops = { .show = pid_show, .write = pid_write };
-static const struct file_ops options_fops = { .show = options_show, .write = options_write };
+#define T "/sys/kernel/tracing/"
+static const struct tracefs_ulong tracing_on = { .max = ~0UL,
+						 .get = tracing_on_get,
+						 .set = tracing_on_set };
+static const struct tracefs_ulong buffer_size = {
+	.value = &global_trace.buffer_kb, .min = 8, .max = 16384, .set = buffer_size_set
+};
+static const struct tracefs_file trace_files[] = {
+	TRACEFS_FILE(T "trace", trace_show, trace_write),
+	TRACEFS_FILE(T "trace_pipe", trace_pipe_show, NULL),
+	TRACEFS_ULONG(T "tracing_on", &tracing_on),
+	TRACEFS_FILE(T "available_tracers", available_tracers_show, NULL),
+	TRACEFS_FILE(T "current_tracer", current_tracer_show, current_tracer_write),
+	TRACEFS_ULONG(T "buffer_size_kb", &buffer_size),
+	TRACEFS_FILE(T "trace_marker", NULL, tracing_mark_write),
+	TRACEFS_FILE(T "set_ftrace_pid", pid_show, pid_write),
+	TRACEFS_FILE(T "trace_options", options_show, options_write),
+};
 
 void trace_init(void)
 {
-	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing");
-
 	if (ring_buffer_alloc(&global_trace.buffer, global_trace.buffer_kb))
 		pr_err("tracing: no memory for the ring buffer\n");
 	/* The buffer's per-CPU parts never move (a resize copies into them): one load finds ours. */
@@ -546,15 +536,8 @@ void trace_init(void)
 	trace_functions_graph_init();
 	ftrace_profile_init();
 	stack_trace_init();
-	fs_create(dir, "trace", &trace_fops, NULL);
-	fs_create(dir, "trace_pipe", &trace_pipe_fops, NULL);
-	fs_create(dir, "tracing_on", &tracing_on_fops, NULL);
-	fs_create(dir, "available_tracers", &available_fops, NULL);
-	fs_create(dir, "current_tracer", &current_fops, NULL);
-	fs_create(dir, "buffer_size_kb", &buffer_size_fops, NULL);
-	fs_create(dir, "trace_marker", &marker_fops, NULL);
-	fs_create(dir, "set_ftrace_pid", &pid_fops, NULL);
-	fs_create(dir, "trace_options", &options_fops, NULL);
+	if (tracefs_create_files(NULL, trace_files, ARRAY_SIZE(trace_files)))
+		pr_err("tracing: cannot create the tracing files\n");
 	trace_per_cpu_init();
 	trace_export_files_init();
 }

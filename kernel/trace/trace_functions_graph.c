@@ -7,6 +7,7 @@
  *   1)   3.104 us    |  }
  */
 #include "kernel/trace/trace.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/time.h"
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
@@ -376,44 +377,29 @@ static struct tracer graph_trace = {
 };
 
 /* max_graph_depth (0: as deep as the shadow stack) and tracing_thresh (microseconds, as Linux). */
-static int ulong_file_show(struct seq_file *m, unsigned long v)
+static unsigned long depth_get(void *data)
 {
-	seq_printf(m, "%lu\n", v);
+	return fgraph_max_depth;
+}
+
+static int depth_set(void *data, unsigned long v)
+{
+	WRITE_ONCE(fgraph_max_depth, v);
+	trace_graph_update_slow();
 	return 0;
 }
 
-static int depth_show(struct seq_file *m, struct fnode *f)
+/* The file counts microseconds, as Linux's; the tracer compares nanoseconds. */
+static unsigned long thresh_get(void *data)
 {
-	return ulong_file_show(m, fgraph_max_depth);
+	return tracing_thresh / 1000;
 }
 
-static int depth_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int thresh_set(void *data, unsigned long v)
 {
-	unsigned long v;
-	int err = fs_write_ulong(buf, len, 0, FTRACE_RETFUNC_DEPTH, &v);
-
-	if (!err) {
-		WRITE_ONCE(fgraph_max_depth, v);
-		trace_graph_update_slow();
-	}
-	return err;
-}
-
-static int thresh_show(struct seq_file *m, struct fnode *f)
-{
-	return ulong_file_show(m, tracing_thresh / 1000);
-}
-
-static int thresh_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
-{
-	unsigned long v;
-	int err = fs_write_ulong(buf, len, 0, 10000000UL, &v);
-
-	if (!err) {
-		WRITE_ONCE(tracing_thresh, v * 1000);
-		trace_graph_update_slow();
-	}
-	return err;
+	WRITE_ONCE(tracing_thresh, v * 1000);
+	trace_graph_update_slow();
+	return 0;
 }
 
 /* set_graph_function / set_graph_notrace: set_ftrace_filter's syntax, applied to a graph set. */
@@ -469,20 +455,22 @@ static int graph_notrace_write(struct fnode *f, const char *buf, size_t len, uns
 	return graph_set_write(&graph_notrace_hash, buf, len, flags);
 }
 
-static const struct file_ops graph_func_fops = { .show = graph_func_show,
-						 .write = graph_func_write };
-static const struct file_ops graph_notrace_fops = { .show = graph_notrace_show,
-						    .write = graph_notrace_write };
-static const struct file_ops depth_fops = { .show = depth_show, .write = depth_write };
-static const struct file_ops thresh_fops = { .show = thresh_show, .write = thresh_write };
+#define T "/sys/kernel/tracing/"
+static const struct tracefs_ulong depth = { .max = FTRACE_RETFUNC_DEPTH,
+					    .get = depth_get,
+					    .set = depth_set };
+static const struct tracefs_ulong thresh = { .max = 10000000UL,
+					     .get = thresh_get,
+					     .set = thresh_set };
+static const struct tracefs_file graph_files[] = {
+	TRACEFS_ULONG(T "max_graph_depth", &depth),
+	TRACEFS_ULONG(T "tracing_thresh", &thresh),
+	TRACEFS_FILE(T "set_graph_function", graph_func_show, graph_func_write),
+	TRACEFS_FILE(T "set_graph_notrace", graph_notrace_show, graph_notrace_write),
+};
 
 void trace_functions_graph_init(void)
 {
-	struct fnode *dir = fs_mkdir_p("/sys/kernel/tracing");
-
 	register_tracer(&graph_trace);
-	fs_create(dir, "max_graph_depth", &depth_fops, NULL);
-	fs_create(dir, "tracing_thresh", &thresh_fops, NULL);
-	fs_create(dir, "set_graph_function", &graph_func_fops, NULL);
-	fs_create(dir, "set_graph_notrace", &graph_notrace_fops, NULL);
+	tracefs_create_files(NULL, graph_files, ARRAY_SIZE(graph_files));
 }
