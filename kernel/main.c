@@ -91,6 +91,8 @@ void kmain(u32 magic, unsigned long info_pa)
 	workloads_init();
 	klp_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
+	if (!shell_cwd)
+		panic("no memory for the shell's directory");
 	fs_pin(shell_cwd);
 	pr_info("shell: type 'help' for commands\n");
 	/* The shell is a task like any other; this boot context becomes CPU 0's idle task. */

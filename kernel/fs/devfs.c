@@ -1,5 +1,6 @@
 /* /dev: ttyS1, COM2, where `cat FILE > /dev/ttyS1` sends a file's bytes to the host in a frame. */
 #include "kernel/fs/devfs.h"
+#include "kernel/fs/tracefs.h"
 #include "arch/x86/serial.h"
 #include "lib/crc32.h"
 #include "lib/errno.h"
@@ -35,8 +36,6 @@ int dev_send_frame(struct fnode *dev, const char *path, const void *buf, u64 len
 
 void devfs_init(void)
 {
-	struct fnode *dir = fs_mkdir_p("/dev");
-
 	serial2_init();
-	fs_create(dir, "ttyS1", &ttyS1_fops, NULL);
+	tracefs_create_file("ttyS1", tracefs_create_path("/dev"), NULL, &ttyS1_fops);
 }

@@ -18,7 +18,7 @@
  */
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_patch.h"
-#include "kernel/fs/fs.h"
+#include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
@@ -343,5 +343,6 @@ static const struct file_ops step_fops = { .show = step_show, .write = step_writ
 /* Creates the file (from ftrace_files_init()). */
 void ftrace_step_init(void)
 {
-	fs_create(fs_mkdir_p("/sys/kernel/tracing"), "patch_step", &step_fops, NULL);
+	tracefs_create_file("patch_step", tracefs_create_path("/sys/kernel/tracing"), NULL,
+			    &step_fops);
 }
