@@ -11,13 +11,13 @@
  * keeps it apart from ftrace's batches.
  */
 #include "kernel/jump_label.h"
+#include "kernel/locking/mutex.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/jump_label_internal.h"
 #include "kernel/mm/mm.h"
 #include "kernel/panic.h"
 #include "kernel/printk/printk.h"
-#include "kernel/spinlock.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/sort.h"
@@ -26,7 +26,8 @@
 static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 static const u8 nop2[2] = { 0x66, 0x90 };
 
-static DEFINE_SPINLOCK(jump_label_lock);
+/* Linux's jump_label_mutex: held while a key's sites are patched, which may wait. */
+static DEFINE_MUTEX(jump_label_lock);
 static struct text_patch_batch jl_batch = { .client = "jump_label" };
 static struct jump_entry **by_code;
 static bool jump_label_ready;
@@ -252,40 +253,40 @@ static void jump_label_update(struct static_key *key)
 
 void static_key_slow_inc(struct static_key *key)
 {
-	spin_lock(&jump_label_lock);
+	mutex_lock(&jump_label_lock);
 	/* Visible before the sites change: static_key_enabled() may run ahead of the code. */
 	if (__atomic_add_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST) == 1)
 		jump_label_update(key);
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
 }
 
 void static_key_slow_dec(struct static_key *key)
 {
-	spin_lock(&jump_label_lock);
+	mutex_lock(&jump_label_lock);
 	if (READ_ONCE(key->enabled) <= 0)
 		pr_warn("jump_label: %ps: static_key_slow_dec with count %d\n", (void *)key,
 			key->enabled);
 	else if (__atomic_sub_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST) == 0)
 		jump_label_update(key);
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
 }
 
 /* Absolute switching: count 0 or 1, as Linux's static_key_enable/disable. */
 void static_key_enable(struct static_key *key)
 {
-	spin_lock(&jump_label_lock);
+	mutex_lock(&jump_label_lock);
 	if (READ_ONCE(key->enabled) == 0) {
 		WRITE_ONCE(key->enabled, 1);
 		jump_label_update(key);
 	}
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
 }
 
 /* Only a key switched on by static_key_enable (count 1) is switched off; one that others hold
  * through static_key_slow_inc stays on, with a warning. */
 void static_key_disable(struct static_key *key)
 {
-	spin_lock(&jump_label_lock);
+	mutex_lock(&jump_label_lock);
 	if (READ_ONCE(key->enabled) > 1)
 		pr_warn("jump_label: %ps: static_key_disable with count %d\n", (void *)key,
 			key->enabled);
@@ -293,7 +294,7 @@ void static_key_disable(struct static_key *key)
 		WRITE_ONCE(key->enabled, 0);
 		jump_label_update(key);
 	}
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
 }
 
 /* Every site that is not bad against what its key's state wants (self-tests, after stress). */
@@ -301,7 +302,7 @@ int jump_label_verify_all_sites(char *why, size_t size)
 {
 	int err = 0;
 
-	spin_lock(&jump_label_lock);
+	mutex_lock(&jump_label_lock);
 	for (struct jump_entry *e = __start___jump_table; e < __stop___jump_table && !err; e++) {
 		u8 info = jump_site_info[jump_entry_index(e)], want[5];
 		int len = info & JUMP_SITE_LEN;
@@ -315,14 +316,14 @@ int jump_label_verify_all_sites(char *why, size_t size)
 			err = -EINVAL;
 		}
 	}
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
 	return err;
 }
 
 /* Test-only: a site a self-test corrupted (and reported) has been put right; patch it again. */
 void jump_label_selftest_revive(const struct jump_entry *e)
 {
-	spin_lock(&jump_label_lock);
+	mutex_lock(&jump_label_lock);
 	jump_site_info[jump_entry_index(e)] &= ~JUMP_SITE_BAD;
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
 }

@@ -10,13 +10,13 @@
  * Offset 0 is the fentry site itself: those probes ride on ftrace (arch/x86/kprobes/ftrace.c).
  */
 #include "kernel/kprobes_internal.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/jump_label.h"
 #include "kernel/fs/fs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
 #include "kernel/smp.h"
-#include "kernel/spinlock.h"
 #include "kernel/trace/ftrace.h"
 #include "lib/errno.h"
 #include "lib/hash.h"
@@ -26,9 +26,9 @@
 #define MCOUNT_INSN_SIZE 5
 
 static struct kprobe_site *kprobe_table[1 << KPROBE_HASH_BITS];
-/* Every change to the table, a site's list or its armed state. Preemption stays on: arming an
- * ftrace site waits for other CPUs. */
-static DEFINE_SPINLOCK(kprobe_mutex);
+/* Every change to the table, a site's list or its armed state. A mutex: arming a site patches
+ * code, which waits for other CPUs. */
+static DEFINE_MUTEX(kprobe_mutex);
 static struct text_patch_batch kprobe_batch = { .client = "kprobe" };
 
 /* Probes with a post handler move ip (to the "stepped" NOP), hence IPMODIFY: as on Linux, only
@@ -325,7 +325,7 @@ int register_kprobe(struct kprobe *p)
 	err = resolve(p, &addr);
 	if (err)
 		return err;
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	s = kprobe_site_lookup((void *)addr);
 	if (!s) {
 		s = new_site(addr, &err);
@@ -344,13 +344,13 @@ int register_kprobe(struct kprobe *p)
 	if (!kprobe_disabled(p)) {
 		err = arm_site(s);
 		if (err) {
-			spin_unlock(&kprobe_mutex);
+			mutex_unlock(&kprobe_mutex);
 			unregister_kprobe(p);
 			return err;
 		}
 	}
 out:
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 	return err;
 }
 
@@ -375,7 +375,7 @@ void unregister_kprobe(struct kprobe *p)
 
 	if (!s)
 		return;
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	for (pp = &s->probes; *pp != p; pp = &(*pp)->next_at_site)
 		;
 	/* p->next_at_site stays: a handler standing on p still finds the rest of the list. */
@@ -383,7 +383,7 @@ void unregister_kprobe(struct kprobe *p)
 	if (!site_wanted(s))
 		disarm_site(s);
 	gone = unhash_if_empty(s);
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 	kprobes_synchronize();
 	p->site = NULL;
 	if (gone) {
@@ -398,14 +398,14 @@ int enable_kprobe(struct kprobe *p)
 
 	if (!p->site)
 		return -EINVAL;
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	if (kprobe_disabled(p)) {
 		p->flags &= ~KPROBE_FLAG_DISABLED;
 		err = arm_site(p->site);
 		if (err)
 			p->flags |= KPROBE_FLAG_DISABLED;
 	}
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 	return err;
 }
 
@@ -413,11 +413,11 @@ int disable_kprobe(struct kprobe *p)
 {
 	if (!p->site)
 		return -EINVAL;
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	p->flags |= KPROBE_FLAG_DISABLED;
 	if (!site_wanted(p->site))
 		disarm_site(p->site);
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 	return 0;
 }
 
@@ -436,12 +436,12 @@ static void report_probe(struct seq_file *m, const struct kprobe *p)
 
 void kprobes_list_show(struct seq_file *m)
 {
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	for (int i = 0; i < (1 << KPROBE_HASH_BITS); i++)
 		for (struct kprobe_site *s = kprobe_table[i]; s; s = s->hnext)
 			for (struct kprobe *p = s->probes; p; p = p->next_at_site)
 				report_probe(m, p);
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 }
 
 static int list_show(struct seq_file *m, struct fnode *f)

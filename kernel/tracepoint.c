@@ -1,13 +1,13 @@
 /* Attaching probes to tracepoints: the probe array is copied, changed and swapped in whole, so the
  * iterator (__traceiter_*, interrupts off) always walks an array that stays valid under it. */
 #include "kernel/tracepoint.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/mm/mm.h"
 #include "kernel/smp.h"
-#include "kernel/spinlock.h"
 #include "lib/errno.h"
 
-/* Serializes changes to any tracepoint's probes; leaves preemption on (switching keys may wait). */
-static DEFINE_SPINLOCK(tracepoints_mutex);
+/* Serializes changes to any tracepoint's probes; a mutex: switching keys patches code and may wait. */
+static DEFINE_MUTEX(tracepoints_mutex);
 
 /*
  * What an unregister leaves in place of a probe when it has no memory for a smaller array (as
@@ -76,7 +76,7 @@ int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
 	struct tracepoint_func *new;
 	int n, err = 0;
 
-	spin_lock(&tracepoints_mutex);
+	mutex_lock(&tracepoints_mutex);
 	n = nr_funcs(tp->funcs);
 	for (int i = 0; i < n; i++)
 		if (tp->funcs[i].func == probe && tp->funcs[i].data == data)
@@ -94,7 +94,7 @@ int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
 		new[j] = (struct tracepoint_func){ NULL, NULL };
 		tp_swap(tp, new, live, live + 1);
 	}
-	spin_unlock(&tracepoints_mutex);
+	mutex_unlock(&tracepoints_mutex);
 	return err;
 }
 
@@ -104,13 +104,13 @@ int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 	struct tracepoint_func *new = NULL;
 	int n, live, j = 0, found = -1;
 
-	spin_lock(&tracepoints_mutex);
+	mutex_lock(&tracepoints_mutex);
 	n = nr_funcs(tp->funcs);
 	for (int i = 0; i < n; i++)
 		if (tp->funcs[i].func == probe && tp->funcs[i].data == data)
 			found = i;
 	if (found < 0) {
-		spin_unlock(&tracepoints_mutex);
+		mutex_unlock(&tracepoints_mutex);
 		return -ENOENT;
 	}
 	live = nr_live(tp->funcs);
@@ -119,7 +119,7 @@ int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 		if (!new) {
 			WRITE_ONCE(tp->funcs[found].func, (void *)tp_stub_func);
 			tracepoint_synchronize_unregister(); /* nobody is inside the probe any more */
-			spin_unlock(&tracepoints_mutex);
+			mutex_unlock(&tracepoints_mutex);
 			return 0;
 		}
 		for (int i = 0; i < n; i++)
@@ -128,6 +128,6 @@ int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 		new[j] = (struct tracepoint_func){ NULL, NULL };
 	}
 	tp_swap(tp, new, live, live - 1);
-	spin_unlock(&tracepoints_mutex);
+	mutex_unlock(&tracepoints_mutex);
 	return 0;
 }

@@ -9,10 +9,10 @@
  * checked against when queued are still there when the batch is applied.
  */
 #include "arch/x86/text_patch.h"
+#include "kernel/locking/mutex.h"
 #include "arch/x86/cpu.h"
 #include "kernel/mm/mm.h"
 #include "kernel/smp.h"
-#include "kernel/spinlock.h"
 #include "kernel/stop_machine.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -29,14 +29,14 @@ volatile bool text_patch_held;
 bool (*text_patch_stop_hook)(int step, const struct text_poke_loc *tp, int nr);
 
 /*
- * Linux's name. A spinlock, as ftrace_lock is: holders may be preempted, and a waiter then spins
- * until the timer moves it aside, which is slow but correct; patching is never a hot path.
+ * Linux's name, and a mutex as there: a batch may wait for other CPUs (stop_machine, the int3
+ * protocol's syncs) and patch_step holds one across msleep(), so a waiter sleeps instead of spinning.
  */
-static DEFINE_SPINLOCK(text_mutex);
+static DEFINE_MUTEX(text_mutex);
 
 void text_patch_begin(struct text_patch_batch *b)
 {
-	spin_lock(&text_mutex);
+	mutex_lock(&text_mutex);
 	b->nr = 0;
 	b->open = true;
 }
@@ -227,12 +227,12 @@ void text_patch_commit(struct text_patch_batch *b)
 {
 	apply(b);
 	b->open = false;
-	spin_unlock(&text_mutex);
+	mutex_unlock(&text_mutex);
 }
 
 void text_patch_set_method(enum patch_method m)
 {
-	spin_lock(&text_mutex);
+	mutex_lock(&text_mutex);
 	text_patch_method = m;
-	spin_unlock(&text_mutex);
+	mutex_unlock(&text_mutex);
 }

@@ -3,12 +3,12 @@
 #define KERNEL_TRACE_FTRACE_INTERNAL_H
 
 #include "kernel/trace/ftrace.h"
-#include "kernel/spinlock.h"
+#include "kernel/locking/mutex.h"
 
 /* Every registered ops, newest first; changed only under ftrace_lock, read by callbacks lock-free. */
 extern struct ftrace_ops *ftrace_ops_list;
 /* One update at a time: whoever changes which ops are live, or what they want. */
-extern spinlock_t ftrace_lock;
+extern struct mutex ftrace_lock;
 
 /* Recounts every record from the live ops and patches the sites that differ. Under ftrace_lock. */
 int ftrace_update(void);

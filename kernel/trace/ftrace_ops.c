@@ -6,13 +6,13 @@
  *   ftrace_update()                        the sites follow (ftrace_update.c)
  */
 #include "kernel/trace/ftrace.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/trace/ftrace_internal.h"
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
-#include "kernel/spinlock.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -22,7 +22,7 @@ int ftrace_enabled = 1;
 struct ftrace_ops *function_trace_op;
 ftrace_func_t ftrace_trace_function = ftrace_stub;
 unsigned long ftrace_update_seq;
-DEFINE_SPINLOCK(ftrace_lock);
+DEFINE_MUTEX(ftrace_lock); /* a mutex, as Linux's: an update patches code and may wait */
 
 /*
  * Guards a callback against itself: a traced function called from inside it is not traced,
@@ -133,14 +133,14 @@ void ftrace_ops_assist_func(unsigned long ip, unsigned long parent_ip, struct ft
  */
 static void ftrace_lock_update(void)
 {
-	spin_lock(&ftrace_lock);
+	mutex_lock(&ftrace_lock);
 	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
 }
 
 static void ftrace_unlock_update(void)
 {
 	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
-	spin_unlock(&ftrace_lock);
+	mutex_unlock(&ftrace_lock);
 }
 
 /* Gives ops a trampoline of its own, if it can have one; without, it is called from the shared
@@ -170,9 +170,9 @@ static void ftrace_trampoline_put(unsigned long tramp)
 	if (!tramp)
 		return;
 	synchronize_rcu_tasks();
-	spin_lock(&ftrace_lock);
+	mutex_lock(&ftrace_lock);
 	arch_ftrace_trampoline_free(tramp);
-	spin_unlock(&ftrace_lock);
+	mutex_unlock(&ftrace_lock);
 }
 
 /* Two ops may not both move the ip of one function (which replacement would win?), nor two

@@ -12,6 +12,7 @@
  * text say so, and checks afterwards that it does (ftrace_verify_all_sites).
  */
 #include "kernel/trace/ftrace.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/trace/ftrace_internal.h"
 #include "arch/x86/cpu.h"
 #include "kernel/smp.h"
@@ -246,7 +247,7 @@ int ftrace_verify_all_sites(char *why, size_t size)
 	struct dyn_ftrace *rec;
 	int err = 0;
 
-	spin_lock(&ftrace_lock);
+	mutex_lock(&ftrace_lock);
 	for_each_ftrace_rec(pg, rec) {
 		u8 want[MCOUNT_INSN_SIZE];
 		bool on = rec->flags & FTRACE_FL_ENABLED;
@@ -259,7 +260,7 @@ int ftrace_verify_all_sites(char *why, size_t size)
 		if (memcmp((void *)rec->ip, want, MCOUNT_INSN_SIZE)) {
 			snprintf(why, size, "%ps: bytes do not match flags %lx", (void *)rec->ip,
 				 rec->flags);
-			spin_unlock(&ftrace_lock);
+			mutex_unlock(&ftrace_lock);
 			return -EINVAL;
 		}
 	}
@@ -273,6 +274,6 @@ int ftrace_verify_all_sites(char *why, size_t size)
 					 "trampoline of %s at 0x%lx differs from its template",
 					 op->name, op->trampoline);
 		}
-	spin_unlock(&ftrace_lock);
+	mutex_unlock(&ftrace_lock);
 	return err;
 }
