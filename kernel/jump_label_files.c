@@ -74,15 +74,14 @@ static int demo_show(struct seq_file *m, struct fnode *f)
 static int demo_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	unsigned long v;
+	int err;
 
 	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
-	if (text_patch_held)
-		return -EBUSY; /* patch_step holds text_mutex until the shell says `next` */
-	if (v)
-		static_branch_enable(&jump_label_demo_key);
-	else
-		static_branch_disable(&jump_label_demo_key);
+	err = v ? static_branch_enable(&jump_label_demo_key)
+		: static_branch_disable(&jump_label_demo_key);
+	if (err)
+		return err; /* -EBUSY: the patcher refused (patch_step holds a batch) */
 	/* static_key_disable leaves a key others hold (count > 1) on, as Linux's does. */
 	return static_key_enabled(&jump_label_demo_key.key) == (v != 0) ? 0 : -EBUSY;
 }

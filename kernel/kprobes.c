@@ -23,7 +23,6 @@
 #include "lib/string.h"
 
 #define KPROBE_HASH_BITS 6
-#define MCOUNT_INSN_SIZE 5
 
 static struct kprobe_site *kprobe_table[1 << KPROBE_HASH_BITS];
 /* Every change to the table, a site's list or its armed state. A mutex: arming a site patches
@@ -224,7 +223,9 @@ static int poke_site(struct kprobe_site *s, bool arm)
 	int err;
 
 	kprobe_batch.mismatch = kprobe_mismatch;
-	text_patch_begin(&kprobe_batch);
+	err = text_patch_begin(&kprobe_batch);
+	if (err)
+		return err; /* -EBUSY: patch_step holds a batch */
 	err = text_patch_queue(&kprobe_batch, s->addr, arm ? &s->opcode : &int3,
 			       arm ? &int3 : &s->opcode, 1, s);
 	text_patch_commit(&kprobe_batch);
@@ -292,7 +293,11 @@ static struct kprobe_site *new_site(unsigned long addr, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	text_patch_begin(&kprobe_batch); /* only for text_mutex: nothing is queued */
+	*err = text_patch_begin(&kprobe_batch); /* only for text_mutex: nothing is queued */
+	if (*err) {
+		kfree(s);
+		return NULL;
+	}
 	*err = check_site(s, addr, &why);
 	text_patch_commit(&kprobe_batch);
 	if (*err) {

@@ -50,17 +50,31 @@ void tracepoint_synchronize_unregister(void)
 	smp_call_function(sync_noop, NULL, true);
 }
 
-/* Swaps in the new array, switches the key if the count went to or from zero, frees the old. */
-static void tp_swap(struct tracepoint *tp, struct tracepoint_func *new, int old_n, int new_n)
+/*
+ * Swaps in the new array, switches the key if the count went to or from zero, frees the old. If
+ * the key cannot switch (-EBUSY: the patcher refuses), the old array stays and new is freed.
+ */
+static int tp_swap(struct tracepoint *tp, struct tracepoint_func *new, int old_n, int new_n)
 {
 	struct tracepoint_func *old = tp->funcs;
+	int err;
 
 	if (!old_n && new_n) {
 		/* The array first, then the NOPs become jmps: a call never finds no array. */
 		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
-		static_key_slow_inc(&tp->key.key);
+		err = static_key_slow_inc(&tp->key.key);
+		if (err) {
+			/* The sites stayed NOPs: nobody can be walking new. */
+			__atomic_store_n(&tp->funcs, old, __ATOMIC_RELEASE);
+			kfree(new);
+			return err;
+		}
 	} else if (old_n && !new_n) {
-		static_key_slow_dec(&tp->key.key);
+		err = static_key_slow_dec(&tp->key.key);
+		if (err) {
+			kfree(new);
+			return err;
+		}
 		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
@@ -69,6 +83,7 @@ static void tp_swap(struct tracepoint *tp, struct tracepoint_func *new, int old_
 		tracepoint_synchronize_unregister();
 		kfree(old);
 	}
+	return 0;
 }
 
 int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
@@ -92,7 +107,7 @@ int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
 				new[j++] = tp->funcs[i];
 		new[j++] = (struct tracepoint_func){ probe, data };
 		new[j] = (struct tracepoint_func){ NULL, NULL };
-		tp_swap(tp, new, live, live + 1);
+		err = tp_swap(tp, new, live, live + 1);
 	}
 	mutex_unlock(&tracepoints_mutex);
 	return err;
@@ -102,7 +117,7 @@ int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
 int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 {
 	struct tracepoint_func *new = NULL;
-	int n, live, j = 0, found = -1;
+	int n, live, j = 0, found = -1, err;
 
 	mutex_lock(&tracepoints_mutex);
 	n = nr_funcs(tp->funcs);
@@ -127,7 +142,7 @@ int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 				new[j++] = tp->funcs[i];
 		new[j] = (struct tracepoint_func){ NULL, NULL };
 	}
-	tp_swap(tp, new, live, live - 1);
+	err = tp_swap(tp, new, live, live - 1);
 	mutex_unlock(&tracepoints_mutex);
-	return 0;
+	return err;
 }

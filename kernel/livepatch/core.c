@@ -16,6 +16,7 @@
  * consistency model (a task switches only at a safe point of its own) is not built here.
  */
 #include "kernel/livepatch/livepatch.h"
+#include "arch/x86/text_patch.h"
 #include "kernel/fs/fs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/printk/printk.h"
@@ -83,7 +84,7 @@ static int klp_enable_patch(struct klp_patch *p)
 		if (err) /* refused: hold no filter, as a disabled patch holds none */
 			ftrace_set_filter_ip(&p->ops, ip, true, false);
 	}
-	if (err == -EBUSY)
+	if (err == -EBUSY && !text_patch_busy()) /* not the patcher's refusal: say whose site */
 		pr_err("livepatch: %s: %s %s\n", p->name, p->old_name, klp_busy_reason(ip));
 	if (!err) {
 		p->enabled = true;
@@ -133,8 +134,6 @@ static int livepatch_write(struct fnode *f, const char *buf, size_t len, unsigne
 	struct klp_patch *p;
 	int err = 0;
 
-	if (text_patch_held)
-		return -EBUSY; /* a livepatch registers an ops: patch_step holds the locks */
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
 	if (!text[0]) {

@@ -106,8 +106,6 @@ static int direct_count_write(struct fnode *f, const char *buf, size_t len, unsi
 
 	if (fs_write_text(name, sizeof(name), buf, len))
 		return -EINVAL;
-	if (text_patch_held)
-		return -EBUSY; /* attaching patches a site: patch_step holds the locks */
 	if (name[0]) {
 		ip = kallsyms_lookup_name(name);
 		if (!ip || !ftrace_lookup_ip(ip))

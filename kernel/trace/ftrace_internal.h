@@ -12,5 +12,9 @@ extern struct mutex ftrace_lock;
 
 /* Recounts every record from the live ops and patches the sites that differ. Under ftrace_lock. */
 int ftrace_update(void);
+/* Opens ftrace_patch_batch (-EBUSY: the patcher's observer holds a batch), then takes ftrace_lock
+ * and makes ftrace_update_seq odd; the unlock undoes all three. */
+int ftrace_lock_update(void);
+void ftrace_unlock_update(void);
 
 #endif

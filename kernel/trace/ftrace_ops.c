@@ -130,17 +130,28 @@ void ftrace_ops_assist_func(unsigned long ip, unsigned long parent_ip, struct ft
  * ftrace_lock, and ftrace_update_seq odd for as long as it is held: anything that changes which
  * ops are live or what they want (flags, lists, sets) happens inside, so a reader that sees the
  * same even value before and after knows none of it changed (the spin workload relies on it).
+ *
+ * The patch batch is opened first, for the whole update (Linux holds text_mutex for a whole
+ * update too, from ftrace_arch_code_modify_prepare(), but takes it inside ftrace_lock): so the
+ * patcher's one refusal (-EBUSY while patch_step holds a batch, and with it ftrace_lock) comes
+ * before any lock a held batch keeps. Order: text_mutex, then ftrace_lock.
  */
-static void ftrace_lock_update(void)
+int ftrace_lock_update(void)
 {
+	int err = text_patch_begin(&ftrace_patch_batch);
+
+	if (err)
+		return err;
 	mutex_lock(&ftrace_lock);
 	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
-static void ftrace_unlock_update(void)
+void ftrace_unlock_update(void)
 {
 	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
 	mutex_unlock(&ftrace_lock);
+	text_patch_commit(&ftrace_patch_batch);
 }
 
 /* Gives ops a trampoline of its own, if it can have one; without, it is called from the shared
@@ -232,7 +243,9 @@ int register_ftrace_function(struct ftrace_ops *ops)
 		return -EINVAL;
 	if (FTRACE_STATIC && ftrace_static_check_ops(ops))
 		return -EINVAL; /* needs registers: only dynamic ftrace has ftrace_regs_caller */
-	ftrace_lock_update();
+	err = ftrace_lock_update();
+	if (err)
+		return err;
 	if (ftrace_disabled)
 		err = -ENODEV;
 	else if (ops->flags & FTRACE_OPS_FL_ENABLED)
@@ -270,9 +283,10 @@ int ftrace_step_unregister(struct ftrace_ops *ops, bool (*aborted)(void), struct
 {
 	struct ftrace_ops **pp;
 	unsigned long tramp = 0;
-	int err;
+	int err = ftrace_lock_update();
 
-	ftrace_lock_update();
+	if (err)
+		return err;
 	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
 		;
 	if (!*pp || ftrace_disabled) {
@@ -314,9 +328,10 @@ int ftrace_step_undo_register(struct ftrace_ops *ops, struct dyn_ftrace *rec, un
 {
 	struct ftrace_ops **pp;
 	unsigned long tramp = 0;
-	int err;
+	int err = ftrace_lock_update();
 
-	ftrace_lock_update();
+	if (err)
+		return err;
 	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
 		;
 	if (!*pp) {
@@ -338,12 +353,10 @@ int ftrace_step_undo_register(struct ftrace_ops *ops, struct dyn_ftrace *rec, un
 	return err;
 }
 
-/* Under ftrace_lock, so the method never changes in the middle of an update. */
-void ftrace_set_patch_method(enum patch_method m)
+/* Under text_mutex, which an update holds throughout: the method never changes in the middle. */
+int ftrace_set_patch_method(enum patch_method m)
 {
-	ftrace_lock_update();
-	text_patch_set_method(m);
-	ftrace_unlock_update();
+	return text_patch_set_method(m);
 }
 
 static bool permanent_ops_live(void)
@@ -357,9 +370,10 @@ static bool permanent_ops_live(void)
 
 int ftrace_set_enabled(int on)
 {
-	int err;
+	int err = ftrace_lock_update();
 
-	ftrace_lock_update();
+	if (err)
+		return err;
 	if (ftrace_disabled) {
 		err = -ENODEV;
 	} else if (!on && permanent_ops_live()) {
@@ -392,11 +406,12 @@ int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter, struct ftra
 		free_ftrace_hash(new);
 		new = NULL;
 	}
-	ftrace_lock_update();
-	if (ftrace_disabled) {
-		ftrace_unlock_update();
+	err = ftrace_lock_update();
+	if (err || ftrace_disabled) {
+		if (!err)
+			ftrace_unlock_update();
 		free_ftrace_hash(new);
-		return -ENODEV;
+		return err ? err : -ENODEV;
 	}
 	old = *slot;
 	WRITE_ONCE(*slot, new);

@@ -146,7 +146,7 @@ static int profile_enabled_write(struct fnode *f, const char *buf, size_t len, u
 	unsigned long v;
 	int err = 0;
 
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* registering patches sites: patch_step holds the locks */
 	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;

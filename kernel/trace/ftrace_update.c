@@ -185,15 +185,14 @@ static ftrace_func_t ftrace_choose_func(struct ftrace_ops **op_out)
 	return only->flags & FTRACE_OPS_FL_RECURSION ? only->func : ftrace_ops_assist_func;
 }
 
-/* Runs one step's changes as one batch: checked while queued, applied together at commit. */
+/* Runs one step's changes as one batch: checked while queued, applied together at the end. The
+ * batch is open for the whole update (ftrace_lock_update()); each step applies its own part. */
 static int batch_step(int (*step)(ftrace_func_t), ftrace_func_t func)
 {
-	int err;
+	int err = step(func);
 
-	text_patch_begin(&ftrace_patch_batch);
-	err = step(func);
 	/* what was queued before an error is still applied: flags say so */
-	text_patch_commit(&ftrace_patch_batch);
+	text_patch_apply(&ftrace_patch_batch);
 	return err;
 }
 
@@ -240,14 +239,15 @@ int ftrace_update(void)
 
 /* Every record's bytes against its flags, and every live trampoline's bytes against its template:
  * the check tests run after stress, and verify_sites. Under ftrace_lock, so no update is half done
- * while we look (never call it while patch_step holds the lock: it would spin). */
+ * while we look; -EBUSY while patch_step holds a batch (a site may be half written). */
 int ftrace_verify_all_sites(char *why, size_t size)
 {
 	struct ftrace_page *pg;
 	struct dyn_ftrace *rec;
-	int err = 0;
+	int err = ftrace_lock_update();
 
-	mutex_lock(&ftrace_lock);
+	if (err)
+		return err;
 	for_each_ftrace_rec(pg, rec) {
 		u8 want[MCOUNT_INSN_SIZE];
 		bool on = rec->flags & FTRACE_FL_ENABLED;
@@ -260,7 +260,7 @@ int ftrace_verify_all_sites(char *why, size_t size)
 		if (memcmp((void *)rec->ip, want, MCOUNT_INSN_SIZE)) {
 			snprintf(why, size, "%ps: bytes do not match flags %lx", (void *)rec->ip,
 				 rec->flags);
-			mutex_unlock(&ftrace_lock);
+			ftrace_unlock_update();
 			return -EINVAL;
 		}
 	}
@@ -274,6 +274,6 @@ int ftrace_verify_all_sites(char *why, size_t size)
 					 "trampoline of %s at 0x%lx differs from its template",
 					 op->name, op->trampoline);
 		}
-	mutex_unlock(&ftrace_lock);
+	ftrace_unlock_update();
 	return err;
 }

@@ -355,7 +355,7 @@ static int current_tracer_write(struct fnode *f, const char *buf, size_t len, un
 
 	if (fs_write_text(name, sizeof(name), buf, len))
 		return -EINVAL;
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* patch_step holds ftrace_lock until the shell says `next` */
 	return tracing_set_tracer(name);
 }

@@ -163,7 +163,7 @@ static int event_enable_write(struct fnode *f, const char *buf, size_t len, unsi
 
 	if (parse_enable(buf, len, &on))
 		return -EINVAL;
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* enabling flips a static key: patch_step holds text_mutex */
 	event_mutex_lock();
 	err = trace_event_enable_disable(call, on);
@@ -255,7 +255,7 @@ static int system_enable_write(struct fnode *f, const char *buf, size_t len, uns
 
 	if (parse_enable(buf, len, &on))
 		return -EINVAL;
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* enabling flips a static key: patch_step holds text_mutex */
 	event_mutex_lock();
 	want = kzalloc(nr_trace_events + 1);
@@ -377,7 +377,7 @@ static int trigger_show(struct seq_file *m, struct fnode *f)
 
 static int trigger_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* a trigger enables its event: a static key, and patch_step holds text_mutex */
 	return event_trigger_write(f->parent->priv, buf, len, flags);
 }
@@ -450,7 +450,7 @@ static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigne
 	err = fs_write_text(text, sizeof(text), buf, len);
 	if (err)
 		return err;
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY;
 	event_mutex_lock();
 	on = kzalloc(nr_trace_events + 1);

@@ -454,7 +454,7 @@ static int kprobe_events_write(struct fnode *f, const char *buf, size_t len, uns
 	char *text = probe_strndup(buf, MIN(len, (size_t)KPROBE_WRITE_MAX)), *p, *line;
 	int ret = 0;
 
-	if (text_patch_held) {
+	if (text_patch_busy()) {
 		kfree(text);
 		return -EBUSY; /* patch_step holds text_mutex until the shell says `next` */
 	}

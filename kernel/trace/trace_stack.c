@@ -150,8 +150,6 @@ static int stack_enabled_write(struct fnode *f, const char *buf, size_t len, uns
 	unsigned long v;
 	int err = 0;
 
-	if (text_patch_held)
-		return -EBUSY; /* registering patches sites: patch_step holds the locks */
 	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
 	if (v && !stack_tracer_enabled)
