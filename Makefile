@@ -53,7 +53,8 @@ NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/i
 	arch/x86/text_patch.c arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c \
 	kernel/smp.c kernel/stop_machine.c kernel/percpu.c kernel/livepatch/core.c \
 	kernel/tracepoint.c arch/x86/insn.c $(wildcard arch/x86/kprobes/*.c) kernel/kprobes.c \
-	kernel/kretprobes.c kernel/mm/maccess.c
+	kernel/kretprobes.c kernel/mm/maccess.c \
+	kernel/locking/mutex.c arch/x86/text_insn.c
 # The benches of the ftrace core and the lab tools that drive it are part of the tracer too.
 NOTRACE_SRCS += kernel/bench/bench_events.c kernel/bench/bench_ftrace.c \
 	kernel/bench/bench_patch.c kernel/bench/bench_scale.c kernel/bench/bench_trace.c \

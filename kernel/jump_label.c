@@ -11,22 +11,20 @@
  * keeps it apart from ftrace's batches.
  */
 #include "kernel/jump_label.h"
+#include "kernel/locking/mutex.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/jump_label_internal.h"
 #include "kernel/mm/mm.h"
 #include "kernel/panic.h"
 #include "kernel/printk/printk.h"
-#include "kernel/spinlock.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/sort.h"
 #include "lib/string.h"
 
-static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-static const u8 nop2[2] = { 0x66, 0x90 };
-
-static DEFINE_SPINLOCK(jump_label_lock);
+/* Linux's jump_label_mutex: held while a key's sites are patched, which may wait. */
+static DEFINE_MUTEX(jump_label_lock);
 static struct text_patch_batch jl_batch = { .client = "jump_label" };
 static struct jump_entry **by_code;
 static bool jump_label_ready;
@@ -37,26 +35,6 @@ u64 jump_label_init_ticks;
 unsigned long jump_entry_index(const struct jump_entry *e)
 {
 	return e - __start___jump_table;
-}
-
-/* The bytes of a site of len bytes as a jmp to its target, or as the NOP of that length. */
-int jump_site_insn(const struct jump_entry *e, int len, bool jmp, u8 *insn)
-{
-	long rel = (long)jump_entry_target(e) - (long)(jump_entry_code(e) + len);
-	s32 rel32 = (s32)rel;
-
-	if (!jmp) {
-		memcpy(insn, len == 2 ? nop2 : nop5, len);
-	} else if (len == 2) {
-		if (rel < -128 || rel > 127)
-			return -ERANGE;
-		insn[0] = 0xeb;
-		insn[1] = (u8)(s8)rel;
-	} else {
-		insn[0] = 0xe9;
-		memcpy(insn + 1, &rel32, 4);
-	}
-	return 0;
 }
 
 /* Which form the key's state wants at this site: 1 = the jmp (Linux's jump_label_type). */
@@ -99,7 +77,7 @@ static void jump_label_bug(const struct jump_entry *e, const u8 *actual, const u
 static void jl_mismatch(const struct text_poke_loc *site, const u8 *actual, void *cookie)
 {
 	jump_label_bug(cookie, actual, site->old, site->len,
-		       site->new[0] == 0xeb || site->new[0] == 0xe9
+		       site->new[0] == JMP8_INSN_OPCODE || site->new[0] == JMP32_INSN_OPCODE
 			       ? "Setting jump label site to jmp"
 			       : "Setting jump label site to NOP");
 }
@@ -166,7 +144,7 @@ static int boot_site_len(const struct jump_entry *e)
 
 	if (!is_kernel_text((unsigned long)p))
 		return 0;
-	if (!memcmp(p, nop5, 5))
+	if (!memcmp(p, x86_nops[5], 5))
 		return 5;
 	for (int len = 2; len <= 5; len += 3)
 		if (!jump_site_insn(e, len, true, want) && !memcmp(p, want, len))
@@ -211,7 +189,7 @@ void jump_label_init(void)
 	sort(start, n, sizeof(*start), cmp_entries, swap_entries);
 
 	flags = local_irq_save();
-	text_patch_begin(&jl_batch);
+	BUG_ON(text_patch_begin(&jl_batch)); /* boot: no observer yet, nothing can refuse */
 	for (e = start; e < stop; e++) {
 		struct static_key *key = jump_entry_key(e);
 		if (e == start || jump_entry_key(e - 1) != key)
@@ -229,14 +207,18 @@ void jump_label_init(void)
 	pr_info("jump_label: %lu sites checked\n", n);
 }
 
-/* Every site of key into one batch, to the form the key's state wants now. Under the lock. */
-static void jump_label_update(struct static_key *key)
+/* Every site of key into one batch, to the form the key's state wants now. Under the lock.
+ * -EBUSY, nothing written, when the patcher refuses the batch (patch_step holds one). */
+static int jump_label_update(struct static_key *key)
 {
 	struct jump_entry *e = key->entries;
+	int err;
 
 	if (!jump_label_ready || !e)
-		return;
-	text_patch_begin(&jl_batch);
+		return 0;
+	err = text_patch_begin(&jl_batch);
+	if (err)
+		return err;
 	for (; e < __stop___jump_table && jump_entry_key(e) == key; e++) {
 		u8 info = jump_site_info[jump_entry_index(e)], old[5], new[5];
 		int len = info & JUMP_SITE_LEN;
@@ -248,52 +230,77 @@ static void jump_label_update(struct static_key *key)
 		text_patch_queue(&jl_batch, (void *)jump_entry_code(e), old, new, len, e);
 	}
 	text_patch_commit(&jl_batch);
+	return 0;
 }
 
-void static_key_slow_inc(struct static_key *key)
+/* Each switch below returns 0, or -EBUSY with the count as it was and no site changed (Linux's
+ * return void: nothing refuses there). */
+int static_key_slow_inc(struct static_key *key)
 {
-	spin_lock(&jump_label_lock);
+	int err = 0;
+
+	mutex_lock(&jump_label_lock);
 	/* Visible before the sites change: static_key_enabled() may run ahead of the code. */
-	if (__atomic_add_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST) == 1)
-		jump_label_update(key);
-	spin_unlock(&jump_label_lock);
+	if (__atomic_add_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST) == 1) {
+		err = jump_label_update(key);
+		if (err)
+			__atomic_sub_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST);
+	}
+	mutex_unlock(&jump_label_lock);
+	return err;
 }
 
-void static_key_slow_dec(struct static_key *key)
+int static_key_slow_dec(struct static_key *key)
 {
-	spin_lock(&jump_label_lock);
+	int err = 0;
+
+	mutex_lock(&jump_label_lock);
 	if (READ_ONCE(key->enabled) <= 0)
 		pr_warn("jump_label: %ps: static_key_slow_dec with count %d\n", (void *)key,
 			key->enabled);
-	else if (__atomic_sub_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST) == 0)
-		jump_label_update(key);
-	spin_unlock(&jump_label_lock);
+	else if (__atomic_sub_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST) == 0) {
+		err = jump_label_update(key);
+		if (err)
+			__atomic_add_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST);
+	}
+	mutex_unlock(&jump_label_lock);
+	return err;
 }
 
 /* Absolute switching: count 0 or 1, as Linux's static_key_enable/disable. */
-void static_key_enable(struct static_key *key)
+int static_key_enable(struct static_key *key)
 {
-	spin_lock(&jump_label_lock);
+	int err = 0;
+
+	mutex_lock(&jump_label_lock);
 	if (READ_ONCE(key->enabled) == 0) {
 		WRITE_ONCE(key->enabled, 1);
-		jump_label_update(key);
+		err = jump_label_update(key);
+		if (err)
+			WRITE_ONCE(key->enabled, 0);
 	}
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
+	return err;
 }
 
 /* Only a key switched on by static_key_enable (count 1) is switched off; one that others hold
  * through static_key_slow_inc stays on, with a warning. */
-void static_key_disable(struct static_key *key)
+int static_key_disable(struct static_key *key)
 {
-	spin_lock(&jump_label_lock);
+	int err = 0;
+
+	mutex_lock(&jump_label_lock);
 	if (READ_ONCE(key->enabled) > 1)
 		pr_warn("jump_label: %ps: static_key_disable with count %d\n", (void *)key,
 			key->enabled);
 	else if (READ_ONCE(key->enabled) == 1) {
 		WRITE_ONCE(key->enabled, 0);
-		jump_label_update(key);
+		err = jump_label_update(key);
+		if (err)
+			WRITE_ONCE(key->enabled, 1);
 	}
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
+	return err;
 }
 
 /* Every site that is not bad against what its key's state wants (self-tests, after stress). */
@@ -301,7 +308,7 @@ int jump_label_verify_all_sites(char *why, size_t size)
 {
 	int err = 0;
 
-	spin_lock(&jump_label_lock);
+	mutex_lock(&jump_label_lock);
 	for (struct jump_entry *e = __start___jump_table; e < __stop___jump_table && !err; e++) {
 		u8 info = jump_site_info[jump_entry_index(e)], want[5];
 		int len = info & JUMP_SITE_LEN;
@@ -315,14 +322,14 @@ int jump_label_verify_all_sites(char *why, size_t size)
 			err = -EINVAL;
 		}
 	}
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
 	return err;
 }
 
 /* Test-only: a site a self-test corrupted (and reported) has been put right; patch it again. */
 void jump_label_selftest_revive(const struct jump_entry *e)
 {
-	spin_lock(&jump_label_lock);
+	mutex_lock(&jump_label_lock);
 	jump_site_info[jump_entry_index(e)] &= ~JUMP_SITE_BAD;
-	spin_unlock(&jump_label_lock);
+	mutex_unlock(&jump_label_lock);
 }

@@ -94,11 +94,11 @@ static inline bool static_key_enabled(const struct static_key *key)
 
 /* Reference-counted switching: the first inc patches every site to the branch-taken form, the
  * last dec patches them back. May sleep (patching syncs every CPU); never from interrupts. */
-void static_key_slow_inc(struct static_key *key);
-void static_key_slow_dec(struct static_key *key);
+int static_key_slow_inc(struct static_key *key);
+int static_key_slow_dec(struct static_key *key);
 /* Absolute switching (count 0 or 1). */
-void static_key_enable(struct static_key *key);
-void static_key_disable(struct static_key *key);
+int static_key_enable(struct static_key *key);
+int static_key_disable(struct static_key *key);
 #define static_branch_inc(x) static_key_slow_inc(&(x)->key)
 #define static_branch_dec(x) static_key_slow_dec(&(x)->key)
 #define static_branch_enable(x) static_key_enable(&(x)->key)

@@ -73,12 +73,10 @@ static unsigned long demo_get(void *data)
 
 static int demo_set(void *data, unsigned long v)
 {
-	if (text_patch_held)
-		return -EBUSY; /* patch_step holds text_mutex until the shell says `next` */
-	if (v)
-		static_key_enable(data);
-	else
-		static_key_disable(data);
+	int err = v ? static_key_enable(data) : static_key_disable(data);
+
+	if (err)
+		return err; /* -EBUSY: the patcher refused (patch_step holds a batch) */
 	/* static_key_disable leaves a key others hold (count > 1) on, as Linux's does. */
 	return static_key_enabled(data) == (v != 0) ? 0 : -EBUSY;
 }

@@ -12,8 +12,6 @@ extern unsigned long jump_label_nr_sites, jump_label_bug_count;
 extern u64 jump_label_init_ticks; /* TSC ticks jump_label_init() took */
 
 unsigned long jump_entry_index(const struct jump_entry *e);
-/* The site as `jmp target` (len 2 or 5) or as the NOP of len bytes; -ERANGE if rel8 cannot reach. */
-int jump_site_insn(const struct jump_entry *e, int len, bool jmp, u8 *insn);
 /* Which form the key's state wants at e: true = the jmp. */
 bool jump_label_type(const struct jump_entry *e);
 /* 0, or -EINVAL and why: some site (not reported bad) holds other bytes than its key wants. */

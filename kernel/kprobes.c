@@ -10,25 +10,24 @@
  * Offset 0 is the fentry site itself: those probes ride on ftrace (arch/x86/kprobes/ftrace.c).
  */
 #include "kernel/kprobes_internal.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/jump_label.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
 #include "kernel/smp.h"
-#include "kernel/spinlock.h"
 #include "kernel/trace/ftrace.h"
 #include "lib/errno.h"
 #include "lib/hash.h"
 #include "lib/string.h"
 
 #define KPROBE_HASH_BITS 6
-#define MCOUNT_INSN_SIZE 5
 
 static struct kprobe_site *kprobe_table[1 << KPROBE_HASH_BITS];
-/* Every change to the table, a site's list or its armed state. Preemption stays on: arming an
- * ftrace site waits for other CPUs. */
-static DEFINE_SPINLOCK(kprobe_mutex);
+/* Every change to the table, a site's list or its armed state. A mutex: arming a site patches
+ * code, which waits for other CPUs. */
+static DEFINE_MUTEX(kprobe_mutex);
 static struct text_patch_batch kprobe_batch = { .client = "kprobe" };
 
 /* Probes with a post handler move ip (to the "stepped" NOP), hence IPMODIFY: as on Linux, only
@@ -231,7 +230,9 @@ static int poke_site(struct kprobe_site *s, bool arm)
 	int err;
 
 	kprobe_batch.mismatch = kprobe_mismatch;
-	text_patch_begin(&kprobe_batch);
+	err = text_patch_begin(&kprobe_batch);
+	if (err)
+		return err; /* -EBUSY: patch_step holds a batch */
 	err = text_patch_queue(&kprobe_batch, s->addr, arm ? &s->opcode : &int3,
 			       arm ? &int3 : &s->opcode, 1, s);
 	text_patch_commit(&kprobe_batch);
@@ -299,7 +300,11 @@ static struct kprobe_site *new_site(unsigned long addr, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	text_patch_begin(&kprobe_batch); /* only for text_mutex: nothing is queued */
+	*err = text_patch_begin(&kprobe_batch); /* only for text_mutex: nothing is queued */
+	if (*err) {
+		kfree(s);
+		return NULL;
+	}
 	*err = check_site(s, addr, &why);
 	text_patch_commit(&kprobe_batch);
 	if (*err) {
@@ -332,7 +337,7 @@ int register_kprobe(struct kprobe *p)
 	err = resolve(p, &addr);
 	if (err)
 		return err;
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	s = kprobe_site_lookup((void *)addr);
 	if (!s) {
 		s = new_site(addr, &err);
@@ -351,13 +356,13 @@ int register_kprobe(struct kprobe *p)
 	if (!kprobe_disabled(p)) {
 		err = arm_site(s);
 		if (err) {
-			spin_unlock(&kprobe_mutex);
+			mutex_unlock(&kprobe_mutex);
 			unregister_kprobe(p);
 			return err;
 		}
 	}
 out:
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 	return err;
 }
 
@@ -382,7 +387,7 @@ void unregister_kprobe(struct kprobe *p)
 
 	if (!s)
 		return;
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	for (pp = &s->probes; *pp != p; pp = &(*pp)->next_at_site)
 		;
 	/* p->next_at_site stays: a handler standing on p still finds the rest of the list. */
@@ -390,7 +395,7 @@ void unregister_kprobe(struct kprobe *p)
 	if (!site_wanted(s))
 		disarm_site(s);
 	gone = unhash_if_empty(s);
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 	kprobes_synchronize();
 	p->site = NULL;
 	if (gone) {
@@ -405,14 +410,14 @@ int enable_kprobe(struct kprobe *p)
 
 	if (!p->site)
 		return -EINVAL;
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	if (kprobe_disabled(p)) {
 		p->flags &= ~KPROBE_FLAG_DISABLED;
 		err = arm_site(p->site);
 		if (err)
 			p->flags |= KPROBE_FLAG_DISABLED;
 	}
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 	return err;
 }
 
@@ -420,11 +425,11 @@ int disable_kprobe(struct kprobe *p)
 {
 	if (!p->site)
 		return -EINVAL;
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	p->flags |= KPROBE_FLAG_DISABLED;
 	if (!site_wanted(p->site))
 		disarm_site(p->site);
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 	return 0;
 }
 
@@ -443,12 +448,12 @@ static void report_probe(struct seq_file *m, const struct kprobe *p)
 
 void kprobes_list_show(struct seq_file *m)
 {
-	spin_lock(&kprobe_mutex);
+	mutex_lock(&kprobe_mutex);
 	for (int i = 0; i < (1 << KPROBE_HASH_BITS); i++)
 		for (struct kprobe_site *s = kprobe_table[i]; s; s = s->hnext)
 			for (struct kprobe *p = s->probes; p; p = p->next_at_site)
 				report_probe(m, p);
-	spin_unlock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
 }
 
 static int list_show(struct seq_file *m, struct fnode *f)

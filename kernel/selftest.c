@@ -76,7 +76,7 @@ static int cmd_selftest(int argc, char **argv)
 		cprintf("selftest: %s: invalid glob\n", argv[1]);
 		return 2;
 	}
-	if (text_patch_held) { /* the tests patch code: patch_step holds the locks until `next` */
+	if (text_patch_busy()) { /* the tests patch code: patch_step holds the locks until `next` */
 		cprintf("selftest: patch_step holds a patch: finish or abort it first\n");
 		return 1;
 	}

@@ -1,13 +1,13 @@
 /* Attaching probes to tracepoints: the probe array is copied, changed and swapped in whole, so the
  * iterator (__traceiter_*, interrupts off) always walks an array that stays valid under it. */
 #include "kernel/tracepoint.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/mm/mm.h"
 #include "kernel/smp.h"
-#include "kernel/spinlock.h"
 #include "lib/errno.h"
 
-/* Serializes changes to any tracepoint's probes; leaves preemption on (switching keys may wait). */
-static DEFINE_SPINLOCK(tracepoints_mutex);
+/* Serializes changes to any tracepoint's probes; a mutex: switching keys patches code and may wait. */
+static DEFINE_MUTEX(tracepoints_mutex);
 
 /*
  * What an unregister leaves in place of a probe when it has no memory for a smaller array (as
@@ -50,17 +50,31 @@ void tracepoint_synchronize_unregister(void)
 	smp_call_function(sync_noop, NULL, true);
 }
 
-/* Swaps in the new array, switches the key if the count went to or from zero, frees the old. */
-static void tp_swap(struct tracepoint *tp, struct tracepoint_func *new, int old_n, int new_n)
+/*
+ * Swaps in the new array, switches the key if the count went to or from zero, frees the old. If
+ * the key cannot switch (-EBUSY: the patcher refuses), the old array stays and new is freed.
+ */
+static int tp_swap(struct tracepoint *tp, struct tracepoint_func *new, int old_n, int new_n)
 {
 	struct tracepoint_func *old = tp->funcs;
+	int err;
 
 	if (!old_n && new_n) {
 		/* The array first, then the NOPs become jmps: a call never finds no array. */
 		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
-		static_key_slow_inc(&tp->key.key);
+		err = static_key_slow_inc(&tp->key.key);
+		if (err) {
+			/* The sites stayed NOPs: nobody can be walking new. */
+			__atomic_store_n(&tp->funcs, old, __ATOMIC_RELEASE);
+			kfree(new);
+			return err;
+		}
 	} else if (old_n && !new_n) {
-		static_key_slow_dec(&tp->key.key);
+		err = static_key_slow_dec(&tp->key.key);
+		if (err) {
+			kfree(new);
+			return err;
+		}
 		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
@@ -69,6 +83,7 @@ static void tp_swap(struct tracepoint *tp, struct tracepoint_func *new, int old_
 		tracepoint_synchronize_unregister();
 		kfree(old);
 	}
+	return 0;
 }
 
 int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
@@ -76,7 +91,7 @@ int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
 	struct tracepoint_func *new;
 	int n, err = 0;
 
-	spin_lock(&tracepoints_mutex);
+	mutex_lock(&tracepoints_mutex);
 	n = nr_funcs(tp->funcs);
 	for (int i = 0; i < n; i++)
 		if (tp->funcs[i].func == probe && tp->funcs[i].data == data)
@@ -92,9 +107,9 @@ int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
 				new[j++] = tp->funcs[i];
 		new[j++] = (struct tracepoint_func){ probe, data };
 		new[j] = (struct tracepoint_func){ NULL, NULL };
-		tp_swap(tp, new, live, live + 1);
+		err = tp_swap(tp, new, live, live + 1);
 	}
-	spin_unlock(&tracepoints_mutex);
+	mutex_unlock(&tracepoints_mutex);
 	return err;
 }
 
@@ -102,15 +117,15 @@ int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data)
 int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 {
 	struct tracepoint_func *new = NULL;
-	int n, live, j = 0, found = -1;
+	int n, live, j = 0, found = -1, err;
 
-	spin_lock(&tracepoints_mutex);
+	mutex_lock(&tracepoints_mutex);
 	n = nr_funcs(tp->funcs);
 	for (int i = 0; i < n; i++)
 		if (tp->funcs[i].func == probe && tp->funcs[i].data == data)
 			found = i;
 	if (found < 0) {
-		spin_unlock(&tracepoints_mutex);
+		mutex_unlock(&tracepoints_mutex);
 		return -ENOENT;
 	}
 	live = nr_live(tp->funcs);
@@ -119,7 +134,7 @@ int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 		if (!new) {
 			WRITE_ONCE(tp->funcs[found].func, (void *)tp_stub_func);
 			tracepoint_synchronize_unregister(); /* nobody is inside the probe any more */
-			spin_unlock(&tracepoints_mutex);
+			mutex_unlock(&tracepoints_mutex);
 			return 0;
 		}
 		for (int i = 0; i < n; i++)
@@ -127,7 +142,7 @@ int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data)
 				new[j++] = tp->funcs[i];
 		new[j] = (struct tracepoint_func){ NULL, NULL };
 	}
-	tp_swap(tp, new, live, live - 1);
-	spin_unlock(&tracepoints_mutex);
-	return 0;
+	err = tp_swap(tp, new, live, live - 1);
+	mutex_unlock(&tracepoints_mutex);
+	return err;
 }

@@ -36,8 +36,8 @@ struct tracepoint {
 };
 
 /* 0, or -EEXIST (that probe and data already attached), -ENOENT (not attached), -ENOMEM (register
- * only: unregister never fails for memory). May sleep: the first and last probe patch every site
- * of the tracepoint's key. */
+ * only: unregister never fails for memory), -EBUSY (the first or last probe, while the patcher
+ * refuses: nothing changed). May sleep: the first and last probe patch every site of the key. */
 int tracepoint_probe_register(struct tracepoint *tp, void *probe, void *data);
 int tracepoint_probe_unregister(struct tracepoint *tp, void *probe, void *data);
 /* Returns once no CPU can still be running a probe that was detached before the call. */

@@ -13,6 +13,7 @@
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define __always_inline inline __attribute__((always_inline))
 #define noinline __attribute__((noinline))
+#define __must_check __attribute__((warn_unused_result))
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

@@ -56,6 +56,7 @@ BAD_PATTERNS = {                                # name -> regex; a test may disa
     "oops": r"Oops:",
     "ftrace_bug": r"\[ ftrace bug \]",          # "------------[ ftrace bug ]------------"
     "jump_label_bug": r"\[ jump label bug \]",  # "------------[ jump label bug ]------------"
+    "might_sleep": r"BUG: sleeping function called from invalid context",  # a sleep with a spinlock held
     "banner": BANNER,                           # only from the second one on
 }
 

@@ -339,7 +339,7 @@ def cmd_fault(args):
             " kmain+0x1c5/0x200\r\n")
         out("Kernel panic - not syncing: Fatal exception\r\n")
     else:
-        out("usage: fault pf|wx|gp|ud|de|panic, or fault site FUNCTION\r\n")
+        out("usage: fault pf|wx|gp|ud|de|panic|sleep, or fault site FUNCTION\r\n")
         return
     if "no_exit_on_panic" in BUGS:
         while True:

@@ -8,29 +8,19 @@
 #include "arch/x86/ftrace.h"
 #include "lib/string.h"
 
-/* The 5-byte NOP gcc's -mnop-mcount would have used: nopl 0x0(%rax,%rax,1). */
-const u8 ftrace_nop5[MCOUNT_INSN_SIZE] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-
 struct text_patch_batch ftrace_patch_batch = { .client = "ftrace" };
 
 /* `call addr` as placed at ip: e8 followed by the 32-bit displacement from the next instruction. */
 void ftrace_call_replace(u8 insn[MCOUNT_INSN_SIZE], unsigned long ip, unsigned long addr)
 {
-	s32 rel = (s32)(addr - (ip + MCOUNT_INSN_SIZE));
-
-	insn[0] = 0xe8;
-	__builtin_memcpy(insn + 1, &rel, 4); /* inline: boot builds one per site */
+	text_gen_insn(insn, CALL_INSN_OPCODE, ip, addr);
 }
 
 unsigned long ftrace_call_target(unsigned long ip)
 {
 	const u8 *p = (const u8 *)ip;
-	s32 rel;
 
-	if (p[0] != 0xe8)
-		return 0;
-	memcpy(&rel, p + 1, 4);
-	return ip + MCOUNT_INSN_SIZE + rel;
+	return p[0] == CALL_INSN_OPCODE ? text_insn_target(ip, p) : 0;
 }
 
 /*

@@ -5,11 +5,10 @@
 
 #include "lib/types.h"
 #include "arch/x86/text_patch.h"
+#include "arch/x86/text_insn.h"
 
-#define MCOUNT_INSN_SIZE 5 /* `call __fentry__` and the NOP that replaces it are 5 bytes */
-
-/* Instructions at a call site (arch/x86/ftrace.c). */
-extern const u8 ftrace_nop5[MCOUNT_INSN_SIZE];
+/* Instructions at a call site (arch/x86/ftrace.c): the 5-byte NOP of arch/x86/text_insn.h. */
+#define ftrace_nop5 (x86_nops[MCOUNT_INSN_SIZE])
 void ftrace_call_replace(u8 insn[MCOUNT_INSN_SIZE], unsigned long ip, unsigned long addr);
 /* Where the call at ip goes, or 0 if the bytes there are not a call. */
 unsigned long ftrace_call_target(unsigned long ip);

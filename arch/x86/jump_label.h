@@ -19,10 +19,16 @@
 
 #include "lib/types.h"
 #include "lib/compiler.h"
+#include "arch/x86/text_insn.h"
 
 #define JUMP_LABEL_NOP_SIZE 5
 
 struct static_key;
+struct jump_entry;
+
+/* The site as `jmp target` (len 2 or 5) or as the NOP of len bytes; -ERANGE if rel8 cannot reach
+ * (arch/x86/jump_label.c). */
+int jump_site_insn(const struct jump_entry *e, int len, bool jmp, u8 *insn);
 
 /* The entry: code, target, key + branch, each relative to the field that holds it. */
 #define JUMP_TABLE_ENTRY(key, branch)                                                              \
@@ -36,7 +42,7 @@ struct static_key;
 /* A site that starts as a NOP: returns true only once patched to `jmp l_yes`. */
 static __always_inline bool arch_static_branch(struct static_key *key, bool branch)
 {
-	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t" JUMP_TABLE_ENTRY("0", "1")
+	__asm__ goto("1: " ASM_NOP5 "\n\t" JUMP_TABLE_ENTRY("0", "1")
 		     :
 		     : "i"(key), "i"(branch)
 		     :

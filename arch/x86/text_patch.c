@@ -9,10 +9,10 @@
  * checked against when queued are still there when the batch is applied.
  */
 #include "arch/x86/text_patch.h"
+#include "kernel/locking/mutex.h"
 #include "arch/x86/cpu.h"
 #include "kernel/mm/mm.h"
 #include "kernel/smp.h"
-#include "kernel/spinlock.h"
 #include "kernel/stop_machine.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -25,20 +25,43 @@ const char *const patch_method_names[] = {
 	[PATCH_BREAKPOINT] = "breakpoint", [PATCH_STOP_MACHINE] = "stop_machine"
 };
 unsigned long text_patch_batches;
-volatile bool text_patch_held;
-bool (*text_patch_stop_hook)(int step, const struct text_poke_loc *tp, int nr);
+const struct text_patch_observer *volatile text_patch_observer;
 
 /*
- * Linux's name. A spinlock, as ftrace_lock is: holders may be preempted, and a waiter then spins
- * until the timer moves it aside, which is slow but correct; patching is never a hot path.
+ * Linux's name, and a mutex as there: a batch may wait for other CPUs (stop_machine, the int3
+ * protocol's syncs) and patch_step holds one across msleep(), so a waiter sleeps instead of spinning.
  */
-static DEFINE_SPINLOCK(text_mutex);
+static DEFINE_MUTEX(text_mutex);
 
-void text_patch_begin(struct text_patch_batch *b)
+int text_patch_set_observer(const struct text_patch_observer *obs)
 {
-	spin_lock(&text_mutex);
+	const struct text_patch_observer *none = NULL;
+
+	if (!obs) {
+		WRITE_ONCE(text_patch_observer, NULL);
+		return 0;
+	}
+	return __atomic_compare_exchange_n(&text_patch_observer, &none, obs, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
+		       ? 0
+		       : -EBUSY;
+}
+
+bool text_patch_busy(void)
+{
+	const struct text_patch_observer *obs = READ_ONCE(text_patch_observer);
+
+	return obs && obs->admit && !obs->admit();
+}
+
+int text_patch_begin(struct text_patch_batch *b)
+{
+	if (text_patch_busy())
+		return -EBUSY;
+	mutex_lock(&text_mutex);
 	b->nr = 0;
 	b->open = true;
+	return 0;
 }
 
 static int poke_all(void *data)
@@ -70,10 +93,12 @@ static void apply(struct text_patch_batch *b)
 		text_poke_early_batch(b->vec, b->nr);
 		local_irq_restore(flags);
 	} else if (text_patch_method == PATCH_STOP_MACHINE) {
-		if (!text_patch_stop_hook || text_patch_stop_hook(0, b->vec, b->nr)) {
+		const struct text_patch_observer *obs = READ_ONCE(text_patch_observer);
+
+		if (!obs || !obs->stop_step || obs->stop_step(0, b->vec, b->nr)) {
 			stop_machine(poke_all, b);
-			if (text_patch_stop_hook)
-				text_patch_stop_hook(1, b->vec, b->nr);
+			if (obs && obs->stop_step)
+				obs->stop_step(1, b->vec, b->nr);
 		}
 	} else {
 		text_poke_bp_batch(b->vec, b->nr);
@@ -186,7 +211,9 @@ static noinline int text_patch_queue_slow(struct text_patch_batch *b, void *addr
 	if (len < 1 || len > TEXT_POKE_MAX_LEN)
 		return -EINVAL;
 	if (!b->open) {
-		text_patch_begin(b);
+		err = text_patch_begin(b);
+		if (err)
+			return err;
 		err = text_patch_queue(b, addr, old, new, len, cookie);
 		text_patch_commit(b);
 		return err;
@@ -223,16 +250,24 @@ int text_patch_queue(struct text_patch_batch *b, void *addr, const u8 *old, cons
 	return 0;
 }
 
+void text_patch_apply(struct text_patch_batch *b)
+{
+	apply(b);
+}
+
 void text_patch_commit(struct text_patch_batch *b)
 {
 	apply(b);
 	b->open = false;
-	spin_unlock(&text_mutex);
+	mutex_unlock(&text_mutex);
 }
 
-void text_patch_set_method(enum patch_method m)
+int text_patch_set_method(enum patch_method m)
 {
-	spin_lock(&text_mutex);
+	if (text_patch_busy())
+		return -EBUSY;
+	mutex_lock(&text_mutex);
 	text_patch_method = m;
-	spin_unlock(&text_mutex);
+	mutex_unlock(&text_mutex);
+	return 0;
 }

@@ -3,8 +3,7 @@
 #define ARCH_X86_TEXT_POKE_H
 
 #include "lib/types.h"
-
-#define INT3_INSN_OPCODE 0xcc
+#include "arch/x86/text_insn.h"
 
 /* Prepares the alias slots (page tables) so later pokes never allocate. */
 void text_poke_init(void);
@@ -50,10 +49,8 @@ void text_poke_bp_batch(struct text_poke_loc *tp, int nr);
 void text_poke_bp(void *addr, const void *opcode, size_t len);
 extern unsigned long text_poke_bp_hits;	 /* int3s emulated so far */
 extern unsigned long text_poke_bp_stale; /* int3s met after their batch was done (see handler) */
-/* Tests and patch_step: called before the first step (0) and after each of the three, once its
- * sync is done (1: int3 written, 2: tail, 3: new first byte, the commit). */
-extern void (*text_poke_bp_step_hook)(int step, const struct text_poke_loc *tp, int nr);
-/* From that hook, after step 0..2: steer the batch back to its old bytes (text_poke_bp.c). */
+/* From the observer's bp_step (text_patch.h), after step 0..2: steer the batch back to its old
+ * bytes. */
 int text_poke_bp_revert(int done);
 
 /* Pokes done so far (a self-test checks that patching goes through here). */

@@ -14,6 +14,7 @@
  * A batch takes three syncs in all, however many sites it changes.
  */
 #include "arch/x86/text_poke.h"
+#include "arch/x86/text_patch.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
 #include "kernel/smp.h"
@@ -28,7 +29,6 @@ static volatile int bp_nr;
 static volatile int bp_refs; /* int3 handlers currently reading bp_vec */
 unsigned long text_poke_bp_hits;
 unsigned long text_poke_bp_stale;
-void (*text_poke_bp_step_hook)(int step, const struct text_poke_loc *tp, int nr);
 
 static int cmp_loc(const void *a, const void *b)
 {
@@ -42,23 +42,6 @@ static int cmp_key(const void *key, const void *elt)
 	return key < y->addr ? -1 : key > y->addr;
 }
 
-static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-static const u8 nop2[2] = { 0x66, 0x90 };
-
-/*
- * The length of the instruction at p if it is one a batch can write (a site's new or committed
- * form), else 0: call/jmp rel32 and the 5-byte NOP (ftrace, long jump-label sites), jmp rel8 and
- * the 2-byte NOP (short jump-label sites).
- */
-static int poke_insn_len(const u8 *p)
-{
-	if (p[0] == 0xe8 || p[0] == 0xe9 || !memcmp(p, nop5, 5))
-		return 5;
-	if (p[0] == 0xeb || !memcmp(p, nop2, 2))
-		return 2;
-	return 0;
-}
-
 /* What the trapped CPU would have run: the new instruction, emulated on its saved registers. */
 static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 {
@@ -66,17 +49,17 @@ static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 	s32 rel;
 
 	switch (tp->new[0]) {
-	case 0xe8: /* call: push the return address into the gap entry.asm left, jump */
+	case CALL_INSN_OPCODE: /* call: push the return address into the gap entry.asm left, jump */
 		memcpy(&rel, tp->new + 1, 4);
 		regs->sp -= 8;
 		*(unsigned long *)regs->sp = next;
 		regs->ip = next + rel;
 		break;
-	case 0xe9: /* jmp rel32 */
+	case JMP32_INSN_OPCODE: /* jmp rel32 */
 		memcpy(&rel, tp->new + 1, 4);
 		regs->ip = next + rel;
 		break;
-	case 0xeb: /* jmp rel8 */
+	case JMP8_INSN_OPCODE: /* jmp rel8 */
 		regs->ip = next + (s8)tp->new[1];
 		break;
 	default: /* a NOP of any length: skip it */
@@ -118,7 +101,7 @@ static bool poke_int3_handler(struct pt_regs *regs)
 		now.addr = ip;
 		memcpy(now.new, ip, 5);
 		if (now.new[0] != INT3_INSN_OPCODE) {
-			now.len = poke_insn_len(now.new);
+			now.len = text_insn_poke_len(now.new);
 			if (now.len) {
 				tp = &now;
 				__atomic_add_fetch(&text_poke_bp_stale, 1, __ATOMIC_RELAXED);
@@ -136,11 +119,19 @@ static bool poke_int3_handler(struct pt_regs *regs)
 	return handled;
 }
 
+/* The observer (patch_step, a self-test) is told of each step; it may hold the batch there. */
+static void observe(int step, const struct text_poke_loc *tp, int nr)
+{
+	const struct text_patch_observer *obs = READ_ONCE(text_patch_observer);
+
+	if (obs && obs->bp_step)
+		obs->bp_step(step, tp, nr);
+}
+
 static void step_done(int step, const struct text_poke_loc *tp, int nr)
 {
 	sync_core_all();
-	if (text_poke_bp_step_hook)
-		text_poke_bp_step_hook(step, tp, nr); /* a self-test holding a site mid-protocol */
+	observe(step, tp, nr);
 }
 
 /* Clients queue in address order (ftrace's records, a key's sites): then sorting is a check. */
@@ -165,8 +156,7 @@ void text_poke_bp_batch(struct text_poke_loc *tp, int nr)
 	bp_nr = nr;
 	__atomic_store_n(&bp_vec, tp, __ATOMIC_RELEASE);
 
-	if (text_poke_bp_step_hook)
-		text_poke_bp_step_hook(0, tp, nr); /* patch_step: held before anything is written */
+	observe(0, tp, nr); /* patch_step: held before anything is written */
 	for (int i = 0; i < nr; i++)
 		text_poke(tp[i].addr, &int3, 1);
 	step_done(1, tp, nr);

@@ -83,7 +83,7 @@ static int cmd_bench(int argc, char **argv)
 		cprintf("usage: bench [sites]\n");
 		return 2;
 	}
-	if (text_patch_held) { /* it patches code: patch_step holds the locks until `next` */
+	if (text_patch_busy()) { /* it patches code: patch_step holds the locks until `next` */
 		cprintf("bench: patch_step holds a patch: finish or abort it first\n");
 		return 1;
 	}

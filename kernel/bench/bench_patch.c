@@ -2,7 +2,7 @@
  * call costs while its site holds an int3 (the trap, the handler's lookup and emulation). */
 #include "kernel/bench/bench.h"
 #include "arch/x86/cpu.h"
-#include "arch/x86/text_poke.h"
+#include "arch/x86/text_patch.h"
 #include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -47,6 +47,8 @@ static void time_while_held(int step, const struct text_poke_loc *tp, int nr)
 		held_per_call = bench_per_call(bench_target);
 }
 
+static const struct text_patch_observer time_while_held_observer = { .bp_step = time_while_held };
+
 void bench_patching(u64 baseline)
 {
 	enum patch_method saved = text_patch_method;
@@ -62,9 +64,9 @@ void bench_patching(u64 baseline)
 	ftrace_set_patch_method(saved);
 
 	/* NOP -> NOP through the int3 protocol: nothing changes, but calls meanwhile trap. */
-	text_poke_bp_step_hook = time_while_held;
+	text_patch_set_observer(&time_while_held_observer);
 	text_poke_bp((void *)bench_target, ftrace_nop5, MCOUNT_INSN_SIZE);
-	text_poke_bp_step_hook = NULL;
+	text_patch_set_observer(NULL);
 	cprintf("\n");
 	bench_row("call while its site holds int3 (handler emulates NOP)", held_per_call, baseline);
 	bench_row("  of which the int3 trap and handler", held_per_call - nop + baseline, baseline);

@@ -101,8 +101,6 @@ static int func_hits_write(struct fnode *f, const char *buf, size_t len, unsigne
 
 	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
-	if (text_patch_held)
-		return -EBUSY; /* registering patches sites: patch_step holds the locks */
 	if (!hits) {
 		u64 *h = kzalloc(NR_CPUS * ftrace_nr_records() * sizeof(*hits) + 1);
 		base = kzalloc(ftrace_nr_records() * sizeof(*base) + 1);

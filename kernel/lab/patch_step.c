@@ -11,10 +11,11 @@
  * A stop_machine cannot be held halfway: the CPU the shell runs on is one of those it stops. So
  * its one step is the whole rendezvous, and what each CPU did in it is shown afterwards.
  *
- * The thread is held inside text_poke_bp_step_hook, so it holds ftrace_lock and text_mutex (both
- * spinlocks that leave preemption on) for as long as a step is pending: it sleeps in msleep()
- * with them held. A writer that would take them from the shell would spin forever, since only the
- * shell can send `next`: the ftrace files answer -EBUSY instead while text_patch_held is set.
+ * The thread is held inside the patcher's observer (step_observer's bp_step or stop_step), so it
+ * holds text_mutex and ftrace_lock (mutexes) for as long as a step is pending: it sleeps in
+ * msleep() with them held. A writer from the shell that waited for them would wait forever, since
+ * only the shell can send `next`: so while the observer is installed it admits only this thread,
+ * and text_patch_begin() answers -EBUSY to every other writer of code.
  */
 #include "kernel/trace/ftrace.h"
 #include "arch/x86/text_patch.h"
@@ -31,15 +32,16 @@ enum { CMD_NONE, CMD_NEXT, CMD_ABORT };
 static struct {
 	unsigned long ip;
 	struct dyn_ftrace *rec;
-	bool on;		  /* NOP -> call (register) or call -> NOP (unregister) */
-	enum patch_method method; /* breakpoint: 3 steps; stop_machine: 1 */
-	bool prepared;		  /* something to show: a patch held, done, or aborted */
-	volatile int done;	  /* steps of the int3 protocol done, 0..3 */
-	volatile bool held;	  /* the thread waits in the hook for a command */
-	volatile int cmd;	  /* from the shell to the held thread */
-	volatile bool refused;	  /* the thread refused an abort: bytes not as expected */
-	volatile bool exited;	  /* the thread has left the update and dropped the locks */
-	volatile bool aborting;	  /* the batch now runs back to the old bytes */
+	bool on;		      /* NOP -> call (register) or call -> NOP (unregister) */
+	enum patch_method method;     /* breakpoint: 3 steps; stop_machine: 1 */
+	bool prepared;		      /* something to show: a patch held, done, or aborted */
+	volatile int done;	      /* steps of the int3 protocol done, 0..3 */
+	volatile bool held;	      /* the thread waits in the hook for a command */
+	volatile int cmd;	      /* from the shell to the held thread */
+	volatile bool refused;	      /* the thread refused an abort: bytes not as expected */
+	volatile bool exited;	      /* the thread has left the update and dropped the locks */
+	volatile bool aborting;	      /* the batch now runs back to the old bytes */
+	struct task *volatile thread; /* the patcher thread, the one task the observer admits */
 	bool aborted;
 	int err;			       /* what the update returned */
 	int synced[4];			       /* CPUs online at each step's sync */
@@ -109,6 +111,16 @@ static bool stop_hook(int step, const struct text_poke_loc *tp, int nr)
 	return true;
 }
 
+/* text_patch_begin() asks this while we are installed: only our thread may patch code. */
+static bool step_admit(void)
+{
+	return current == READ_ONCE(st.thread);
+}
+
+static const struct text_patch_observer step_observer = { .bp_step = step_hook,
+							  .stop_step = stop_hook,
+							  .admit = step_admit };
+
 static bool step_aborted(void)
 {
 	return st.aborting;
@@ -120,9 +132,8 @@ static void step_thread(void *arg)
 	enum patch_method saved = text_patch_method;
 	int err;
 
+	WRITE_ONCE(st.thread, current);
 	ftrace_set_patch_method(st.method);
-	text_poke_bp_step_hook = step_hook;
-	text_patch_stop_hook = stop_hook;
 	if (st.on) {
 		err = register_ftrace_function(&step_ops);
 		if (!err && st.aborting)
@@ -132,12 +143,10 @@ static void step_thread(void *arg)
 		err = ftrace_step_unregister(&step_ops, step_aborted, st.rec, st.rec_flags,
 					     st.rec_target);
 	}
-	text_poke_bp_step_hook = NULL;
-	text_patch_stop_hook = NULL;
 	ftrace_set_patch_method(saved);
 	st.aborted = st.aborting;
 	st.err = err;
-	text_patch_held = false;
+	text_patch_set_observer(NULL);
 	st.exited = true;
 }
 
@@ -177,11 +186,12 @@ static int step_prepare(char *func, const char *dir, enum patch_method method)
 	st.rec_flags = rec->flags;
 	st.rec_target = rec->target;
 	st.hits0 = text_poke_bp_hits;
-	st.prepared = true;
 	step_calls = 0;
-	text_patch_held = true;
+	if (text_patch_set_observer(&step_observer))
+		return -EBUSY; /* a self-test observes the patcher */
+	st.prepared = true;
 	if (!kthread_create(step_thread, NULL, smp_processor_id(), "patch_step")) {
-		text_patch_held = false;
+		text_patch_set_observer(NULL);
 		st.prepared = false;
 		return -ENOMEM;
 	}
@@ -194,9 +204,9 @@ static int step_command(int cmd)
 {
 	int from = st.done, err;
 
-	if (!st.prepared || st.aborted || (cmd == CMD_NEXT && !text_patch_held))
+	if (!st.prepared || st.aborted || (cmd == CMD_NEXT && st.exited))
 		return -EINVAL;
-	if (!text_patch_held) {
+	if (st.exited) {
 		/* Done: the change is whole, so the way back is an ordinary update. */
 		err = st.on ? unregister_ftrace_function(&step_ops)
 			    : register_ftrace_function(&step_ops);
@@ -245,8 +255,8 @@ static int step_write(struct fnode *f, const char *buf, size_t len, unsigned int
 	method = parse_method(name);
 	if (!dir || method < 0 || (extra && *extra))
 		return -EINVAL;
-	if (text_patch_held)
-		return -EBUSY;
+	if (READ_ONCE(text_patch_observer))
+		return -EBUSY; /* one patch at a time: finish or abort the one held */
 	return step_prepare(func, dir, method);
 }
 

@@ -96,7 +96,7 @@ static int cmd_sitecycle(int argc, char **argv)
 		cprintf("usage: sitecycle N [breakpoint|stop_machine] [notramp]\n");
 		return 2;
 	}
-	if (text_patch_held) {
+	if (text_patch_busy()) {
 		cprintf("sitecycle: patch_step holds a patch\n");
 		return 1;
 	}

@@ -34,11 +34,11 @@ static unsigned long calling_ftrace(void)
 static int verify_show(struct seq_file *m, struct fnode *f)
 {
 	char why[160];
+	int err = ftrace_verify_all_sites(why, sizeof(why));
 
-	/* patch_step sleeps holding ftrace_lock between steps: we would spin on it for good. */
-	if (text_patch_held)
-		return -EBUSY;
-	if (ftrace_verify_all_sites(why, sizeof(why)))
+	if (err == -EBUSY)
+		return err; /* patch_step holds a batch: a site may be half written */
+	if (err)
 		seq_printf(m, "ftrace sites: %lu checked: FAILED: %s\n", ftrace_nr_records(), why);
 	else
 		seq_printf(m, "ftrace sites: %lu checked, %lu calling ftrace: ok\n",

@@ -16,6 +16,8 @@
  * consistency model (a task switches only at a safe point of its own) is not built here.
  */
 #include "kernel/livepatch/livepatch.h"
+#include "arch/x86/text_patch.h"
+#include "kernel/fs/fs.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
 #include "kernel/printk/printk.h"
@@ -86,7 +88,7 @@ static int klp_enable_patch(struct klp_patch *p)
 			pr_warn("livepatch: %s: its filter keeps %s: no memory\n", p->name,
 				p->old_name);
 	}
-	if (err == -EBUSY)
+	if (err == -EBUSY && !text_patch_busy()) /* not the patcher's refusal: say whose site */
 		pr_err("livepatch: %s: %s %s\n", p->name, p->old_name, klp_busy_reason(ip));
 	if (!err) {
 		p->enabled = true;
@@ -138,8 +140,6 @@ static int livepatch_write(struct fnode *f, const char *buf, size_t len, unsigne
 	struct klp_patch *p;
 	int err = 0;
 
-	if (text_patch_held)
-		return -EBUSY; /* a livepatch registers an ops: patch_step holds the locks */
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
 	if (!text[0]) {

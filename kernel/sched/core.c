@@ -11,6 +11,7 @@
 #include "kernel/sched/sched.h"
 #include "kernel/kprobes.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/traps.h"
 #include "kernel/mm/mm.h"
 #include "kernel/panic.h"
 #include "kernel/printk/printk.h"
@@ -116,6 +117,10 @@ static void __schedule(bool preempt)
 		trace_sched_switch(prev->preempted, prev, next);
 		c->curr = next;
 		c->ctx_pid = next->pid; /* what events record from now on */
+		/* A preempted task may hold spinlocks (ours leave preemption on): its count goes
+		 * with it, and the next task finds its own. */
+		prev->spinlocks_held = c->spinlocks_held;
+		c->spinlocks_held = next->spinlocks_held;
 		prev = switch_to(prev, next);
 		/* Now on next's stack. prev may have exited: its stack can go once we are off it. */
 		if (prev->state == TASK_DEAD) {
@@ -130,7 +135,34 @@ static void __schedule(bool preempt)
 
 void schedule(void)
 {
+	might_sleep();
 	__schedule(false);
+}
+
+/*
+ * Sleeping with a spinlock held: every other CPU that wants the lock spins for the whole sleep,
+ * and a task on this CPU that wants it spins until the timer moves it aside. Reported once per
+ * caller in a row (a loop of msleep(1) under a lock would flood the console otherwise).
+ */
+void __might_sleep(const char *file, int line)
+{
+	static unsigned long last_caller;
+	unsigned long caller = (unsigned long)__builtin_return_address(0);
+	struct percpu *c = this_cpu();
+	struct task *t = c->curr;
+
+	if (likely(!test_mode || c->spinlocks_held <= 0 || c->irq_depth || c->nmi_depth))
+		return;
+	if (READ_ONCE(last_caller) == caller)
+		return;
+	WRITE_ONCE(last_caller, caller);
+	printk(KERN_ERR "BUG: sleeping function called from invalid context at %s:%d\n", file,
+	       line);
+	printk(KERN_ERR "in_atomic(): 1, irqs_disabled(): %d, pid: %d, name: %s\n", irqs_disabled(),
+	       t ? t->pid : 0, t ? t->comm : "?");
+	printk(KERN_ERR "spinlocks held: %d, expected: 0 (called from %pS)\n", c->spinlocks_held,
+	       (void *)caller);
+	show_stack(0, (unsigned long)__builtin_frame_address(0));
 }
 
 void cond_resched(void)
@@ -243,13 +275,16 @@ static noinline void msleep_wakeup(struct task *t)
 void msleep(unsigned long ms)
 {
 	struct task *self = current;
-	unsigned long flags = local_irq_save();
+	unsigned long flags;
+
+	might_sleep();
+	flags = local_irq_save();
 
 	self->wake_at = ktime_get_ns() + ms * 1000000ULL;
 	trace_hrtimer_start(&self->wake_at, (void *)msleep_wakeup, self->wake_at, HRTIMER_MODE_ABS);
 	self->state = TASK_SLEEPING;
 	local_irq_restore(flags);
-	schedule();
+	__schedule(false); /* might_sleep() said its word above */
 }
 
 void wake_up_process(struct task *t)

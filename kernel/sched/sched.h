@@ -34,6 +34,7 @@ struct task {
 	void *fgraph;	       /* function_graph's shadow return stack, when tracing */
 	struct kretprobe_instance *kretprobe_instances; /* open calls a kretprobe watches */
 	unsigned int fail_nth; /* > 0: the fail_nth-th allocation from now fails (fault_inject.c) */
+	int spinlocks_held;    /* percpu spinlocks_held while it is switched out */
 };
 
 /* Sets up the idle task of this CPU (the context it booted in) and its run queue. */
@@ -48,6 +49,14 @@ void yield(void);
 /* A long loop's safe point: reports a quiescent state, and switches if a switch is due. */
 void cond_resched(void);
 void msleep(unsigned long ms);
+/*
+ * Linux's check before anything that may sleep (msleep, schedule, mutex_lock): in the test kernel,
+ * sleeping with a spinlock held is reported loudly ("BUG: sleeping function called from invalid
+ * context", with a backtrace), which the test harness counts as a failure. Elsewhere it costs a
+ * load and a branch.
+ */
+#define might_sleep() __might_sleep(__FILE__, __LINE__)
+void __might_sleep(const char *file, int line);
 /* Puts the current task to sleep until wake_up_process(); the caller sets up the wake first. */
 void sleep_until_woken(void);
 void wake_up_process(struct task *t);

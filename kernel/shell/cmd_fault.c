@@ -1,11 +1,14 @@
 /* fault (test mode only): raise an exception on purpose, to prove a fault is loud and ends the run;
- * or corrupt a call site, to prove ftrace notices and the kernel lives on. */
+ * corrupt a call site, to prove ftrace notices and the kernel lives on; or sleep with a spinlock
+ * held, to prove might_sleep() reports it. */
 #include "kernel/shell/shell.h"
 #include "arch/x86/text_poke.h"
 #include "kernel/kallsyms.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/panic.h"
 #include "kernel/printk/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/spinlock.h"
 #include "lib/string.h"
 
 /* Each fault lives in its own non-inlined function so the backtrace names it. */
@@ -57,6 +60,17 @@ static int fault_site(const char *name)
 	return 0;
 }
 
+/* `fault sleep`: the bug might_sleep() exists for, on a lock nobody else uses; the shell lives on. */
+static noinline void fault_sleep_locked(void)
+{
+	static DEFINE_SPINLOCK(fault_lock);
+
+	spin_lock(&fault_lock);
+	msleep(1);
+	spin_unlock(&fault_lock);
+	cprintf("fault: slept 1 ms holding a spinlock\n");
+}
+
 static int cmd_fault(int argc, char **argv)
 {
 	static const struct {
@@ -70,6 +84,10 @@ static int cmd_fault(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "panic"))
 		panic("fault command");
+	if (argc == 2 && !strcmp(argv[1], "sleep")) {
+		fault_sleep_locked();
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "site"))
 		return fault_site(argv[2]);
 	for (size_t i = 0; argc == 2 && i < ARRAY_SIZE(kinds); i++) {
@@ -79,9 +97,9 @@ static int cmd_fault(int argc, char **argv)
 			return 1;
 		}
 	}
-	cprintf("usage: fault pf|wx|gp|ud|de|panic, or fault site FUNCTION\n");
+	cprintf("usage: fault pf|wx|gp|ud|de|panic|sleep, or fault site FUNCTION\n");
 	return 2;
 }
 SHELL_TEST_CMD(fault, cmd_fault,
-	       "fault pf|wx|gp|ud|de|panic: crash on purpose; fault site FUNC: corrupt its call "
-	       "site (test mode)");
+	       "fault pf|wx|gp|ud|de|panic: crash on purpose; fault sleep: msleep holding a "
+	       "spinlock; fault site FUNC: corrupt its call site (test mode)");

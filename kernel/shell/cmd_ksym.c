@@ -1,5 +1,7 @@
 /* ksym and dis: look up kernel symbols, and show the bytes at the start of a function, decoded. */
 #include "kernel/shell/shell.h"
+#include "arch/x86/insn.h"
+#include "arch/x86/text_insn.h"
 #include "kernel/jump_label.h"
 #include "kernel/kprobes.h"
 #include "kernel/kallsyms.h"
@@ -78,52 +80,58 @@ static bool is_site(unsigned long addr)
 	return jump_label_lookup(addr) || get_kprobe((void *)addr);
 }
 
+/* The names dis gives, by the exact bytes: a function's usual first instruction (objdump's
+ * spelling), or a NOP patching writes. Anything else it leaves to the raw dump. */
+static const char *insn_name(const struct insn *in, const u8 *p)
+{
+	static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+	if (in->length == MCOUNT_INSN_SIZE && !memcmp(p, x86_nops[5], 5))
+		return "nopl   0x0(%rax,%rax,1)";
+	if (in->length == 2 && !memcmp(p, x86_nops[2], 2))
+		return "xchg   %ax,%ax";
+	if (in->length == 4 && !memcmp(p, endbr64, 4))
+		return "endbr64";
+	if (in->length == 1 && p[0] == INT3_INSN_OPCODE)
+		return "int3";
+	if (in->length == 1 && p[0] == 0x55)
+		return "push   %rbp";
+	if (in->length == 1 && p[0] == 0xc3)
+		return "ret";
+	return NULL;
+}
+
 /*
- * Decodes the few instructions ftrace and jump labels put in the text (call/jmp rel32, jmp rel8,
- * the 5- and 2-byte NOPs, int3) and a function's usual first bytes; returns the length consumed.
+ * One instruction where ftrace, jump labels or kprobes work: its length from the shared decoder
+ * (arch/x86/insn.c, the one kprobes use), its text from the encodings patching writes
+ * (arch/x86/text_insn.h: call/jmp rel32, jmp rel8, the NOPs, int3) or insn_name(). Returns the
+ * length consumed, or 0 for an instruction it cannot name (the caller dumps raw bytes).
  */
 static size_t decode_one(unsigned long addr, const u8 *p, size_t avail)
 {
-	static const u8 nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-	static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	size_t len = 0;
-	const char *text = NULL;
+	const char *text;
+	unsigned long target = 0;
+	struct insn in;
 
-	if (avail >= 5 && !memcmp(p, nop5, 5)) {
-		len = 5, text = "nopl   0x0(%rax,%rax,1)";
-	} else if (avail >= 5 && (p[0] == 0xe8 || p[0] == 0xe9)) {
-		len = 5;
-	} else if (avail >= 2 && p[0] == 0xeb) {
-		len = 2;
-	} else if (avail >= 2 && p[0] == 0x66 && p[1] == 0x90) {
-		len = 2, text = "xchg   %ax,%ax";
-	} else if (avail >= 4 && !memcmp(p, endbr64, 4)) {
-		len = 4, text = "endbr64";
-	} else if (p[0] == 0xcc) {
-		len = 1, text = "int3";
-	} else if (p[0] == 0x55) {
-		len = 1, text = "push   %rbp";
-	} else if (p[0] == 0xc3) {
-		len = 1, text = "ret";
-	}
-	if (!len)
+	if (insn_decode(&in, p, MIN(avail, (size_t)MAX_INSN_SIZE)))
+		return 0;
+	text = insn_name(&in, p);
+	if (!text && !in.nr_prefixes && !in.rex && in.opcode_len == 1 &&
+	    (p[0] == CALL_INSN_OPCODE || p[0] == JMP32_INSN_OPCODE || p[0] == JMP8_INSN_OPCODE))
+		target = text_insn_target(addr, p);
+	if (!text && !target)
 		return 0;
 	cprintf("%lx:  ", addr);
 	for (size_t i = 0; i < 8; i++)
-		cprintf(i < len ? "%02x " : "   ", p[i]);
+		cprintf(i < in.length ? "%02x " : "   ", p[i]);
 	if (text) {
 		cprintf(" %s", text);
-	} else if (p[0] == 0xeb) {
-		cprintf(" jmp    ");
-		print_target(addr + 2 + (s8)p[1]);
 	} else {
-		s32 rel;
-		memcpy(&rel, p + 1, 4);
-		cprintf(" %s   ", p[0] == 0xe8 ? "call" : "jmp ");
-		print_target(addr + 5 + rel);
+		cprintf(" %s", p[0] == CALL_INSN_OPCODE ? "call   " : "jmp    ");
+		print_target(target);
 	}
 	print_site_note(addr);
-	return len;
+	return in.length;
 }
 
 /* Where the next site lies in [addr, end), or end. */

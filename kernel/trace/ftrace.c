@@ -145,7 +145,7 @@ void ftrace_init(void)
 	flags = local_irq_save();
 	/* One batch: each site checked as it is queued, all written by text_poke_early at commit. */
 	text_patch_reserve(&ftrace_patch_batch, count + 16);
-	text_patch_begin(&ftrace_patch_batch);
+	BUG_ON(text_patch_begin(&ftrace_patch_batch)); /* boot: no observer yet, nothing refuses */
 	for_each_ftrace_rec(pg, rec) {
 		/* A site that is not `call __fentry__` is reported (ftrace_bug) by the patcher. */
 		if (!ftrace_disabled)

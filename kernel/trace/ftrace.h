@@ -222,9 +222,10 @@ int ftrace_match_records(struct ftrace_hash *hash, const char *buf);
 struct ftrace_hash *ftrace_build_hash(const struct ftrace_hash *cur, const char *buf, bool reset,
 				      int *err);
 
-/* The patch_method file's setter: under ftrace_lock, so an update never sees the method change
- * midway (the method itself lives in arch/x86/text_patch.c, shared by every patching client). */
-void ftrace_set_patch_method(enum patch_method m);
+/* The patch_method file's setter: under text_mutex, which an update holds from start to end, so
+ * it never sees the method change midway (the method lives in arch/x86/text_patch.c, shared by
+ * every patching client); -EBUSY while patch_step holds a batch. */
+int ftrace_set_patch_method(enum patch_method m);
 /* patch_step (ftrace_step.c): undo a register whose one site change was aborted before its
  * commit. */
 int ftrace_step_undo_register(struct ftrace_ops *ops, struct dyn_ftrace *rec, unsigned long flags,

@@ -8,11 +8,13 @@
  *   /sys/kernel/tracing/direct_count    ours: attach arch/x86/lab/direct_count.asm to one function
  */
 #include "kernel/trace/ftrace.h"
+#include "kernel/fs/fs.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
+#include "kernel/locking/mutex.h"
+#include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/spinlock.h"
-#include "kernel/printk/printk.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
@@ -54,7 +56,7 @@ u64 direct_count_calls;
 unsigned long direct_count_last_arg;
 static struct ftrace_ops direct_count_ops = { .name = "direct_count" };
 static unsigned long direct_count_ip; /* attached function, 0 if none */
-static DEFINE_SPINLOCK(direct_lock);  /* one attach or detach at a time */
+static DEFINE_MUTEX(direct_lock);     /* one attach or detach at a time */
 
 static int direct_count_show(struct seq_file *m, struct fnode *f)
 {
@@ -109,14 +111,12 @@ static int direct_count_write(struct fnode *f, const char *buf, size_t len, unsi
 
 	if (fs_write_text(name, sizeof(name), buf, len))
 		return -EINVAL;
-	if (text_patch_held)
-		return -EBUSY; /* attaching patches a site: patch_step holds the locks */
 	if (name[0]) {
 		ip = kallsyms_lookup_name(name);
 		if (!ip || !ftrace_lookup_ip(ip))
 			return -EINVAL;
 	}
-	if (!spin_trylock(&direct_lock))
+	if (!mutex_trylock(&direct_lock))
 		return -EBUSY;
 	old = direct_count_ip;
 	err = ip == old ? 0 : direct_count_detach();
@@ -125,7 +125,7 @@ static int direct_count_write(struct fnode *f, const char *buf, size_t len, unsi
 		if (err && old) /* refused (EBUSY: a livepatch owns it): put the old one back */
 			direct_count_attach(old);
 	}
-	spin_unlock(&direct_lock);
+	mutex_unlock(&direct_lock);
 	return err;
 }
 

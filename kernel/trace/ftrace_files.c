@@ -141,8 +141,6 @@ static int set_write(const char *buf, size_t len, unsigned int flags, bool to_no
 		return err;
 	if (ftrace_disabled)
 		return -ENODEV;
-	if (text_patch_held)
-		return -EBUSY; /* patch_step holds ftrace_lock until the shell says `next` */
 	return to_notrace ? ftrace_set_notrace(&global_ops, text, flags & FS_TRUNC)
 			  : filter_write_mixed(text, flags);
 }
@@ -164,8 +162,6 @@ static unsigned long enabled_sysctl_get(void *data)
 
 static int enabled_sysctl_set(void *data, unsigned long v)
 {
-	if (text_patch_held)
-		return -EBUSY;
 	return ftrace_set_enabled(v);
 }
 
@@ -185,14 +181,9 @@ static int patch_method_write(struct fnode *f, const char *buf, size_t len, unsi
 
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
-	if (text_patch_held)
-		return -EBUSY;
-	for (int i = 0; i < NR_PATCH_METHODS; i++) {
-		if (!strcmp(text, patch_method_names[i])) {
-			ftrace_set_patch_method(i);
-			return 0;
-		}
-	}
+	for (int i = 0; i < NR_PATCH_METHODS; i++)
+		if (!strcmp(text, patch_method_names[i]))
+			return ftrace_set_patch_method(i);
 	return -EINVAL;
 }
 

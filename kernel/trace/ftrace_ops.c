@@ -1,32 +1,28 @@
-/* ftrace_ops: who wants which functions, and bringing the call sites in line with that.
+/* ftrace_ops: who wants which functions, their callbacks' recursion guard, and registration.
  *
  *   register_ftrace_function(ops)          ftrace_ops_list: ops -> ops -> NULL
- *        |
- *   ftrace_update()                        1. recount: per record, how many ops want it, and
- *        |                                    whether one needs full registers (REGS)
- *   ftrace_run_update_code()               2. ftrace_call -> the list function (safe for any set)
- *                                          3. each record whose bytes differ from what it wants:
- *                                             NOP <-> call ftrace_caller / ftrace_regs_caller
- *                                          4. ftrace_call -> the final function: nothing, one
- *                                             ops's func directly, or the list function
+ *   ftrace_set_filter(ops, ...)            ops->func_hash: the functions it wants
+ *        |   (under ftrace_lock)
+ *   ftrace_update()                        the sites follow (ftrace_update.c)
  */
 #include "kernel/trace/ftrace.h"
+#include "kernel/locking/mutex.h"
+#include "kernel/trace/ftrace_internal.h"
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
-#include "kernel/spinlock.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
-static struct ftrace_ops *ftrace_ops_list;
+struct ftrace_ops *ftrace_ops_list;
 int ftrace_enabled = 1;
 struct ftrace_ops *function_trace_op;
 ftrace_func_t ftrace_trace_function = ftrace_stub;
 unsigned long ftrace_update_seq;
-static DEFINE_SPINLOCK(ftrace_lock);
+DEFINE_MUTEX(ftrace_lock); /* a mutex, as Linux's: an update patches code and may wait */
 
 /*
  * Guards a callback against itself: a traced function called from inside it is not traced,
@@ -130,239 +126,32 @@ void ftrace_ops_assist_func(unsigned long ip, unsigned long parent_ip, struct ft
 	ftrace_test_recursion_unlock(bit);
 }
 
-/* Step 1: each record's wanted state, recomputed from every live ops. */
-static void ftrace_rec_recount(void)
-{
-	struct ftrace_page *pg;
-	struct dyn_ftrace *rec;
-
-	for_each_ftrace_rec(pg, rec) {
-		unsigned long count = 0, want = 0;
-		struct ftrace_ops *only = NULL;
-		for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next) {
-			if (!(op->flags & FTRACE_OPS_FL_ENABLED) || !ftrace_ops_test(op, rec->ip))
-				continue;
-			count++;
-			only = op;
-			if (op->flags & FTRACE_OPS_FL_SAVE_REGS)
-				want |= FTRACE_FL_REGS;
-			if (op->flags & FTRACE_OPS_FL_IPMODIFY)
-				want |= FTRACE_FL_IPMODIFY;
-			if (op->flags & FTRACE_OPS_FL_DIRECT)
-				want |= FTRACE_FL_DIRECT;
-		}
-		/* Alone on a site, an ops with a trampoline of its own gets called through it. */
-		if (count == 1 && only->trampoline && !(only->flags & FTRACE_OPS_FL_DIRECT))
-			want |= FTRACE_FL_TRAMP;
-		rec->flags &= ~(FTRACE_REF_MAX | FTRACE_FL_REGS | FTRACE_FL_IPMODIFY |
-				FTRACE_FL_TRAMP | FTRACE_FL_DIRECT);
-		rec->flags |= count | want;
-	}
-}
-
-/* The one ops a site is to call straight (its trampoline, or its direct call), as recounted. */
-struct ftrace_ops *ftrace_find_target_ops(const struct dyn_ftrace *rec)
-{
-	if (ftrace_rec_count(rec) != 1 || !(rec->flags & (FTRACE_FL_TRAMP | FTRACE_FL_DIRECT)))
-		return NULL;
-	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
-		if ((op->flags & FTRACE_OPS_FL_ENABLED) && ftrace_ops_test(op, rec->ip))
-			return op;
-	return NULL;
-}
-
-/* The direct trampoline some direct ops wants ip to reach, or 0. */
-unsigned long ftrace_find_rec_direct(unsigned long ip)
-{
-	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
-		if ((op->flags & (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT)) ==
-			    (FTRACE_OPS_FL_ENABLED | FTRACE_OPS_FL_DIRECT) &&
-		    ftrace_ops_test(op, ip))
-			return op->direct_call;
-	return 0;
-}
-
-/* Where the site should call: one ops's own code, or the shared callers (Linux's
- * ftrace_get_addr_new). *kind: the _EN bits that target stands for. */
-static unsigned long ftrace_get_addr_new(const struct dyn_ftrace *rec, unsigned long *kind)
-{
-	struct ftrace_ops *op = ftrace_find_target_ops(rec);
-
-	*kind = rec->flags & FTRACE_FL_REGS ? FTRACE_FL_REGS_EN : 0;
-	if (op && (op->flags & FTRACE_OPS_FL_DIRECT)) {
-		*kind |= FTRACE_FL_DIRECT_EN;
-		return op->direct_call;
-	}
-	if (op) {
-		*kind |= FTRACE_FL_TRAMP_EN;
-		return op->trampoline;
-	}
-	return (unsigned long)(rec->flags & FTRACE_FL_REGS ? ftrace_regs_caller : ftrace_caller);
-}
-
-/* The bytes a record holds now (from its _EN flags) or should hold (from its wanted state). */
-static void rec_insn(const struct dyn_ftrace *rec, bool on, unsigned long addr, u8 *insn)
-{
-	if (on)
-		ftrace_call_replace(insn, rec->ip, addr);
-	else
-		memcpy(insn, ftrace_nop5, MCOUNT_INSN_SIZE);
-}
-
-/* Step 3 for one record: patch it if what it calls is not what it wants. */
-static int __ftrace_replace_code(struct dyn_ftrace *rec)
-{
-	bool want_on = ftrace_enabled && ftrace_rec_count(rec);
-	bool is_on = rec->flags & FTRACE_FL_ENABLED;
-	unsigned long kind = 0, want = want_on ? ftrace_get_addr_new(rec, &kind) : 0;
-	unsigned long cur = is_on ? rec->target : 0;
-	const unsigned long en =
-		FTRACE_FL_ENABLED | FTRACE_FL_REGS_EN | FTRACE_FL_TRAMP_EN | FTRACE_FL_DIRECT_EN;
-	u8 old[MCOUNT_INSN_SIZE], new[MCOUNT_INSN_SIZE];
-	int err;
-
-	if (want != cur) {
-		rec_insn(rec, is_on, cur, old);
-		rec_insn(rec, want_on, want, new);
-		ftrace_bug_action =
-			!want_on ? "Setting ftrace call site to NOP"
-			: !is_on ? "Setting ftrace call site to call ftrace function"
-				 : "Updating ftrace call site to call a different ftrace function";
-		err = ftrace_modify_code(rec->ip, old, new);
-		if (err)
-			return err;
-		rec->target = want;
-	}
-	rec->flags = (rec->flags & ~en) | (want_on ? FTRACE_FL_ENABLED | kind : 0);
-	return 0;
-}
-
-static int ftrace_replace_code(void)
-{
-	struct ftrace_page *pg;
-	struct dyn_ftrace *rec;
-
-	for_each_ftrace_rec(pg, rec) {
-		int err;
-		if (rec->flags & FTRACE_FL_DISABLED)
-			continue;
-		/* A site holding other bytes than its flags say was reported (ftrace_bug) by
-		 * the patcher's mismatch callback, which also stopped all further updates. */
-		err = __ftrace_replace_code(rec);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* The `call` inside both callers, at ftrace_call and ftrace_regs_call, checked then replaced. */
-static ftrace_func_t ftrace_call_cur = ftrace_stub;
-
-static int update_ftrace_func(ftrace_func_t func)
-{
-	static char *const sites[] = { ftrace_call, ftrace_regs_call };
-	u8 old[MCOUNT_INSN_SIZE], new[MCOUNT_INSN_SIZE];
-
-	if (func == ftrace_call_cur)
-		return 0;
-	for (unsigned i = 0; i < ARRAY_SIZE(sites); i++) {
-		unsigned long ip = (unsigned long)sites[i];
-		ftrace_call_replace(old, ip, (unsigned long)ftrace_call_cur);
-		ftrace_call_replace(new, ip, (unsigned long)func);
-		if (ftrace_modify_code(ip, old, new))
-			return -EINVAL;
-	}
-	ftrace_call_cur = func;
-	return 0;
-}
-
-/* Step 4's choice: what ftrace_call should call for the live ops. */
-static ftrace_func_t ftrace_choose_func(struct ftrace_ops **op_out)
-{
-	struct ftrace_ops *only = NULL;
-	int n = 0;
-
-	for (struct ftrace_ops *op = ftrace_ops_list; op; op = op->next)
-		if (op->flags & FTRACE_OPS_FL_ENABLED) {
-			only = op;
-			n++;
-		}
-	*op_out = only;
-	if (!ftrace_enabled || n == 0)
-		return ftrace_stub;
-	if (n > 1)
-		return ftrace_ops_list_func;
-	return only->flags & FTRACE_OPS_FL_RECURSION ? only->func : ftrace_ops_assist_func;
-}
-
-/* Runs one step's changes as one batch: checked while queued, applied together at commit. */
-static int batch_step(int (*step)(ftrace_func_t), ftrace_func_t func)
-{
-	int err;
-
-	text_patch_begin(&ftrace_patch_batch);
-	err = step(func);
-	/* what was queued before an error is still applied: flags say so */
-	text_patch_commit(&ftrace_patch_batch);
-	return err;
-}
-
-static int replace_code_step(ftrace_func_t unused)
-{
-	return ftrace_replace_code();
-}
-
-/*
- * Steps 2-4, each a batch (one stop_machine, or three int3 syncs, per step). Between 3 and 4 every
- * CPU takes an IPI, so none can see the new function with the old function_trace_op.
- */
-static int ftrace_run_update_code(void)
-{
-	struct ftrace_ops *op;
-	ftrace_func_t func = ftrace_choose_func(&op);
-	/* The same callback for another ops still needs the switch: its op pointer differs. */
-	bool switch_func = func != ftrace_call_cur ||
-			   (func != ftrace_ops_list_func && op != function_trace_op);
-	int err = 0;
-
-	if (FTRACE_STATIC) { /* no code to change: __fentry__ reads one pointer */
-		ftrace_static_update(func != ftrace_stub);
-		return 0;
-	}
-	if (switch_func)
-		err = batch_step(update_ftrace_func, ftrace_ops_list_func);
-	if (!err)
-		err = batch_step(replace_code_step, NULL);
-	if (!err && switch_func) {
-		WRITE_ONCE(function_trace_op, op);
-		sync_core_all();
-		err = batch_step(update_ftrace_func, func);
-	}
-	ftrace_trace_function = ftrace_call_cur;
-	return err;
-}
-
-static int ftrace_update(void)
-{
-	ftrace_rec_recount();
-	return ftrace_run_update_code();
-}
-
 /*
  * ftrace_lock, and ftrace_update_seq odd for as long as it is held: anything that changes which
  * ops are live or what they want (flags, lists, sets) happens inside, so a reader that sees the
  * same even value before and after knows none of it changed (the spin workload relies on it).
+ *
+ * The patch batch is opened first, for the whole update (Linux holds text_mutex for a whole
+ * update too, from ftrace_arch_code_modify_prepare(), but takes it inside ftrace_lock): so the
+ * patcher's one refusal (-EBUSY while patch_step holds a batch, and with it ftrace_lock) comes
+ * before any lock a held batch keeps. Order: text_mutex, then ftrace_lock.
  */
-static void ftrace_lock_update(void)
+int ftrace_lock_update(void)
 {
-	spin_lock(&ftrace_lock);
+	int err = text_patch_begin(&ftrace_patch_batch);
+
+	if (err)
+		return err;
+	mutex_lock(&ftrace_lock);
 	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
-static void ftrace_unlock_update(void)
+void ftrace_unlock_update(void)
 {
 	__atomic_add_fetch(&ftrace_update_seq, 1, __ATOMIC_SEQ_CST);
-	spin_unlock(&ftrace_lock);
+	mutex_unlock(&ftrace_lock);
+	text_patch_commit(&ftrace_patch_batch);
 }
 
 /* Gives ops a trampoline of its own, if it can have one; without, it is called from the shared
@@ -392,9 +181,9 @@ static void ftrace_trampoline_put(unsigned long tramp)
 	if (!tramp)
 		return;
 	synchronize_rcu_tasks();
-	spin_lock(&ftrace_lock);
+	mutex_lock(&ftrace_lock);
 	arch_ftrace_trampoline_free(tramp);
-	spin_unlock(&ftrace_lock);
+	mutex_unlock(&ftrace_lock);
 }
 
 /* Two ops may not both move the ip of one function (which replacement would win?), nor two
@@ -454,7 +243,9 @@ int register_ftrace_function(struct ftrace_ops *ops)
 		return -EINVAL;
 	if (FTRACE_STATIC && ftrace_static_check_ops(ops))
 		return -EINVAL; /* needs registers: only dynamic ftrace has ftrace_regs_caller */
-	ftrace_lock_update();
+	err = ftrace_lock_update();
+	if (err)
+		return err;
 	if (ftrace_disabled)
 		err = -ENODEV;
 	else if (ops->flags & FTRACE_OPS_FL_ENABLED)
@@ -492,9 +283,10 @@ int ftrace_step_unregister(struct ftrace_ops *ops, bool (*aborted)(void), struct
 {
 	struct ftrace_ops **pp;
 	unsigned long tramp = 0;
-	int err;
+	int err = ftrace_lock_update();
 
-	ftrace_lock_update();
+	if (err)
+		return err;
 	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
 		;
 	if (!*pp || ftrace_disabled) {
@@ -536,9 +328,10 @@ int ftrace_step_undo_register(struct ftrace_ops *ops, struct dyn_ftrace *rec, un
 {
 	struct ftrace_ops **pp;
 	unsigned long tramp = 0;
-	int err;
+	int err = ftrace_lock_update();
 
-	ftrace_lock_update();
+	if (err)
+		return err;
 	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
 		;
 	if (!*pp) {
@@ -560,12 +353,10 @@ int ftrace_step_undo_register(struct ftrace_ops *ops, struct dyn_ftrace *rec, un
 	return err;
 }
 
-/* Under ftrace_lock, so the method never changes in the middle of an update. */
-void ftrace_set_patch_method(enum patch_method m)
+/* Under text_mutex, which an update holds throughout: the method never changes in the middle. */
+int ftrace_set_patch_method(enum patch_method m)
 {
-	ftrace_lock_update();
-	text_patch_set_method(m);
-	ftrace_unlock_update();
+	return text_patch_set_method(m);
 }
 
 static bool permanent_ops_live(void)
@@ -579,9 +370,10 @@ static bool permanent_ops_live(void)
 
 int ftrace_set_enabled(int on)
 {
-	int err;
+	int err = ftrace_lock_update();
 
-	ftrace_lock_update();
+	if (err)
+		return err;
 	if (ftrace_disabled) {
 		err = -ENODEV;
 	} else if (!on && permanent_ops_live()) {
@@ -614,11 +406,12 @@ int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter, struct ftra
 		free_ftrace_hash(new);
 		new = NULL;
 	}
-	ftrace_lock_update();
-	if (ftrace_disabled) {
-		ftrace_unlock_update();
+	err = ftrace_lock_update();
+	if (err || ftrace_disabled) {
+		if (!err)
+			ftrace_unlock_update();
 		free_ftrace_hash(new);
-		return -ENODEV;
+		return err ? err : -ENODEV;
 	}
 	old = *slot;
 	WRITE_ONCE(*slot, new);
@@ -677,44 +470,4 @@ int ftrace_set_filter_ip(struct ftrace_ops *ops, unsigned long ip, bool remove, 
 		return -ENOMEM;
 	}
 	return ftrace_hash_move_and_update(ops, true, new);
-}
-
-/* Every record's bytes against its flags, and every live trampoline's bytes against its template:
- * the check tests run after stress, and verify_sites. Under ftrace_lock, so no update is half done
- * while we look (never call it while patch_step holds the lock: it would spin). */
-int ftrace_verify_all_sites(char *why, size_t size)
-{
-	struct ftrace_page *pg;
-	struct dyn_ftrace *rec;
-	int err = 0;
-
-	spin_lock(&ftrace_lock);
-	for_each_ftrace_rec(pg, rec) {
-		u8 want[MCOUNT_INSN_SIZE];
-		bool on = rec->flags & FTRACE_FL_ENABLED;
-		if (rec->flags & FTRACE_FL_DISABLED)
-			continue;
-		if (FTRACE_STATIC) /* never patched: still gcc's call */
-			ftrace_call_replace(want, rec->ip, (unsigned long)__fentry__);
-		else
-			rec_insn(rec, on, rec->target, want);
-		if (memcmp((void *)rec->ip, want, MCOUNT_INSN_SIZE)) {
-			snprintf(why, size, "%ps: bytes do not match flags %lx", (void *)rec->ip,
-				 rec->flags);
-			spin_unlock(&ftrace_lock);
-			return -EINVAL;
-		}
-	}
-	for (struct ftrace_ops *op = ftrace_ops_list; op && !err; op = op->next)
-		if (op->trampoline) {
-			err = arch_ftrace_verify_trampoline(op->trampoline, op->trampoline_size,
-							    ftrace_ops_tramp_kind(op), op,
-							    (unsigned long)ftrace_ops_get_func(op));
-			if (err)
-				snprintf(why, size,
-					 "trampoline of %s at 0x%lx differs from its template",
-					 op->name, op->trampoline);
-		}
-	spin_unlock(&ftrace_lock);
-	return err;
 }

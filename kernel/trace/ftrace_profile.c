@@ -141,7 +141,7 @@ static int profile_enabled_set(void *data, unsigned long v)
 {
 	int err = 0;
 
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* registering patches sites: patch_step holds the locks */
 	if (v && !profiling) {
 		if (!stats)

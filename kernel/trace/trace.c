@@ -9,13 +9,13 @@
  *   set_ftrace_pid   only these tasks are traced (empty: all)
  */
 #include "kernel/trace/trace.h"
+#include "kernel/locking/mutex.h"
 #include "arch/x86/cpu.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/shell/shell.h"
 #include "kernel/smp.h"
-#include "kernel/spinlock.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/mm/mm.h"
 #include "kernel/time.h"
@@ -38,7 +38,7 @@ static const char *const option_names[NR_TRACE_OPTS] = {
 	[TRACE_OPT_GRAPH_ABSTIME] = "funcgraph-abstime",
 };
 static struct tracer *trace_types;
-static DEFINE_SPINLOCK(trace_lock);
+static DEFINE_MUTEX(trace_lock);
 
 static struct tracer nop_trace = { .name = "nop" };
 
@@ -350,7 +350,7 @@ static int current_tracer_write(struct fnode *f, const char *buf, size_t len, un
 
 	if (fs_write_text(name, sizeof(name), buf, len))
 		return -EINVAL;
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* patch_step holds ftrace_lock until the shell says `next` */
 	return tracing_set_tracer(name);
 }
@@ -364,7 +364,7 @@ int tracing_set_tracer(const char *name)
 		;
 	if (!t)
 		return -EINVAL;
-	spin_lock(&trace_lock);
+	mutex_lock(&trace_lock);
 	if (t != global_trace.current_trace) {
 		if (global_trace.current_trace->reset)
 			global_trace.current_trace->reset();
@@ -375,7 +375,7 @@ int tracing_set_tracer(const char *name)
 		if (!err)
 			global_trace.current_trace = t;
 	}
-	spin_unlock(&trace_lock);
+	mutex_unlock(&trace_lock);
 	return err;
 }
 

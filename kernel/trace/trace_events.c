@@ -9,19 +9,19 @@
  *            trace_event_buffer_commit()     keep it (or not), then run the triggers
  */
 #include "kernel/trace/trace_events.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/mm/mm.h"
 #include "kernel/panic.h"
 #include "kernel/printk/printk.h"
-#include "kernel/spinlock.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/sort.h"
 
 /*
- * Serializes every change of event state (enable, filter, trigger, set_event_pid). A spinlock that
- * leaves preemption on, like ftrace_lock: the holder may patch code and wait for other CPUs.
+ * Serializes every change of event state (enable, filter, trigger, set_event_pid). A mutex, as
+ * Linux's: the holder may patch code (jump labels, ftrace) and wait for other CPUs.
  */
-static DEFINE_SPINLOCK(event_mutex);
+static DEFINE_MUTEX(event_mutex);
 int event_pids[32];
 int nr_event_pids;
 
@@ -34,12 +34,12 @@ struct trace_event_call **trace_events_ids;
 
 void event_mutex_lock(void)
 {
-	spin_lock(&event_mutex);
+	mutex_lock(&event_mutex);
 }
 
 void event_mutex_unlock(void)
 {
-	spin_unlock(&event_mutex);
+	mutex_unlock(&event_mutex);
 }
 
 static const struct ftrace_event_field common_fields[] = { TRACE_COMMON_FIELDS };

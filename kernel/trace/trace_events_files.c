@@ -102,7 +102,7 @@ static int event_enable_write(struct fnode *f, const char *buf, size_t len, unsi
 
 	if (event_parse_enable(buf, len, &on))
 		return -EINVAL;
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* enabling flips a static key: patch_step holds text_mutex */
 	event_mutex_lock();
 	err = trace_event_enable_disable(call, on);
@@ -161,7 +161,7 @@ static int trigger_show(struct seq_file *m, struct fnode *f)
 
 static int trigger_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* a trigger enables its event: a static key, and patch_step holds text_mutex */
 	return event_trigger_write(f->parent->priv, buf, len, flags);
 }

@@ -83,7 +83,7 @@ static int system_enable_write(struct fnode *f, const char *buf, size_t len, uns
 
 	if (event_parse_enable(buf, len, &on))
 		return -EINVAL;
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY; /* enabling flips a static key: patch_step holds text_mutex */
 	event_mutex_lock();
 	want = kzalloc(nr_trace_events + 1);
@@ -222,7 +222,7 @@ static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigne
 	err = fs_write_text(text, sizeof(text), buf, len);
 	if (err)
 		return err;
-	if (text_patch_held)
+	if (text_patch_busy())
 		return -EBUSY;
 	event_mutex_lock();
 	on = kzalloc(nr_trace_events + 1);

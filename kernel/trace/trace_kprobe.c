@@ -20,13 +20,13 @@
  */
 #include "kernel/trace/trace_kprobe.h"
 #include "kernel/fs/tracefs.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/trace/trace_kprobe_parse.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/kprobes.h"
 #include "kernel/mm/mm.h"
 #include "kernel/percpu.h"
 #include "kernel/sched/sched.h"
-#include "kernel/spinlock.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -46,7 +46,7 @@ struct trace_kprobe {
 };
 
 /* Serializes definitions and removals (the list's writers). */
-static DEFINE_SPINLOCK(probe_lock);
+static DEFINE_MUTEX(probe_lock);
 static struct trace_kprobe *trace_kprobes;
 
 _Static_assert(PARAM_MAX_STACK == TASK_STACK_PAGES * PAGE_SIZE / sizeof(unsigned long),
@@ -455,13 +455,13 @@ static int kprobe_events_write(struct fnode *f, const char *buf, size_t len, uns
 	char *text = probe_strndup(buf, MIN(len, (size_t)KPROBE_WRITE_MAX)), *p, *line;
 	int ret = 0;
 
-	if (text_patch_held) {
+	if (text_patch_busy()) {
 		kfree(text);
 		return -EBUSY; /* patch_step holds text_mutex until the shell says `next` */
 	}
 	if (!text)
 		return -ENOMEM;
-	spin_lock(&probe_lock);
+	mutex_lock(&probe_lock);
 	if (flags & FS_TRUNC)
 		ret = release_all();
 	for (p = text; !ret && (line = strsep(&p, "\n")) != NULL;) {
@@ -469,7 +469,7 @@ static int kprobe_events_write(struct fnode *f, const char *buf, size_t len, uns
 			*strchr(line, '#') = '\0';
 		ret = run_command(line);
 	}
-	spin_unlock(&probe_lock);
+	mutex_unlock(&probe_lock);
 	kfree(text);
 	return ret;
 }
@@ -477,7 +477,7 @@ static int kprobe_events_write(struct fnode *f, const char *buf, size_t len, uns
 /* p:kprobes/p_vfs_read_0 vfs_read arg1=%di   r4:grp/ev 0xffffffff80101234 ret=$retval:s32 */
 static int kprobe_events_show(struct seq_file *m, struct fnode *f)
 {
-	spin_lock(&probe_lock);
+	mutex_lock(&probe_lock);
 	for (struct trace_kprobe *tk = trace_kprobes; tk; tk = tk->next) {
 		seq_putc(m, tk->is_return ? 'r' : 'p');
 		if (tk->is_return && tk->rp.maxactive)
@@ -493,19 +493,19 @@ static int kprobe_events_show(struct seq_file *m, struct fnode *f)
 			seq_printf(m, " %s=%s", tk->tp.args[i].name, tk->tp.args[i].comm);
 		seq_putc(m, '\n');
 	}
-	spin_unlock(&probe_lock);
+	mutex_unlock(&probe_lock);
 	return 0;
 }
 
 /* Linux's kprobe_profile: the event, its hits, and the hits its probes had to drop. */
 static int kprobe_profile_show(struct seq_file *m, struct fnode *f)
 {
-	spin_lock(&probe_lock);
+	mutex_lock(&probe_lock);
 	for (struct trace_kprobe *tk = trace_kprobes; tk; tk = tk->next)
 		seq_printf(m, "  %-44s %15lu %15lu\n", tk->event, READ_ONCE(tk->nhit),
 			   READ_ONCE(tk->rp.kp.nmissed) +
 				   (tk->is_return ? READ_ONCE(tk->rp.nmissed) : 0));
-	spin_unlock(&probe_lock);
+	mutex_unlock(&probe_lock);
 	return 0;
 }
 

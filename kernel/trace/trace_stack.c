@@ -144,8 +144,6 @@ static int stack_enabled_set(void *data, unsigned long v)
 {
 	int err = 0;
 
-	if (text_patch_held)
-		return -EBUSY; /* registering patches sites: patch_step holds the locks */
 	if (v && !stack_tracer_enabled)
 		err = register_ftrace_function(&trace_stack_ops);
 	else if (!v && stack_tracer_enabled)

@@ -271,6 +271,8 @@ static void hold_demo(int step, const struct text_poke_loc *tp, int nr)
 	held_calls += jl_calls - start;
 }
 
+static const struct text_patch_observer hold_demo_observer = { .bp_step = hold_demo };
+
 SELFTEST(jump_label_flip_while_other_cpu_runs_it)
 {
 	unsigned long hits0 = text_poke_bp_hits;
@@ -287,7 +289,8 @@ SELFTEST(jump_label_flip_while_other_cpu_runs_it)
 	KT_ASSERT(t, wait_calls(100, 5000));
 	for (int m = 0; m < NR_PATCH_METHODS; m++) {
 		ftrace_set_patch_method(m);
-		text_poke_bp_step_hook = m == PATCH_BREAKPOINT ? hold_demo : NULL;
+		if (m == PATCH_BREAKPOINT)
+			KT_ASSERT(t, text_patch_set_observer(&hold_demo_observer) == 0);
 		for (int i = 0; i < 20; i++) {
 			u64 c = jl_calls;
 			static_branch_enable(&jump_label_demo_key);
@@ -296,7 +299,8 @@ SELFTEST(jump_label_flip_while_other_cpu_runs_it)
 			static_branch_disable(&jump_label_demo_key);
 			expect_sites_match(t, "off");
 		}
-		text_poke_bp_step_hook = NULL;
+		if (m == PATCH_BREAKPOINT)
+			text_patch_set_observer(NULL);
 		expect_sites_match(t, patch_method_names[m]);
 	}
 	ftrace_set_patch_method(PATCH_BREAKPOINT);

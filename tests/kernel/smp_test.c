@@ -1,6 +1,6 @@
 /* Self-tests of SMP: every CPU ticks, IPIs and NMIs reach, stop_machine holds, int3 patching. */
 #include "arch/x86/cpu.h"
-#include "arch/x86/text_poke.h"
+#include "arch/x86/text_patch.h"
 #include "kernel/kallsyms.h"
 #include "kernel/sched/sched.h"
 #include "kernel/selftest.h"
@@ -209,6 +209,8 @@ static void hold_at_int3(int step, const struct text_poke_loc *tp, int nr)
 	hold_byte = *(volatile u8 *)int3_target;
 }
 
+static const struct text_patch_observer hold_at_int3_observer = { .bp_step = hold_at_int3 };
+
 static volatile u64 cb_calls;
 
 static void count_cb(unsigned long ip, unsigned long pip, struct ftrace_ops *op, struct pt_regs *r)
@@ -239,9 +241,9 @@ SELFTEST_DYNAMIC(text_poke_bp_emulates_call_and_nop)
 
 	/* NOP -> call: while held at int3, each call is an emulated call of the ops's trampoline. */
 	cb_calls = 0;
-	text_poke_bp_step_hook = hold_at_int3;
+	KT_ASSERT(t, text_patch_set_observer(&hold_at_int3_observer) == 0);
 	KT_EXPECT_EQ(t, register_ftrace_function(&ops), 0);
-	text_poke_bp_step_hook = NULL;
+	text_patch_set_observer(NULL);
 	/*
 	 * On hardware every one of those calls would trap. QEMU's TCG may run some of them through
 	 * a block it translated before the int3 was written (see text_poke_bp.c), so we ask that
@@ -255,10 +257,10 @@ SELFTEST_DYNAMIC(text_poke_bp_emulates_call_and_nop)
 			     ftrace_call_target((unsigned long)int3_target) == ops.trampoline);
 
 	/* call -> NOP: held at int3, each call skips the 5 bytes: no callback. */
-	text_poke_bp_step_hook = hold_at_int3;
+	KT_ASSERT(t, text_patch_set_observer(&hold_at_int3_observer) == 0);
 	unsigned long hits1 = text_poke_bp_hits;
 	KT_EXPECT_EQ(t, unregister_ftrace_function(&ops), 0);
-	text_poke_bp_step_hook = NULL;
+	text_patch_set_observer(NULL);
 	u64 cb_after = cb_calls;
 	KT_EXPECT(t, text_poke_bp_hits - hits1 > 0);
 	KT_EXPECT(t, !memcmp((void *)int3_target, ftrace_nop5, MCOUNT_INSN_SIZE));

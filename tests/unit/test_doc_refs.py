@@ -23,6 +23,8 @@ NOT_IN_TREE = {
     ("docs/06-ring-buffer.md", "record_off"): "ring_buffer_record_off(), abbreviated in a diagram",
     # An illustration of what a compiler makes of `if (unlikely(x)) rare();`.
     ("docs/12-jump-labels.md", "rare"): "a made-up function in an illustration",
+    # Linux's might_sleep report, which __might_sleep() prints word for word in a transcript.
+    ("docs/04-smp.md", "in_atomic"): "a field of Linux's report format, printed by __might_sleep()",
 }
 
 

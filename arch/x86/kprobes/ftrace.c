@@ -10,8 +10,6 @@
 #include "arch/x86/traps.h"
 #include "kernel/trace/ftrace.h"
 
-#define MCOUNT_INSN_SIZE 5
-
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *ops,
 			   struct pt_regs *regs)
 {

@@ -1,0 +1,62 @@
+/* The x86 instructions code patching writes, spelled once (Linux: asm/text-patching.h, asm/nops.h).
+ *
+ *   e8 rel32            call   (an ftrace site that calls; a kprobe's emulation)    5 bytes
+ *   e9 rel32            jmp    (a long jump-label site switched on)                 5 bytes
+ *   eb rel8             jmp    (a short jump-label site switched on)                2 bytes
+ *   0f 1f 44 00 00      nopl 0x0(%rax,%rax,1): gcc's -mnop-mcount NOP, every site  5 bytes
+ *   66 90               xchg %ax,%ax: the 2-byte NOP of a short site               2 bytes
+ *   cc                  int3   (the int3 protocol's first byte, a kprobe)           1 byte
+ *
+ * rel is counted from the end of the instruction: target = addr + size + rel.
+ */
+#ifndef ARCH_X86_TEXT_INSN_H
+#define ARCH_X86_TEXT_INSN_H
+
+#include "lib/types.h"
+#include "lib/compiler.h"
+
+#define INT3_INSN_SIZE 1
+#define INT3_INSN_OPCODE 0xcc
+#define CALL_INSN_SIZE 5
+#define CALL_INSN_OPCODE 0xe8
+#define JMP32_INSN_SIZE 5
+#define JMP32_INSN_OPCODE 0xe9
+#define JMP8_INSN_SIZE 2
+#define JMP8_INSN_OPCODE 0xeb
+
+/* `call __fentry__` and the NOP that replaces it (Linux's name, from the days of mcount). */
+#define MCOUNT_INSN_SIZE CALL_INSN_SIZE
+
+/* The NOPs, as bytes for C initializers and as text for inline assembly (jump_label.h). */
+#define BYTES_NOP2 0x66, 0x90
+#define BYTES_NOP5 0x0f, 0x1f, 0x44, 0x00, 0x00
+#define ASM_NOP5 ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
+
+/* x86_nops[len]: the NOP of len bytes we write (2 and 5; others NULL). Linux's x86_nops. */
+extern const u8 *const x86_nops[6];
+
+/* Linux's text_gen_insn(): the 5-byte call or jmp at addr to dest, or the 2-byte jmp; the jmp8
+ * is the caller's to check for range (text_jmp8_fits()). Inline: boot builds one per ftrace site. */
+static __always_inline void text_gen_insn(u8 *insn, u8 opcode, unsigned long addr,
+					  unsigned long dest)
+{
+	int size = opcode == JMP8_INSN_OPCODE ? JMP8_INSN_SIZE : CALL_INSN_SIZE;
+	s32 rel = (s32)(dest - (addr + size));
+
+	insn[0] = opcode;
+	if (size == JMP8_INSN_SIZE)
+		insn[1] = (u8)(s8)rel;
+	else
+		__builtin_memcpy(insn + 1, &rel, 4);
+}
+
+bool text_jmp8_fits(unsigned long addr, unsigned long dest);
+
+/* Where the call or jmp (rel32 or rel8) at p, placed at addr, goes; 0 if p holds neither. */
+unsigned long text_insn_target(unsigned long addr, const u8 *p);
+
+/* The length of p if it is an instruction a patch writes as a site's new form (call, jmp rel32
+ * or rel8, a 5- or 2-byte NOP), else 0: what the int3 protocol is willing to emulate. */
+int text_insn_poke_len(const u8 *p);
+
+#endif

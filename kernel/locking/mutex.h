@@ -1,0 +1,40 @@
+/* A sleeping lock: a task that finds it taken sleeps until the owner lets go (kernel/locking/mutex.c). */
+#ifndef KERNEL_LOCKING_MUTEX_H
+#define KERNEL_LOCKING_MUTEX_H
+
+#include "lib/types.h"
+#include "kernel/spinlock.h"
+
+struct task;
+struct mutex_waiter;
+
+/*
+ * For what is held across a sleep (msleep, waiting for other CPUs through the scheduler, another
+ * lock of this kind): a spinlock there would make every waiter burn its CPU for the whole sleep,
+ * and in the test kernel it is a warning (might_sleep()). Never from an interrupt or with
+ * interrupts off when it may be contended: the waiter has to be a task that can sleep.
+ */
+struct mutex {
+	struct task *volatile owner; /* NULL when free */
+	spinlock_t wait_lock;	     /* guards the queue, never held across a sleep */
+	struct mutex_waiter *head, *tail;
+};
+
+#define MUTEX_INIT                                                                                 \
+	{                                                                                          \
+		.owner = NULL, .wait_lock = SPINLOCK_INIT, .head = NULL, .tail = NULL              \
+	}
+#define DEFINE_MUTEX(x) struct mutex x = MUTEX_INIT
+
+/* Takes m, sleeping until it is free; waiters are served in the order they came. */
+void mutex_lock(struct mutex *m);
+/* Takes m if it is free now: true if taken. Never sleeps. */
+bool mutex_trylock(struct mutex *m);
+/* Lets go of m (the owner only), and wakes the first waiter. */
+void mutex_unlock(struct mutex *m);
+/* True if m is taken, by anyone. */
+bool mutex_is_locked(const struct mutex *m);
+/* True if the running task holds m. */
+bool mutex_owned(const struct mutex *m);
+
+#endif
