@@ -136,20 +136,21 @@ ftrace_graph_tramp_end:
 ; those two is free here (F's caller expects nothing of them). The fast path is graph_return()'s
 ; common case: pop the shadow stack, record the return, and go where F really had to go back to.
 ; Its trace array is fgraph's ops's (graph_ftrace_ops.private, the ops that hooked the call),
-; under the same gate as the entry's; anything else calls ftrace_return_to_handler(), which does
-; it all in C. No recursion test: a hooked return never runs inside a callback of its own
+; under the same gate as the entry's, tested before anything else: with it closed (tracing_thresh,
+; a filter, the profiler) the flags are never saved, and TCG runs no cli/popfq per hooked return.
+; Anything else calls ftrace_return_to_handler(), which does it all in C. No recursion test: a hooked return never runs inside a callback of its own
 ; context (the entry refused any call made while a bit was held).
 align 16                                ; its own address: not shared with a template's end
 return_to_handler:
+	mov r10, [graph_ftrace_ops + OPS_PRIVATE]
+	cmp dword [r10 + TA_GATE], 1    ; first: with the gate closed, no flags saved, no cli
+	jne .call
 	mov r8, rax
 	mov r9, rdx
 	pushfq
 	cli
 	FGRAPH_STACK r11
 	FGRAPH_TOP r11, ecx, .irq_back
-	mov r10, [graph_ftrace_ops + OPS_PRIVATE]
-	cmp dword [r10 + TA_GATE], 1
-	jne .irq_back
 	RB_CPU_BUFFER r10
 	RB_WRITER_LOCK r10, .refused
 .reserve:
@@ -184,6 +185,7 @@ return_to_handler:
 	popfq
 	mov rax, r8
 	mov rdx, r9
+.call:
 	push rax
 	push rdx                        ; rsp is back to 16-byte alignment for the call
 	mov rdi, rax                    ; the return value, for funcgraph-retval
