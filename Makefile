@@ -76,7 +76,7 @@ NASMFLAGS :=
 endif
 SRCS_C   := $(filter-out arch/x86/asm-offsets.c,\
 	$(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*.c tests/kernel/*.c))
-SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm)
+SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm tests/kernel/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
 # SCALE=N: tools/gen-scale.py writes the functions, 1000 a file, and the table that lists them.

@@ -34,7 +34,12 @@ struct percpu {
 		};
 	};
 	bool online;
-	void *trace_cb; /* this CPU's part of the trace buffer (a ring_buffer_per_cpu) */
+	/* From a struct trace_array to its ring_buffer_per_cpu for this CPU: one add finds any trace
+	 * instance's part (kernel/trace/trace.h, trace_array_cpu_buffer()). */
+	unsigned long trace_buf_off;
+	/* The running task's function_graph shadow stack (a struct fgraph_task), or fgraph_no_stack
+	 * (full): never NULL, set at each task switch, for the assembly's one load. */
+	void *fgraph;
 	unsigned long trace_recursion; /* ftrace: one bit per context where a callback runs */
 	/* ftrace's own recursion locks also forbid a task switch, but they count here, not in
 	 * preempt_count: an event shows what the traced code had disabled, not what ftrace did. */
@@ -75,12 +80,12 @@ static __always_inline void ctx_flags_clear(u8 bits)
 			 : "memory");
 }
 
-static __always_inline void *this_cpu_trace_cb(void)
+static __always_inline unsigned long this_cpu_trace_buf_off(void)
 {
-	void *v;
+	unsigned long v;
 	__asm__ volatile("movq %%gs:%c1, %0"
 			 : "=r"(v)
-			 : "i"(__builtin_offsetof(struct percpu, trace_cb)));
+			 : "i"(__builtin_offsetof(struct percpu, trace_buf_off)));
 	return v;
 }
 

@@ -237,10 +237,12 @@ looks as cheap as a call through ftrace, and the stepped probe only a little dea
 emulated one, though it takes two exceptions to the emulated one's one.
 
 For scale, measured the same way on Linux 6.1: its function tracer costs 542 guest instructions per
-event and function_graph 1328 per traced call. This project's goals are under 60 and under 150 above
+event and function_graph 1328 per traced call. This project's goals are at most 45 and at most 120 above
 the baseline; the "+base" column says where we are (docs/07 and docs/08 say where the cost goes).
 "every function" differs from "filter: bench_target" only in how many sites are live: one call
-takes the same path, so the two rows match.
+takes the same path, so the two rows match. "a second trace array" is the function tracer's
+callback and trampoline on an ops of its own whose `private` names another `struct trace_array`
+(the trampoline finds its buffer through its ops, as instances will): the same path again.
 
 Reproduce: `make bench`, or boot with `make run QEMU="qemu-system-x86_64 -icount shift=0,sleep=off"` and
 type `bench`.

@@ -1,9 +1,11 @@
-/* asm-offsets.c: the C layout the assembly fast paths (arch/x86/ftrace_fast.asm) read, turned into
- * numbers nasm understands, as Linux's asm-offsets.c does. Never linked: the Makefile compiles it
+/* asm-offsets.c: the C layout the assembly fast paths read (arch/x86/ftrace_fast.asm, through the
+ * macros of kernel/trace/ring_buffer.inc, trace.inc and fgraph.inc), turned into numbers nasm
+ * understands, as Linux's asm-offsets.c does. Never linked: the Makefile compiles it
  * to assembly and turns each "->NAME value" line into `NAME equ value` in $(B)/gen/asm-offsets.inc,
  * so a structure that changes moves the assembly with it. */
 #include "kernel/trace/trace.h"
 #include "kernel/trace/fgraph.h"
+#include "kernel/trace/ftrace.h"
 #include "kernel/sched/sched.h"
 
 #define DEFINE(sym, val) __asm__ volatile("\n.ascii \"->" #sym " %c0\"" : : "i"(val))
@@ -13,10 +15,13 @@ void asm_offsets(void);
 void asm_offsets(void)
 {
 	/* struct percpu, through %gs */
-	OFFSET(PC_CURR, percpu, curr);
 	OFFSET(PC_TRACE_CTX, percpu, trace_ctx);
-	OFFSET(PC_TRACE_CB, percpu, trace_cb);
+	OFFSET(PC_TRACE_BUF_OFF, percpu, trace_buf_off);
 	OFFSET(PC_TRACE_REC, percpu, trace_recursion);
+	OFFSET(PC_FGRAPH, percpu, fgraph);
+
+	/* an ops's trace array */
+	OFFSET(OPS_PRIVATE, ftrace_ops, private);
 
 	/* the ring buffer: this CPU's part and a data page */
 	OFFSET(RB_LAST_TS, ring_buffer_per_cpu, last_ts);
@@ -51,7 +56,6 @@ void asm_offsets(void)
 	OFFSET(GR_RETVAL, ftrace_graph_ret_entry, retval);
 
 	/* the task's shadow stack */
-	OFFSET(TASK_FGRAPH, task, fgraph);
 	OFFSET(FG_CURR, fgraph_task, curr_ret_stack);
 	OFFSET(FG_OVERRUN, fgraph_task, overrun);
 	OFFSET(FG_RET_STACK, fgraph_task, ret_stack);

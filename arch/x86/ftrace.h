@@ -25,7 +25,9 @@ int ftrace_modify_code(unsigned long ip, const u8 *old, const u8 *new);
 extern char __fentry__[], ftrace_caller[], ftrace_caller_op_ptr[], ftrace_call[],
 	ftrace_caller_end[], ftrace_regs_caller[], ftrace_regs_caller_op_ptr[], ftrace_regs_call[],
 	ftrace_regs_caller_end[];
-/* ...and in arch/x86/ftrace_fast.asm, the two with a tracer's common case written in front. */
+/* ...and in arch/x86/ftrace_fast.asm, the two with a tracer's common case written in front (the
+ * function tracer's first instruction, the fast path's own load of the ops, is a second place a
+ * copy patches). */
 extern char ftrace_function_tramp[], ftrace_function_tramp_op_ptr[], ftrace_function_tramp_call[],
 	ftrace_function_tramp_end[], ftrace_graph_tramp[], ftrace_graph_tramp_op_ptr[],
 	ftrace_graph_tramp_call[], ftrace_graph_tramp_end[];

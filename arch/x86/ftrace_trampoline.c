@@ -5,6 +5,7 @@
  *
  *   ops->trampoline: one execmem page, RX, written only through text_poke_copy
  *   +0          copy of the template (ftrace_caller .. ftrace_caller_end)
+ *   +fast_off     mov r10, [rip + disp]    a tracer's fast path (ftrace_fast.asm) only: the same
  *   +op_off       mov rdx, [rip + disp]    disp fixed: reads the slot below, not function_trace_op
  *   +call_off     call <ops callback>      was `call <whatever the template calls now>`
  *   ...           ret
@@ -22,9 +23,11 @@
 
 #define OP_LOAD_LEN 7 /* mov rdx, [rip + disp32]: 48 8b 15 + disp32 */
 static const u8 op_load_opcode[3] = { 0x48, 0x8b, 0x15 };
+static const u8 fast_load_opcode[3] = { 0x4c, 0x8b, 0x15 }; /* mov r10, [rip + disp32] */
 
 struct tramp_template {
 	const char *start, *op_ptr, *call, *end;
+	const char *fast_op; /* the fast path's load of the ops (its first instruction), or NULL */
 };
 
 static struct tramp_template template_for(int kind)
@@ -32,17 +35,18 @@ static struct tramp_template template_for(int kind)
 	switch (kind) {
 	case FTRACE_TRAMP_REGS_CALLER:
 		return (struct tramp_template){ ftrace_regs_caller, ftrace_regs_caller_op_ptr,
-						ftrace_regs_call, ftrace_regs_caller_end };
+						ftrace_regs_call, ftrace_regs_caller_end, NULL };
 	case FTRACE_TRAMP_FUNCTION:
 		return (struct tramp_template){ ftrace_function_tramp, ftrace_function_tramp_op_ptr,
 						ftrace_function_tramp_call,
-						ftrace_function_tramp_end };
+						ftrace_function_tramp_end, ftrace_function_tramp };
 	case FTRACE_TRAMP_GRAPH:
 		return (struct tramp_template){ ftrace_graph_tramp, ftrace_graph_tramp_op_ptr,
-						ftrace_graph_tramp_call, ftrace_graph_tramp_end };
+						ftrace_graph_tramp_call, ftrace_graph_tramp_end,
+						NULL };
 	}
 	return (struct tramp_template){ ftrace_caller, ftrace_caller_op_ptr, ftrace_call,
-					ftrace_caller_end };
+					ftrace_caller_end, NULL };
 }
 
 /* The trampolines alive now, for kallsyms (names in backtraces and `dis`). */
@@ -90,6 +94,11 @@ static unsigned long build_trampoline(int kind, const void *op, unsigned long fu
 	memcpy(buf, t.start, code);
 	memset(buf + code, INT3_INSN_OPCODE, ptr_off - code);
 	memcpy(buf + op_off + 3, &disp, 4);
+	if (t.fast_op) {
+		unsigned long fast_off = t.fast_op - t.start;
+		s32 fast_disp = (s32)(ptr_off - (fast_off + OP_LOAD_LEN));
+		memcpy(buf + fast_off + 3, &fast_disp, 4);
+	}
 	ftrace_call_replace(buf + call_off, tramp + call_off, func);
 	memcpy(buf + ptr_off, &op, 8);
 	return ptr_off + 8;
@@ -104,7 +113,8 @@ int arch_ftrace_create_trampoline(int kind, const void *op, unsigned long func,
 	unsigned long size;
 
 	/* The template must look as this file assumes; a changed ftrace_64.asm fails loudly here. */
-	if (memcmp(t.op_ptr, op_load_opcode, 3) || ((const u8 *)t.call)[0] != 0xe8) {
+	if (memcmp(t.op_ptr, op_load_opcode, 3) || ((const u8 *)t.call)[0] != 0xe8 ||
+	    (t.fast_op && memcmp(t.fast_op, fast_load_opcode, 3))) {
 		pr_err("ftrace: trampoline template is not what create_trampoline expects\n");
 		return -EINVAL;
 	}

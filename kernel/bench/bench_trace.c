@@ -1,10 +1,12 @@
 /* Benchmarks of the tracers: a function event and a function_graph call, each compared with the
  * untraced baseline, and the ring buffer write on its own. */
 #include "kernel/bench/bench.h"
+#include "arch/x86/ftrace.h"
 #include "kernel/printk/printk.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace.h"
 #include "kernel/time.h"
+#include "lib/string.h"
 
 static volatile u64 sink;
 
@@ -31,6 +33,33 @@ static void with_tracer(const char *tracer, const char *filter, const char *what
 	tracing_set_tracer("nop");
 }
 
+/* The function tracer's callback and template on an ops of its own whose private is a second
+ * trace array: the trampoline finds its buffer through the ops, so the cost is global_ops's. */
+static void with_second_array(const char *what, u64 baseline)
+{
+	static struct trace_array tr2;
+	static struct ftrace_ops ops;
+
+	memset(&tr2, 0, sizeof(tr2));
+	memset(&ops, 0, sizeof(ops));
+	ops.func = function_trace_call;
+	ops.private = &tr2;
+	ops.flags = FTRACE_OPS_FL_RECURSION;
+	ops.tramp_kind = FTRACE_TRAMP_FUNCTION;
+	ops.name = "bench_second_array";
+	if (ring_buffer_alloc(&tr2.buffer, global_trace.buffer_kb) ||
+	    ftrace_set_filter(&ops, "bench_target", true) || register_ftrace_function(&ops)) {
+		cprintf("bench: %s: could not start\n", what);
+		goto out;
+	}
+	WRITE_ONCE(tr2.tracing_on, true);
+	bench_row(what, bench_per_call(bench_target), baseline);
+	unregister_ftrace_function(&ops);
+out:
+	free_ftrace_hash(ops.local_hash.filter_hash);
+	ring_buffer_free(&tr2.buffer);
+}
+
 void bench_tracers(u64 baseline)
 {
 	u64 rb;
@@ -46,6 +75,7 @@ void bench_tracers(u64 baseline)
 		1000000000ULL / (tsc_to_ns(rb) ? tsc_to_ns(rb) : 1), "", "");
 	with_tracer("function", "bench_target", "function tracer, filter: bench_target", baseline);
 	with_tracer("function", "", "function tracer, every function", baseline);
+	with_second_array("function tracer, a second trace array", baseline);
 	with_tracer("function_graph", "bench_target", "function_graph, entry + return", baseline);
 	ring_buffer_reset(&global_trace.buffer);
 	ftrace_set_filter(&global_ops, "", true);

@@ -71,6 +71,7 @@ void sched_init_cpu(int cpu)
 	percpu_area[cpu].idle = idle;
 	percpu_area[cpu].curr = idle;
 	percpu_area[cpu].ctx_pid = idle->pid;
+	percpu_area[cpu].fgraph = &fgraph_no_stack;
 }
 
 /* Frees the stacks of tasks that exited; never the one we may still be standing on. */
@@ -121,6 +122,7 @@ static void __schedule(bool preempt)
 		 * with it, and the next task finds its own. */
 		prev->spinlocks_held = c->spinlocks_held;
 		c->spinlocks_held = next->spinlocks_held;
+		c->fgraph = next->fgraph ? next->fgraph : &fgraph_no_stack; /* ftrace_fast.asm's */
 		prev = switch_to(prev, next);
 		/* Now on next's stack. prev may have exited: its stack can go once we are off it. */
 		if (prev->state == TASK_DEAD) {

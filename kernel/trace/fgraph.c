@@ -30,6 +30,12 @@ void return_to_handler(void);
 static struct fgraph_ops *graph_ops;
 static bool fgraph_ever_on;
 unsigned int fgraph_max_depth;
+struct fgraph_task fgraph_no_stack = { .curr_ret_stack = -1 };
+
+void fgraph_set_cpu_stack(struct task *t)
+{
+	this_cpu()->fgraph = t && t->fgraph ? t->fgraph : &fgraph_no_stack;
+}
 
 void ftrace_graph_init_task(struct task *t)
 {
@@ -64,7 +70,7 @@ static __always_inline void function_graph_enter(unsigned long ip, unsigned long
 		g->overrun++;
 	} else {
 		struct ftrace_graph_ent ent = { .func = ip, .depth = g->curr_ret_stack };
-		if (gops->entryfunc(&ent)) {
+		if (gops->entryfunc(&ent, gops)) {
 			/* Claim the slot first: an interrupt arriving now pushes above it, not onto it. */
 			int idx = g->curr_ret_stack++;
 			struct ftrace_ret_stack *rs = &g->ret_stack[idx];
@@ -111,14 +117,16 @@ unsigned long ftrace_return_to_handler(unsigned long retval)
 	if (gops) {
 		int bit = ftrace_test_recursion_trylock();
 		if (bit >= 0) {
-			gops->retfunc(&ret);
+			gops->retfunc(&ret, gops);
 			ftrace_test_recursion_unlock(bit);
 		}
 	}
 	return to;
 }
 
-static struct ftrace_ops graph_ftrace_ops = {
+/* fgraph's ftrace_ops; its private is the fgraph user's, which its trampoline and
+ * return_to_handler (arch/x86/ftrace_fast.asm) read to find the trace array. */
+struct ftrace_ops graph_ftrace_ops = {
 	.func = ftrace_graph_func,
 	.name = "function_graph",
 	/* regs->sp tells where the return address is; the callback guards its own recursion */
@@ -135,11 +143,12 @@ static struct ftrace_ops graph_ftrace_ops = {
  * prepare_ftrace_return(), which must test the filters itself: nothing was patched to pick the
  * wanted functions, so every function comes here.
  */
-bool ftrace_graph_entry_stub(struct ftrace_graph_ent *ent)
+bool ftrace_graph_entry_stub(struct ftrace_graph_ent *ent, struct fgraph_ops *gops)
 {
 	return false;
 }
-bool (*ftrace_graph_entry)(struct ftrace_graph_ent *ent) = ftrace_graph_entry_stub;
+bool (*ftrace_graph_entry)(struct ftrace_graph_ent *ent,
+			   struct fgraph_ops *gops) = ftrace_graph_entry_stub;
 
 void prepare_ftrace_return(unsigned long ip, unsigned long parent_ip, unsigned long *slot)
 {
@@ -151,9 +160,16 @@ int register_ftrace_graph(struct fgraph_ops *gops)
 {
 	if (graph_ops)
 		return -EBUSY; /* one user at a time: the function_graph tracer or the profiler */
+	if (!gops->private)
+		return -EINVAL; /* the fast paths read its trace array's gate */
 	fgraph_ever_on = true;
 	for_each_task(init_one, NULL);
+	unsigned long flags = local_irq_save();
+	fgraph_set_cpu_stack(current); /* the others' at their next task switch */
+	local_irq_restore(flags);
 	int err = 0;
+
+	graph_ftrace_ops.private = gops->private;
 
 	WRITE_ONCE(graph_ops, gops);
 	if (FTRACE_STATIC)

@@ -36,7 +36,7 @@ static struct func_stat *stat_of(int cpu, unsigned long ip)
 		   : NULL;
 }
 
-static bool profile_entry(struct ftrace_graph_ent *ent)
+static bool profile_entry(struct ftrace_graph_ent *ent, struct fgraph_ops *gops)
 {
 	struct func_stat *s = stat_of(smp_processor_id(), ent->func);
 
@@ -49,7 +49,7 @@ static bool profile_entry(struct ftrace_graph_ent *ent)
 	return s != NULL;
 }
 
-static void profile_return(struct ftrace_graph_ret *ret)
+static void profile_return(struct ftrace_graph_ret *ret, struct fgraph_ops *gops)
 {
 	struct func_stat *s = stat_of(smp_processor_id(), ret->func);
 	u64 ns = tsc_to_ns(ret->rettime - ret->calltime);
@@ -62,7 +62,13 @@ static void profile_return(struct ftrace_graph_ret *ret)
 	}
 }
 
-static struct fgraph_ops profile_ops = { .entryfunc = profile_entry, .retfunc = profile_return };
+/* It writes no events; global_trace's gate keeps the fast paths off while it is fgraph's user
+ * (trace_graph_update_slow()). */
+static struct fgraph_ops profile_ops = {
+	.entryfunc = profile_entry,
+	.retfunc = profile_return,
+	.private = &global_trace,
+};
 
 /* Linux's trace_print_graph_duration: "12.345 us " padded to a fixed width. */
 static void print_duration(struct seq_file *m, u64 ns)

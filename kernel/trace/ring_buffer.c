@@ -15,7 +15,7 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 
-struct buffer_data_page rb_no_page;
+struct buffer_data_page rb_no_page = { .commit = BUF_PAGE_SIZE };
 
 static void free_pages_of(struct ring_buffer_per_cpu *cb)
 {
@@ -53,7 +53,8 @@ static void reset_cpu(struct ring_buffer_per_cpu *cb)
 	cb->entries = cb->overrun = cb->read = cb->dropped = 0;
 	cb->reader_off = 0;
 	cb->reader_page = -1;
-	cb->last_ts = 0;
+	/* The empty tail page is stamped now, so its first event is a delta like any other. */
+	cb->last_ts = cb->tail_page->time_stamp = rdtsc();
 }
 
 int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu)
@@ -66,6 +67,7 @@ int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu)
 		struct ring_buffer_per_cpu *cb = &b->cpu[c];
 		cb->cpu = c;
 		cb->tail_page = &rb_no_page;
+		cb->writer = RB_WRITER_IDLE;
 		if (!cpu_online(c))
 			continue;
 		cb->pages = kzalloc(n * sizeof(*cb->pages));
@@ -89,17 +91,17 @@ nomem:
 void ring_buffer_record_off(struct trace_buffer *b)
 {
 	for (int c = 0; c < NR_CPUS; c++)
-		__atomic_add_fetch(&b->cpu[c].writer, 2, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&b->cpu[c].writer, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
 	/* A write that started before we said so finishes first. */
 	for (int c = 0; c < NR_CPUS; c++)
-		while (__atomic_load_n(&b->cpu[c].writer, __ATOMIC_ACQUIRE) & 1)
+		while (rb_writer_busy(&b->cpu[c]))
 			cpu_relax();
 }
 
 void ring_buffer_record_on(struct trace_buffer *b)
 {
 	for (int c = 0; c < NR_CPUS; c++)
-		__atomic_sub_fetch(&b->cpu[c].writer, 2, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&b->cpu[c].writer, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
 }
 
 /* Empties one CPU's pages; its writer must be held off (ring_buffer_record_off). */
@@ -147,6 +149,17 @@ static void rb_move_tail(struct ring_buffer_per_cpu *cb, u64 ts)
 	bp->page->time_stamp = ts;
 	cb->tail_page = bp->page;
 	__atomic_store_n(&cb->tail, next, __ATOMIC_RELEASE);
+}
+
+bool rb_next_page(struct ring_buffer_per_cpu *cb)
+{
+	u64 ts = rdtsc();
+
+	if (!cb->pages)
+		return false;
+	rb_move_tail(cb, ts);
+	cb->last_ts = ts;
+	return true;
 }
 
 /*

@@ -72,9 +72,11 @@ struct ring_buffer_per_cpu {
 	 * to the slow path (its commit is 0), so the fast path needs no NULL test. */
 	struct buffer_data_page *tail_page;
 	/*
-	 * Who may write: bit 0 is set while a write is in progress on this CPU, and each
-	 * ring_buffer_record_off() in force adds 2. A writer takes it with one compare-exchange from
-	 * 0 to 1, so a nested write (an NMI) and recording off are one test.
+	 * Who may write: -1 (RB_WRITER_IDLE) when nobody writes and recording is on. A writer adds 1
+	 * and may write only if that made it exactly 0, so the test is one `lock inc` and the flags it
+	 * sets; a refused writer takes its 1 back. Each ring_buffer_record_off() in force adds
+	 * RB_RECORD_OFF, so the low 16 bits of writer + 1 count writers and refused attempts now
+	 * running on this CPU (a write, and an NMI's try inside it): 0 when nobody is in a write.
 	 */
 	volatile u32 writer;
 	u64 entries;		  /* events ever committed */
@@ -103,7 +105,10 @@ struct rb_reserve {
 	u64 end;     /* its value with this event in */
 };
 
-/* What a CPU without pages writes to: its commit stays 0, so every write goes slow. */
+#define RB_WRITER_IDLE 0xffffffffU
+#define RB_RECORD_OFF 0x10000U
+
+/* What a CPU without pages writes to: its commit says full, so every write goes slow. */
 extern struct buffer_data_page rb_no_page;
 
 int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu);
@@ -117,20 +122,44 @@ void ring_buffer_record_on(struct trace_buffer *b);
 /* The slow path's core, with interrupts off and the writer word held (ring_buffer.c). */
 void *rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, u64 ts);
 
+/*
+ * The write protocol. Two copies run it, instruction for instruction: the C below (the tracers'
+ * C callbacks and every C event) and the NASM macros of kernel/trace/ring_buffer.inc (the
+ * function tracer's and function_graph's trampolines, arch/x86/ftrace_fast.asm), which the
+ * self-test ring_buffer_asm_matches_c holds against it. Change one, change the other.
+ *
+ *   lock     writer + 1 must be 0 (lock inc): else undo (lock dec) and refuse
+ *   room     the tail page's commit + 4 + len <= BUF_PAGE_SIZE; an empty page is fine (reset and
+ *            rb_move_tail() stamp it with last_ts), a CPU without pages is rb_no_page, full
+ *   time     delta = rdtsc() - last_ts must fit in 27 bits; then last_ts += delta
+ *   header   one 32-bit store: delta << 5 | len / 4
+ *   commit   commit += 4 + len (a plain store is a release on x86), entries + 1, writer - 1
+ *
+ * Any refusal leaves nothing written (the caller takes the whole way); a full page is the
+ * only one the assembly handles itself, by calling rb_next_page() and trying again.
+ */
+
 /* Takes this CPU's right to write: false if a write is in progress (we are an NMI inside it)
- * or recording is off. Interrupts must be off. The xchg-class lock cmpxchg is also the full
- * barrier record_off() pairs with. */
+ * or recording is off. Interrupts must be off. The locked add is also the full barrier
+ * record_off() pairs with. */
 static __always_inline bool rb_writer_trylock(struct ring_buffer_per_cpu *cb)
 {
-	u32 idle = 0;
-	return __atomic_compare_exchange_n(&cb->writer, &idle, 1, false, __ATOMIC_SEQ_CST,
-					   __ATOMIC_RELAXED);
+	if (likely(__atomic_add_fetch(&cb->writer, 1, __ATOMIC_SEQ_CST) == 0))
+		return true;
+	__atomic_sub_fetch(&cb->writer, 1, __ATOMIC_RELAXED);
+	return false;
 }
 
 static __always_inline void rb_writer_unlock(struct ring_buffer_per_cpu *cb)
 {
 	/* Atomic: record_off() on another CPU may be adding to the same word. */
-	__atomic_fetch_sub(&cb->writer, 1, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&cb->writer, 1, __ATOMIC_RELEASE);
+}
+
+/* True while a writer (or a refused attempt) is running on that CPU: record_off() waits. */
+static inline bool rb_writer_busy(const struct ring_buffer_per_cpu *cb)
+{
+	return (u16)(__atomic_load_n(&cb->writer, __ATOMIC_ACQUIRE) + 1) != 0;
 }
 
 /*
@@ -147,28 +176,25 @@ static __always_inline void rb_writer_unlock(struct ring_buffer_per_cpu *cb)
 		rb_reserve_fast_irqoff((cpu_cb), (len), (r), __flags);                             \
 	})
 
-/* Interrupts are off (flags: as they were before); if it fails, they are as they were again.
- * arch/x86/ftrace_fast.asm's RB_RESERVE and RB_COMMIT take the same steps: change both. */
+/* Interrupts are off (flags: as they were before); if it fails, they are as they were again. */
 static __always_inline bool rb_reserve_fast_irqoff(struct ring_buffer_per_cpu *cb, u32 len,
 						   struct rb_reserve *r, unsigned long flags)
 {
 	u32 body = (len + 3) & ~3U;
 	struct buffer_data_page *dp;
-	u64 ts, delta, commit;
+	u64 delta, commit;
 
 	if (unlikely(!rb_writer_trylock(cb)))
 		goto none;
-	ts = rdtsc();
 	dp = cb->tail_page;
 	commit = dp->commit;
-	delta = ts - cb->last_ts;
-	/* commit - 1 wraps for an empty page: its first event sets the page's time stamp (slow). */
-	if (unlikely(body > 112 || commit - 1 > BUF_PAGE_SIZE - 5 - body ||
+	delta = rdtsc() - cb->last_ts;
+	if (unlikely(body > 112 || commit > BUF_PAGE_SIZE - 4 - body ||
 		     delta > (1U << TS_DELTA_BITS) - 1)) {
 		rb_writer_unlock(cb);
 		goto none;
 	}
-	cb->last_ts = ts; /* nothing else writes here before our commit */
+	cb->last_ts += delta; /* the event's time; nothing else writes here before our commit */
 	/* type_len in the low 5 bits, the delta above: one store for the whole header. */
 	*(u32 *)(dp->data + commit) = (u32)(delta << 5) | (body / 4);
 	r->data = dp->data + commit + 4;
@@ -181,6 +207,10 @@ none:
 	local_irq_restore(flags);
 	return false;
 }
+
+/* The assembly's page change (ring_buffer.inc): interrupts off, the writer word held, the tail
+ * page full. Moves to the next page, stamped now; false, nothing changed, without pages. */
+bool rb_next_page(struct ring_buffer_per_cpu *cb);
 
 /* Everything else: a new page, a time extend, a long event, a refusal (counted as dropped). */
 bool ring_buffer_lock_reserve_slow(struct trace_buffer *b, u32 len, struct rb_reserve *r);

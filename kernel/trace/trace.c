@@ -527,9 +527,10 @@ void trace_init(void)
 {
 	if (ring_buffer_alloc(&global_trace.buffer, global_trace.buffer_kb))
 		pr_err("tracing: no memory for the ring buffer\n");
-	/* The buffer's per-CPU parts never move (a resize copies into them): one load finds ours. */
+	/* Where each CPU's part sits in any trace array: one load and one add find it. */
 	for (int c = 0; c < NR_CPUS; c++)
-		percpu_area[c].trace_cb = &global_trace.buffer.cpu[c];
+		percpu_area[c].trace_buf_off = __builtin_offsetof(struct trace_array, buffer.cpu) +
+					       c * sizeof(struct ring_buffer_per_cpu);
 	register_tracer(&nop_trace);
 	global_trace.current_trace = &nop_trace;
 	trace_functions_init();

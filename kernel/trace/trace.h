@@ -113,7 +113,8 @@ enum trace_option_bit {
 struct trace_array {
 	struct trace_buffer buffer;
 	struct tracer *current_trace;
-	/* The tracers' fast paths (arch/x86/ftrace_fast.asm) read these bytes with one compare. */
+	/* The tracers' fast paths (arch/x86/ftrace_fast.asm) read these bytes with one compare.
+	 * Each trace array has its own: the trampolines find it through their ops (ops->private). */
 	union {
 		u16 fn_gate;	/* the function tracer's: tracing_on set, fn_slow clear: 0x0001 */
 		u32 graph_gate; /* function_graph's: graph_slow clear too: 0x00000001 */
@@ -187,6 +188,11 @@ void print_func_help_header(struct seq_file *m);
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it);
 
 void trace_functions_init(void);
+struct ftrace_ops;
+/* The function tracer's callback: records each call into op->private, a struct trace_array
+ * (any instance: its own trampoline does the same, arch/x86/ftrace_fast.asm). */
+void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			 struct pt_regs *regs);
 /* A stack trace event, from the traced function at ip outwards (the stacktrace command). */
 void trace_record_stack(unsigned long ip);
 /* The same from the first frame whose return address is_first(ret, arg) accepts. */
@@ -206,12 +212,20 @@ void stack_trace_init(void);
 #define KSYM_BUF 160
 /* Records an event of len bytes made now; NULL if refused (buffer off, nested). */
 void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust);
+/* This CPU's part of tr's buffer: one load and one add, for any trace instance (the assembly
+ * does the same with PC_TRACE_BUF_OFF). Set up by trace_init(). */
+static __always_inline struct ring_buffer_per_cpu *trace_array_cpu_buffer(struct trace_array *tr)
+{
+	return (void *)tr + this_cpu_trace_buf_off();
+}
+
 /* The same inline, for tracers that run on every traced call and have tested tracing_on: the
  * event's flags are the interrupt state the caller had (saved by the reserve). */
-static __always_inline void *trace_event_reserve(struct rb_reserve *r, u16 type, u32 len)
+static __always_inline void *trace_event_reserve(struct trace_array *tr, struct rb_reserve *r,
+						 u16 type, u32 len)
 {
-	if (!__rb_reserve_fast(this_cpu_trace_cb(), len, r) &&
-	    !ring_buffer_lock_reserve_slow(&global_trace.buffer, len, r))
+	if (!__rb_reserve_fast(trace_array_cpu_buffer(tr), len, r) &&
+	    !ring_buffer_lock_reserve_slow(&tr->buffer, len, r))
 		return NULL;
 	tracing_generic_entry_update(r->data, type, r->flags, 0);
 	return r->data;

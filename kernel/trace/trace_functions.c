@@ -12,13 +12,14 @@
  * The whole way: any case the fast path below leaves (tracing off, a pid filter,
  * func_stack_trace, a new page, a refused write).
  */
-static noinline void function_trace_call_slow(unsigned long ip, unsigned long parent_ip)
+static noinline void function_trace_call_slow(struct trace_array *tr, unsigned long ip,
+					      unsigned long parent_ip)
 {
 	struct rb_reserve r;
 
-	if (!READ_ONCE(global_trace.tracing_on) || !trace_pid_wanted())
+	if (!READ_ONCE(tr->tracing_on) || !trace_pid_wanted())
 		return;
-	if (ring_buffer_lock_reserve(&global_trace.buffer, sizeof(struct ftrace_entry), &r)) {
+	if (ring_buffer_lock_reserve(&tr->buffer, sizeof(struct ftrace_entry), &r)) {
 		struct ftrace_entry *e = r.data;
 		/* r.flags: the interrupt state of the traced code, saved by the reserve */
 		tracing_generic_entry_update(&e->ent, TRACE_FN, r.flags, 0);
@@ -33,19 +34,23 @@ static noinline void function_trace_call_slow(unsigned long ip, unsigned long pa
 /*
  * The common case, all inline and without a call on its way, so it keeps everything in the
  * registers the caller lets it clobber: tracing on, no pid filter, no func_stack_trace, and the
- * buffer's fast path. Anything else is a tail call to the whole way above.
+ * buffer's fast path. Anything else is a tail call to the whole way above. The trace array is
+ * the ops's (op->private, as in Linux), so the same callback serves any trace instance.
  */
 /* No frame of its own either: it calls nothing (a backtrace from the slow path, which it jumps
  * to, sees the trampoline's frames as before). */
-__attribute__((optimize("omit-frame-pointer"))) static void
-function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
-		    struct pt_regs *regs)
+__attribute__((optimize("omit-frame-pointer"))) void function_trace_call(unsigned long ip,
+									 unsigned long parent_ip,
+									 struct ftrace_ops *op,
+									 struct pt_regs *regs)
 {
+	struct trace_array *tr = op->private;
 	struct rb_reserve r;
 
 	/* tracing_on set and fn_slow clear: one 16-bit compare (x86 is little-endian) */
-	if (likely(READ_ONCE(global_trace.fn_gate) == 1 &&
-		   __rb_reserve_fast(this_cpu_trace_cb(), sizeof(struct ftrace_entry), &r))) {
+	if (likely(READ_ONCE(tr->fn_gate) == 1 &&
+		   __rb_reserve_fast(trace_array_cpu_buffer(tr), sizeof(struct ftrace_entry),
+				     &r))) {
 		struct ftrace_entry *e = r.data;
 
 		tracing_generic_entry_update(&e->ent, TRACE_FN, r.flags, 0);
@@ -54,12 +59,13 @@ function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops
 		ring_buffer_unlock_commit(&r);
 		return;
 	}
-	function_trace_call_slow(ip, parent_ip);
+	function_trace_call_slow(tr, ip, parent_ip);
 }
 
 static int function_trace_init(void)
 {
 	global_ops.func = function_trace_call;
+	global_ops.private = &global_trace;
 	global_ops.flags |= FTRACE_OPS_FL_RECURSION;
 	/* Its own trampoline writes function_trace_call()'s fast path inline (docs/07, section 2). */
 	global_ops.tramp_kind = FTRACE_TRAMP_FUNCTION;

@@ -76,15 +76,16 @@ static bool graph_filter_entry(struct fgraph_task *g, unsigned long func, bool *
 	return g->in_graph_func > 0;
 }
 
-static bool graph_entry(struct ftrace_graph_ent *trace)
+static bool graph_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
 {
+	struct trace_array *tr = gops->private;
 	struct rb_reserve r;
 	struct ftrace_graph_ent_entry *e;
 
 	struct fgraph_task *g = current->fgraph;
 	bool record;
 
-	if (!READ_ONCE(global_trace.tracing_on) || !trace_pid_wanted())
+	if (!READ_ONCE(tr->tracing_on) || !trace_pid_wanted())
 		return false;
 	if (!trace_option(TRACE_OPT_GRAPH_IRQS) && (this_cpu()->irq_depth || this_cpu()->nmi_depth))
 		return false; /* funcgraph-irqs off: interrupts are not traced */
@@ -94,7 +95,7 @@ static bool graph_entry(struct ftrace_graph_ent *trace)
 		return true; /* a set_graph_notrace function: its return is hooked, never shown */
 	if (tracing_thresh)
 		return true; /* hook the return; only it is recorded, if long enough */
-	e = trace_event_reserve(&r, TRACE_GRAPH_ENT, sizeof(*e));
+	e = trace_event_reserve(tr, &r, TRACE_GRAPH_ENT, sizeof(*e));
 	if (e) {
 		e->func = trace->func;
 		e->depth = trace->depth;
@@ -103,8 +104,9 @@ static bool graph_entry(struct ftrace_graph_ent *trace)
 	return true;
 }
 
-static void graph_return(struct ftrace_graph_ret *trace)
+static void graph_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops)
 {
+	struct trace_array *tr = gops->private;
 	struct rb_reserve r;
 	struct ftrace_graph_ret_entry *e;
 
@@ -116,11 +118,11 @@ static void graph_return(struct ftrace_graph_ret *trace)
 	}
 	if (in_hash(READ_ONCE(graph_hash), trace->func) && g->in_graph_func)
 		g->in_graph_func--;
-	if (!READ_ONCE(global_trace.tracing_on))
+	if (!READ_ONCE(tr->tracing_on))
 		return;
 	if (tracing_thresh && tsc_to_ns(trace->rettime - trace->calltime) < tracing_thresh)
 		return;
-	e = trace_event_reserve(&r, TRACE_GRAPH_RET, sizeof(*e));
+	e = trace_event_reserve(tr, &r, TRACE_GRAPH_RET, sizeof(*e));
 	if (e) {
 		e->func = trace->func;
 		e->depth = trace->depth;
@@ -134,7 +136,11 @@ static void graph_return(struct ftrace_graph_ret *trace)
 	}
 }
 
-static struct fgraph_ops graph_ops = { .entryfunc = graph_entry, .retfunc = graph_return };
+static struct fgraph_ops graph_ops = {
+	.entryfunc = graph_entry,
+	.retfunc = graph_return,
+	.private = &global_trace,
+};
 
 /* --- output ------------------------------------------------------------------------------ */
 
