@@ -15,14 +15,18 @@ struct mutex_waiter;
  * interrupts off when it may be contended: the waiter has to be a task that can sleep.
  */
 struct mutex {
-	struct task *volatile owner; /* NULL when free */
-	spinlock_t wait_lock;	     /* guards the queue, never held across a sleep */
+	/* The owning task, | MUTEX_FLAG_WAITERS while someone sleeps on the lock (then unlock takes
+	 * the slow path and wakes them); 0 when free and nobody waits. As Linux's owner word. */
+	unsigned long owner;
+	spinlock_t wait_lock; /* guards the queue, never held across a sleep */
 	struct mutex_waiter *head, *tail;
 };
 
+#define MUTEX_FLAG_WAITERS 1UL
+
 #define MUTEX_INIT                                                                                 \
 	{                                                                                          \
-		.owner = NULL, .wait_lock = SPINLOCK_INIT, .head = NULL, .tail = NULL              \
+		.owner = 0, .wait_lock = SPINLOCK_INIT, .head = NULL, .tail = NULL                 \
 	}
 #define DEFINE_MUTEX(x) struct mutex x = MUTEX_INIT
 

@@ -153,7 +153,7 @@ void __might_sleep(const char *file, int line)
 	struct percpu *c = this_cpu();
 	struct task *t = c->curr;
 
-	if (likely(!test_mode || c->spinlocks_held <= 0 || c->irq_depth || c->nmi_depth))
+	if (likely(c->spinlocks_held <= 0 || c->irq_depth || c->nmi_depth))
 		return;
 	if (READ_ONCE(last_caller) == caller)
 		return;

@@ -4,6 +4,7 @@
 
 #include "lib/types.h"
 #include "kernel/percpu.h"
+#include "kernel/panic.h"
 
 #define TASK_COMM_LEN 16
 #define TASK_STACK_PAGES 4
@@ -55,7 +56,11 @@ void msleep(unsigned long ms);
  * context", with a backtrace), which the test harness counts as a failure. Elsewhere it costs a
  * load and a branch.
  */
-#define might_sleep() __might_sleep(__FILE__, __LINE__)
+#define might_sleep()                                                                              \
+	do {                                                                                       \
+		if (unlikely(test_mode))                                                           \
+			__might_sleep(__FILE__, __LINE__);                                         \
+	} while (0)
 void __might_sleep(const char *file, int line);
 /* Puts the current task to sleep until wake_up_process(); the caller sets up the wake first. */
 void sleep_until_woken(void);
