@@ -329,6 +329,19 @@ class Console:
         out = self._wait_prompt(deadline)
         return out[:-1] if out.endswith("\n") else out
 
+    def poll(self, cmd, check, timeout=COMMAND_TIMEOUT, interval=0.1):
+        """Run `cmd` until `check(output)` is true, and return that output: a wait on the kernel's state (a task
+        gone, an event recorded) where a sleep would guess how long it takes.  ConsoleTimeout after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self.run(cmd, timeout=max(deadline - time.monotonic(), COMMAND_TIMEOUT))
+            if check(out):
+                return out
+            if time.monotonic() > deadline:
+                raise self._error(ConsoleTimeout, "`%s` never printed what was waited for in %.0f s; last:\n%s"
+                                  % (cmd, timeout, out[-2000:]))
+            time.sleep(interval)
+
     def run_keys(self, keys, timeout=COMMAND_TIMEOUT):
         """Send raw key bytes that end the line (last key Enter or Ctrl-C), return everything up to the next prompt.
 
