@@ -69,6 +69,8 @@ EXIT_POWEROFF = 0                               # ACPI power off, and reboot und
 EXIT_PANIC = debug_exit_status(1)               # 3: the test-mode kernel writes 1 to the port after a panic
 
 TIMEOUT_SCALE = float(os.environ.get("FTRACE_OS_TIMEOUT_SCALE", "1"))   # for very slow hosts
+# The stress loops (flips, toggles) run STRESS times their `make test` size: `make stress` sets 10, their long form.
+STRESS = int(os.environ.get("FTRACE_OS_STRESS", "1"))
 BOOT_TIMEOUT = 60 * TIMEOUT_SCALE               # QEMU start to the first prompt (TCG on a loaded 2-core host)
 COMMAND_TIMEOUT = 20 * TIMEOUT_SCALE            # one shell command
 EXIT_TIMEOUT = 30 * TIMEOUT_SCALE               # a crash or poweroff until QEMU has exited
