@@ -17,6 +17,7 @@
 #   make check      the edit-build-test loop (about 2 minutes): host unit tests, the fuzz seeds, one boot
 #                   running every in-kernel self-test
 #   make test-flake the suite ROUNDS times (default 5) with a second copy running beside it; every failure listed
+#   make stress     the stress tests (flips and toggles under load) at ten times their make-test size
 #   make LEAN=1 [all|run]   the product kernel without test code, in build-lean/: no in-kernel self-tests
 #                   (tests/kernel/, kernel/selftest.c: Linux's CONFIG_KUNIT) and no benches (kernel/bench/);
 #                   SELFTEST=0 or BENCH=0 leaves out one of them. The default kernel keeps both: the labs
@@ -128,7 +129,7 @@ $(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) $(FTRACE_CFLAGS) $(CFLAGS) -c $< -o $@
 endif
 
-.PHONY: all run debug test check test-flake grade unit fuzz bench bench-scale trace soak deps docs format clean \
+.PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace soak deps docs format clean \
 	iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
@@ -235,6 +236,12 @@ check: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
 	@tools/run-tests $(if $(TEST_JOBS),-j $(TEST_JOBS)) tests/unit tests/fuzz/test_fuzz.py::test_fuzz_replay \
 		tests/kernel/test_selftest.py
+
+# The stress tests at ten times their `make test` size (tests/console.py: STRESS). Never part of `make test`.
+stress: deps
+	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@FTRACE_OS_STRESS=10 tools/run-tests tests/integration/test_smp.py tests/integration/test_jump_label.py \
+		tests/integration/test_events.py -k "stress or flip"
 
 # ROUNDS=N rounds (default 5); FLAKE_TESTS="tests/..." a subset.
 test-flake: deps

@@ -192,7 +192,9 @@ def test_set_event_pid_keeps_only_listed_tasks(console):
     assert console.run("cat set_event_pid") == pid
     console.run("echo > trace")
     console.run("echo 1 > events/sched/sched_switch/enable")
-    time.sleep(0.5)
+    # Until another task switches to the listed one (the switch the pid filter must keep).
+    console.poll("cat trace", lambda out: re.search(r"prev_pid=(?!%s )\d+ .*next_pid=%s " % (pid, pid), out),
+                 timeout=60)
     console.run("echo 0 > events/sched/sched_switch/enable")
     switches = [re.match(SWITCH, l["rest"]) for l in events(console)]
     assert switches
