@@ -14,6 +14,14 @@
 #   make SCALE=N [all|run|...]   the same kernel plus N generated traceable functions, in
 #                   build-scaleN/ (the `scale` workload calls them all; docs/02, "Scale")
 #   make bench-scale  boot conversion, enabling every site, filters at N = default, 10000, 40000
+#   make check      the edit-build-test loop (about 2 minutes): host unit tests, the fuzz seeds, one boot
+#                   running every in-kernel self-test
+#   make test-flake the suite ROUNDS times (default 5) with a second copy running beside it; every failure listed
+#   make stress     the stress tests (flips and toggles under load) at ten times their make-test size
+#   make LEAN=1 [all|run]   the product kernel without test code, in build-lean/: no in-kernel self-tests
+#                   (tests/kernel/, kernel/selftest.c: Linux's CONFIG_KUNIT) and no benches (kernel/bench/);
+#                   SELFTEST=0 or BENCH=0 leaves out one of them. The default kernel keeps both: the labs
+#                   type `selftest`, and docs/02's exercises `bench`
 
 # --- What a user may override -------------------------------------------------------------
 CROSS   ?=
@@ -24,6 +32,13 @@ QEMU    ?= qemu-system-x86_64
 PYTHON  ?= /usr/bin/python3
 STATIC_FTRACE ?= 0
 SCALE   ?= 0
+LEAN    ?= 0
+ifeq ($(LEAN),1)
+SELFTEST ?= 0
+BENCH   ?= 0
+endif
+SELFTEST ?= 1
+BENCH   ?= 1
 
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
@@ -74,7 +89,27 @@ else
 B := build
 NASMFLAGS :=
 endif
-SRCS_C   := $(filter-out arch/x86/asm-offsets.c,\
+# Test code, like Linux's CONFIG_KUNIT and benchmark modules: in the kernel unless switched off, and
+# then in a build directory of its own (the objects differ).
+ifeq ($(SELFTEST)$(BENCH),00)
+B := $(B)-lean
+else ifeq ($(SELFTEST),0)
+B := $(B)-noselftest
+else ifeq ($(BENCH),0)
+B := $(B)-nobench
+endif
+LEFT_OUT :=
+ifeq ($(SELFTEST),1)
+KCFLAGS += -DCONFIG_SELFTEST
+else
+LEFT_OUT += kernel/selftest.c tests/kernel/%.c
+endif
+ifeq ($(BENCH),1)
+KCFLAGS += -DCONFIG_BENCH
+else
+LEFT_OUT += kernel/bench/%.c
+endif
+SRCS_C   := $(filter-out arch/x86/asm-offsets.c $(LEFT_OUT),\
 	$(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*.c tests/kernel/*.c))
 SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm tests/kernel/*.asm)
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
@@ -95,7 +130,8 @@ $(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) $(FTRACE_CFLAGS) $(CFLAGS) -c $< -o $@
 endif
 
-.PHONY: all run debug test grade unit fuzz bench bench-scale trace soak deps docs format clean iso iso-test
+.PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace soak deps docs format clean \
+	iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
 
 $(B)/%.o: %.c Makefile
@@ -187,11 +223,30 @@ debug: deps
 	@echo "  gdb $(B)/kernel.elf -ex 'target remote :1234' -ex 'break kmain' -ex continue"
 	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os.iso -boot d -s -S
 
-# Both builds: the static one's tests (tests/integration/test_static.py) boot build-static/.
+# Three builds: the static one's tests (tests/integration/test_static.py) boot build-static/, the
+# lean one's (tests/integration/test_lean.py) build-lean/. tools/run-tests runs independent parts
+# side by side (TEST_JOBS=N at a time; default the number of CPUs, at least 2).
 test: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
 	@$(MAKE) --no-print-directory STATIC_FTRACE=1 all
-	@tools/run-tests
+	@$(MAKE) --no-print-directory LEAN=1 all
+	@tools/run-tests $(if $(TEST_JOBS),-j $(TEST_JOBS))
+
+# What to run after each edit: no integration or docs tests, one boot.
+check: deps
+	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@tools/run-tests $(if $(TEST_JOBS),-j $(TEST_JOBS)) tests/unit tests/fuzz/test_fuzz.py::test_fuzz_replay \
+		tests/kernel/test_selftest.py
+
+# The stress tests at ten times their `make test` size (tests/console.py: STRESS). Never part of `make test`.
+stress: deps
+	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@FTRACE_OS_STRESS=10 tools/run-tests tests/integration/test_smp.py tests/integration/test_jump_label.py \
+		tests/integration/test_events.py -k "stress or flip"
+
+# ROUNDS=N rounds (default 5); FLAKE_TESTS="tests/..." a subset.
+test-flake: deps
+	@$(PYTHON) tools/test-flake $(if $(ROUNDS),-n $(ROUNDS)) $(FLAKE_TESTS)
 
 # The graded exercises of the chapters (tests/grade/), one score each and a total. tools/grade
 # builds the kernel itself, so a tree that does not build still gets its host graders' scores.

@@ -326,6 +326,7 @@ int jump_label_verify_all_sites(char *why, size_t size)
 	return err;
 }
 
+#ifdef CONFIG_SELFTEST
 /* Test-only: a site a self-test corrupted (and reported) has been put right; patch it again. */
 void jump_label_selftest_revive(const struct jump_entry *e)
 {
@@ -333,3 +334,4 @@ void jump_label_selftest_revive(const struct jump_entry *e)
 	jump_site_info[jump_entry_index(e)] &= ~JUMP_SITE_BAD;
 	mutex_unlock(&jump_label_lock);
 }
+#endif

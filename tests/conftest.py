@@ -26,6 +26,7 @@ if ROOT not in sys.path:
 import pytest  # noqa: E402
 
 from tests.console import LOG_DIR, TEST_ISO, Console, ConsoleError, log_path_for  # noqa: E402
+from tests.tracing_state import boot_state, reset  # noqa: E402
 
 LOG_TAIL_LINES = 60
 
@@ -36,7 +37,9 @@ def pytest_configure(config):
 
 
 def pytest_sessionstart(session):
-    """Logs describe the last run only: drop those of earlier runs."""
+    """Logs describe the last run only: drop those of earlier runs (tools/run-tests did it once for all its parts)."""
+    if os.environ.get("FTRACE_OS_KEEP_LOGS"):
+        return
     for path in glob.glob(os.path.join(LOG_DIR, "*.log")):
         os.remove(path)
 
@@ -83,19 +86,28 @@ def fresh_console(request):
 
 @pytest.fixture(autouse=True)
 def _console_guard(request):
-    """Give each test a console at a prompt; afterwards fail it if late output holds a bad pattern."""
+    """Give each test a console at a prompt, its tracing state as at boot (tests/tracing_state.py); afterwards fail
+    the test if late output holds a bad pattern, or if it left state that cannot be put back."""
     consoles = []
+    shared = None
     if "console" in request.fixturenames:
-        console = request.getfixturevalue("console")
-        if console.needs_restart():
-            console.restart()
-        consoles.append(console)
+        shared = request.getfixturevalue("console")
+        if shared.needs_restart():
+            shared.restart()
+            shared.boot_state = None
+        if getattr(shared, "boot_state", None) is None:
+            boot_state(shared)
+        consoles.append(shared)
     if "fresh_console" in request.fixturenames:
         consoles.append(request.getfixturevalue("fresh_console"))
     yield
     for console in consoles:
         if console.proc is not None and not console.dirty:   # a dirty console has already failed the test
             console.check()
+    if shared is not None and shared.proc is not None and not shared.dirty:
+        left = reset(shared)
+        if left:
+            pytest.fail("the test left tracing state that the reset cannot put back:\n" + left, pytrace=False)
 
 
 def _consoles_of(item):

@@ -70,6 +70,8 @@ EXIT_POWEROFF = 0                               # ACPI power off, and reboot und
 EXIT_PANIC = debug_exit_status(1)               # 3: the test-mode kernel writes 1 to the port after a panic
 
 TIMEOUT_SCALE = float(os.environ.get("FTRACE_OS_TIMEOUT_SCALE", "1"))   # for very slow hosts
+# The stress loops (flips, toggles) run STRESS times their `make test` size: `make stress` sets 10, their long form.
+STRESS = int(os.environ.get("FTRACE_OS_STRESS", "1"))
 BOOT_TIMEOUT = 60 * TIMEOUT_SCALE               # QEMU start to the first prompt (TCG on a loaded 2-core host)
 COMMAND_TIMEOUT = 20 * TIMEOUT_SCALE            # one shell command
 EXIT_TIMEOUT = 30 * TIMEOUT_SCALE               # a crash or poweroff until QEMU has exited
@@ -329,6 +331,19 @@ class Console:
         self._wait_for(re.compile(re.escape(cmd + NEWLINE)), deadline, "the echo of %r" % cmd)
         out = self._wait_prompt(deadline)
         return out[:-1] if out.endswith("\n") else out
+
+    def poll(self, cmd, check, timeout=COMMAND_TIMEOUT, interval=0.1):
+        """Run `cmd` until `check(output)` is true, and return that output: a wait on the kernel's state (a task
+        gone, an event recorded) where a sleep would guess how long it takes.  ConsoleTimeout after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self.run(cmd, timeout=max(deadline - time.monotonic(), COMMAND_TIMEOUT))
+            if check(out):
+                return out
+            if time.monotonic() > deadline:
+                raise self._error(ConsoleTimeout, "`%s` never printed what was waited for in %.0f s; last:\n%s"
+                                  % (cmd, timeout, out[-2000:]))
+            time.sleep(interval)
 
     def run_keys(self, keys, timeout=COMMAND_TIMEOUT):
         """Send raw key bytes that end the line (last key Enter or Ctrl-C), return everything up to the next prompt.

@@ -101,18 +101,19 @@ static int func_hits_write(struct fnode *f, const char *buf, size_t len, unsigne
 
 	if (fs_write_ulong(buf, len, 0, 1, &v))
 		return -EINVAL;
-	if (!hits) {
-		u64 *h = kzalloc(NR_CPUS * ftrace_nr_records() * sizeof(*hits) + 1);
-		base = kzalloc(ftrace_nr_records() * sizeof(*base) + 1);
-		if (!h || !base) {
-			kfree(h);
-			kfree(base);
-			base = NULL;
-			return -ENOMEM;
-		}
-		__atomic_store_n(&hits, h, __ATOMIC_RELEASE);
-	}
 	if (v && !on) {
+		/* Only here: a write that changes nothing allocates nothing, so cannot fail for memory. */
+		if (!hits) {
+			u64 *h = kzalloc(NR_CPUS * ftrace_nr_records() * sizeof(*hits) + 1);
+			base = kzalloc(ftrace_nr_records() * sizeof(*base) + 1);
+			if (!h || !base) {
+				kfree(h);
+				kfree(base);
+				base = NULL;
+				return -ENOMEM;
+			}
+			__atomic_store_n(&hits, h, __ATOMIC_RELEASE);
+		}
 		for (unsigned long i = 0; i < ftrace_nr_records(); i++)
 			base[i] = total_hits(i);
 		return register_ftrace_function(&func_hits_ops);

@@ -95,22 +95,26 @@ static void *kmalloc_large(size_t size, size_t *bytes_alloc)
 static void *kmalloc_slab(size_t size, size_t *bytes_alloc)
 {
 	struct size_class *c;
-	struct slab *s;
+	struct slab *s, *fresh;
 	unsigned long flags;
 	void *obj = NULL;
 
 	*bytes_alloc = 1U << (class_of(size) + MIN_SHIFT);
 	c = &classes[class_of(size)];
 	flags = spin_lock_irqsave(&c->lock);
-	s = c->partial;
-	if (!s) {
-		s = slab_new(1U << (class_of(size) + MIN_SHIFT));
-		c->partial = s;
-		if (s) {
+	if (!c->partial) {
+		/* Made unlocked: short of pages, the page allocator shrinks every class, this one too. */
+		spin_unlock_irqrestore(&c->lock, flags);
+		fresh = slab_new(*bytes_alloc);
+		flags = spin_lock_irqsave(&c->lock);
+		if (fresh) {
+			fresh->next = c->partial;
+			c->partial = fresh;
 			c->nr_slabs++;
 			c->nr_empty++;
 		}
 	}
+	s = c->partial;
 	if (s) {
 		if (s->nr_free == s->nr_objs)
 			c->nr_empty--;
@@ -196,7 +200,8 @@ void kfree(const void *p)
 /*
  * Gives every cached empty slab back to the page allocator (Linux's kmem_cache_shrink()); returns
  * the pages freed. Empty slabs are kept otherwise so that a burst of small allocations does not
- * rebuild a freelist each time.
+ * rebuild a freelist each time; the page allocator calls this when it has no pages left, and
+ * drop_caches does. Called with no class lock held.
  */
 size_t kmalloc_shrink(void)
 {

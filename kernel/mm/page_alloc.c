@@ -77,12 +77,11 @@ static bool run_is_free(size_t f, size_t n)
 	return true;
 }
 
-static unsigned long __alloc_pages(size_t n, enum page_user user, unsigned long caller)
+/* The first run of n free frames from the hint on, taken for user; 0 if there is none. */
+static unsigned long take_run(size_t n, enum page_user user)
 {
 	unsigned long flags, pa = 0;
 
-	if (should_fail(&fail_page_alloc, n * PAGE_SIZE, caller))
-		goto out;
 	flags = spin_lock_irqsave(&frame_lock);
 	for (size_t pass = 0; pass < 2 && !pa; pass++) {
 		size_t start = pass ? 0 : search_hint;
@@ -99,6 +98,19 @@ static unsigned long __alloc_pages(size_t n, enum page_user user, unsigned long 
 		}
 	}
 	spin_unlock_irqrestore(&frame_lock, flags);
+	return pa;
+}
+
+static unsigned long __alloc_pages(size_t n, enum page_user user, unsigned long caller)
+{
+	unsigned long pa = 0;
+
+	if (should_fail(&fail_page_alloc, n * PAGE_SIZE, caller))
+		goto out;
+	pa = take_run(n, user);
+	/* Out of pages: the heap's cached empty slabs go back first, as Linux's shrinkers do. */
+	if (!pa && kmalloc_shrink())
+		pa = take_run(n, user);
 out:
 	trace_mm_page_alloc(pa, trace_pages_order(n), GFP_KERNEL, MIGRATE_UNMOVABLE);
 	return pa;

@@ -232,6 +232,7 @@ void ftrace_bug(int failed, struct dyn_ftrace *rec)
 	ftrace_bug_count++;
 }
 
+#ifdef CONFIG_SELFTEST
 /* Test-only: after a self-test provoked ftrace_bug() and put the site right, let ftrace work again. */
 void ftrace_selftest_revive(struct dyn_ftrace *rec)
 {
@@ -240,3 +241,4 @@ void ftrace_selftest_revive(struct dyn_ftrace *rec)
 	rec->target = 0;
 	ftrace_disabled = 0;
 }
+#endif

@@ -141,6 +141,11 @@ static int set_write(const char *buf, size_t len, unsigned int flags, bool to_no
 		return err;
 	if (ftrace_disabled)
 		return -ENODEV;
+	/* Emptying an empty set changes nothing: it allocates nothing, so it cannot fail for memory. */
+	if (!text[0] && (flags & FS_TRUNC) &&
+	    ftrace_hash_empty(to_notrace ? global_ops.local_hash.notrace_hash
+					 : global_ops.local_hash.filter_hash))
+		return 0;
 	return to_notrace ? ftrace_set_notrace(&global_ops, text, flags & FS_TRUNC)
 			  : filter_write_mixed(text, flags);
 }

@@ -11,4 +11,6 @@
 #include "kernel/trace/events/workload.h"
 #include "arch/x86/trace/irq_vectors.h"
 #include "arch/x86/trace/text_patch.h"
+#ifdef CONFIG_BENCH /* the `bench` command's own event: test code */
 #include "kernel/trace/events/bench.h"
+#endif

@@ -23,7 +23,7 @@
 /* --- filters ---------------------------------------------------------------------------------- */
 
 /* Puts a compiled filter (or none) in force on one event; frees the old one once unused. */
-static void event_set_filter(struct trace_event_call *call, struct event_filter *filter)
+void event_set_filter(struct trace_event_call *call, struct event_filter *filter)
 {
 	struct event_filter *old = call->filter;
 

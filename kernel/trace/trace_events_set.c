@@ -114,11 +114,17 @@ static int system_filter_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
+/*
+ * All or nothing: the filter is compiled for every event of the system, and the text copied,
+ * before any event changes; setting them then cannot fail.
+ */
 static int system_filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct trace_event_call *const *pp;
 	struct event_subsystem *system = f->parent->priv;
-	char text[EVENT_WRITE_MAX];
+	struct event_filter **next = NULL;
+	char text[EVENT_WRITE_MAX], *copy = NULL;
+	unsigned int i = 0;
 	bool clear;
 	int err = 0;
 
@@ -126,30 +132,46 @@ static int system_filter_write(struct fnode *f, const char *buf, size_t len, uns
 		return -EINVAL;
 	clear = !*text || !strcmp(text, "0");
 	event_mutex_lock();
-	/* First a dry run: every event of the system must accept it. */
+	if (!clear) {
+		next = kzalloc((nr_trace_events + 1) * sizeof(*next));
+		copy = kmalloc(strlen(text) + 1);
+		if (!next || !copy) {
+			err = -ENOMEM;
+			goto out;
+		}
+		strcpy(copy, text);
+	}
 	for_each_event_call(pp)
 	{
-		struct event_filter *probe = NULL;
 		struct filter_parse_error pe = { 0 };
-		if (clear || !in_system(*pp, system))
-			continue;
-		err = filter_compile((*pp)->fields, (*pp)->nr_fields, text, &probe, &pe);
-		if (err) {
-			if (err == -EINVAL)
-				tracing_log_err("event filter parse error", text,
-						filter_err_text(FILT_ERR_BAD_SUBSYS_FILTER), 0);
-			break;
+
+		if (!clear && in_system(*pp, system))
+			err = filter_compile((*pp)->fields, (*pp)->nr_fields, text, &next[i], &pe);
+		if (err == -EINVAL)
+			tracing_log_err("event filter parse error", text,
+					filter_err_text(FILT_ERR_BAD_SUBSYS_FILTER), 0);
+		if (err)
+			goto out;
+		i++;
+	}
+	i = 0;
+	for_each_event_call(pp)
+	{
+		if (in_system(*pp, system)) {
+			event_set_filter(*pp, clear ? NULL : next[i]);
+			if (next)
+				next[i] = NULL;
 		}
-		filter_free(probe);
+		i++;
 	}
-	for_each_event_call(pp) if (!err && in_system(*pp, system)) err =
-		apply_event_filter(*pp, text, false);
-	if (!err) {
-		kfree(system->filter);
-		system->filter = clear ? NULL : kmalloc(strlen(text) + 1);
-		if (system->filter)
-			strcpy(system->filter, text);
-	}
+	kfree(system->filter);
+	system->filter = copy;
+	copy = NULL;
+out:
+	for (i = 0; next && i < nr_trace_events; i++)
+		filter_free(next[i]);
+	kfree(next);
+	kfree(copy);
 	event_mutex_unlock();
 	return err;
 }

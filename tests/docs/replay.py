@@ -21,10 +21,10 @@ EXITS = ("poweroff", "reboot")
 COMMAND_TIMEOUT = 300
 
 
-def chapters():
-    """docs/*.md that hold at least one transcript, as paths relative to the tree."""
+def chapters(host=False):
+    """docs/*.md that hold at least one kernel transcript (or host transcript), as paths relative to the tree."""
     names = sorted(n for n in os.listdir(DOCS) if n.endswith(".md"))
-    return ["docs/" + n for n in names if read_chapter("docs/" + n, read("docs/" + n))]
+    return ["docs/" + n for n in names if any(b.host == host for b in read_chapter("docs/" + n, read("docs/" + n)))]
 
 
 def read(path):
@@ -60,7 +60,7 @@ class Replay:
             self.console = None
 
     def blocks_to_run(self):
-        return [b for b in self.blocks if not b.skip]
+        return [b for b in self.blocks if not b.skip and not b.host]
 
     def run_block(self, block):
         """[(step, command typed, printed lines)] for one block; boots first when it says so or when

@@ -22,6 +22,12 @@ one comment, separated by `;`. Written on the lines just before a block, they ap
 
 A chapter replays in one boot from its first transcript on, `smp=1` unless a `boot` says otherwise.
 
+A block whose first line starts with `$ ` is a host transcript: commands typed at a shell on the host, in the
+repository (tests/docs/host.py runs them with bash in a scratch copy of the tree that shares its build outputs).
+A command line ending in `\` goes on on the next line.  A command shown with no output must succeed (exit status
+0) and its output is not compared: a build's or a recording's progress.  `skip`, `setup` (a host command),
+`vary` and `unordered` work there as in the kernel's transcripts.
+
 What may differ is marked, never ignored wholesale. These classes always vary, in every block, because
 any change to the code or any run changes them:
     addr   a kernel address: 16 hex digits (ffffffff8020da20), or 0x and 8 or more hex digits
@@ -42,6 +48,7 @@ from dataclasses import dataclass, field
 
 PROMPT = "root@ftrace-os:/sys/kernel/tracing# "
 PROMPT_RX = re.compile(r"^root@ftrace-os:(?P<cwd>[^#\n]*)# (?P<cmd>.*)$")
+HOST_PROMPT_RX = re.compile(r"^\$ (?P<cmd>.*)$")
 ELLIPSIS = "..."
 CTRL_C = "^C"
 
@@ -87,6 +94,7 @@ class Block:
     unordered: bool = False
     lets: list = field(default_factory=list)   # (number as shown, function, file or 0x offset)
     expect: set = field(default_factory=set)   # bad patterns this block is allowed to print
+    host: bool = False            # `$` commands for the host's shell, not the kernel's
 
     def where(self):
         return "%s:%d" % (self.path, self.line)
@@ -153,14 +161,17 @@ def parse_boot(text, where):
     return settings
 
 
-def parse_steps(lines, first_line):
-    steps = []
+def parse_steps(lines, first_line, host=False):
+    steps, more = [], False
     for i, text in enumerate(lines):
-        m = PROMPT_RX.match(text)
-        if m:
+        m = (HOST_PROMPT_RX if host else PROMPT_RX).match(text)
+        if more:                               # a host command's continuation line
+            steps[-1].cmd = steps[-1].cmd[:-1] + "\n" + text
+        elif m:
             steps.append(Step(m.group("cmd"), [], first_line + i))
         else:
             steps[-1].expected.append(text)
+        more = host and steps[-1].cmd.endswith("\\") and not steps[-1].expected
     return steps
 
 
@@ -185,7 +196,7 @@ def read_chapter(path, text):
             while j < len(lines) and not lines[j].startswith("```"):
                 j += 1
             body = lines[i + 1:j]
-            if body and PROMPT_RX.match(body[0]):
+            if body and (PROMPT_RX.match(body[0]) or HOST_PROMPT_RX.match(body[0])):
                 blocks.append(make_block(path, i + 1, j + 1, body, pending or {}))
             elif pending:
                 raise TranscriptError("%s:%d: replay directives before a block that is not a transcript" %
@@ -211,9 +222,12 @@ def merge(old, new):
 
 
 def make_block(path, line, end, body, d):
-    block = Block(path, line, end, parse_steps(body, line + 1), skip=d.get("skip"), boot=d.get("boot"),
+    host = bool(HOST_PROMPT_RX.match(body[0]))
+    block = Block(path, line, end, parse_steps(body, line + 1, host), skip=d.get("skip"), boot=d.get("boot"),
                   setup=d.get("setup", []), vary=d.get("vary", set()), unordered=d.get("unordered", False),
-                  lets=d.get("lets", []), expect=d.get("expect", set()))
+                  lets=d.get("lets", []), expect=d.get("expect", set()), host=host)
+    if host and (block.boot or block.lets or block.expect):
+        raise TranscriptError("%s: boot, let and expect are for the kernel's transcripts" % block.where())
     for shown, _, _ in block.lets:
         if not any(re.search(r"\b%s\b" % shown, s.cmd) for s in block.steps):
             raise TranscriptError("%s: let %s: no command of the block holds that number" % (block.where(), shown))

@@ -2,7 +2,7 @@
 
 One machine for the whole `make grade` run instead of one per exercise: a boot and its shell cost
 more than most graders' commands, and `make test` grades two trees.  A grader therefore leaves the
-machine as it found it (its own autouse fixture resets what it changed); a kernel that crashes is
+machine as it found it (tests/tracing_state.py puts the tracing state back after each); a kernel that crashes is
 booted again for the next test by tests/conftest.py's guard.  Two CPUs, so that graders can see
 IPIs and cross-CPU patching.
 """

@@ -1,19 +1,10 @@
 """Grader of exercise 03.10 (docs/03-ftrace-ops.md): Linux 6.4's touched_functions, every function some ops
 has wanted since boot, in enabled_functions' format."""
 
-import pytest
-
 TITLE = "touched_functions"
 POINTS = 10
 FUNCS = ["cmd_pwd", "uptime_show"]
 NEVER = "cmd_poweroff"          # nothing in the graders traces it
-
-
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    console.run("echo nop > current_tracer")
-    console.run("echo > set_ftrace_filter")
 
 
 def listed(text):

@@ -1,17 +1,8 @@
 """Grader of exercise 07.8 (docs/07-function-tracer.md): a tracer of your own, `count`, which prints each
 function event as the function's name and how many of its events this read of `trace` has shown."""
 
-import pytest
-
 TITLE = "a tracer of your own: count"
 POINTS = 10
-
-
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    for cmd in ("echo nop > current_tracer", "echo 1 > tracing_on", "echo > set_ftrace_filter", "echo > trace"):
-        console.run(cmd)
 
 
 def record(console):

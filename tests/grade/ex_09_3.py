@@ -1,22 +1,7 @@
 """Grader of exercise 09.3 (docs/09-triggers-and-stats.md): dump and cpudump act once, as Linux's."""
 
-import re
-
-import pytest
-
 TITLE = "dump once"
 POINTS = 10
-
-
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    for line in console.run("cat set_ftrace_filter").splitlines():
-        m = re.match(r"^(\w+):(\w+):", line)
-        if m:
-            console.run("echo '!%s:%s' >> set_ftrace_filter" % m.groups())
-    console.run("echo > set_ftrace_filter")
-    console.run("echo 1 > tracing_on")
 
 
 def commands(console):

@@ -3,18 +3,9 @@ them (ftrace_mod_get_kallsym(): `ftrace_trampoline [__builtin__ftrace]`)."""
 
 import re
 
-import pytest
-
 TITLE = "trampolines in /proc/kallsyms"
 POINTS = 10
 LINE = re.compile(r"^([0-9a-f]{16}) t ftrace_trampoline\t\[__builtin__ftrace\]$")
-
-
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    console.run("echo nop > current_tracer")
-    console.run("echo > set_ftrace_filter")
 
 
 def trampoline_lines(console):

@@ -1,18 +1,10 @@
 """Grader of exercise 11.9 (docs/11-livepatch.md): Linux's /sys/kernel/livepatch/<patch>/{enabled,transition}."""
 
-import pytest
-
 TITLE = "Linux's livepatch files"
 POINTS = 10
 SYS = "/sys/kernel/livepatch"
 ORIGINAL = "Hello from ftrace-os, the kernel that traces it's own calls"
 FIXED = "Hello from ftrace-os, the kernel that traces its own calls"
-
-
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    console.run("echo > livepatch_enable")
 
 
 def greeting(console):

@@ -3,17 +3,9 @@ one unlikely use in jump_label_demo_true(), flipped by /proc/sys/kernel/jump_lab
 
 import re
 
-import pytest
-
 TITLE = "a true key"
 POINTS = 10
 SYSCTL = "/proc/sys/kernel/jump_label_demo_true"
-
-
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    console.run("echo 1 > %s" % SYSCTL)
 
 
 def key_block(console):

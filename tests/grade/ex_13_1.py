@@ -2,19 +2,9 @@
 
 import re
 
-import pytest
-
 TITLE = "an event of your own: kmem:kmalloc_large"
 POINTS = 10
 EVENT = "events/kmem/kmalloc_large"
-
-
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    console.run("echo 0 > %s/enable" % EVENT)
-    console.run("echo > set_event")
-    console.run("echo > trace")
 
 
 def test_format(console):

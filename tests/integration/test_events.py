@@ -6,7 +6,7 @@ writes that change nothing."""
 import re
 import time
 
-import pytest
+from tests.console import STRESS
 
 SMP = 4
 EINVAL = "echo: write error: Invalid argument"
@@ -36,17 +36,6 @@ print fmt: "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=
 next_prio=%d", REC->prev_comm, REC->prev_pid, REC->prev_prio, (REC->prev_state & (0x0100 - 1)) ? \
 __print_flags(REC->prev_state & (0x0100 - 1), "|", { 0x0001, "S" }, { 0x0010, "X" }) : "R", \
 REC->prev_state & 0x0100 ? "+" : "", REC->next_comm, REC->next_pid, REC->next_prio"""
-
-
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    for call in ("sched/sched_switch", "sched/sched_wakeup", "sched/sched_waking"):
-        console.run("echo > events/%s/trigger" % call)
-        console.run("echo 0 > events/%s/filter" % call)
-    for cmd in ("echo 0 > events/enable", "echo > set_event_pid", "echo nop > current_tracer",
-                "echo > set_ftrace_filter", "echo 1 > tracing_on", "echo > trace", "kill all"):
-        console.run(cmd)
 
 
 def events(console):
@@ -203,7 +192,9 @@ def test_set_event_pid_keeps_only_listed_tasks(console):
     assert console.run("cat set_event_pid") == pid
     console.run("echo > trace")
     console.run("echo 1 > events/sched/sched_switch/enable")
-    time.sleep(0.5)
+    # Until another task switches to the listed one (the switch the pid filter must keep).
+    console.poll("cat trace", lambda out: re.search(r"prev_pid=(?!%s )\d+ .*next_pid=%s " % (pid, pid), out),
+                 timeout=60)
     console.run("echo 0 > events/sched/sched_switch/enable")
     switches = [re.match(SWITCH, l["rest"]) for l in events(console)]
     assert switches
@@ -341,7 +332,7 @@ def test_filter_keeps_only_matching_records(console):
     assert console.run("cat events/sched/sched_switch/filter") == "none"
 
 
-FLIPS = 20
+FLIPS = 4 * STRESS                          # 40 in `make stress`
 
 
 def test_event_flips_under_load_with_both_methods(console):

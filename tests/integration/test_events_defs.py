@@ -4,7 +4,6 @@ kernel does what the event reports: irq (the serial port's IRQ 4), irq_vectors (
 ipi, timer (msleep's timers), kmem (kmalloc, kfree, page frames) and our own workload event."""
 
 import re
-import time
 
 import pytest
 
@@ -62,17 +61,9 @@ PRINT_FMT = {
 TIMER_VECTOR, CALL_FUNCTION_VECTOR, RESCHEDULE_VECTOR, CALL_FUNCTION_SINGLE_VECTOR = 32, 241, 242, 243
 
 
-@pytest.fixture(autouse=True)
-def reset(console):
-    console.run("echo > trace")
-    yield
-    for cmd in ("echo 0 > events/enable", "echo > trace"):
-        console.run(cmd)
-
-
-def lines_of(console):
-    """Every event line of `cat trace`, parsed into its context columns and `rest`."""
-    out = console.run("cat trace", timeout=60).splitlines()
+def lines_of(console, text=None):
+    """Every event line of `cat trace` (or of `text`, its output), parsed into its context columns and `rest`."""
+    out = (console.run("cat trace", timeout=60) if text is None else text).splitlines()
     parsed = []
     for line in out:
         if line.startswith("#"):
@@ -100,12 +91,12 @@ def start(console, cmd):
 
 
 def wait_gone(console, pids, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not set(re.findall(r"^\s*(\d+)\s", console.run("ps"), re.M)) & set(pids):
-            return
-        time.sleep(0.2)
-    raise AssertionError("%s still running" % pids)
+    console.poll("ps", lambda out: not set(re.findall(r"^\s*(\d+)\s", out, re.M)) & set(pids), timeout=timeout)
+
+
+def wait_traced(console, rx, timeout=60):
+    """Until the buffer holds a line matching `rx` (the event has happened at least once)."""
+    console.poll("cat trace", lambda out: re.search(rx, out, re.M), timeout=timeout)
 
 
 def test_every_event_listed_and_off_at_boot(console):
@@ -166,7 +157,8 @@ def test_irq_vectors_timer_and_ipis(console):
     pids = start(console, "run compute 1-3")
     out = console.run("selftest smp_call_function_reaches_each_cpu", timeout=60)
     assert "ok 1 smp_call_function_reaches_each_cpu" in out
-    time.sleep(0.2)                             # some 20 ticks on every CPU
+    for cpu in range(SMP):                      # a tick on every CPU
+        wait_traced(console, r"\[%03d\] .* local_timer_entry: " % cpu)
     console.run("kill %s" % " ".join(pids))
     wait_gone(console, pids)
     console.run("echo 0 > events/irq_vectors/enable")
@@ -217,7 +209,7 @@ def test_ipi_raise_entry_exit(console):
 def test_hrtimer_events_follow_msleep(console):
     assert console.run("echo 1 > events/timer/enable") == ""
     pids = start(console, "run compute 1-3")
-    time.sleep(0.5)
+    wait_traced(console, r"hrtimer_expire_exit: ")  # a sleep's timer has fired and been handled
     console.run("kill %s" % " ".join(pids))    # most likely asleep: their timers are cancelled
     wait_gone(console, pids)
     console.run("echo 0 > events/timer/enable")
@@ -247,11 +239,22 @@ def test_hrtimer_events_follow_msleep(console):
     assert all(l["comm"].strip() == "sh" and l["cpu"] == "000" for l, _ in cancelled)
 
 
+def task_reaped(lines):
+    """Some kzalloc'd object of CPU 0 freed by CPU 1 in hard irq context: a task, reaped by a tick."""
+    allocs = matching(lines, r"kmalloc: call_site=(%s) ptr=(%s) bytes_req=(\d+) bytes_alloc=(\d+) "
+                             r"gfp_flags=GFP_KERNEL node=-1 accounted=false" % (SYM_OFF, PTR))
+    zeroed = {m.group(2) for l, m in allocs if m.group(1).startswith("kzalloc+") and l["cpu"] == "000"}
+    reaped = {m.group(2) for l, m in matching(lines, r"kfree: call_site=(%s) ptr=(%s)" % (SYM_OFF, PTR))
+              if l["cpu"] == "001" and l["flags"][2] == "h"}
+    return bool(zeroed & reaped)
+
+
 def test_kmem_events_for_a_task_and_its_stack(console):
     assert console.run("echo 1 > events/kmem/enable") == ""
     pids = start(console, "run compute 1 1")
     wait_gone(console, pids)
-    time.sleep(0.3)                            # a later tick reaps it: stack and task are freed
+    # The task (kthread_create's kzalloc, on CPU 0) goes back when a later tick of CPU 1 reaps it.
+    console.poll("cat trace", lambda out: task_reaped(lines_of(console, out)), timeout=60)
     console.run("echo 0 > events/kmem/enable")
     lines = lines_of(console)
     allocs = matching(lines, r"kmalloc: call_site=(%s) ptr=(%s) bytes_req=(\d+) bytes_alloc=(\d+) "
@@ -259,11 +262,7 @@ def test_kmem_events_for_a_task_and_its_stack(console):
     assert allocs, [l["rest"] for l in lines[:10]]
     for _, m in allocs:
         assert int(m.group(3)) <= int(m.group(4)), m.group(0)
-    # The task (kthread_create's kzalloc, on CPU 0) goes back when CPU 1's tick reaps it.
-    zeroed = {m.group(2) for l, m in allocs if m.group(1).startswith("kzalloc+") and l["cpu"] == "000"}
-    reaped = {m.group(2) for l, m in matching(lines, r"kfree: call_site=(%s) ptr=(%s)" % (SYM_OFF, PTR))
-              if l["cpu"] == "001" and l["flags"][2] == "h"}
-    assert zeroed & reaped
+    assert task_reaped(lines)
     pages = matching(lines, r"mm_page_alloc: page=(%s) pfn=0x([0-9a-f]+) order=(\d+) migratetype=0 "
                             r"gfp_flags=GFP_KERNEL" % PTR)
     for _, m in pages:

@@ -25,8 +25,9 @@ STATE = [
     "current_tracer", "set_ftrace_filter", "set_ftrace_notrace", "set_graph_function", "set_graph_notrace",
     "set_ftrace_pid", "set_event", "enabled_functions", "kprobe_events", "buffer_size_kb", "per_cpu/cpu1/buffer_size_kb",
     "trace", "function_profile_enabled", "/proc/sys/kernel/stack_tracer_enabled", "events/sched/sched_switch/trigger",
-    "events/sched/sched_switch/enable", "events/sched/sched_switch/filter", "events/kmem/enable", "patch_method", "livepatch_enable", "direct_count",
-    "saved_cmdlines_size", "func_hits", "tracing_on",
+    "events/sched/sched_switch/enable", "events/kmem/enable", "patch_method", "livepatch_enable", "direct_count",
+    "saved_cmdlines_size", "func_hits", "tracing_on", "events/sched/filter", "events/sched/sched_switch/filter",
+    "events/sched/sched_wakeup/filter", "events/sched/sched_waking/filter", "events/sched/sched_process_exit/filter",
 ]
 SITES = ["schedule", "kfree", "demo_greeting"]   # dis: bytes of call sites the actions touch
 
@@ -52,6 +53,7 @@ CASES = [
      ["echo 0 > events/kprobes/fi_probe/enable"]),
     ("event_filter", [], "echo 'prev_pid == 1' > events/sched/sched_switch/filter",
      ["echo 0 > events/sched/sched_switch/filter"]),
+    ("system_filter", [], "echo 'common_pid != 0' > events/sched/filter", ["echo 0 > events/sched/filter"]),
     ("trigger_with_filter", [], "echo 'stacktrace if prev_pid == 1' > events/sched/sched_switch/trigger",
      ["echo '!stacktrace' > events/sched/sched_switch/trigger"]),
     ("tracer_function_filtered", ["echo 'k*' > set_ftrace_filter"], "echo function > current_tracer",
@@ -167,6 +169,23 @@ def test_walk(fi, name, setup, action, undo):
     allocs, survived = walk(fi, action, undo)
     print(f"WALK {name}: {allocs} allocations, survived {survived}")
     assert allocs > 0 or name in NO_ALLOC, f"`{action}` allocates nothing: the walk tested nothing"
+
+
+# Writes that change nothing: each must make no allocation at all (fail-nth still armed after it), so that turning
+# off what is off, or emptying what is empty, cannot fail for memory.
+NO_CHANGE = ["echo 0 > func_hits", "echo > set_ftrace_filter", "echo > set_ftrace_notrace",
+             "echo 0 > events/sched/filter", "echo 0 > events/sched/sched_switch/filter"]
+
+
+def test_writes_that_change_nothing_allocate_nothing(fresh_console):
+    """A machine where none of these was ever on: func_hits has never allocated its counters."""
+    con = fresh_console
+    for cmd in NO_CHANGE:
+        con.run("echo 1 > /proc/self/fail-nth")
+        out = con.run(cmd)
+        left = con.run("cat /proc/self/fail-nth")
+        con.run("echo 0 > /proc/self/fail-nth")
+        assert (answer(out), left) == ("", "1"), f"`{cmd}` changed nothing but allocated: {out!r}, fail-nth {left}"
 
 
 # ---------------------------------------------------------------------------------------------------------------

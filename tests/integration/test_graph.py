@@ -19,14 +19,6 @@ FS_FUNCS = "fs_iteration vfs_* path_lookup dentry_lookup inode_permission page_c
 EINVAL = "echo: write error: Invalid argument"
 
 
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    for cmd in ("echo nop > current_tracer", "echo > set_ftrace_filter", "echo 0 > max_graph_depth",
-                "echo 0 > tracing_thresh", "echo > trace"):
-        console.run(cmd)
-
-
 def graph(console, filt=FS_FUNCS, seconds=1):
     console.run("echo '%s' > set_ftrace_filter" % filt)
     assert console.run("echo function_graph > current_tracer") == ""

@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from tests.console import STRESS
+
 SMP = 4
 
 PS_HEADER = r"^ +PID +CPU +S +SWITCHES +COMMAND$"
@@ -18,7 +20,7 @@ PS_LINE = r"^ *(?P<pid>\d+) +(?P<cpu>\d+) (?P<state>[RSX]) +(?P<switches>\d+) (?
 WORK_LINE = (r"^ *(?P<pid>\d+) +(?P<cpu>\d+) (?P<name>\w+) +(?P<iter>\d+) +(?P<windows>\d+) +"
              r"(?P<mismatches>\d+)(?P<exited> \(exited\))?$")
 EINVAL = "echo: write error: Invalid argument"
-TOGGLES = 200
+TOGGLES = 20 * STRESS                       # 200 in `make stress`
 
 
 def ps(console):
@@ -140,7 +142,7 @@ def test_stress_toggle_every_function_under_load(console):
             assert console.run("echo %s > patch_method" % method) == ""
             for i in range(TOGGLES):
                 assert console.run("echo 1 > func_hits", timeout=60) == ""
-                if i % 50 == 0:
+                if i % 5 == 0:
                     assert int(console.run("cat enabled_functions", timeout=60).count("\n")) > 100
                 assert console.run("echo 0 > func_hits", timeout=60) == ""
     finally:

@@ -14,14 +14,6 @@ DUR = r"\d+(?:\.\d{1,3})? us +"
 STAT_LINE = r"^  (?P<func>[\w. ]{30})  (?P<hit>[ \d]{10})    (?P<time>%s)    %s    %s$" % (DUR, DUR, DUR)
 
 
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    for cmd in ("echo 0 > function_profile_enabled", "echo 0 > /proc/sys/kernel/stack_tracer_enabled",
-                "echo 0 > stack_max_size", "echo > set_ftrace_filter", "echo nop > current_tracer"):
-        console.run(cmd)
-
-
 def stats(console, cpu):
     out = console.run("cat trace_stat/function%d" % cpu).splitlines()
     assert out[:2] == STAT_HEAD

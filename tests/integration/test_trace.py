@@ -25,14 +25,6 @@ FN = r"^(?P<func>[\w.]+) <-(?P<parent>[\w.]+)$"
 EINVAL = "echo: write error: Invalid argument"
 
 
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    for cmd in ("echo nop > current_tracer", "echo 1 > tracing_on", "echo > set_ftrace_filter",
-                "echo > set_ftrace_pid", "echo 64 > buffer_size_kb", "echo > trace"):
-        console.run(cmd)
-
-
 def trace(console):
     out = console.run("cat trace", timeout=60).splitlines()
     assert out[0].startswith("# tracer: ") and out[1] == "#", out[:4]

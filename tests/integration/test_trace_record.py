@@ -10,11 +10,9 @@ These need the binary channel (per_cpu/cpuN/trace_pipe_raw and `cat FILE > /dev/
 it they are skipped, saying so.
 """
 
-import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -24,13 +22,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests", "unit"))
 from test_tracedat import check_json_tracks  # noqa: E402
 
-HAS_RAW = any("trace_pipe_raw" in open(p, errors="replace").read()
-              for p in glob.glob(os.path.join(ROOT, "kernel", "trace", "*.c")))
-pytestmark = [
-    pytest.mark.skipif(not HAS_RAW, reason="the kernel has no per_cpu/cpuN/trace_pipe_raw yet "
-                       "(branch raw-channel not merged): trace.dat needs the raw pages"),
-    pytest.mark.skipif(shutil.which("trace-cmd") is None, reason="trace-cmd not installed (tools/deps.sh)"),
-]
 
 MARK = "trace-record test marker"
 # `sleep 1` (on the host) lets the workload run: on one CPU the shell and compute share it, and without

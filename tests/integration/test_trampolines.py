@@ -7,8 +7,6 @@ that ops coming and going under load leave every site, trampoline and answer rig
 import re
 import time
 
-import pytest
-
 SMP = 4
 EINVAL = "echo: write error: Invalid argument"
 EBUSY = "echo: write error: Device or resource busy"
@@ -19,15 +17,6 @@ TRAMP_LINE = (r"^(?P<name>\w+) \((?P<count>\d+)\)(?P<flags>( R|  )( I|  )( D|  )
               r"\ttramp: 0x(?P<tramp>[0-9a-f]+) \((?P<func>\S+)\) ->(?P<callee>\S+)$")
 WORK_LINE = (r"^ *(?P<pid>\d+) +(?P<cpu>\d+) (?P<name>\w+) +(?P<iter>\d+) +(?P<windows>\d+) +"
              r"(?P<mismatches>\d+)(?P<exited> \(exited\))?$")
-
-
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    for cmd in ("echo 0 > func_hits", "echo > set_ftrace_filter", "echo > direct_count",
-                "echo > livepatch_enable", "echo breakpoint > patch_method",
-                "echo 1 > /proc/sys/kernel/ftrace_enabled"):
-        console.run(cmd)
 
 
 def first_insn(console, func):
@@ -179,7 +168,7 @@ def test_livepatch_while_other_cpus_run_the_function(console):
     assert "ok 1 ftrace_nop_sites_after_boot" in console.run("selftest ftrace_nop_sites_after_boot")
 
 
-def test_ops_come_and_go_200_times_under_load(console):
+def test_ops_come_and_go_under_load(console):
     pids = []
     for cmd in ("run spin 1-3", "run greet 1-3", "run fs 1-3", "run compute 2", "run hash 3"):
         pids += start(console, cmd)

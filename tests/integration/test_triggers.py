@@ -11,18 +11,6 @@ EINVAL = "echo: write error: Invalid argument"
 EMPTY = "#### all functions enabled ####"
 
 
-@pytest.fixture(autouse=True)
-def reset(console):
-    yield
-    for cmd in ("echo nop > current_tracer", "echo 1 > tracing_on", "echo > trace"):
-        console.run(cmd)
-    for line in console.run("cat set_ftrace_filter").splitlines():
-        m = re.match(r"^(\w+):(\w+):", line)
-        if m:
-            console.run("echo '!%s:%s' >> set_ftrace_filter" % m.groups())
-    console.run("echo > set_ftrace_filter")
-
-
 def filt(console):
     return console.run("cat set_ftrace_filter").splitlines()
 

@@ -4,7 +4,6 @@ every line, on 1 and on 4 CPUs; Ctrl-C still stops the output and, like a tty's 
 typed before it."""
 
 import re
-import time
 
 import pytest
 
@@ -17,7 +16,9 @@ def fill_trace(con):
     """The function tracer on every function until the buffer has wrapped: the longest `cat trace`."""
     con.run("echo function > current_tracer")
     con.run("run compute 0 1")
-    time.sleep(1.5)  # the workload runs on: let it wrap the buffer
+    # The workload runs on: until it has wrapped the buffer.
+    con.poll("cat per_cpu/cpu0/stats", lambda s: int(re.search(r"^overrun: (\d+)$", s, re.M).group(1)) > 0,
+             timeout=60)
     con.run("echo 0 > tracing_on")
     stats = con.run("cat per_cpu/cpu0/stats")
     assert int(re.search(r"^overrun: (\d+)$", stats, re.M).group(1)) > 0, stats

@@ -272,7 +272,7 @@ SELFTEST(rcu_tasks_waits_for_running_task)
 }
 
 /*
- * Ops come and go 200 times: two with trampolines (one plain, one SAVE_REGS), a direct call and
+ * Ops come and go 24 times: two with trampolines (one plain, one SAVE_REGS), a direct call and
  * an ip-modifying one, on functions the workloads call (run them on the other CPUs first: see
  * tests/integration/test_trampolines.py). Sites move between NOP, trampolines, the list and the
  * direct call, with both patch methods. Each freed trampoline must be int3 at once; at the end
@@ -316,14 +316,15 @@ SELFTEST_DYNAMIC(trampoline_ops_come_and_go)
 		FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 		"demo_greeting");
 	ops[3].func = tr_redirect;
-	for (int i = 0; i < 200 && !err; i++) {
+	/* 24 rounds: each of the four orders of leaving (two per patch method) six times. */
+	for (int i = 0; i < 24 && !err; i++) {
 		if (num_online_cpus() > 1)
 			ftrace_set_patch_method(i % NR_PATCH_METHODS);
 		for (int k = 0; k < 4 && !err; k++)
 			err = k == 2 ? register_ftrace_direct(&ops[k],
 							      (unsigned long)direct_count_tramp)
 				     : register_ftrace_function(&ops[k]);
-		if (!err && i % 20 == 0 && ftrace_verify_all_sites(why, sizeof(why)))
+		if (!err && i % 6 == 0 && ftrace_verify_all_sites(why, sizeof(why)))
 			ktest_fail(t, __FILE__, __LINE__, "round %d: %s", i, why);
 		/* While all four are on: the list reaches ops 0, the IPMODIFY ops redirects. */
 		unsigned long c0 = seen[0].calls;

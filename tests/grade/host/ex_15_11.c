@@ -1,4 +1,4 @@
-/* Grader of exercise 15.6: Linux's bitfield type `:bW@O/C` for kprobe_events' fetch arguments. It
+/* Grader of exercise 15.11: Linux's bitfield type `:bW@O/C` for kprobe_events' fetch arguments. It
  * links with tests/unit/test_trace_probe.c, whose made-up world (the nofault reads) it uses. */
 #include "kernel/trace/trace_probe.h"
 #include "arch/x86/traps.h"
@@ -44,7 +44,7 @@ static int run(const char *arg, struct pt_regs *regs, char *out, size_t size, ch
 	return err;
 }
 
-KTEST(grade_15_6_values)
+KTEST(grade_15_11_values)
 {
 	static u8 mem[8] = { 0xe0, 0x34, 0x12, 0, 0, 0, 0, 0x80 };
 	static const struct {
@@ -76,7 +76,7 @@ KTEST(grade_15_6_values)
 	}
 }
 
-KTEST(grade_15_6_refused)
+KTEST(grade_15_11_refused)
 {
 	static const struct {
 		const char *arg, *err;
@@ -105,7 +105,7 @@ KTEST(grade_15_6_refused)
 	}
 }
 
-KTEST(grade_15_6_format)
+KTEST(grade_15_11_format)
 {
 	struct trace_probe *tp = probe();
 	struct probe_log log = { .err = TP_ERR_NONE };

@@ -1,4 +1,4 @@
-"""Grader of exercise 15.6 (docs/15-kprobes.md): bitfield fetch types (:b4@2/32), run on the host."""
+"""Grader of exercise 15.11 (docs/15-kprobes.md): bitfield fetch types (:b4@2/32), run on the host."""
 
 from tests.grade.conftest import check_host_case, parametrize_host
 
@@ -7,7 +7,7 @@ POINTS = 10
 
 
 def pytest_generate_tests(metafunc):
-    parametrize_host(metafunc, "ex_15_6")
+    parametrize_host(metafunc, "ex_15_11")
 
 
 def test_host(case):
