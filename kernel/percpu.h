@@ -44,6 +44,10 @@ struct percpu {
 	u64 ticks;		    /* timer interrupts taken */
 	unsigned long kernel_stack; /* top of the stack the CPU started on */
 	struct pt_regs *irq_regs;   /* the interrupted state, inside an interrupt handler */
+	/* entry_SYSCALL_64 arrives on the user's stack: it parks the user rsp here and loads the
+	 * running task's kernel stack top (Linux's cpu_current_top_of_stack). */
+	unsigned long top_of_stack;
+	unsigned long user_rsp;
 };
 
 extern struct percpu percpu_area[NR_CPUS];

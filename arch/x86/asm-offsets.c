@@ -17,6 +17,8 @@ void asm_offsets(void)
 	OFFSET(PC_TRACE_CTX, percpu, trace_ctx);
 	OFFSET(PC_TRACE_CB, percpu, trace_cb);
 	OFFSET(PC_TRACE_REC, percpu, trace_recursion);
+	OFFSET(PC_TOP_OF_STACK, percpu, top_of_stack);
+	OFFSET(PC_USER_RSP, percpu, user_rsp);
 
 	/* the ring buffer: this CPU's part and a data page */
 	OFFSET(RB_LAST_TS, ring_buffer_per_cpu, last_ts);
