@@ -185,7 +185,9 @@ int user_process_start(const char *path, const char *const *argv, struct fnode *
 	/* Linked to its parent before it can run, let alone exit: with the tasklist lock held (and
 	 * so interrupts off) on this CPU, where it will run, it cannot start until we let go. */
 	irq = tasklist_lock_irqsave();
-	p = kthread_create(user_process_main, s, smp_processor_id(), path);
+	/* Named as exec will name it (the path's last part), so no trace shows another name. */
+	p = kthread_create(user_process_main, s, smp_processor_id(),
+			   strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 	if (p) {
 		p->tgid = p->pid;
 		p->files = files;

@@ -80,7 +80,7 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 			return n;
 		name[n] = '\0';
 		strscpy(current->comm, name, sizeof(current->comm));
-		trace_save_cmdline(current->pid, current->comm);
+		trace_update_cmdline(current->pid, current->comm);
 		return 0;
 	case PR_GET_NAME:
 		return copy_to_user((char __user *)arg2, current->comm, sizeof(current->comm))

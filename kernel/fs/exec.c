@@ -249,7 +249,7 @@ static void begin_new_exec(struct linux_binprm *b, struct pt_regs *regs)
 	fpu_init_task(t); /* allocated before the exec began: cannot fail here */
 	strscpy(t->mm->exe, base ? base + 1 : b->filename, sizeof(t->mm->exe));
 	strscpy(t->comm, t->mm->exe, sizeof(t->comm));
-	trace_save_cmdline(t->pid, t->comm); /* the trace names the program from now on */
+	trace_update_cmdline(t->pid, t->comm); /* the trace names the program from now on */
 	do_close_on_exec(t->files);
 	/* Handlers point into the old program: back to the default, SIG_IGN stays (Linux's rule). */
 	for (int sig = 0; t->sighand && sig < _NSIG; sig++)
