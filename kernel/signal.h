@@ -37,10 +37,6 @@ int send_sig(int sig, struct task *t);
 /* Ends the current process with the first fatal signal of pending (its wait status). */
 void __noreturn do_exit_signal(u64 pending);
 
-/* An exception in ring 3 (arch/x86/traps.c): the report line Linux prints, then the default
- * action of sig (the process is killed, the kernel goes on). */
-void __noreturn force_sig_fault(int sig, const char *what, struct pt_regs *regs);
-
 /* kernel/exit.c */
 void __noreturn do_exit(int code);
 /* wait4() for the kernel: pid's wait status once it exits (options: WNOHANG 1, or 0 to sleep). */
