@@ -170,6 +170,15 @@ def test_ctrl_c_ends_the_foreground_program(console):
     assert console.run("echo alive") == "alive"
 
 
+def test_ctrl_c_ends_a_program_reading_the_console(console):
+    """cat waits for a line on fd 0; Ctrl-C (seen by the tty or by the shell) ends it with SIGINT."""
+    console.send(b"/bin/busybox cat\r")
+    console.wait_for(re.escape("/bin/busybox cat"))
+    console.send(b"\x03")
+    console.wait_for_prompt(timeout=30)
+    assert console.run("echo alive") == "alive"
+
+
 def test_memory_comes_back(console):
     """Every page a program used (its own, its page tables, its kernel stack) is free again after it."""
     def meminfo():

@@ -297,6 +297,8 @@ static void memory(void)
 	check("mmap huge", sys6(NR_mmap, 0, 1UL << 62, 3, 0x22, -1, 0), -ENOMEM);
 	check("mmap fixed unaligned", sys6(NR_mmap, 0x10000001, 4096, 3, 0x32, -1, 0), -EINVAL);
 	check("mmap file fd -1", sys6(NR_mmap, 0, 4096, 1, 0x2, -1, 0), -EBADF);
+	check("mmap file fd 99", sys6(NR_mmap, 0, 4096, 1, 0x2, 99, 0), -EBADF);
+	check("mmap a console fd", sys6(NR_mmap, 0, 4096, 1, 0x2, 0, 0), -19); /* ENODEV */
 	p = sys6(NR_mmap, 0, 3 * 4096, 3, 0x22, -1, 0);
 	check("mmap anonymous", p > 0 && ((char *)p)[5000] == 0, 1);
 	((char *)p)[5000] = 7;
