@@ -68,8 +68,8 @@ NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/i
 	arch/x86/text_patch.c arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c \
 	kernel/smp.c kernel/stop_machine.c kernel/percpu.c kernel/livepatch/core.c \
 	kernel/tracepoint.c arch/x86/insn.c $(wildcard arch/x86/kprobes/*.c) kernel/kprobes.c \
-	kernel/kretprobes.c kernel/mm/maccess.c \
-	kernel/locking/mutex.c arch/x86/text_insn.c
+	kernel/kretprobes.c kernel/mm/maccess.c kernel/locking/mutex.c arch/x86/text_insn.c \
+	arch/x86/mm/fault.c arch/x86/mm/extable.c
 # The benches of the ftrace core and the lab tools that drive it are part of the tracer too.
 NOTRACE_SRCS += kernel/bench/bench_events.c kernel/bench/bench_ftrace.c \
 	kernel/bench/bench_patch.c kernel/bench/bench_scale.c kernel/bench/bench_trace.c \
@@ -192,12 +192,27 @@ $(B)/kernel.asm: $(B)/kernel.elf
 $(B)/kernel.sym: $(B)/kernel.elf
 	$(NM) -n $< > $@
 
-# --- ISO images: the same kernel, two command lines ---------------------------------------
-$(B)/ftrace-os.iso: $(B)/kernel.elf iso/grub/grub.cfg tools/mkiso.sh
-	tools/mkiso.sh $< "" $@
+# --- User space: our test programs and the initramfs ----------------------------------------
+# Static, no libc: each program is its .c plus tests/user/ulib.c (system calls, _start, printers).
+USER_CFLAGS := -static -nostdlib -ffreestanding -fno-pie -no-pie -O2 -Wall -Wextra \
+	-fno-stack-protector -fcf-protection=none -fno-builtin -Wno-unused-parameter
+USER_PROGS := $(patsubst tests/user/%.c,$(B)/user/%,$(filter-out tests/user/ulib.c,$(wildcard tests/user/*.c)))
+BUSYBOX ?= /bin/busybox
 
-$(B)/ftrace-os-test.iso: $(B)/kernel.elf iso/grub/grub.cfg tools/mkiso.sh
-	tools/mkiso.sh $< "test" $@
+$(B)/user/%: tests/user/%.c tests/user/ulib.c tests/user/ulib.h Makefile
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(USER_CFLAGS) -o $@ $< tests/user/ulib.c
+
+# The newc archive GRUB hands over as a module (kernel/fs/initramfs.c unpacks it at boot).
+$(B)/initramfs.cpio: tools/mkinitramfs.py $(USER_PROGS) $(BUSYBOX)
+	$(PYTHON) tools/mkinitramfs.py $@ --busybox $(BUSYBOX) --tests $(USER_PROGS)
+
+# --- ISO images: the same kernel and initramfs, two command lines --------------------------
+$(B)/ftrace-os.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/mkiso.sh
+	tools/mkiso.sh $< "" $@ $(B)/initramfs.cpio
+
+$(B)/ftrace-os-test.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/mkiso.sh
+	tools/mkiso.sh $< "test" $@ $(B)/initramfs.cpio
 
 iso: $(B)/ftrace-os.iso
 iso-test: $(B)/ftrace-os-test.iso

@@ -15,6 +15,7 @@
 #include "kernel/printk/printk.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/fs/devfs.h"
+#include "kernel/fs/ramfs.h"
 #include "kernel/shell/shell.h"
 #include "kernel/time.h"
 #include "kernel/sched/sched.h"
@@ -32,6 +33,8 @@ static void mm_init(void)
 {
 	page_alloc_init(boot_info.ram, boot_info.nr_ram, 0, __pa(_end));
 	page_alloc_reserve(boot_info.info_pa, boot_info.info_len);
+	if (boot_info.initrd_len) /* the initramfs: its files' bytes stay where GRUB put them */
+		page_alloc_reserve(boot_info.initrd_start, boot_info.initrd_len);
 	paging_init();
 	pr_info("Memory: %zuK/%zuK available (%zuK kernel image)\n", pages_free() * 4,
 		pages_total() * 4, ((unsigned long)_end - (unsigned long)_text) / 1024);
@@ -66,7 +69,9 @@ void kmain(u32 magic, unsigned long info_pa)
 	/* Our own GDT before paging_init(): the boot GDT lives in memory that is about to vanish. */
 	gdt_init();
 	idt_init();
+	syscall_init();
 	mm_init();
+	populate_rootfs();
 	sched_init_cpu(0);
 	acpi_init();
 	interrupts_init();

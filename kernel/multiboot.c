@@ -8,6 +8,7 @@ struct boot_info boot_info;
 enum {
 	MB2_TAG_END = 0,
 	MB2_TAG_CMDLINE = 1,
+	MB2_TAG_MODULE = 3,
 	MB2_TAG_MMAP = 6,
 	MB2_TAG_ACPI_OLD = 14,
 	MB2_TAG_ACPI_NEW = 15,
@@ -63,6 +64,13 @@ void multiboot_parse(u32 magic, unsigned long info_pa)
 		case MB2_TAG_CMDLINE:
 			strscpy(boot_info.cmdline, (const char *)(tag + 1),
 				sizeof(boot_info.cmdline));
+			break;
+		case MB2_TAG_MODULE:
+			if (!boot_info.initrd_len) { /* mod_start, mod_end, then its command line */
+				const u32 *mod = (const u32 *)(tag + 1);
+				boot_info.initrd_start = mod[0];
+				boot_info.initrd_len = mod[1] - mod[0];
+			}
 			break;
 		case MB2_TAG_MMAP:
 			parse_mmap(tag);

@@ -1,4 +1,4 @@
-/* What GRUB tells the kernel through multiboot2: command line, memory map, ACPI root pointer. */
+/* What GRUB tells the kernel through multiboot2: command line, memory map, ACPI root pointer, initramfs. */
 #ifndef KERNEL_MULTIBOOT_H
 #define KERNEL_MULTIBOOT_H
 
@@ -16,6 +16,7 @@ struct boot_info {
 	u64 map_top;	       /* end of RAM and ACPI tables: the direct map's reach */
 	u8 rsdp[36];	       /* copy of the ACPI RSDP, if GRUB gave one */
 	bool has_rsdp;
+	u64 initrd_start, initrd_len; /* the first module GRUB loaded (the initramfs), physical */
 };
 
 extern struct boot_info boot_info;

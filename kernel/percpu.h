@@ -53,6 +53,10 @@ struct percpu {
 	 * preemption on, so this travels with the task across a switch (task->spinlocks_held);
 	 * might_sleep() warns when it is not 0 (test kernel only). */
 	int spinlocks_held;
+	/* entry_SYSCALL_64 arrives on the user's stack: it parks the user rsp here and loads the
+	 * running task's kernel stack top (Linux's cpu_current_top_of_stack). */
+	unsigned long top_of_stack;
+	unsigned long user_rsp;
 };
 
 extern struct percpu percpu_area[NR_CPUS];

@@ -27,6 +27,17 @@ static const char *const messages[] = {
 	[ENAMETOOLONG] = "File name too long",
 	[ENOSYS] = "Function not implemented",
 	[ENOTEMPTY] = "Directory not empty",
+	[ESRCH] = "No such process",
+	[EINTR] = "Interrupted system call",
+	[ENXIO] = "No such device or address",
+	[EBADF] = "Bad file descriptor",
+	[ECHILD] = "No child processes",
+	[EFBIG] = "File too large",
+	[EMFILE] = "Too many open files",
+	[ENOTTY] = "Inappropriate ioctl for device",
+	[EPIPE] = "Broken pipe",
+	[ELOOP] = "Too many levels of symbolic links",
+	[EOVERFLOW] = "Value too large for defined data type",
 	[EILSEQ] = "Invalid or incomplete multibyte or wide character",
 };
 

@@ -22,6 +22,7 @@ want binutils        command -v objdump
 want clang           command -v clang       # tests/fuzz: libFuzzer targets (-fsanitize=fuzzer)
 want libclang-rt-14-dev sh -c 'ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'  # libFuzzer itself
 want clang-format    sh -c 'clang-format --version | grep -q "version 14\."'  # the tree is as Debian 12's clang-format 14 writes it
+want busybox-static  sh -c 'dpkg-query -W -f="\${Status}" busybox-static | grep -q "ok installed"'  # the initramfs's /bin/busybox
 want trace-cmd       command -v trace-cmd   # tools/trace-record's files are checked with `trace-cmd report`
 
 [ -z "$need" ] && exit 0

@@ -22,6 +22,8 @@ void asm_offsets(void)
 
 	/* an ops's trace array */
 	OFFSET(OPS_PRIVATE, ftrace_ops, private);
+	OFFSET(PC_TOP_OF_STACK, percpu, top_of_stack);
+	OFFSET(PC_USER_RSP, percpu, user_rsp);
 
 	/* the ring buffer: this CPU's part and a data page */
 	OFFSET(RB_LAST_TS, ring_buffer_per_cpu, last_ts);

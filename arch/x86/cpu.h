@@ -8,8 +8,28 @@
 #define X86_EFLAGS_IF (1UL << 9)
 #define X86_EFLAGS_TF (1UL << 8)
 
+#define X86_EFLAGS_DF (1UL << 10)
+#define X86_EFLAGS_IOPL (3UL << 12)
+#define X86_EFLAGS_NT (1UL << 14)
+#define X86_EFLAGS_RF (1UL << 16)
+#define X86_EFLAGS_AC (1UL << 18)
+
+#define X86_CR0_MP (1UL << 1)
+#define X86_CR0_EM (1UL << 2)
+#define X86_CR0_TS (1UL << 3)
+#define X86_CR4_OSFXSR (1UL << 9)
+#define X86_CR4_OSXMMEXCPT (1UL << 10)
+#define X86_CR4_SMEP (1UL << 20)
+#define X86_CR4_SMAP (1UL << 21)
+
 #define MSR_EFER 0xc0000080
+#define EFER_SCE (1UL << 0) /* syscall/sysret enabled */
+#define MSR_STAR 0xc0000081
+#define MSR_LSTAR 0xc0000082
+#define MSR_SYSCALL_MASK 0xc0000084
+#define MSR_FS_BASE 0xc0000100
 #define MSR_GS_BASE 0xc0000101
+#define MSR_KERNEL_GS_BASE 0xc0000102 /* the user's GS base while in the kernel: swapgs swaps it */
 #define MSR_APIC_BASE 0x1b
 
 static __always_inline void outb(u16 port, u8 v)
@@ -95,6 +115,16 @@ static __always_inline unsigned long read_cr4(void)
 	unsigned long v;
 	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
 	return v;
+}
+
+static __always_inline void write_cr0(unsigned long v)
+{
+	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
+static __always_inline void write_cr4(unsigned long v)
+{
+	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
 }
 
 static __always_inline void invlpg(unsigned long va)

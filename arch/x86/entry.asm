@@ -2,7 +2,8 @@
 ;
 ; Each vector has a tiny stub that makes the stack look the same for all of them (an error code,
 ; a dummy 0 if the CPU pushed none, then the vector number) and jumps to one common path, which
-; saves the general registers as a struct pt_regs and calls do_irq(regs) in traps.c.
+; saves the general registers as a struct pt_regs and calls do_irq(regs) in traps.c. From ring 3 the
+; CPU has already switched to the task's kernel stack (the TSS's rsp0) and the common path swaps GS.
 ;
 ;   high  ss, rsp, rflags, cs, rip   <- pushed by the CPU
 ;         error_code, vector         <- pushed by the stub
@@ -43,8 +44,34 @@ isr_common:
 	push r14
 	push r15
 	cld
+	; GS must be the kernel's (this CPU's percpu area) before any C runs. From ring 3 it is the
+	; user's: swap. NMI, #DF and #MC can also land in the kernel between entry_SYSCALL_64 and
+	; its swapgs, or between the swapgs and sysretq on the way out, so they ask the MSR (Linux's
+	; paranoid entry): a kernel GS base is a negative address. rbx remembers whether we swapped.
+	xor ebx, ebx
+	test byte [rsp + 144], 3        ; PT_CS
+	jnz .swap
+	mov rax, [rsp + 120]            ; PT_VEC
+	cmp rax, 2
+	je .paranoid
+	cmp rax, 8
+	je .paranoid
+	cmp rax, 18
+	jne .call
+.paranoid:
+	mov ecx, 0xc0000101             ; MSR_GS_BASE
+	rdmsr
+	test edx, edx
+	js .call
+.swap:
+	swapgs
+	mov ebx, 1
+.call:
 	mov rdi, rsp
 	call do_irq
+	test ebx, ebx
+	jz irq_return
+	swapgs
 global irq_return
 irq_return:
 	pop r15

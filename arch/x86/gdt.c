@@ -1,5 +1,6 @@
-/* Each CPU's GDT (64-bit code and data segments, its TSS) and the IST stacks for faults that need them. */
+/* Each CPU's GDT (kernel and user segments, its TSS with the kernel stack for ring 3) and the IST stacks. */
 #include "arch/x86/traps.h"
+#include "arch/x86/segment.h"
 #include "lib/compiler.h"
 #include "lib/string.h"
 #include "kernel/percpu.h"
@@ -24,7 +25,7 @@ struct desc_ptr {
 
 /* A TSS is busy while loaded, so every CPU needs its own, and its own GDT to point at it. */
 static struct tss tss_of[NR_CPUS];
-static u64 gdt_of[NR_CPUS][5] __aligned(16);
+static u64 gdt_of[NR_CPUS][GDT_ENTRIES] __aligned(16);
 /* A double fault often means the stack is gone, and an NMI can land anywhere: give each its own. */
 static u8 ist_stacks[NR_CPUS][3][IST_STACK_SIZE] __aligned(16);
 
@@ -49,6 +50,9 @@ void gdt_init(void)
 	gdt[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ULL << 40) |
 		 (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
 	gdt[4] = base >> 32;
+	gdt[5] = 0;			/* 0x28: 32-bit user code, never used (no IA32 emulation) */
+	gdt[6] = 0x00cff2000000ffffULL; /* 0x30 user data: DPL 3 */
+	gdt[7] = 0x00affa000000ffffULL; /* 0x38 user code: DPL 3, long mode */
 
 	__asm__ volatile("lgdt %0" : : "m"(p));
 	/* Reload CS with a far return, and the data segments, so nothing refers to the boot GDT.
@@ -64,6 +68,15 @@ void gdt_init(void)
 			 "movw %%ax, %%ss\n\t"
 			 "ltr %w0"
 			 :
-			 : "r"(0x18)
+			 : "r"(GDT_TSS)
 			 : "rax", "memory");
+}
+
+/*
+ * The stack the CPU switches to when an interrupt or exception arrives from ring 3: the top of the
+ * running task's kernel stack. Set at every task switch, as Linux's switch_to() updates sp0.
+ */
+void tss_set_sp0(unsigned long sp0)
+{
+	tss_of[smp_processor_id()].rsp[0] = sp0;
 }

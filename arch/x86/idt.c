@@ -38,6 +38,9 @@ void idt_init(void)
 	set_gate(X86_TRAP_DF, isr_stub_table[X86_TRAP_DF], 1);
 	set_gate(X86_TRAP_NMI, isr_stub_table[X86_TRAP_NMI], 2);
 	set_gate(X86_TRAP_MC, isr_stub_table[X86_TRAP_MC], 3);
+	/* int3 may be executed in ring 3 (a debugger's or uprobes' breakpoint): DPL 3. Every other
+	 * `int N` from user space, int 0x80 included, is then a #GP: Linux without IA32 emulation. */
+	idt[X86_TRAP_BP].type_attr = 0xee;
 	idt_load();
 }
 

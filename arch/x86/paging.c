@@ -153,6 +153,10 @@ void paging_init(void)
 		panic("paging: no low page for the PML4");
 	map_image();
 	map_direct();
+	/* Every upper-half PML4 entry the kernel will ever use exists before the first process
+	 * copies them: the ioremap area's is the only one not made by now. */
+	if (!walk(IOREMAP_BASE, 3, true))
+		panic("paging: no page table for the ioremap area");
 	write_cr3(__pa(kernel_pml4));
 	/* From here physical memory is reached through the direct map; the identity map is gone. */
 	phys_map_base = PAGE_OFFSET;
@@ -170,4 +174,18 @@ void *ioremap(unsigned long pa, size_t len)
 			     PTE_W | PTE_NX | PTE_PCD | PTE_PWT))
 			panic("ioremap: out of memory");
 	return (void *)(va + off);
+}
+
+u64 *pgd_alloc(void)
+{
+	u64 *pgd = alloc_page_zeroed(PAGE_USER_PAGETABLE);
+
+	if (pgd)
+		memcpy(pgd + 256, kernel_pml4 + 256, 256 * sizeof(u64));
+	return pgd;
+}
+
+unsigned long kernel_pgd_pa(void)
+{
+	return __pa(kernel_pml4);
 }

@@ -6,6 +6,7 @@
 
 #define PTE_P (1UL << 0)
 #define PTE_W (1UL << 1)
+#define PTE_U (1UL << 2)
 #define PTE_PWT (1UL << 3)
 #define PTE_PCD (1UL << 4)
 #define PTE_PS (1UL << 7)
@@ -21,6 +22,12 @@ int map_page(unsigned long va, unsigned long pa, u64 flags);
 void unmap_page(unsigned long va);
 /* The leaf entry for va, or NULL; *level is 1 for a 4 KiB page, 2 for 2 MiB. */
 u64 *lookup_pte(unsigned long va, int *level);
+
+/* A process's PML4: its lower half empty, its upper half the kernel's entries, so every later kernel
+ * mapping (which lands in tables those entries point to) is seen by every process. */
+u64 *pgd_alloc(void);
+/* The kernel's own PML4, physical: what CR3 holds while a kernel thread runs. */
+unsigned long kernel_pgd_pa(void);
 
 /* Maps device registers uncached and returns their virtual address. */
 void *ioremap(unsigned long pa, size_t len);

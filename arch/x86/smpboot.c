@@ -43,6 +43,7 @@ static void __noreturn ap_entry(long cpu)
 	percpu_setup(cpu);
 	gdt_init();
 	idt_load();
+	syscall_init();
 	lapic_init();
 	timer_init();
 	sched_init_cpu(cpu);

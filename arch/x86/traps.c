@@ -119,12 +119,22 @@ static void do_exception(struct pt_regs *regs)
 {
 	int v = regs->vector;
 
+	/* Ring 3's exceptions are the process's (arch/x86/mm/fault.c); NMI and #MC are the CPU's. */
+	if (user_mode(regs) && v != X86_TRAP_NMI && v != X86_TRAP_MC) {
+		if (v == X86_TRAP_PF && do_page_fault(regs))
+			return;
+		do_user_trap(regs);
+	}
+
 	/* text_poke_bp first: an int3 it wrote for a batch is never a kprobe's (Linux's order). */
 	if (v == X86_TRAP_BP && int3_hook && int3_hook(regs))
 		return;
 	if (v == X86_TRAP_BP && kprobe_int3_hook && kprobe_int3_hook(regs))
 		return;
 	if (v == X86_TRAP_DB && kprobe_debug_hook && kprobe_debug_hook(regs))
+		return;
+	/* A user page touched by a uaccess helper: made, or -EFAULT through the fixup. */
+	if (v == X86_TRAP_PF && do_page_fault(regs))
 		return;
 	if (kprobe_fault_hook)
 		kprobe_fault_hook(regs);
@@ -145,6 +155,8 @@ void do_irq(struct pt_regs *regs)
 		do_exception(regs);
 		if (v == X86_TRAP_NMI && !--c->nmi_depth)
 			ctx_flags_clear(CTX_NMI);
+		else if (user_mode(regs) && v != X86_TRAP_MC)
+			irqentry_exit_to_user_mode(regs);
 		return;
 	}
 	if (v == SPURIOUS_VECTOR)
@@ -162,4 +174,6 @@ void do_irq(struct pt_regs *regs)
 		ctx_flags_clear(CTX_HARDIRQ);
 	/* Back to the interrupted code: if a tick or a wake-up asked for it, another task runs. */
 	preempt_schedule_irq();
+	if (user_mode(regs)) /* ...and a fatal signal sent meanwhile ends the process here */
+		irqentry_exit_to_user_mode(regs);
 }

@@ -65,8 +65,25 @@ extern bool (*kprobe_debug_hook)(struct pt_regs *regs);
 extern void (*kprobe_fault_hook)(struct pt_regs *regs);
 
 void gdt_init(void);
+void tss_set_sp0(unsigned long sp0);
+/* Ring 3 entry on this CPU: the syscall MSRs, SMEP and SMAP where the CPU has them. */
+void syscall_init(void);
+extern bool smap_enabled;
+
+/* Where a pt_regs came from: ring 3 has a user code selector. */
+static inline bool user_mode(const struct pt_regs *regs)
+{
+	return (regs->cs & 3) == 3;
+}
 void idt_init(void);
 void idt_load(void);
+
+/* arch/x86/mm/fault.c: true when a #PF was a user page made or a uaccess fixup taken; the
+ * process is killed (never returns) for a bad user access from ring 3. */
+bool do_page_fault(struct pt_regs *regs);
+void __attribute__((noreturn)) do_user_trap(struct pt_regs *regs);
+/* arch/x86/entry/common.c: what must happen before an interrupt returns to ring 3. */
+void irqentry_exit_to_user_mode(struct pt_regs *regs);
 
 /* Prints the registers and a symbolized backtrace of a frame. */
 void show_regs(const struct pt_regs *regs);

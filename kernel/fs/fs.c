@@ -11,7 +11,7 @@ struct fnode *fs_root(void)
 	return &root;
 }
 
-static struct fnode *child(struct fnode *dir, const char *name, size_t len)
+struct fnode *fs_lookup(struct fnode *dir, const char *name, size_t len)
 {
 	for (struct fnode *c = dir->children; c; c = c->next)
 		if (strlen(c->name) == len && !strncmp(c->name, name, len))
@@ -23,7 +23,7 @@ static struct fnode *add_node(struct fnode *parent, const char *name, bool is_di
 {
 	struct fnode *n, **pp;
 
-	if (strlen(name) > FS_NAME_MAX || child(parent, name, strlen(name)))
+	if (strlen(name) > FS_NAME_MAX || fs_lookup(parent, name, strlen(name)))
 		return NULL;
 	n = kzalloc(sizeof(*n));
 	if (!n)
@@ -41,7 +41,7 @@ static struct fnode *add_node(struct fnode *parent, const char *name, bool is_di
 
 struct fnode *fs_mkdir(struct fnode *parent, const char *name)
 {
-	struct fnode *n = child(parent, name, strlen(name));
+	struct fnode *n = fs_lookup(parent, name, strlen(name));
 	if (n)
 		return n->is_dir ? n : NULL;
 	return add_node(parent, name, true);
@@ -139,7 +139,7 @@ int fs_resolve(struct fnode *cwd, const char *path, struct fnode **out)
 		} else if (len == 2 && !strncmp(path, "..", 2)) {
 			n = n->parent ? n->parent : n;
 		} else {
-			n = child(n, path, len);
+			n = fs_lookup(n, path, len);
 			if (!n)
 				return -ENOENT;
 		}

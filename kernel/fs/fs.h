@@ -52,6 +52,8 @@ struct fnode {
 };
 
 struct fnode *fs_root(void);
+/* The child of dir named by the len bytes at name, or NULL. */
+struct fnode *fs_lookup(struct fnode *dir, const char *name, size_t len);
 /* Creates a directory (or returns the existing one). */
 struct fnode *fs_mkdir(struct fnode *parent, const char *name);
 /* Creates a file; NULL if the name is taken or memory ran out. */

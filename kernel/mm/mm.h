@@ -5,7 +5,13 @@
 #include "lib/types.h"
 
 /*
- * Virtual memory map (the upper half; the lower half is unmapped once paging_init() has run):
+ * Virtual memory map. The lower half is user space, one per process (kernel/mm/memory.c):
+ *
+ *   0x0000000000400000  a static ELF's segments, then its brk heap
+ *   0x00007ff7ffffe000  mmap's area (downwards from 8 GiB below the stack top)
+ *   0x00007ffffffff000  the stack top (TASK_SIZE_MAX: a page below the canonical hole)
+ *
+ * The upper half, the same page tables in every process:
  *
  *   0xffff888000000000  direct map of all physical memory (RW, NX; kernel text/rodata pages RO)
  *   0xffffc90000000000  ioremap area: device registers (LAPIC, IOAPIC), uncached
@@ -16,6 +22,8 @@
 #define PAGE_SIZE 4096UL
 #define PAGE_SHIFT 12
 #define PAGE_OFFSET 0xffff888000000000UL
+#define TASK_SIZE_MAX ((1UL << 47) - PAGE_SIZE)
+#define STACK_TOP TASK_SIZE_MAX
 #define IOREMAP_BASE 0xffffc90000000000UL
 #define KERNEL_VMA 0xffffffff80000000UL
 #define POKE_BASE 0xffffffffff000000UL

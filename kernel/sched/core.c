@@ -9,6 +9,7 @@
  * happens as the interrupt returns, never in the middle of a handler or with preemption disabled.
  */
 #include "kernel/sched/sched.h"
+#include "arch/x86/process.h"
 #include "kernel/kprobes.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
@@ -74,16 +75,60 @@ void sched_init_cpu(int cpu)
 	percpu_area[cpu].fgraph = &fgraph_no_stack;
 }
 
+void free_task(struct task *t)
+{
+	free_pages_for(__pa(t->stack), TASK_STACK_PAGES, PAGE_USER_STACK);
+	kfree(t->fgraph);
+	kfree(t->fpu);
+	kfree(t);
+}
+
 /* Frees the stacks of tasks that exited; never the one we may still be standing on. */
 static void reap_dead(struct runqueue *rq)
 {
 	while (rq->dead) {
 		struct task *t = rq->dead;
 		rq->dead = t->rq_next;
-		free_pages_for(__pa(t->stack), TASK_STACK_PAGES, PAGE_USER_STACK);
-		kfree(t->fgraph);
-		kfree(t);
+		free_task(t);
 	}
+}
+
+static DEFINE_SPINLOCK(tasklist_lock);
+
+unsigned long tasklist_lock_irqsave(void)
+{
+	return spin_lock_irqsave(&tasklist_lock);
+}
+
+void tasklist_unlock_irqrestore(unsigned long flags)
+{
+	spin_unlock_irqrestore(&tasklist_lock, flags);
+}
+
+/*
+ * Now on the next task's stack, interrupts off: prev may have exited, and its stack can go once
+ * nobody stands on it. A kernel thread's goes at the next tick; a process's stays a zombie until
+ * its parent's wait4() takes its status (kernel/exit.c), so the parent is woken now, not before:
+ * until this point the zombie's stack was still in use.
+ */
+void schedule_tail(struct task *prev)
+{
+	if (prev->state != TASK_DEAD)
+		return;
+	if (prev->tgid) {
+		spin_lock(&tasklist_lock);
+		prev->off_cpu = true;
+		if (prev->parent) {
+			wake_up_process(prev->parent);
+			spin_unlock(&tasklist_lock);
+			return;
+		}
+		spin_unlock(&tasklist_lock);
+	}
+	spin_lock(&runqueues[prev->cpu].lock);
+	prev->rq_next = runqueues[prev->cpu].dead;
+	runqueues[prev->cpu].dead = prev;
+	spin_unlock(&runqueues[prev->cpu].lock);
 }
 
 /* preempt: called at an interrupt's end, not by the task itself. */
@@ -123,14 +168,9 @@ static void __schedule(bool preempt)
 		prev->spinlocks_held = c->spinlocks_held;
 		c->spinlocks_held = next->spinlocks_held;
 		c->fgraph = next->fgraph ? next->fgraph : &fgraph_no_stack; /* ftrace_fast.asm's */
+		__switch_to_xtra(prev, next);
 		prev = switch_to(prev, next);
-		/* Now on next's stack. prev may have exited: its stack can go once we are off it. */
-		if (prev->state == TASK_DEAD) {
-			spin_lock(&runqueues[prev->cpu].lock);
-			prev->rq_next = runqueues[prev->cpu].dead;
-			runqueues[prev->cpu].dead = prev;
-			spin_unlock(&runqueues[prev->cpu].lock);
-		}
+		schedule_tail(prev);
 	}
 	local_irq_restore(flags);
 }
@@ -177,24 +217,16 @@ void cond_resched(void)
 /* A new task starts here (via task_entry), on its own stack, with interrupts still off. */
 void __noreturn task_main(struct task *prev, struct task *self)
 {
-	if (prev->state == TASK_DEAD) {
-		struct runqueue *rq = &runqueues[prev->cpu];
-		spin_lock(&rq->lock);
-		prev->rq_next = rq->dead;
-		rq->dead = prev;
-		spin_unlock(&rq->lock);
-	}
+	schedule_tail(prev);
 	local_irq_enable();
 	self->fn(self->arg);
 	task_exit();
 }
 
-struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *name)
+struct task *alloc_task(const char *name, int cpu)
 {
 	struct task *t = kzalloc(sizeof(*t));
 	unsigned long stack = alloc_pages_for(TASK_STACK_PAGES, PAGE_USER_STACK);
-	struct runqueue *rq = &runqueues[cpu];
-	unsigned long *sp, flags;
 
 	if (!t || !stack || !cpu_online(cpu)) {
 		kfree(t);
@@ -206,13 +238,37 @@ struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *
 	t->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
 	strscpy(t->comm, name, sizeof(t->comm));
 	t->cpu = cpu;
-	t->fn = fn;
-	t->arg = arg;
 	t->start_ns = ktime_get_ns();
 	ftrace_graph_init_task(t);
 	trace_save_cmdline(t->pid, t->comm); /* the trace prints names; saved once, not per event */
+	return t;
+}
+
+void wake_up_new_task(struct task *t)
+{
+	struct runqueue *rq = &runqueues[t->cpu];
+	unsigned long flags;
+
+	t->state = TASK_RUNNING;
+	flags = spin_lock_irqsave(&rq->lock);
+	t->cpu_next = rq->tasks;
+	rq->tasks = t;
+	enqueue(rq, t);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	smp_send_reschedule(t->cpu);
+}
+
+struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *name)
+{
+	struct task *t = alloc_task(name, cpu);
+	unsigned long *sp;
+
+	if (!t)
+		return NULL;
+	t->fn = fn;
+	t->arg = arg;
 	/* The frame switch_to pops: r15 r14 r13 r12 rbx rbp, then the return address. */
-	sp = (unsigned long *)((char *)t->stack + TASK_STACK_PAGES * PAGE_SIZE);
+	sp = (unsigned long *)task_top_of_stack(t);
 	/* No padding: after switch_to's ret, rsp is the (aligned) top, so task_entry's call
 	 * enters task_main with rsp 8 mod 16, as the ABI wants. */
 	*--sp = (unsigned long)task_entry;
@@ -221,14 +277,7 @@ struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *
 	for (int i = 0; i < 4; i++)
 		*--sp = 0; /* r12..r15 */
 	t->rsp = (unsigned long)sp;
-	t->state = TASK_RUNNING;
-
-	flags = spin_lock_irqsave(&rq->lock);
-	t->cpu_next = rq->tasks;
-	rq->tasks = t;
-	enqueue(rq, t);
-	spin_unlock_irqrestore(&rq->lock, flags);
-	smp_send_reschedule(cpu);
+	wake_up_new_task(t);
 	return t;
 }
 

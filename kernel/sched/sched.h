@@ -12,6 +12,18 @@
 enum task_state { TASK_RUNNING, TASK_SLEEPING, TASK_DEAD };
 
 struct kretprobe_instance;
+struct mm_struct;
+struct files_struct;
+struct fnode;
+struct k_sigaction;
+
+/* Wait-status states of a process's end (Linux's exit_state). */
+#define EXIT_ZOMBIE 16 /* exited, its parent has not waited for it yet */
+
+/* The FPU/SSE registers of a user task, as fxsave writes them (512 bytes, 16-aligned). */
+struct fxregs_state {
+	u8 bytes[512];
+} __aligned(16);
 
 struct task {
 	unsigned long rsp; /* saved by switch_to(); must stay first */
@@ -36,7 +48,46 @@ struct task {
 	struct kretprobe_instance *kretprobe_instances; /* open calls a kretprobe watches */
 	unsigned int fail_nth; /* > 0: the fail_nth-th allocation from now fails (fault_inject.c) */
 	int spinlocks_held;    /* percpu spinlocks_held while it is switched out */
+
+	/*
+	 * A process (docs/17-user-space.md): all NULL or 0 for a kernel thread. One thread per
+	 * process, so tgid == pid; Linux's task_struct keeps the same things under the same names.
+	 */
+	struct mm_struct *mm;	    /* the address space; NULL: a kernel thread */
+	struct files_struct *files; /* the fd table (kernel/fs/file.h) */
+	struct fnode *cwd;	    /* the working directory (pinned) */
+	unsigned int umask;
+	int tgid;
+	struct task *parent;		 /* who wait4()s for it; NULL once the parent is gone */
+	struct task *children, *sibling; /* the children, linked through their sibling */
+	int exit_state;			 /* 0, or EXIT_ZOMBIE */
+	int exit_code;			 /* the wait status: (code << 8) or the signal */
+	bool off_cpu;			 /* a zombie whose stack nobody runs on any more */
+	/* Signals (kernel/signal.c): bit (sig - 1) of each mask. Handlers are recorded by
+	 * rt_sigaction but not yet delivered: every signal that arrives has its default action. */
+	u64 pending, blocked;
+	struct k_sigaction *sighand;  /* 64 actions, or NULL while all are SIG_DFL */
+	unsigned long fsbase, gsbase; /* arch_prctl(): the user's FS and GS bases */
+	int *clear_child_tid;	      /* set_tid_address(): zeroed at exit (a user pointer) */
+	unsigned long robust_list, robust_len;
+	struct fxregs_state *fpu; /* the user's FPU/SSE state while switched out */
 };
+
+static inline unsigned long task_top_of_stack(const struct task *t)
+{
+	return (unsigned long)t->stack + TASK_STACK_PAGES * 4096;
+}
+
+/* The user registers a process saved on entry, at the top of its kernel stack. */
+#define task_pt_regs(t) ((struct pt_regs *)task_top_of_stack(t) - 1)
+
+/* A task with a pid, a name and a stack, not yet runnable (kthread_create() and fork use it). */
+struct task *alloc_task(const char *name, int cpu);
+void free_task(struct task *t);
+/* Makes a task from alloc_task() runnable: t->rsp must point at a switch_to() frame. */
+void wake_up_new_task(struct task *t);
+/* The first thing a new task does on its stack: what finishing a switch to it needs. */
+void schedule_tail(struct task *prev);
 
 /* Sets up the idle task of this CPU (the context it booted in) and its run queue. */
 void sched_init_cpu(int cpu);
@@ -66,6 +117,9 @@ void __might_sleep(const char *file, int line);
 void sleep_until_woken(void);
 void wake_up_process(struct task *t);
 void __noreturn task_exit(void);
+/* Serializes parent/child links and the exit of processes (Linux's tasklist_lock). */
+unsigned long tasklist_lock_irqsave(void);
+void tasklist_unlock_irqrestore(unsigned long flags);
 
 /* Finds a live task by pid; asks it to stop (it exits at its next check). */
 struct task *find_task(int pid);

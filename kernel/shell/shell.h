@@ -30,6 +30,9 @@ extern struct fnode *shell_cwd;
 /* `cat FILE... > DEVICE` (kernel/shell/cmd_fs.c): argv ends before the target. */
 int cat_redirect(int argc, char **argv, const char *target);
 
+/* A command word with a slash: runs that program in the foreground (kernel/shell/cmd_exec.c). */
+int shell_run_program(int argc, char **argv);
+
 /* Looks up a command by name (test-only commands only in test mode). */
 const struct shell_cmd *shell_find_cmd(const char *name);
 /* A line split into words (kernel/shell/shell_split.c): argv[argc] is NULL, and a `>`/`>>`'s file

@@ -82,6 +82,8 @@ int shell_exec(const char *line)
 		return echo_redirect(w.argc, w.argv, w.target, w.append);
 	}
 	cmd = shell_find_cmd(w.argv[0]);
+	if (!cmd && strchr(w.argv[0], '/'))
+		return shell_run_program(w.argc, w.argv); /* a path: a program (cmd_exec.c) */
 	if (!cmd) {
 		cprintf("%s: command not found\n", w.argv[0]);
 		return 127;

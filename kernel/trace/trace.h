@@ -176,6 +176,8 @@ static __always_inline bool trace_pid_wanted(void)
 }
 /* The name to print for a pid (saved when its task first traced something). */
 void trace_save_cmdline(int pid, const char *comm);
+/* The same, replacing a name already saved: a task renamed itself (execve, prctl PR_SET_NAME). */
+void trace_update_cmdline(int pid, const char *comm);
 const char *trace_find_cmdline(int pid);
 /* The table behind them: SAVED_CMDLINES slots, a pid hashed to one (a newer pid evicts). The pid
  * in slot (its name into comm), or -1 if the slot is free. Pid 0 is never listed: it is <idle>. */

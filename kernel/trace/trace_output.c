@@ -25,6 +25,14 @@ void trace_save_cmdline(int pid, const char *comm)
 	}
 }
 
+void trace_update_cmdline(int pid, const char *comm)
+{
+	unsigned int slot = (unsigned int)pid % SAVED_CMDLINES;
+
+	saved[slot].pid = pid;
+	strscpy(saved[slot].comm, comm, sizeof(saved[slot].comm));
+}
+
 int trace_saved_cmdline_at(unsigned int slot, char *comm)
 {
 	if (slot >= SAVED_CMDLINES || !saved[slot].pid || !saved[slot].comm[0])

@@ -1,0 +1,181 @@
+/*
+ * A process's end: do_exit() lets go of its memory, files and directory, hands its children to
+ * nobody, and leaves a zombie holding the wait status until the parent's wait4() takes it.
+ *
+ *   exit_group(3)      task: ... -> EXIT_ZOMBIE, TASK_DEAD -> schedule() -> off_cpu, parent woken
+ *   parent: wait4()    finds the zombie off its CPU -> status 0x0300 -> release_task(): stack freed
+ */
+#include "kernel/signal.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/process.h"
+#include "kernel/fs/file.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
+#include "kernel/mm/mm_types.h"
+#include "kernel/syscalls.h"
+#include "kernel/uaccess.h"
+#include "lib/errno.h"
+
+#define WNOHANG 0x1
+#define WUNTRACED 0x2
+#define WCONTINUED 0x8
+#define __WALL 0x40000000
+#define __WCLONE 0x80000000
+
+static void exit_mm(struct task *t)
+{
+	struct mm_struct *mm = t->mm;
+
+	if (!mm)
+		return;
+	/* set_tid_address(): the word is zeroed at exit (no futex to wake yet). */
+	if (t->clear_child_tid)
+		put_user(0, t->clear_child_tid);
+	local_irq_disable();
+	t->mm = NULL;
+	switch_mm(NULL); /* off its page tables before they go */
+	local_irq_enable();
+	mmput(mm);
+}
+
+/* Children of an exiting task belong to nobody: a zombie among them is freed now, the others
+ * free themselves when they end (Linux gives them to init; there is no init here yet). */
+static void forget_children(struct task *t)
+{
+	struct task *c, *free_list = NULL;
+	unsigned long flags = tasklist_lock_irqsave();
+
+	while ((c = t->children)) {
+		t->children = c->sibling;
+		c->parent = NULL;
+		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu) {
+			c->sibling = free_list;
+			free_list = c;
+		}
+	}
+	tasklist_unlock_irqrestore(flags);
+	while ((c = free_list)) {
+		free_list = c->sibling;
+		free_task(c);
+	}
+}
+
+void do_exit(int code)
+{
+	struct task *t = current;
+	unsigned long flags;
+
+	exit_mm(t);
+	exit_files(t);
+	if (t->cwd) {
+		fs_unpin(t->cwd);
+		t->cwd = NULL;
+	}
+	kfree(t->sighand);
+	t->sighand = NULL;
+	forget_children(t);
+	flags = tasklist_lock_irqsave();
+	t->exit_code = code;
+	t->exit_state = EXIT_ZOMBIE;
+	if (t->parent)
+		send_sig(SIGCHLD, t->parent);
+	tasklist_unlock_irqrestore(flags);
+	task_exit();
+}
+
+SYSCALL_DEFINE1(exit, int, error_code)
+{
+	do_exit((error_code & 0xff) << 8);
+}
+
+/* Ends every thread of the process: with one thread per process, just this task. Its own
+ * function, as in Linux, so that exit and exit_group stay two entry points in a trace. */
+static noinline void __noreturn do_group_exit(int exit_code)
+{
+	do_exit(exit_code);
+}
+
+SYSCALL_DEFINE1(exit_group, int, error_code)
+{
+	do_group_exit((error_code & 0xff) << 8);
+}
+
+/*
+ * One pass over the children: a zombie matching pid (-1: any; 0 and < -1, process groups, are
+ * not built and mean any too) that is off its CPU is unlinked and returned; *found says whether
+ * any child matched at all.
+ */
+static struct task *reap_child(struct task *self, int pid, bool *found)
+{
+	for (struct task **pp = &self->children; *pp; pp = &(*pp)->sibling) {
+		struct task *c = *pp;
+		if (pid > 0 && c->pid != pid)
+			continue;
+		*found = true;
+		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu) {
+			*pp = c->sibling;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+static long do_wait(int pid, int *status, int options)
+{
+	struct task *self = current;
+
+	for (;;) {
+		unsigned long flags = tasklist_lock_irqsave();
+		bool found = false;
+		struct task *c = reap_child(self, pid, &found);
+
+		if (c) {
+			int cpid = c->pid;
+			tasklist_unlock_irqrestore(flags);
+			*status = c->exit_code;
+			free_task(c);
+			return cpid;
+		}
+		if (!found || (options & WNOHANG)) {
+			tasklist_unlock_irqrestore(flags);
+			return found ? 0 : -ECHILD;
+		}
+		self->state = TASK_SLEEPING; /* the child's last switch wakes us (schedule_tail) */
+		tasklist_unlock_irqrestore(flags);
+		if (self->mm && fatal_signal_pending(self)) {
+			self->state = TASK_RUNNING;
+			return -EINTR;
+		}
+		schedule();
+	}
+}
+
+SYSCALL_DEFINE4(wait4, int, pid, int __user *, stat_addr, int, options, void __user *, ru)
+{
+	int status;
+	long ret;
+
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE))
+		return -EINVAL;
+	if (pid == -2147483647 - 1)
+		return -ESRCH; /* INT_MIN: Linux refuses to negate it */
+	/* Check the pointers before a child is reaped: a bad one must not lose its status. */
+	if (stat_addr && !access_ok(stat_addr, sizeof(int)))
+		return -EFAULT;
+	if (ru && !access_ok(ru, 144))
+		return -EFAULT;
+	ret = do_wait(pid, &status, options);
+	if (ret > 0 && stat_addr && put_user(status, stat_addr))
+		return -EFAULT;
+	if (ret > 0 && ru) {
+		char zero[144] = { 0 }; /* struct rusage: no accounting yet, all zero */
+		if (copy_to_user(ru, zero, sizeof(zero)))
+			return -EFAULT;
+	}
+	return ret;
+}
+
+long kernel_wait4(int pid, int *status, int options)
+{
+	return do_wait(pid, status, options);
+}

@@ -1,0 +1,207 @@
+/*
+ * New processes (Linux: kernel/fork.c). fork is clone(SIGCHLD): the child gets a copy of every
+ * present page (no copy-on-write yet), the parent's open files shared, and a kernel stack whose
+ * top holds a copy of the parent's pt_regs with rax = 0, so the child leaves the same syscall,
+ * through ret_from_fork, with 0 where the parent sees the child's pid.
+ *
+ *   child's kernel stack (top)   pt_regs (parent's, ax = 0)
+ *                                ret_from_fork        <- switch_to() returns here
+ *                                rbp rbx r12 r13 r14 r15 = 0   <- child->rsp
+ */
+#include "kernel/sys.h"
+#include "arch/x86/process.h"
+#include "kernel/fs/file.h"
+#include "kernel/fs/fs.h"
+#include "kernel/mm/mm.h"
+#include "kernel/mm/mm_types.h"
+#include "kernel/printk/printk.h"
+#include "kernel/signal.h"
+#include "kernel/uaccess.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+#define CSIGNAL 0x000000ff
+#define CLONE_VM 0x00000100
+#define CLONE_VFORK 0x00004000
+#define CLONE_SETTLS 0x00080000
+#define CLONE_PARENT_SETTID 0x00100000
+#define CLONE_CHILD_CLEARTID 0x00200000
+#define CLONE_CHILD_SETTID 0x01000000
+#define CLONE_SUPPORTED                                                                            \
+	(CSIGNAL | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID)
+
+void ret_from_fork(void);
+
+/* Links child under parent; tasklist lock held. */
+static void link_child(struct task *parent, struct task *child)
+{
+	child->parent = parent;
+	child->sibling = parent->children;
+	parent->children = child;
+}
+
+/* The process state a child takes from its parent (the current task). */
+static int copy_process_state(struct task *p, unsigned long flags, unsigned long tls)
+{
+	struct task *cur = current;
+
+	if (!(p->mm = dup_mm(cur->mm)) || !(p->files = dup_files(cur->files)) ||
+	    fpu_copy_current(p))
+		return -ENOMEM;
+	if (cur->sighand) {
+		if (!(p->sighand = kmalloc(_NSIG * sizeof(*p->sighand))))
+			return -ENOMEM;
+		memcpy(p->sighand, cur->sighand, _NSIG * sizeof(*p->sighand));
+	}
+	p->cwd = cur->cwd;
+	fs_pin(p->cwd);
+	p->umask = cur->umask;
+	p->blocked = cur->blocked;
+	p->fsbase = flags & CLONE_SETTLS ? tls : cur->fsbase;
+	p->gsbase = cur->gsbase;
+	p->tgid = p->pid;
+	return 0;
+}
+
+/* Undoes copy_process_state() of a child that never ran. */
+static void free_unstarted(struct task *p)
+{
+	if (p->mm)
+		mmput(p->mm);
+	exit_files(p);
+	if (p->cwd)
+		fs_unpin(p->cwd);
+	kfree(p->sighand);
+	free_task(p);
+}
+
+static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *parent_tid,
+			 int __user *child_tid, unsigned long tls)
+{
+	struct pt_regs *regs = task_pt_regs(current), *cregs;
+	unsigned long *sp, irq;
+	struct task *p;
+	int err;
+
+	/* Threads (CLONE_VM and friends) are not built; exit signals other than SIGCHLD neither. */
+	if ((flags & ~CLONE_SUPPORTED) || ((flags & CSIGNAL) && (flags & CSIGNAL) != SIGCHLD))
+		return -EINVAL;
+	if ((flags & CLONE_SETTLS) && tls >= TASK_SIZE_MAX)
+		return -EPERM;
+	if (!(p = alloc_task(current->comm, current->cpu)))
+		return -ENOMEM;
+	if ((err = copy_process_state(p, flags, tls)))
+		goto fail;
+	if ((flags & CLONE_CHILD_SETTID) &&
+	    copy_to_mm(p->mm, (unsigned long)child_tid, &p->pid, sizeof(int))) {
+		err = -EFAULT;
+		goto fail;
+	}
+	if ((flags & CLONE_PARENT_SETTID) && put_user(p->pid, parent_tid)) {
+		err = -EFAULT;
+		goto fail;
+	}
+	if (flags & CLONE_CHILD_CLEARTID)
+		p->clear_child_tid = child_tid;
+
+	cregs = task_pt_regs(p);
+	*cregs = *regs;
+	cregs->ax = 0;
+	if (newsp)
+		cregs->sp = newsp;
+	sp = (unsigned long *)cregs;
+	*--sp = (unsigned long)ret_from_fork;
+	for (int i = 0; i < 6; i++)
+		*--sp = 0; /* rbp rbx r12 r13 r14 r15 */
+	p->rsp = (unsigned long)sp;
+
+	irq = tasklist_lock_irqsave();
+	link_child(current, p);
+	tasklist_unlock_irqrestore(irq);
+	wake_up_new_task(p);
+	return p->pid;
+fail:
+	free_unstarted(p);
+	return err;
+}
+
+SYSCALL_DEFINE5(clone, unsigned long, clone_flags, unsigned long, newsp, int __user *,
+		parent_tidptr, int __user *, child_tidptr, unsigned long, tls)
+{
+	return kernel_clone(clone_flags, newsp, parent_tidptr, child_tidptr, tls);
+}
+
+SYSCALL_DEFINE0(fork)
+{
+	return kernel_clone(SIGCHLD, 0, NULL, NULL, 0);
+}
+
+/* vfork shares the parent's memory until the child execs or exits; a copy behaves the same for
+ * every program that only calls exec or _exit in the child, which is all vfork allows. */
+SYSCALL_DEFINE0(vfork)
+{
+	return kernel_clone(SIGCHLD, 0, NULL, NULL, 0);
+}
+
+struct user_start {
+	const char *path;
+	const char *const *argv;
+};
+
+static const char *const init_envp[] = { "HOME=/", "TERM=vt100",
+					 "PATH=/sbin:/usr/sbin:/bin:/usr/bin", NULL };
+
+/* The new process's first code, still a kernel thread: exec, then ring 3. */
+static void user_process_main(void *arg)
+{
+	struct user_start *s = arg;
+	struct pt_regs regs;
+	int err = kernel_execve(s->path, s->argv, init_envp, &regs);
+
+	if (err)
+		cprintf("%s: %s\n", s->path, strerror(err));
+	kfree(s);
+	if (err) {
+		do_exit((err == -ENOENT ? 127 : 126) << 8); /* a shell's statuses for these */
+	}
+	ret_to_user_mode(&regs);
+}
+
+int user_process_start(const char *path, const char *const *argv, struct fnode *cwd)
+{
+	struct user_start *s = kmalloc(sizeof(*s));
+	struct files_struct *files = console_files();
+	unsigned long irq;
+	struct task *p;
+
+	if (!files || !s) {
+		kfree(s);
+		if (files)
+			put_files_struct(files);
+		return -ENOMEM;
+	}
+	s->path = path;
+	s->argv = argv;
+	/* Linked to its parent before it can run, let alone exit: with the tasklist lock held (and
+	 * so interrupts off) on this CPU, where it will run, it cannot start until we let go. */
+	irq = tasklist_lock_irqsave();
+	/* Named as exec will name it (the path's last part), so no trace shows another name. */
+	p = kthread_create(user_process_main, s, smp_processor_id(),
+			   strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	if (p) {
+		p->tgid = p->pid;
+		p->files = files;
+		p->cwd = cwd;
+		fs_pin(cwd);
+		link_child(current, p);
+	}
+	tasklist_unlock_irqrestore(irq);
+	if (!p) {
+		kfree(s);
+		put_files_struct(files);
+		return -ENOMEM;
+	}
+	/* path and argv stay the caller's: it waits for the child (kernel_wait4), which has read
+	 * them once it has exec'd. */
+	return p->pid;
+}

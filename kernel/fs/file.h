@@ -1,0 +1,92 @@
+/* Open files and the per-process fd table: what read(), write() and their kin work on. */
+#ifndef KERNEL_FS_FILE_H
+#define KERNEL_FS_FILE_H
+
+#include "kernel/syscalls.h"
+#include "lib/types.h"
+
+struct fnode;
+struct file;
+struct task;
+struct kstat;
+
+/* open() flags, Linux's values. */
+#define O_ACCMODE 0x3
+#define O_RDONLY 0x0
+#define O_WRONLY 0x1
+#define O_RDWR 0x2
+#define O_CREAT 0x40
+#define O_EXCL 0x80
+#define O_NOCTTY 0x100
+#define O_TRUNC 0x200
+#define O_APPEND 0x400
+#define O_NONBLOCK 0x800
+#define O_DIRECTORY 0x10000
+#define O_NOFOLLOW 0x20000
+#define O_CLOEXEC 0x80000
+#define O_PATH 0x200000
+
+/*
+ * What a kind of open file can do (Linux's file_operations, trimmed): the console (kernel/fs/tty.c),
+ * a file of the tree (kernel/fs/open.c: initramfs bytes, a tracefs or /proc file, a directory),
+ * a pipe (kernel/fs/pipe.c). NULL: the call fails with the errno Linux gives for it.
+ */
+struct file_operations {
+	ssize_t (*read)(struct file *f, char __user *buf, size_t count, s64 *pos);
+	ssize_t (*write)(struct file *f, const char __user *buf, size_t count, s64 *pos);
+	long (*ioctl)(struct file *f, unsigned int cmd, unsigned long arg);
+	int (*getdents64)(struct file *f, void __user *dirent, unsigned int count);
+	void (*release)(struct file *f);
+	bool seekable;
+	unsigned int mode; /* st_mode of a file with no node (the console, a pipe) */
+};
+
+struct file {
+	int f_count; /* fd table slots (dup, fork) that hold it */
+	unsigned int f_flags;
+	s64 f_pos;
+	struct fnode *node; /* NULL for the console and pipes */
+	const struct file_operations *f_op;
+	void *private_data; /* a /proc or tracefs file's text, rendered at open; a pipe */
+	size_t private_len;
+};
+
+#define NR_OPEN_DEFAULT 64 /* fds 0..63: RLIMIT_NOFILE's soft limit here */
+
+struct files_struct {
+	struct file *fd[NR_OPEN_DEFAULT];
+	u64 close_on_exec; /* bit n: fd n has FD_CLOEXEC */
+};
+
+/* The file behind fd in the current process, or NULL (-EBADF for the caller). */
+struct file *fget(unsigned int fd);
+/* The lowest free fd >= from holding f (one more reference taken), or -EMFILE. */
+int fd_install_from(struct file *f, unsigned int from, bool cloexec);
+/* A new open file (f_count 1); NULL when memory ran out. */
+struct file *alloc_file(const struct file_operations *fop, unsigned int flags);
+void fput(struct file *f);
+/* fork: the child's table, every open file shared; exec: the O_CLOEXEC ones closed. */
+struct files_struct *dup_files(struct files_struct *old);
+void do_close_on_exec(struct files_struct *files);
+int close_fd(struct files_struct *files, unsigned int fd);
+void exit_files(struct task *t);
+void put_files_struct(struct files_struct *files);
+/* A table with 0, 1 and 2 on the console, for the first process the kernel starts. */
+struct files_struct *console_files(void);
+
+/* kernel/fs/tty.c */
+extern const struct file_operations tty_fops;
+
+/* kernel/fs/namei.c: follows a user's path from the process's cwd (dirfd: AT_FDCWD or an open
+ * directory), symlinks included unless nofollow leaves the last one as it is. */
+#define AT_FDCWD -100
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_EACCESS 0x200
+#define AT_EMPTY_PATH 0x1000
+int user_path_at(int dirfd, const char __user *path, bool nofollow, struct fnode **out);
+int kern_path(struct fnode *cwd, const char *path, bool nofollow, struct fnode **out);
+
+/* kernel/fs/open.c */
+struct file *dentry_open(struct fnode *n, unsigned int flags, int *err);
+
+#endif

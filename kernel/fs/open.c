@@ -1,0 +1,284 @@
+/*
+ * Opening a file of the tree for a program, and the kinds of open file it can be (Linux: fs/open.c):
+ *   a ramfs file   read at f_pos straight from the initramfs bytes
+ *   a tracefs or /proc file   its show() rendered into a buffer at the first read (a snapshot,
+ *                  as Linux's seq_file reads one), its write() handed each write() whole
+ *   a directory    getdents64 walks its children, "." and ".." first
+ */
+#include "kernel/fs/file.h"
+#include "kernel/fs/fs.h"
+#include "kernel/fs/ramfs.h"
+#include "kernel/mm/mm.h"
+#include "kernel/sched/sched.h"
+#include "kernel/uaccess.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+#define RENDER_MAX (16UL << 20)
+#define WRITE_MAX (64UL << 10) /* one write() to a control file; larger is -EINVAL */
+
+static ssize_t read_bytes(const char *data, size_t size, char __user *buf, size_t count, s64 *pos)
+{
+	size_t n;
+
+	if (*pos >= (s64)size)
+		return 0;
+	n = MIN(count, size - *pos);
+	if (copy_to_user(buf, data + *pos, n))
+		return -EFAULT;
+	*pos += n;
+	return n;
+}
+
+static ssize_t ramfs_read(struct file *f, char __user *buf, size_t count, s64 *pos)
+{
+	struct ramfs_inode *i = ramfs_inode(f->node);
+	return read_bytes(i->data, i->size, buf, count, pos);
+}
+
+/* The whole text of a show() file, once: a buffer doubled until it holds it all. */
+static int render(struct file *f)
+{
+	for (size_t size = PAGE_SIZE; size <= RENDER_MAX; size *= 2) {
+		struct seq_file m = { .buf = kmalloc(size), .size = size };
+		int err;
+		if (!m.buf)
+			return -ENOMEM;
+		err = fs_read(f->node, &m);
+		if (err || !m.overflow) {
+			if (err) {
+				kfree(m.buf);
+				return err;
+			}
+			f->private_data = m.buf;
+			f->private_len = m.count;
+			return 0;
+		}
+		kfree(m.buf);
+	}
+	return -EFBIG;
+}
+
+static ssize_t seq_read(struct file *f, char __user *buf, size_t count, s64 *pos)
+{
+	int err;
+
+	if (!f->private_data && (err = render(f)))
+		return err;
+	return read_bytes(f->private_data, f->private_len, buf, count, pos);
+}
+
+static ssize_t seq_write_user(struct file *f, const char __user *buf, size_t count, s64 *pos)
+{
+	unsigned int flags = f->f_flags & O_APPEND  ? FS_APPEND
+			     : f->f_flags & O_TRUNC ? FS_TRUNC
+						    : 0;
+	char *kbuf;
+	int err;
+
+	if (count > WRITE_MAX)
+		return -EINVAL;
+	if (!(kbuf = kmalloc(count + 1)))
+		return -ENOMEM;
+	if (copy_from_user(kbuf, buf, count)) {
+		kfree(kbuf);
+		return -EFAULT;
+	}
+	err = fs_write(f->node, kbuf, count, flags);
+	kfree(kbuf);
+	return err ? err : (ssize_t)count;
+}
+
+struct linux_dirent64 {
+	u64 d_ino;
+	s64 d_off;
+	u16 d_reclen;
+	u8 d_type;
+	char d_name[];
+} __packed;
+
+#define DT_CHR 2
+#define DT_DIR 4
+#define DT_REG 8
+#define DT_LNK 10
+
+static u8 dtype(const struct fnode *n)
+{
+	unsigned int m = fs_mode(n) & S_IFMT;
+	return m == S_IFDIR ? DT_DIR : m == S_IFLNK ? DT_LNK : m == S_IFCHR ? DT_CHR : DT_REG;
+}
+
+/* One entry per child from f_pos on (0 ".", 1 "..", then the children in order). */
+static int dir_getdents64(struct file *f, void __user *dirent, unsigned int count)
+{
+	struct fnode *dir = f->node, *c = dir->children;
+	char rec[sizeof(struct linux_dirent64) + FS_NAME_MAX + 8];
+	struct linux_dirent64 *d = (void *)rec;
+	unsigned int used = 0;
+	s64 idx;
+
+	for (idx = 2; c && idx < f->f_pos; idx++)
+		c = c->next;
+	for (;;) {
+		const struct fnode *n = f->f_pos == 0	? dir
+					: f->f_pos == 1 ? (dir->parent ?: dir)
+							: c;
+		const char *name = f->f_pos == 0 ? "." : f->f_pos == 1 ? ".." : c ? c->name : NULL;
+		size_t len, reclen;
+
+		if (!name)
+			break;
+		len = strlen(name);
+		reclen = ALIGN(sizeof(*d) + len + 1, 8);
+		if (used + reclen > count)
+			return used ? (int)used
+				    : -EINVAL; /* no room even for one: Linux's EINVAL */
+		memset(rec, 0, reclen);
+		d->d_ino = fs_ino(n);
+		d->d_off = f->f_pos + 1;
+		d->d_reclen = reclen;
+		d->d_type = dtype(n);
+		memcpy(d->d_name, name, len);
+		if (copy_to_user((char __user *)dirent + used, rec, reclen))
+			return -EFAULT;
+		used += reclen;
+		if (f->f_pos++ >= 2)
+			c = c->next;
+	}
+	return used;
+}
+
+static const struct file_operations ramfs_fops = { .read = ramfs_read, .seekable = true };
+static const struct file_operations seq_fops = {
+	.read = seq_read,
+	.write = seq_write_user,
+	.seekable = true,
+};
+static const struct file_operations dir_fops = { .getdents64 = dir_getdents64, .seekable = true };
+
+struct file *dentry_open(struct fnode *n, unsigned int flags, int *err)
+{
+	/* Access mode 3 asks for both permissions and grants neither read nor write (Linux's
+	 * ioctl-only open): read() and write() on it are -EBADF. */
+	unsigned int acc = flags & O_ACCMODE;
+	bool rd = acc != O_WRONLY, wr = acc != O_RDONLY;
+	const struct file_operations *fop = &seq_fops;
+	struct file *f;
+
+	*err = 0;
+	if (n->is_dir && (wr || (flags & O_TRUNC)))
+		*err = -EISDIR;
+	else if (!n->is_dir && (flags & O_DIRECTORY))
+		*err = -ENOTDIR;
+	else if (fs_is_symlink(n))
+		*err = -ELOOP; /* O_NOFOLLOW met a symlink */
+	else if (ramfs_inode(n) && wr)
+		*err = -EROFS; /* the initramfs's bytes are the archive's: not writable yet */
+	else if ((!n->is_dir && !ramfs_inode(n)) &&
+		 ((rd && (!n->ops || !n->ops->show)) || (wr && (!n->ops || !n->ops->write))))
+		*err = -EACCES;
+	if (*err)
+		return NULL;
+	if (n->is_dir)
+		fop = &dir_fops;
+	else if (ramfs_inode(n))
+		fop = &ramfs_fops;
+	if (!(f = alloc_file(fop, flags & ~(O_CREAT | O_EXCL | O_NOCTTY)))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	f->node = n;
+	fs_pin(n); /* a tracefs file open in a program cannot be removed under it (-EBUSY) */
+	return f;
+}
+
+static long do_sys_open(int dfd, const char __user *filename, int flags, unsigned int mode)
+{
+	struct fnode *n;
+	struct file *f;
+	int err = user_path_at(dfd, filename, flags & O_NOFOLLOW, &n);
+	long fd;
+
+	if (err == -ENOENT && (flags & O_CREAT))
+		return -EROFS; /* creating files is not built: the tree holds no writable bytes */
+	if (err)
+		return err;
+	if ((flags & O_CREAT) && (flags & O_EXCL))
+		return -EEXIST;
+	if (!(f = dentry_open(n, flags, &err)))
+		return err;
+	fd = fd_install_from(f, 0, flags & O_CLOEXEC);
+	fput(f);
+	return fd;
+}
+
+SYSCALL_DEFINE3(open, const char __user *, filename, int, flags, unsigned int, mode)
+{
+	return do_sys_open(AT_FDCWD, filename, flags, mode);
+}
+
+SYSCALL_DEFINE4(openat, int, dfd, const char __user *, filename, int, flags, unsigned int, mode)
+{
+	return do_sys_open(dfd, filename, flags, mode);
+}
+
+#define F_OK 0
+#define X_OK 1
+#define W_OK 2
+#define R_OK 4
+
+/* As root: every access is allowed but executing a file no one may execute (Linux's rule). */
+static long do_faccessat(int dfd, const char __user *filename, int mode, int flags)
+{
+	struct fnode *n;
+	int err;
+
+	if (mode & ~(F_OK | X_OK | W_OK | R_OK))
+		return -EINVAL;
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EACCESS | AT_EMPTY_PATH))
+		return -EINVAL;
+	if ((err = user_path_at(dfd, filename, flags & AT_SYMLINK_NOFOLLOW, &n)))
+		return err;
+	if ((mode & W_OK) && ramfs_inode(n))
+		return -EROFS;
+	if ((mode & X_OK) && !n->is_dir && !(fs_mode(n) & 0111))
+		return -EACCES;
+	return 0;
+}
+
+SYSCALL_DEFINE2(access, const char __user *, filename, int, mode)
+{
+	return do_faccessat(AT_FDCWD, filename, mode, 0);
+}
+
+SYSCALL_DEFINE3(faccessat, int, dfd, const char __user *, filename, int, mode)
+{
+	return do_faccessat(dfd, filename, mode, 0);
+}
+
+SYSCALL_DEFINE1(chdir, const char __user *, filename)
+{
+	struct fnode *n;
+	int err = user_path_at(AT_FDCWD, filename, false, &n);
+
+	if (err)
+		return err;
+	if (!n->is_dir)
+		return -ENOTDIR;
+	fs_pin(n);
+	fs_unpin(current->cwd);
+	current->cwd = n;
+	return 0;
+}
+
+SYSCALL_DEFINE2(getcwd, char __user *, buf, unsigned long, size)
+{
+	char path[FS_PATH_MAX];
+	size_t len;
+
+	fs_path(current->cwd, path, sizeof(path));
+	len = strlen(path) + 1;
+	if (len > size)
+		return -ERANGE;
+	return copy_to_user(buf, path, len) ? -EFAULT : (long)len;
+}

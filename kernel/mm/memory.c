@@ -1,0 +1,264 @@
+/*
+ * User page tables: the lower half of a process's PML4, filled on demand (Linux: mm/memory.c).
+ *
+ *   mm->pgd [0..255]  user: PDPT -> PD -> PT -> 4 KiB pages, every level P|W|U, the leaf decides
+ *           [256..511] the kernel's entries, copied at mm_alloc(), never changed per process
+ *
+ * Frames behind user pages are counted as PAGE_USER_OTHER, their tables as PAGE_USER_PAGETABLE:
+ * /proc/meminfo comes back to where it was once a process is gone.
+ */
+#include "kernel/mm/mm_types.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/paging.h"
+#include "kernel/mm/mm.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+#define PF_PROT 0x1	     /* the page was present: a protection fault */
+#define PF_WRITE 0x2	     /* a write */
+#define PF_INSTR 0x10	     /* an instruction fetch */
+#define USER_PGD_ENTRIES 256 /* the lower half */
+
+static inline int pt_index(unsigned long va, int level)
+{
+	return (va >> (PAGE_SHIFT + 9 * (level - 1))) & 511;
+}
+
+/* The PTE of addr in mm, making missing tables when create (NULL if absent or out of memory). */
+static u64 *user_pte(struct mm_struct *mm, unsigned long addr, bool create)
+{
+	u64 *table = mm->pgd;
+
+	for (int level = 4; level > 1; level--) {
+		u64 *e = &table[pt_index(addr, level)];
+		if (!(*e & PTE_P)) {
+			u64 *next;
+			if (!create || !(next = alloc_page_zeroed(PAGE_USER_PAGETABLE)))
+				return NULL;
+			*e = __pa(next) | PTE_P | PTE_W | PTE_U;
+		}
+		table = __va(*e & PTE_ADDR);
+	}
+	return &table[pt_index(addr, 1)];
+}
+
+static u64 pte_flags(unsigned long vm_flags)
+{
+	u64 f = PTE_P | PTE_U;
+
+	if (vm_flags & VM_WRITE)
+		f |= PTE_W;
+	if (!(vm_flags & VM_EXEC))
+		f |= PTE_NX;
+	return f;
+}
+
+/* A TLB entry of the running mm must go; another mm's is gone at its next CR3 load. Tasks stay
+ * on their CPU and a process has one thread, so no other CPU holds this mm's entries. */
+static void flush_page(struct mm_struct *mm, unsigned long addr)
+{
+	if ((read_cr3() & PTE_ADDR) == __pa(mm->pgd))
+		invlpg(addr);
+}
+
+struct mm_struct *mm_alloc(void)
+{
+	struct mm_struct *mm = kzalloc(sizeof(*mm));
+
+	if (!mm)
+		return NULL;
+	mm->pgd = pgd_alloc();
+	if (!mm->pgd) {
+		kfree(mm);
+		return NULL;
+	}
+	return mm;
+}
+
+unsigned long mm_populate_page(struct mm_struct *mm, unsigned long addr, unsigned long vm_flags)
+{
+	u64 *pte = user_pte(mm, addr, true);
+	void *page;
+
+	if (!pte)
+		return 0;
+	if (*pte & PTE_P) {
+		/* Two segments sharing a page: it gets the union of their permissions. */
+		*pte |= pte_flags(vm_flags) & (PTE_W);
+		if (vm_flags & VM_EXEC)
+			*pte &= ~PTE_NX;
+		flush_page(mm, addr);
+		return *pte & PTE_ADDR;
+	}
+	page = alloc_page_zeroed(PAGE_USER_OTHER);
+	if (!page)
+		return 0;
+	*pte = __pa(page) | pte_flags(vm_flags);
+	mm->rss++;
+	return __pa(page);
+}
+
+int copy_to_mm(struct mm_struct *mm, unsigned long uaddr, const void *src, size_t len)
+{
+	const char *p = src;
+
+	while (len) {
+		unsigned long off = uaddr & (PAGE_SIZE - 1), n = MIN(len, PAGE_SIZE - off), pa;
+		struct vm_area_struct *vma = find_vma(mm, uaddr);
+		if (!vma || vma->vm_start > uaddr)
+			return -EFAULT;
+		if (!(pa = mm_populate_page(mm, uaddr - off, vma->vm_flags)))
+			return -ENOMEM;
+		memcpy((char *)__va(pa) + off, p, n);
+		uaddr += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned long error_code)
+{
+	struct vm_area_struct *vma = find_vma(mm, addr);
+
+	if (!vma || addr < vma->vm_start)
+		return -EFAULT;
+	if ((error_code & PF_WRITE) && !(vma->vm_flags & VM_WRITE))
+		return -EFAULT;
+	if ((error_code & PF_INSTR) && !(vma->vm_flags & VM_EXEC))
+		return -EFAULT;
+	if (!(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
+		return -EFAULT; /* PROT_NONE */
+	/* Present and allowed by the area yet faulting: the page's bits disagree with its area,
+	 * which never happens without copy-on-write; refuse rather than loop. */
+	if (error_code & PF_PROT)
+		return -EFAULT;
+	return mm_populate_page(mm, addr & ~(PAGE_SIZE - 1), vma->vm_flags) ? 0 : -ENOMEM;
+}
+
+/* Calls fn on every present user PTE in [start, end), skipping absent tables whole. */
+static void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       void (*fn)(struct mm_struct *mm, unsigned long addr, u64 *pte, void *arg),
+		       void *arg)
+{
+	unsigned long addr = start;
+
+	while (addr < end) {
+		u64 *table = mm->pgd;
+		int level;
+
+		for (level = 4; level > 1; level--) {
+			u64 e = table[pt_index(addr, level)];
+			if (!(e & PTE_P))
+				break;
+			table = __va(e & PTE_ADDR);
+		}
+		if (level > 1) { /* no table here: skip what it would have covered */
+			unsigned long span = 1UL << (PAGE_SHIFT + 9 * (level - 1));
+			addr = (addr & ~(span - 1)) + span;
+			continue;
+		}
+		if (table[pt_index(addr, 1)] & PTE_P)
+			fn(mm, addr, &table[pt_index(addr, 1)], arg);
+		addr += PAGE_SIZE;
+	}
+}
+
+static void zap_one(struct mm_struct *mm, unsigned long addr, u64 *pte, void *arg)
+{
+	free_pages_for(*pte & PTE_ADDR, 1, PAGE_USER_OTHER);
+	*pte = 0;
+	mm->rss--;
+	flush_page(mm, addr);
+}
+
+void zap_page_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	walk_range(mm, start, end, zap_one, NULL);
+}
+
+static void protect_one(struct mm_struct *mm, unsigned long addr, u64 *pte, void *arg)
+{
+	*pte = (*pte & PTE_ADDR) | pte_flags(*(unsigned long *)arg);
+	flush_page(mm, addr);
+}
+
+void change_protection(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       unsigned long vm_flags)
+{
+	walk_range(mm, start, end, protect_one, &vm_flags);
+}
+
+static void copy_one(struct mm_struct *src, unsigned long addr, u64 *pte, void *arg)
+{
+	struct mm_struct *dst = arg;
+	u64 *dpte = user_pte(dst, addr, true);
+	void *page = dpte ? alloc_page_zeroed(PAGE_USER_OTHER) : NULL;
+
+	if (!page) {
+		dst->rss = ~0UL; /* tells dup_mm() it failed */
+		return;
+	}
+	memcpy(page, __va(*pte & PTE_ADDR), PAGE_SIZE);
+	*dpte = __pa(page) | (*pte & ~PTE_ADDR);
+	if (dst->rss != ~0UL)
+		dst->rss++;
+}
+
+struct mm_struct *dup_mm(struct mm_struct *old)
+{
+	struct mm_struct *mm = mm_alloc();
+	u64 *pgd;
+
+	if (!mm)
+		return NULL;
+	pgd = mm->pgd;
+	*mm = *old;
+	mm->pgd = pgd;
+	mm->mmap = NULL;
+	mm->rss = 0;
+	for (struct vm_area_struct *v = old->mmap; v; v = v->vm_next)
+		if (insert_vm_area(mm, v->vm_start, v->vm_end, v->vm_flags, v->vm_file))
+			goto fail;
+	walk_range(old, 0, TASK_SIZE_MAX, copy_one, mm);
+	if (mm->rss == ~0UL)
+		goto fail;
+	return mm;
+fail:
+	mmput(mm);
+	return NULL;
+}
+
+/* Frees the tables below a user PML4 entry, level by level (the pages are already gone). */
+static void free_table(u64 *table, int level)
+{
+	for (int i = 0; level > 1 && i < 512; i++)
+		if (table[i] & PTE_P)
+			free_table(__va(table[i] & PTE_ADDR), level - 1);
+	free_pages_for(__pa(table), 1, PAGE_USER_PAGETABLE);
+}
+
+void mmput(struct mm_struct *mm)
+{
+	if (mm->rss == ~0UL) /* a failed dup_mm(): count the pages again as they go */
+		mm->rss = 0;
+	zap_page_range(mm, 0, TASK_SIZE_MAX);
+	for (int i = 0; i < USER_PGD_ENTRIES; i++)
+		if (mm->pgd[i] & PTE_P)
+			free_table(__va(mm->pgd[i] & PTE_ADDR), 3);
+	free_pages_for(__pa(mm->pgd), 1, PAGE_USER_PAGETABLE);
+	while (mm->mmap) {
+		struct vm_area_struct *v = mm->mmap;
+		mm->mmap = v->vm_next;
+		kfree(v);
+	}
+	kfree(mm);
+}
+
+void switch_mm(struct mm_struct *mm)
+{
+	unsigned long pa = mm ? __pa(mm->pgd) : kernel_pgd_pa();
+
+	if ((read_cr3() & PTE_ADDR) != pa)
+		write_cr3(pa);
+}

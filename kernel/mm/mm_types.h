@@ -1,0 +1,63 @@
+/* A process's address space: its page tables and the areas (VMAs) that say what may be mapped where. */
+#ifndef KERNEL_MM_TYPES_H
+#define KERNEL_MM_TYPES_H
+
+#include "lib/types.h"
+
+/* vm_flags, Linux's values. */
+#define VM_READ 0x1
+#define VM_WRITE 0x2
+#define VM_EXEC 0x4
+#define VM_GROWSDOWN 0x100
+
+/*
+ * One area [vm_start, vm_end), page aligned, with one protection. Pages inside it are made on
+ * first touch (handle_mm_fault()), except an ELF's, which exec fills at once.
+ *
+ *   mm->mmap -> [400000-401000 r--] -> [401000-585000 r-x] -> ... -> [brk] -> ... -> [stack rw-]
+ */
+struct vm_area_struct {
+	unsigned long vm_start, vm_end;
+	unsigned long vm_flags;
+	bool vm_file; /* a segment of the executable: the segfault report names the file */
+	struct vm_area_struct *vm_next; /* sorted by address */
+};
+
+struct mm_struct {
+	u64 *pgd; /* direct-map address of the PML4 */
+	struct vm_area_struct *mmap;
+	unsigned long start_code, end_code, start_brk, brk, start_stack, mmap_base;
+	unsigned long arg_start, arg_end, env_start, env_end;
+	unsigned long rss; /* user pages present, for /proc and the leak checks */
+	char exe[64];	   /* the executable's basename, for the segfault report */
+};
+
+/* kernel/mm/memory.c */
+struct mm_struct *mm_alloc(void);
+/* Frees every user page, page table and VMA, then the mm; it must not be anyone's CR3. */
+void mmput(struct mm_struct *mm);
+/* A copy of mm for fork: same areas, every present page copied (no copy-on-write yet). */
+struct mm_struct *dup_mm(struct mm_struct *mm);
+/* A fault at addr with the CPU's error code: 0 when a page now backs it, -EFAULT when no area
+ * allows the access. */
+int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned long error_code);
+/* The frame behind a user page, made if absent (exec fills segments through it); 0 if no memory. */
+unsigned long mm_populate_page(struct mm_struct *mm, unsigned long addr, unsigned long vm_flags);
+/* Writes len bytes at uaddr in mm (not necessarily the running one), making pages as needed:
+ * how exec builds a new stack and fork sets a tid. 0, or -ENOMEM/-EFAULT. */
+int copy_to_mm(struct mm_struct *mm, unsigned long uaddr, const void *src, size_t len);
+/* Unmaps and frees the pages of [start, end); the areas are the caller's business. */
+void zap_page_range(struct mm_struct *mm, unsigned long start, unsigned long end);
+/* Rewrites the page permissions of [start, end) to vm_flags. */
+void change_protection(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       unsigned long vm_flags);
+/* Loads mm's page tables on this CPU (NULL: the kernel's). */
+void switch_mm(struct mm_struct *mm);
+
+/* kernel/mm/mmap.c */
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+/* Adds [start, end) with vm_flags; -ENOMEM if it overlaps an area or memory ran out. */
+int insert_vm_area(struct mm_struct *mm, unsigned long start, unsigned long end,
+		   unsigned long vm_flags, bool file);
+
+#endif

@@ -1,0 +1,214 @@
+/* The areas of an address space and the calls that change them: mmap, munmap, mprotect, brk. */
+#include "kernel/mm/mm_types.h"
+#include "kernel/mm/mm.h"
+#include "kernel/fs/file.h"
+#include "kernel/sched/sched.h"
+#include "kernel/syscalls.h"
+#include "lib/errno.h"
+
+#define PROT_READ 0x1
+#define PROT_WRITE 0x2
+#define PROT_EXEC 0x4
+#define MAP_SHARED 0x01
+#define MAP_PRIVATE 0x02
+#define MAP_TYPE 0x0f
+#define MAP_FIXED 0x10
+#define MAP_ANONYMOUS 0x20
+#define MAP_FIXED_NOREPLACE 0x100000
+#define MMAP_MIN_ADDR 0x10000UL /* Linux's vm.mmap_min_addr: page 0 stays unmapped */
+
+#define PAGE_ALIGN(x) (((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
+
+/* The first area that ends above addr (it may start above addr too), or NULL. */
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next)
+		if (addr < v->vm_end)
+			return v;
+	return NULL;
+}
+
+static bool range_free(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct vm_area_struct *v = find_vma(mm, start);
+	return !v || v->vm_start >= end;
+}
+
+int insert_vm_area(struct mm_struct *mm, unsigned long start, unsigned long end,
+		   unsigned long vm_flags, bool file)
+{
+	struct vm_area_struct **pp = &mm->mmap, *prev = NULL, *v;
+
+	if (!range_free(mm, start, end))
+		return -ENOMEM;
+	while (*pp && (*pp)->vm_start < start) {
+		prev = *pp;
+		pp = &(*pp)->vm_next;
+	}
+	/* An anonymous area that continues the one before (brk growing) extends it. */
+	if (prev && !file && !prev->vm_file && prev->vm_end == start &&
+	    prev->vm_flags == vm_flags) {
+		prev->vm_end = end;
+		return 0;
+	}
+	v = kzalloc(sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->vm_start = start;
+	v->vm_end = end;
+	v->vm_flags = vm_flags;
+	v->vm_file = file;
+	v->vm_next = *pp;
+	*pp = v;
+	return 0;
+}
+
+/* Makes addr an area boundary, if it falls inside one. */
+static int split_vma(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *v = find_vma(mm, addr), *n;
+
+	if (!v || v->vm_start >= addr)
+		return 0;
+	n = kzalloc(sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*n = *v;
+	n->vm_start = addr;
+	v->vm_end = addr;
+	v->vm_next = n;
+	return 0;
+}
+
+static int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct vm_area_struct **pp = &mm->mmap;
+	int err;
+
+	if ((err = split_vma(mm, start)) || (err = split_vma(mm, end)))
+		return err;
+	while (*pp) {
+		struct vm_area_struct *v = *pp;
+		if (v->vm_start >= start && v->vm_end <= end) {
+			*pp = v->vm_next;
+			kfree(v);
+		} else {
+			pp = &v->vm_next;
+		}
+	}
+	zap_page_range(mm, start, end);
+	return 0;
+}
+
+/* Top-down from mmap_base, as Linux's default layout: the highest gap that fits. */
+static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
+{
+	unsigned long start = mm->mmap_base - len;
+
+	while (start >= MMAP_MIN_ADDR && start < mm->mmap_base) {
+		struct vm_area_struct *v = find_vma(mm, start);
+		if (!v || v->vm_start >= start + len)
+			return start;
+		start = v->vm_start - len;
+	}
+	return 0;
+}
+
+static unsigned long prot_to_vm(unsigned long prot)
+{
+	return (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_WRITE : 0) |
+	       (prot & PROT_EXEC ? VM_EXEC : 0);
+}
+
+SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long,
+		flags, unsigned long, fd, unsigned long, off)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long type = flags & MAP_TYPE;
+	int err;
+
+	if (!len || (off & (PAGE_SIZE - 1)) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+		return -EINVAL;
+	if (type != MAP_SHARED && type != MAP_PRIVATE)
+		return -EINVAL;
+	if (len > TASK_SIZE_MAX)
+		return -ENOMEM;
+	len = PAGE_ALIGN(len);
+	if (!(flags & MAP_ANONYMOUS))
+		return fget(fd) ? -ENODEV : -EBADF; /* no file of the tree can be mapped yet */
+	if (type == MAP_SHARED)
+		return -EINVAL; /* shared anonymous memory (fork would have to share it) */
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if ((addr & (PAGE_SIZE - 1)) || addr < MMAP_MIN_ADDR || addr > TASK_SIZE_MAX - len)
+			return (addr & (PAGE_SIZE - 1)) ? -EINVAL : -EPERM;
+		if (!range_free(mm, addr, addr + len)) {
+			if (flags & MAP_FIXED_NOREPLACE)
+				return -EEXIST;
+			if ((err = do_munmap(mm, addr, addr + len)))
+				return err;
+		}
+	} else {
+		addr = PAGE_ALIGN(addr);
+		if (addr < MMAP_MIN_ADDR || addr > TASK_SIZE_MAX - len ||
+		    !range_free(mm, addr, addr + len))
+			addr = get_unmapped_area(mm, len);
+		if (!addr)
+			return -ENOMEM;
+	}
+	err = insert_vm_area(mm, addr, addr + len, prot_to_vm(prot), false);
+	return err ? err : (long)addr;
+}
+
+SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
+{
+	if ((addr & (PAGE_SIZE - 1)) || !len || len > TASK_SIZE_MAX || addr > TASK_SIZE_MAX - len)
+		return -EINVAL;
+	return do_munmap(current->mm, addr, addr + PAGE_ALIGN(len));
+}
+
+SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long end, addr, vm = prot_to_vm(prot);
+	int err;
+
+	if ((start & (PAGE_SIZE - 1)) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+		return -EINVAL;
+	if (len > TASK_SIZE_MAX || start > TASK_SIZE_MAX - PAGE_ALIGN(len))
+		return -ENOMEM;
+	end = start + PAGE_ALIGN(len);
+	if (end == start)
+		return 0;
+	/* Every page of the range must be mapped, or nothing changes. */
+	for (addr = start; addr < end;) {
+		struct vm_area_struct *v = find_vma(mm, addr);
+		if (!v || v->vm_start > addr)
+			return -ENOMEM;
+		addr = v->vm_end;
+	}
+	if ((err = split_vma(mm, start)) || (err = split_vma(mm, end)))
+		return err;
+	for (struct vm_area_struct *v = find_vma(mm, start); v && v->vm_start < end; v = v->vm_next)
+		v->vm_flags = (v->vm_flags & ~(VM_READ | VM_WRITE | VM_EXEC)) | vm;
+	change_protection(mm, start, end, vm);
+	return 0;
+}
+
+/* As Linux: the break moves to brk if it can, and the answer is where the break now is. */
+SYSCALL_DEFINE1(brk, unsigned long, brk)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long old = PAGE_ALIGN(mm->brk), new = PAGE_ALIGN(brk);
+
+	if (brk < mm->start_brk || brk > mm->mmap_base)
+		return mm->brk;
+	if (new < old) {
+		if (do_munmap(mm, new, old))
+			return mm->brk;
+	} else if (new > old) {
+		if (insert_vm_area(mm, old, new, VM_READ | VM_WRITE, false))
+			return mm->brk;
+	}
+	mm->brk = brk;
+	return brk;
+}
