@@ -102,7 +102,7 @@ LEFT_OUT :=
 ifeq ($(SELFTEST),1)
 KCFLAGS += -DCONFIG_SELFTEST
 else
-LEFT_OUT += kernel/selftest.c tests/kernel/%.c
+LEFT_OUT += kernel/selftest.c tests/kernel/%.c tests/kernel/%.asm
 endif
 ifeq ($(BENCH),1)
 KCFLAGS += -DCONFIG_BENCH
@@ -111,7 +111,8 @@ LEFT_OUT += kernel/bench/%.c
 endif
 SRCS_C   := $(filter-out arch/x86/asm-offsets.c $(LEFT_OUT),\
 	$(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*.c tests/kernel/*.c))
-SRCS_ASM := $(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm tests/kernel/*.asm)
+SRCS_ASM := $(filter-out $(LEFT_OUT),\
+	$(wildcard boot/*.asm arch/x86/*.asm arch/x86/*/*.asm tests/kernel/*.asm))
 OBJS     := $(SRCS_ASM:%.asm=$(B)/%.o) $(SRCS_C:%.c=$(B)/%.o)
 
 # SCALE=N: tools/gen-scale.py writes the functions, 1000 a file, and the table that lists them.

@@ -40,13 +40,13 @@ SELFTEST(tracefs_create_files_all_or_none)
 	fs_remove(dir);
 }
 
-static unsigned long number = 3;
+static unsigned long test_number = 3;
 static int refuse(void *data, unsigned long v)
 {
-	return v == 7 ? -EBUSY : (number = v * 2, 0);
+	return v == 7 ? -EBUSY : (test_number = v * 2, 0);
 }
-static const struct tracefs_ulong plain = { .value = &number, .min = 2, .max = 10 };
-static const struct tracefs_ulong hooked = { .value = &number, .max = 9, .set = refuse };
+static const struct tracefs_ulong plain = { .value = &test_number, .min = 2, .max = 10 };
+static const struct tracefs_ulong hooked = { .value = &test_number, .max = 9, .set = refuse };
 static const struct tracefs_file numbers[] = {
 	TRACEFS_ULONG("plain", &plain),
 	TRACEFS_ULONG("hooked", &hooked),
@@ -70,14 +70,14 @@ SELFTEST(tracefs_ulong_bounds_and_set)
 	KT_ASSERT(t, !fs_resolve(dir, "plain", &p) && !fs_resolve(dir, "hooked", &h));
 	KT_EXPECT_STREQ(t, show(p, buf, sizeof(buf)), "3\n");
 	KT_EXPECT_EQ(t, fs_write(p, "5\n", 2, FS_TRUNC), 0);
-	KT_EXPECT_EQ(t, number, 5);
+	KT_EXPECT_EQ(t, test_number, 5);
 	KT_EXPECT_EQ(t, fs_write(p, "11\n", 3, FS_TRUNC), -EINVAL);
 	KT_EXPECT_EQ(t, fs_write(p, "1", 1, FS_TRUNC), -EINVAL);
 	KT_EXPECT_EQ(t, fs_write(p, "4x", 2, FS_TRUNC), -EINVAL);
 	KT_EXPECT_EQ(t, fs_write(p, "-4", 2, FS_TRUNC), -EINVAL);
-	KT_EXPECT_EQ(t, number, 5);
+	KT_EXPECT_EQ(t, test_number, 5);
 	KT_EXPECT_EQ(t, fs_write(h, "7", 1, FS_TRUNC), -EBUSY); /* set said no */
-	KT_EXPECT_EQ(t, number, 5);
+	KT_EXPECT_EQ(t, test_number, 5);
 	KT_EXPECT_EQ(t, fs_write(h, "4", 1, FS_TRUNC), 0); /* set stores its own way */
 	KT_EXPECT_STREQ(t, show(h, buf, sizeof(buf)), "8\n");
 	fs_remove(dir);
