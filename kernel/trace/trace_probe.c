@@ -546,3 +546,17 @@ void traceprobe_free_probe_arg(struct probe_arg *arg)
 	kfree(arg->name);
 	kfree(arg->comm);
 }
+
+bool traceprobe_match_command_args(const struct trace_probe *tp, int argc, const char **argv)
+{
+	if (tp->nr_args < argc)
+		return false;
+	for (int i = 0; i < argc; i++) {
+		size_t len = strlen(tp->args[i].name);
+
+		if (strncmp(argv[i], tp->args[i].name, len) || argv[i][len] != '=' ||
+		    strcmp(argv[i] + len + 1, tp->args[i].comm))
+			return false;
+	}
+	return true;
+}

@@ -172,6 +172,8 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg, u
 /* @SYM's address, looked up now (Linux does it when the probe is registered); -ENOENT. */
 int traceprobe_update_arg(struct probe_arg *arg);
 void traceprobe_free_probe_arg(struct probe_arg *arg);
+/* `-:EVENT PLACE NAME=ARG...` names this probe: its first argc arguments written so. */
+bool traceprobe_match_command_args(const struct trace_probe *tp, int argc, const char **argv);
 
 /* "sym+0x10" -> "sym" and 16; "sym-8" -> -8. 0 or -EINVAL. */
 int traceprobe_split_symbol_offset(char *symbol, long *offset);

@@ -1,0 +1,168 @@
+"""tests/integration/test_dynevents.py: dynamic_events, the one file for every kind of dynamic event (Linux's
+trace_dynevent.c): definitions of each kind listed in it and in the kind's own file, removal by `-:` and `!` with
+Linux 6.1's matching (group, event, place, arguments), EBUSY for an enabled event, refused lines with the error_log
+words kprobe_events uses; several probes on one event name, and their hits."""
+
+import re
+
+import pytest
+
+from tests.integration.test_kprobe_events import (EBUSY, EEXIST, EINVAL, ENOENT, events, last_error,
+                                                   run_workload)
+
+ENODEV = "echo: write error: No such device"
+
+
+@pytest.fixture(autouse=True)
+def reset(console):
+    yield
+    for cmd in ("cd /sys/kernel/tracing", "echo 0 > events/enable", "echo > dynamic_events",
+                "echo > error_log", "echo nop > current_tracer", "echo 1 > tracing_on", "echo > trace",
+                "kill all"):
+        console.run(cmd)
+    assert console.run("cat dynamic_events") == ""
+
+
+def dyn(console, line, append=True):
+    out = console.run("echo '%s' %s dynamic_events" % (line, ">>" if append else ">"))
+    assert out == "", "%s: %s" % (line, out)
+
+
+def state(console):
+    return {cmd: console.run(cmd) for cmd in ("cat dynamic_events", "cat kprobe_events", "ls events",
+                                              "cat available_events", "cat kprobe_profile")}
+
+
+def test_definitions_listed_in_both_files(console):
+    dyn(console, "p:a vfs_read f=%di")
+    console.run("echo 'r:grp/b vfs_read ret=$retval' >> kprobe_events")
+    dyn(console, "p vfs_open")
+    listing = ["p:kprobes/a vfs_read f=%di", "r10:grp/b vfs_read ret=$retval", "p:kprobes/p_vfs_open_0 vfs_open"]
+    assert console.run("cat dynamic_events").splitlines() == listing
+    assert console.run("cat kprobe_events").splitlines() == listing
+    assert {"kprobes:a", "grp:b", "kprobes:p_vfs_open_0"} <= set(console.run("cat available_events").splitlines())
+    # comments and blank lines, as Linux's trace_parse_run_command() takes them
+    assert console.run("echo '  # nothing here' >> dynamic_events") == ""
+    assert console.run("cat dynamic_events").splitlines() == listing
+
+
+REMOVALS = [
+    # (removal line, what stays of a, grp/b, c, and the second probe of a)
+    ("-:a", ["r10:grp/b vfs_read ret=$retval", "p:kprobes/c vfs_open"]),
+    ("!p:a", ["r10:grp/b vfs_read ret=$retval", "p:kprobes/c vfs_open"]),
+    ("-:kprobes/a", ["r10:grp/b vfs_read ret=$retval", "p:kprobes/c vfs_open"]),
+    ("-:grp/", ["p:kprobes/a vfs_read x=%di", "p:kprobes/c vfs_open", "p:kprobes/a vfs_close x=%di"]),
+    ("-:kprobes/", ["r10:grp/b vfs_read ret=$retval"]),
+    ("-:a vfs_close", ["p:kprobes/a vfs_read x=%di", "r10:grp/b vfs_read ret=$retval", "p:kprobes/c vfs_open"]),
+    ("-:a vfs_read x=%di", ["r10:grp/b vfs_read ret=$retval", "p:kprobes/c vfs_open",
+                            "p:kprobes/a vfs_close x=%di"]),
+    ("!r:b", ["p:kprobes/a vfs_read x=%di", "p:kprobes/c vfs_open", "p:kprobes/a vfs_close x=%di"]),
+]
+
+
+@pytest.mark.parametrize("line,left", REMOVALS, ids=[r[0] for r in REMOVALS])
+def test_removal_forms(console, line, left):
+    for d in ("p:a vfs_read x=%di", "r:grp/b vfs_read ret=$retval", "p:c vfs_open", "p:a vfs_close x=%di"):
+        dyn(console, d)
+    dyn(console, line)
+    assert console.run("cat dynamic_events").splitlines() == left
+
+
+@pytest.mark.parametrize("line,said", [
+    ("-:nosuch", ENOENT), ("-:a vfs_open", ENOENT), ("-:a vfs_read y=%di", ENOENT),
+    ("-:a vfs_read x=%di z=%si", ENOENT), ("-:nogrp/", ENOENT), ("-:", EINVAL), ("-a", EINVAL), ("!a", EINVAL),
+    ("x:bad vfs_read", EINVAL), ("p:bad", EINVAL), ("p", EINVAL)])
+def test_removal_and_kinds_refused(console, line, said):
+    dyn(console, "p:a vfs_read x=%di")
+    before = state(console)
+    console.run("echo > error_log")
+    assert console.run("echo '%s' >> dynamic_events" % line) == said
+    assert console.run("cat error_log") == ""      # removals and unknown kinds log nothing, as in Linux
+    assert state(console) == before
+
+
+def test_kprobe_events_takes_no_bang_form(console):
+    dyn(console, "p:a vfs_read")
+    assert console.run("echo '!p:a' >> kprobe_events") == EINVAL    # Linux: only dynamic_events knows `!`
+    assert console.run("cat kprobe_events") == "p:kprobes/a vfs_read"
+
+
+def test_removing_an_enabled_event_is_refused(console):
+    dyn(console, "p:busy vfs_read")
+    dyn(console, "p:busy vfs_open")
+    dyn(console, "p:idle vfs_close")
+    assert console.run("echo 1 > events/kprobes/busy/enable") == ""
+    before = state(console)
+    for line in ("-:busy", "-:busy vfs_open", "!p:busy", "-:kprobes/"):
+        assert console.run("echo '%s' >> dynamic_events" % line) == EBUSY, line
+    assert console.run("echo > dynamic_events") == EBUSY
+    assert console.run("echo > kprobe_events") == EBUSY
+    assert state(console) == before
+    assert console.run("echo 0 > events/kprobes/busy/enable") == ""
+    dyn(console, "-:busy vfs_open")                 # one probe of two: the event stays
+    assert console.run("cat dynamic_events").splitlines() == ["p:kprobes/busy vfs_read", "p:kprobes/idle vfs_close"]
+    assert "busy/" in console.run("ls events/kprobes").split()
+    dyn(console, "-:busy")
+    assert console.run("ls events/kprobes").split() == ["enable", "filter", "idle/"]
+
+
+# The same bad lines as kprobe_events', through dynamic_events: the same words, at the same caret.
+BAD = [
+    ("p:bad no_such_function", ENOENT, "Invalid probed address or symbol", 6),
+    ("p:bad vfs_read %zz", EINVAL, "Invalid register name", 15),
+    ("p:bad vfs_read x=%di:u128", EINVAL, "Unknown type is specified", 21),
+    ("r9999:bad vfs_read", EINVAL, "Maxactive is too big", 1),
+    ("p:g-x/ev vfs_read", EINVAL, "Group name must follow the same rules as C identifiers", 2),
+    ("p:sched/sched_switch vfs_read", EEXIST, "Given group/event name is already used by another event", 0),
+    ("r:keep vfs_read", EEXIST, "Probe type is different from existing probe", 0),
+    ("p:keep vfs_open y=%di", EEXIST, "Argument type or name is different from existing probe", 16),
+    ("p:keep vfs_open x=%di x2=%si", EEXIST, "Argument type or name is different from existing probe", 22),
+    ("p:keep vfs_read x=%di", EEXIST, "There is already the exact same probe event", 0),
+]
+
+
+@pytest.mark.parametrize("line,said,message,caret", BAD, ids=[b[0] for b in BAD])
+def test_bad_definitions_log_as_kprobe_events_does(console, line, said, message, caret):
+    dyn(console, "p:keep vfs_read x=%di")
+    before = state(console)
+    for f in ("dynamic_events", "kprobe_events"):
+        assert console.run("echo > error_log") == ""
+        assert console.run("echo '%s' >> %s" % (line, f)) == said
+        assert last_error(console) == ("trace_kprobe: error: " + message, line, caret)
+        assert state(console) == before
+
+
+def test_several_probes_on_one_event(console):
+    dyn(console, "p:two compute_square x=%di:u64")
+    dyn(console, "p:two compute_sum_squares x=%di:u64")
+    assert console.run("cat dynamic_events").splitlines() == [
+        "p:kprobes/two compute_square x=%di:u64", "p:kprobes/two compute_sum_squares x=%di:u64"]
+    assert console.run("cat kprobe_profile").split() == ["two", "0", "0", "two", "0", "0"]
+    assert console.run("echo 1 > events/kprobes/two/enable") == ""
+    # a probe appended while the event is on is armed at once
+    dyn(console, "p:two compute_fib x=%di:u64")
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/kprobes/two/enable") == ""
+    hits = {}
+    for e in events(console, "two"):
+        m = re.fullmatch(r"two: \((\w+)\+0x0/0x[0-9a-f]+\) x=(\d+)", e["rest"])
+        assert m, e
+        hits.setdefault(m[1], []).append(int(m[2]))
+    assert sorted(set(hits["compute_square"])) == list(range(1, 17))
+    assert set(hits["compute_sum_squares"]) == {16}
+    assert 8 in hits["compute_fib"] and set(hits["compute_fib"]) <= set(range(0, 9))  # gcc may inline a leaf
+    # per probe, every hit counted (the ring buffer may have wrapped: records are not counted)
+    profile = console.run("cat kprobe_profile").split()
+    assert profile[0::3] == ["two"] * 3
+    square, sums, fib = [int(x) for x in profile[1::3]]
+    assert sums > 0 and square == 16 * sums and fib >= sums
+    # the first probe goes, the event and its format stay with the others
+    fmt = console.run("cat events/kprobes/two/format")
+    dyn(console, "-:two compute_square")
+    assert console.run("cat events/kprobes/two/format") == fmt
+    assert console.run("echo > trace") == ""
+    assert console.run("echo 1 > events/kprobes/two/enable") == ""
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/kprobes/two/enable") == ""
+    funcs = {re.match(r"two: \((\w+)\+", e["rest"])[1] for e in events(console, "two")}
+    assert funcs == {"compute_sum_squares", "compute_fib"}
