@@ -166,3 +166,77 @@ def test_several_probes_on_one_event(console):
     assert console.run("echo 0 > events/kprobes/two/enable") == ""
     funcs = {re.match(r"two: \((\w+)\+", e["rest"])[1] for e in events(console, "two")}
     assert funcs == {"compute_sum_squares", "compute_fib"}
+
+
+# --- the rest of kprobe_events' syntax: arrays, bitfields, symstr ------------------------------------------
+
+TYPED = ("p:typed vfs_open head=+0(%si):u8[4] lo=+1(%si):b4@0/8 hi=+1(%si):b4@4/8 "
+         "ev=@event_kmalloc:string[2] ip=%ip:symstr ret=+0($stack):symstr")
+
+
+def test_arrays_bitfields_and_symstr_format(console):
+    dyn(console, TYPED)
+    assert console.run("cat kprobe_events") == TYPED.replace("p:typed", "p:kprobes/typed")
+    ident = console.run("cat events/kprobes/typed/id")
+    fields = [l for l in console.run("cat events/kprobes/typed/format").splitlines()
+              if "field:" in l and "common_" not in l]
+    assert fields == [
+        "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;",
+        "\tfield:u8 head[4];\toffset:16;\tsize:4;\tsigned:0;",
+        "\tfield:u8 lo;\toffset:20;\tsize:1;\tsigned:0;",
+        "\tfield:u8 hi;\toffset:21;\tsize:1;\tsigned:0;",
+        "\tfield:__data_loc char[][2] ev;\toffset:22;\tsize:8;\tsigned:1;",
+        "\tfield:__data_loc char[] ip;\toffset:30;\tsize:4;\tsigned:1;",
+        "\tfield:__data_loc char[] ret;\toffset:34;\tsize:4;\tsigned:1;"]
+    fmt = console.run("cat events/kprobes/typed/format").splitlines()[-1]
+    assert fmt == ('print fmt: "(%lx) head={%u,%u,%u,%u} lo=%u hi=%u ev={\\"%s\\",\\"%s\\"} '
+                   'ip=\\"%s\\" ret=\\"%s\\"", REC->__probe_ip, REC->head[0], REC->head[1], REC->head[2], '
+                   'REC->head[3], REC->lo, REC->hi, __get_str(ev[0]), __get_str(ev[1]), '
+                   '__get_str(ip), __get_str(ret)')
+    assert ident
+
+
+def test_arrays_bitfields_and_symstr_hits(console):
+    dyn(console, TYPED)
+    assert console.run("echo 1 > events/kprobes/typed/enable") == ""
+    run_workload(console, "run fs 0 1")
+    assert console.run("echo 0 > events/kprobes/typed/enable") == ""
+    seen = set()
+    paths = ["/etc/hostname", "/usr/lib/os-release", "/var/log/messages"]
+    for e in events(console, "typed"):
+        m = re.fullmatch(r'typed: \(vfs_open\+0x0/0x[0-9a-f]+\) head=\{(\d+),(\d+),(\d+),(\d+)\} lo=(\d+) '
+                         r'hi=(\d+) ev=\{"(.*)","(.*)"\} ip="(vfs_open\+0x[0-9a-f]+/0x[0-9a-f]+)" '
+                         r'ret="(fs_iteration\+0x[0-9a-f]+/0x[0-9a-f]+)"', e["rest"])
+        assert m, e
+        head = bytes(int(m[i]) for i in range(1, 5)).decode()
+        path = [p for p in paths if p.startswith(head)]
+        assert len(path) == 1, head
+        second = ord(path[0][1])
+        assert (int(m[5]), int(m[6])) == (second & 0xf, second >> 4)
+        assert [m[7], m[8]] == ["kmalloc", "kmem"]    # event_kmalloc's name and system pointers
+        seen.add(path[0])
+    assert seen == set(paths)
+
+
+ARG_ERRORS = [
+    # (argument, message, caret from the argument's start)
+    ("a=+0(%si):u8[4", "Array is not closed", 14),
+    ("a=+0(%si):u8[4]x", "Array has wrong suffix", 15),
+    ("a=+0(%si):u8[0]", "Invalid array size", 13),
+    ("a=+0(%si):u8[65]", "Array number is too big", 13),
+    ("a=%si:u8[2]", "String accepts only memory argument", 6),
+    ("a=%si:b4@6/8", "Invalid bitfield", 6),
+    ("a=%si:b0@0/8", "Invalid bitfield", 6),
+    ("a=%si:b4@0/12", "Unknown type is specified", 6),
+    ("a=$stack:symstr", "Symbol String doesn't accept data/userdata", 9),
+]
+
+
+@pytest.mark.parametrize("arg,message,caret", ARG_ERRORS, ids=[a[0] for a in ARG_ERRORS])
+def test_typed_argument_errors(console, arg, message, caret):
+    line = "p:bad vfs_open " + arg
+    before = state(console)
+    console.run("echo > error_log")
+    assert console.run("echo '%s' >> dynamic_events" % line) == EINVAL
+    assert last_error(console) == ("trace_kprobe: error: " + message, line, len("p:bad vfs_open ") + caret)
+    assert state(console) == before
