@@ -64,5 +64,7 @@ int dyn_event_write(const char *buf, size_t len, unsigned int flags,
 void dyn_event_log_err(const char *loc, const struct probe_log *log);
 
 void init_dynamic_event(void);
+/* Event probes (trace_eprobe.c): `e` joins dynamic_events. */
+void trace_events_eprobe_init(void);
 
 #endif

@@ -228,12 +228,18 @@ int traceprobe_parse_event_name(const char **pevent, const char **pgroup, char *
 bool is_good_name(const char *name);
 char *probe_strndup(const char *s, size_t n);
 
+/* What a record holds before its arguments (Linux's enum probe_print_type): a kprobe's address,
+ * a return probe's function and return address, nothing for an eprobe. A bool is_return is one
+ * of the first two. */
+enum probe_print_type { PROBE_PRINT_NORMAL, PROBE_PRINT_RETURN, PROBE_PRINT_EVENT };
+
 /* The format file's print fmt, kmalloc'd: "(%lx) arg1=0x%Lx", REC->__probe_ip, REC->arg1 */
-char *traceprobe_print_fmt(const struct trace_probe *tp, bool is_return);
+char *traceprobe_print_fmt(const struct trace_probe *tp, enum probe_print_type ptype);
 /* The record's fields with their offsets, common ones first; kmalloc'd, *nr set. */
-struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp, bool is_return, int *nr);
+struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp,
+					     enum probe_print_type ptype, int *nr);
 /* The size of the record's head: struct trace_entry and the probe's own fields. */
-u32 traceprobe_head_size(bool is_return);
+u32 traceprobe_head_size(enum probe_print_type ptype);
 
 /* At a hit: the bytes the strings will need (each at most MAX_STRING_SIZE, their NUL included),
  * then the arguments written into rec at head, the strings in at most dsize bytes after them.

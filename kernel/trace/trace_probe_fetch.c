@@ -21,9 +21,10 @@
 #define HEAD ((u32)sizeof(struct trace_entry))
 
 /* Where the arguments start in a record. */
-u32 traceprobe_head_size(bool is_return)
+u32 traceprobe_head_size(enum probe_print_type ptype)
 {
-	return HEAD + (is_return ? 16 : 8); /* struct trace_entry, then one or two longs */
+	/* struct trace_entry, then one or two longs (none for an eprobe) */
+	return HEAD + (ptype == PROBE_PRINT_RETURN ? 16 : ptype == PROBE_PRINT_NORMAL ? 8 : 0);
 }
 
 /* x86-64's calling convention: six registers, then the caller's stack above the return address. */
@@ -315,9 +316,15 @@ static size_t append(char *buf, size_t size, size_t pos, const char *fmt, const 
 }
 
 /* The print fmt into buf (nothing written when size is 0); returns its length. */
-static size_t print_fmt(const struct trace_probe *tp, bool is_return, char *buf, size_t size)
+static size_t print_fmt(const struct trace_probe *tp, enum probe_print_type ptype, char *buf,
+			size_t size)
 {
-	size_t pos = append(buf, size, 0, "\"%s", is_return ? "(%lx <- %lx)" : "(%lx)");
+	static const char *const head[] = { "(%lx)", "(%lx <- %lx)", "" };
+	static const char *const args[] = { ", REC->" FIELD_STRING_IP,
+					    ", REC->" FIELD_STRING_FUNC
+					    ", REC->" FIELD_STRING_RETIP,
+					    "" };
+	size_t pos = append(buf, size, 0, "\"%s", head[ptype]);
 
 	for (int i = 0; i < tp->nr_args; i++) {
 		const struct probe_arg *a = &tp->args[i];
@@ -332,9 +339,7 @@ static size_t print_fmt(const struct trace_probe *tp, bool is_return, char *buf,
 		if (a->count)
 			pos = append(buf, size, pos, "%s", "}");
 	}
-	pos = append(buf, size, pos, "\", %s",
-		     is_return ? "REC->" FIELD_STRING_FUNC ", REC->" FIELD_STRING_RETIP
-			       : "REC->" FIELD_STRING_IP);
+	pos = append(buf, size, pos, "\"%s", args[ptype]);
 	for (int i = 0; i < tp->nr_args; i++) {
 		const struct probe_arg *a = &tp->args[i];
 
@@ -349,17 +354,18 @@ static size_t print_fmt(const struct trace_probe *tp, bool is_return, char *buf,
 	return pos;
 }
 
-char *traceprobe_print_fmt(const struct trace_probe *tp, bool is_return)
+char *traceprobe_print_fmt(const struct trace_probe *tp, enum probe_print_type ptype)
 {
-	size_t len = print_fmt(tp, is_return, NULL, 0);
+	size_t len = print_fmt(tp, ptype, NULL, 0);
 	char *buf = kmalloc(len + 1);
 
 	if (buf)
-		print_fmt(tp, is_return, buf, len + 1);
+		print_fmt(tp, ptype, buf, len + 1);
 	return buf;
 }
 
-struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp, bool is_return, int *nr)
+struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp,
+					     enum probe_print_type ptype, int *nr)
 {
 	static const struct ftrace_event_field head[] = {
 		TRACE_COMMON_FIELDS,
@@ -368,14 +374,18 @@ struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp, bool 
 		{ "unsigned long", FIELD_STRING_RETIP, HEAD + 8, 8, 0, FILTER_OTHER },
 	};
 	const int nc = TRACE_NR_COMMON_FIELDS;
-	int nh = nc + (is_return ? 2 : 1), n = 0;
-	u32 base = traceprobe_head_size(is_return);
+	int nh = nc + (ptype == PROBE_PRINT_RETURN   ? 2
+		       : ptype == PROBE_PRINT_NORMAL ? 1
+						     : 0),
+	    n = 0;
+	u32 base = traceprobe_head_size(ptype);
 	struct ftrace_event_field *f = kmalloc((nh + tp->nr_args) * sizeof(*f));
 
 	if (!f)
 		return NULL;
 	for (int i = 0; i < nc + 3; i++)
-		if (i < nc || (is_return ? i > nc : i == nc))
+		if (i < nc ||
+		    (ptype == PROBE_PRINT_RETURN ? i > nc : ptype == PROBE_PRINT_NORMAL && i == nc))
 			f[n++] = head[i];
 	for (int i = 0; i < tp->nr_args; i++) {
 		const struct probe_arg *a = &tp->args[i];

@@ -240,3 +240,134 @@ def test_typed_argument_errors(console, arg, message, caret):
     assert console.run("echo '%s' >> dynamic_events" % line) == EINVAL
     assert last_error(console) == ("trace_kprobe: error: " + message, line, len("p:bad vfs_open ") + caret)
     assert state(console) == before
+
+
+# --- eprobes ----------------------------------------------------------------------------------------------
+
+ENODEV_ = "echo: write error: No such device"
+
+
+def test_eprobe_definitions_listing_and_format(console):
+    dyn(console, "e:sw sched.sched_switch prev=$prev_pid:s32 next=$next_comm:string")
+    dyn(console, "e sched/sched_wakeup")
+    dyn(console, "p:kp vfs_read")
+    assert console.run("cat dynamic_events").splitlines() == [
+        "e:eprobes/sw sched.sched_switch prev=$prev_pid:s32 next=$next_comm:string",
+        "e:eprobes/sched_wakeup sched.sched_wakeup", "p:kprobes/kp vfs_read"]
+    assert console.run("cat kprobe_events") == "p:kprobes/kp vfs_read"     # kprobes only
+    assert console.run("ls events/eprobes").split() == ["enable", "filter", "sched_wakeup/", "sw/"]
+    ident = console.run("cat events/eprobes/sw/id")
+    assert console.run("cat events/eprobes/sw/format").splitlines() == [
+        "name: sw", "ID: " + ident, "format:",
+        "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;",
+        "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;",
+        "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;",
+        "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;", "",
+        "\tfield:s32 prev;\toffset:8;\tsize:4;\tsigned:1;",
+        "\tfield:__data_loc char[] next;\toffset:12;\tsize:4;\tsigned:1;", "",
+        'print fmt: " prev=%d next=\\"%s\\"", REC->prev, __get_str(next)']
+    assert "eprobes:sw" in console.run("cat available_events").splitlines()
+
+
+def test_eprobe_hits_match_their_base_records(console):
+    dyn(console, "e:sw sched.sched_switch prev=$prev_pid:s32 next=$next_comm:string st=$prev_state:x64")
+    assert console.run("echo 1 > events/eprobes/sw/enable") == ""
+    assert console.run("cat events/sched/sched_switch/enable") == "0*"   # attached, in soft mode
+    assert console.run("echo 0 > events/eprobes/sw/enable") == ""
+    assert console.run("cat events/sched/sched_switch/enable") == "0"     # detached again
+    # the base event on first and off last: every sw record has its base record before it
+    assert console.run("echo > trace") == ""
+    assert console.run("echo 1 > events/sched/sched_switch/enable") == ""
+    assert console.run("echo 1 > events/eprobes/sw/enable") == ""
+    run_workload(console, "run spin 0 1")
+    assert console.run("echo 0 > events/eprobes/sw/enable") == ""
+    assert console.run("echo 0 > events/sched/sched_switch/enable") == ""
+    last = {}
+    pairs = 0
+    for e in events(console):
+        if e["rest"].startswith("sched_switch: "):
+            last[e["cpu"]] = re.search(r"prev_pid=(\d+) .* next_comm=(\S+) ", e["rest"]).groups()
+        elif e["rest"].startswith("sw: "):
+            m = re.fullmatch(r'sw: \(sched\.sched_switch\) prev=(-?\d+) next="(.*)" st=0x[0-9a-f]+', e["rest"])
+            assert m, e
+            assert last.pop(e["cpu"]) == (m[1], m[2])    # the base record just before, on that CPU
+            pairs += 1
+    assert pairs > 0
+
+
+def test_eprobe_fields_strings_dereferences_and_if(console):
+    dyn(console, "e:it workload.workload_iteration n=$name:string c=+0($name):u8 tail=+1($name):string "
+                 "i=$iteration:u64 who=$comm:string if iteration > 2")
+    assert console.run("echo 1 > events/eprobes/it/enable") == ""
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/eprobes/it/enable") == ""
+    its = []
+    for e in events(console, "it"):
+        m = re.fullmatch(r'it: \(workload\.workload_iteration\) n="compute" c=99 tail="ompute" i=(\d+) '
+                         r'who="compute"', e["rest"])
+        assert m, e
+        its.append(int(m[1]))
+    assert its and min(its) == 3 and its == list(range(3, 3 + len(its)))   # the `if` dropped 0, 1, 2
+
+
+def test_eprobe_filter_and_trigger_on_the_new_event(console):
+    dyn(console, "e:it workload.workload_iteration i=$iteration:u64")
+    assert console.run("echo 'i < 4' > events/eprobes/it/filter") == ""
+    # a command on the base event, and `>` to its trigger file: the eprobe's hook stays
+    assert console.run("echo 1 > events/eprobes/it/enable") == ""
+    assert console.run("echo stacktrace > events/workload/workload_iteration/trigger") == ""
+    assert console.run("echo > events/workload/workload_iteration/trigger") == ""
+    assert console.run("cat events/workload/workload_iteration/trigger") == ""
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/eprobes/it/enable") == ""
+    assert [re.search(r"i=(\d+)", e["rest"])[1] for e in events(console, "it")] == ["1", "2", "3"]
+    # a trigger on the eprobe's event holds the base event in soft mode by itself
+    assert console.run("echo > trace") == ""
+    assert console.run("echo 'traceoff if i == 2' > events/eprobes/it/trigger") == ""
+    assert console.run("cat events/eprobes/it/enable") == "0*"
+    assert console.run("cat events/workload/workload_iteration/enable") == "0*"
+    run_workload(console, "run compute 0 1")
+    assert console.run("cat tracing_on") == "0"
+    assert console.run("echo '!traceoff' > events/eprobes/it/trigger") == ""
+    assert console.run("cat events/workload/workload_iteration/enable") == "0"
+
+
+def test_eprobe_busy_and_removal(console):
+    dyn(console, "e:sw sched.sched_switch prev=$prev_pid:s32")
+    dyn(console, "e:grp/sw2 sched.sched_switch")
+    assert console.run("echo 1 > events/eprobes/sw/enable") == ""
+    before = state(console)
+    for line in ("-:sw", "-:eprobes/", "!e:sw"):
+        assert console.run("echo '%s' >> dynamic_events" % line) == EBUSY, line
+    assert console.run("echo > dynamic_events") == EBUSY
+    assert state(console) == before
+    assert console.run("echo 0 > events/eprobes/sw/enable") == ""
+    assert console.run("echo '-:sw sched.sched_wakeup' >> dynamic_events") == ENOENT
+    assert console.run("echo '-:sw sched.sched_switch prev=$next_pid:s32' >> dynamic_events") == ENOENT
+    dyn(console, "-:sw sched.sched_switch prev=$prev_pid:s32")
+    dyn(console, "!e:grp/sw2")
+    assert console.run("cat dynamic_events") == ""
+
+
+EPROBE_BAD = [
+    # (line, what echo says, message, caret)
+    ("e:bad sched_switch", EINVAL, "This requires both group and event name to attach", 6),
+    ("e:bad sched.nosuch", ENODEV_, "Attached event does not exist", 6),
+    ("e:bad kprobes.kp", ENODEV_, "Attached event does not exist", 6),      # no eprobe on a probe event
+    ("e:bad sched.sched_switch x=$nosuch", ENOENT, "Attached event does not have this field", 25),
+    ("e:bad sched.sched_switch x=%di", EINVAL, "Invalid $-valiable specified", 27),
+    ("e:bad sched.sched_switch x=$prev_pid:u128", EINVAL, "Unknown type is specified", 37),
+    ("e:bad sched.sched_switch if", EINVAL, "No filter rule after 'if'", 28),
+    ("e:sched/sched_switch sched.sched_wakeup", EEXIST, "Given group/event name is already used by another event", 0),
+    ("e:1bad sched.sched_switch", EINVAL, "Event name must follow the same rules as C identifiers", 2),
+]
+
+
+@pytest.mark.parametrize("line,said,message,caret", EPROBE_BAD, ids=[b[0] for b in EPROBE_BAD])
+def test_eprobe_bad_definitions(console, line, said, message, caret):
+    dyn(console, "p:kp vfs_read")
+    before = state(console)
+    console.run("echo > error_log")
+    assert console.run("echo '%s' >> dynamic_events" % line) == said
+    assert last_error(console) == ("event_probe: error: " + message, line, caret)
+    assert state(console) == before
