@@ -90,6 +90,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	trace_events_files_init();
 	init_dynamic_event();
 	trace_events_eprobe_init();
+	init_fprobe_trace();
 	init_kprobe_trace();
 	workloads_init();
 	klp_init();

@@ -66,5 +66,7 @@ void dyn_event_log_err(const char *loc, const struct probe_log *log);
 void init_dynamic_event(void);
 /* Event probes (trace_eprobe.c): `e` joins dynamic_events. */
 void trace_events_eprobe_init(void);
+/* fprobe events (trace_fprobe.c): `f` joins dynamic_events. */
+void init_fprobe_trace(void);
 
 #endif

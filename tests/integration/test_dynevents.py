@@ -371,3 +371,61 @@ def test_eprobe_bad_definitions(console, line, said, message, caret):
     assert console.run("echo '%s' >> dynamic_events" % line) == said
     assert last_error(console) == ("event_probe: error: " + message, line, caret)
     assert state(console) == before
+
+
+# --- fprobe events ----------------------------------------------------------------------------------------
+
+def test_fprobe_events_entry_and_exit(console):
+    dyn(console, "f:sq compute_square x=$arg1:u64")
+    dyn(console, "f compute_square%return r=$retval:u64")
+    assert console.run("cat dynamic_events").splitlines() == [
+        "f:fprobes/sq compute_square x=$arg1:u64",
+        "f:fprobes/compute_square__exit compute_square%return r=$retval:u64"]
+    assert console.run("cat kprobe_events") == ""
+    assert console.run("ls events/fprobes").split() == ["compute_square__exit/", "enable", "filter", "sq/"]
+    assert console.run("cat events/fprobes/sq/format").splitlines()[-1] == \
+        'print fmt: "(%lx) x=%Lu", REC->__probe_ip, REC->x'
+    assert console.run("cat events/fprobes/compute_square__exit/format").splitlines()[-1] == \
+        'print fmt: "(%lx <- %lx) r=%Lu", REC->__probe_func, REC->__probe_ret_ip, REC->r'
+    assert console.run("echo 1 > events/fprobes/enable") == ""
+    assert console.run("echo '-:sq' >> dynamic_events") == EBUSY
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/fprobes/enable") == ""
+    pairs, last, xs = 0, None, set()
+    for e in events(console):
+        m = re.fullmatch(r"sq: \(compute_square\+0x0/0x[0-9a-f]+\) x=(\d+)", e["rest"])
+        if m:
+            last = int(m[1])
+            xs.add(last)
+            continue
+        m = re.fullmatch(r"compute_square__exit: \(compute_sum_squares\+0x[0-9a-f]+/0x[0-9a-f]+ <- "
+                         r"compute_square\) r=(\d+)", e["rest"])
+        assert m, e
+        if last is not None:
+            assert int(m[1]) == last * last     # the exit of the call just entered
+            pairs += 1
+        last = None
+    assert pairs > 0 and xs == set(range(1, 17))
+    dyn(console, "-:fprobes/compute_square__exit compute_square%return")
+    dyn(console, "-:sq")
+    assert console.run("cat dynamic_events") == ""
+
+
+FPROBE_BAD = [
+    ("f:bad no_such_function", EINVAL, "Invalid probed address or symbol", 6),
+    ("f:bad compute_square+4", EINVAL, "Invalid probed address or symbol", 6),
+    ("f:bad compute_square%ret", EINVAL, "Invalid probed address suffix", 20),
+    ("f:bad strlen", ENOENT, "Invalid probed address or symbol", 6),       # no ftrace site: notrace code
+    ("f:bad compute_square $retval", EINVAL, "$retval is not available on probe", 21),
+    ("f:bad compute_square%return $arg1", EINVAL, "Invalid $-valiable specified", 28),
+    ("f:sched/sched_switch compute_square", EEXIST, "Given group/event name is already used by another event", 0),
+]
+
+
+@pytest.mark.parametrize("line,said,message,caret", FPROBE_BAD, ids=[b[0] for b in FPROBE_BAD])
+def test_fprobe_bad_definitions(console, line, said, message, caret):
+    before = state(console)
+    console.run("echo > error_log")
+    assert console.run("echo '%s' >> dynamic_events" % line) == said
+    assert last_error(console) == ("trace_fprobe: error: " + message, line, caret)
+    assert state(console) == before
