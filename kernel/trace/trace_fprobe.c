@@ -2,7 +2,7 @@
  *
  *   echo 'f:sq compute_square x=$arg1:u64' >> dynamic_events          fprobes/sq at the entry
  *   echo 'f compute_square%return r=$retval:u64' >> dynamic_events     fprobes/compute_square__exit
- *   sq: (compute_square+0x0/0x12) x=3          compute_square__exit: (compute_sum_squares+0x2b/0x40 <- compute_square) r=9
+ *   sq: (compute_square+0x0/0x12) x=3          compute_square__exit: (compute_sum_squares+0x2c/0x4d <- compute_square) r=9
  *
  * The fetch arguments are kprobe events' (trace_probe.c), on the registers the fprobe's
  * ftrace_ops saved: `$argN` at the entry, `$retval` at the exit. The fprobe is registered when
