@@ -140,7 +140,7 @@ int dyn_events_release_all(const struct dyn_event_operations *type)
 }
 
 /* One line of dynamic_events: a removal, or each kind's create() until one takes it. */
-static int create_dyn_event(int argc, const char **argv)
+int create_dyn_event(int argc, const char **argv)
 {
 	struct dyn_event_operations *ops;
 	int ret = -ENODEV;

@@ -60,6 +60,8 @@ int dyn_events_release_all(const struct dyn_event_operations *type);
 int dyn_event_write(const char *buf, size_t len, unsigned int flags,
 		    const struct dyn_event_operations *type,
 		    int (*cmd)(int argc, const char **argv));
+/* One line of dynamic_events, in words (Linux's create_dyn_event()): for dyn_event_write(). */
+int create_dyn_event(int argc, const char **argv);
 /* error_log's entry for a refused command, subsystem loc ("trace_kprobe", "event_probe"). */
 void dyn_event_log_err(const char *loc, const struct probe_log *log);
 
