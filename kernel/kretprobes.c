@@ -231,14 +231,9 @@ int register_kretprobe(struct kretprobe *rp)
 		return -ENOENT;
 	if (!kallsyms_lookup(addr + rp->kp.offset, NULL, &off) || off)
 		return -EINVAL; /* only at a function's first byte */
-	if (rp->maxactive <= 0)
-		rp->maxactive = MAX(10, 2 * num_online_cpus());
-	if (rp->maxactive > KRETPROBE_MAXACTIVE_MAX)
-		return -E2BIG;
-	rp->nmissed = 0;
-	rp->rph = alloc_holder(rp);
-	if (!rp->rph)
-		return -ENOMEM;
+	err = kretprobe_alloc_pool(rp);
+	if (err)
+		return err;
 	rp->kp.pre_handler = pre_handler_kretprobe;
 	rp->kp.post_handler = NULL;
 	err = register_kprobe(&rp->kp);
@@ -252,13 +247,8 @@ int register_kretprobe(struct kretprobe *rp)
 
 void unregister_kretprobe(struct kretprobe *rp)
 {
-	struct kretprobe_holder *rph = rp->rph;
-
-	if (!rph)
+	if (!rp->rph)
 		return;
 	unregister_kprobe(&rp->kp); /* no entry handler runs after this */
-	WRITE_ONCE(rph->rp, NULL);
-	kprobes_synchronize(); /* nor a return handler that could still see rp */
-	kretprobe_free_pool(rph);
-	rp->rph = NULL;
+	kretprobe_release_pool(rp);
 }

@@ -19,6 +19,7 @@
 #include "arch/x86/text_patch.h"
 #include "kernel/fs/fs.h"
 #include "kernel/mm/mm.h"
+#include "kernel/percpu.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/locking/mutex.h"
 #include "kernel/trace/trace_events.h"
@@ -216,4 +217,28 @@ static const struct tracefs_file dynamic_events_files[] = {
 void init_dynamic_event(void)
 {
 	tracefs_create_files(NULL, dynamic_events_files, ARRAY_SIZE(dynamic_events_files));
+}
+
+/* The record: head, arguments, strings; cut to the largest record an event may write. */
+void trace_probe_record(struct trace_event_call *call, const struct trace_probe *tp, bool is_return,
+			struct pt_regs *regs, unsigned long ip, unsigned long ret_ip)
+{
+	unsigned long flags = local_irq_save(), outer = this_cpu()->tp_irq_flags;
+	u32 head = traceprobe_head_size(is_return), fixed = head + tp->size;
+	u32 dsize = MIN(traceprobe_data_size(tp, regs), TRACE_EVENT_MAX_SIZE - fixed);
+	struct trace_event_buffer fb;
+	unsigned long *entry;
+
+	/* The irqs-off column shows the probed context; a tracepoint we interrupted keeps its own. */
+	this_cpu()->tp_irq_flags = flags;
+	entry = trace_event_buffer_reserve(&fb, call, fixed + dsize);
+	if (entry) {
+		entry[1] = ip;
+		if (is_return)
+			entry[2] = ret_ip;
+		traceprobe_store_args(entry, head, dsize, tp, regs);
+		trace_event_buffer_commit(&fb);
+	}
+	this_cpu()->tp_irq_flags = outer;
+	local_irq_restore(flags);
 }

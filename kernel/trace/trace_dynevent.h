@@ -65,6 +65,12 @@ int create_dyn_event(int argc, const char **argv);
 /* error_log's entry for a refused command, subsystem loc ("trace_kprobe", "event_probe"). */
 void dyn_event_log_err(const char *loc, const struct probe_log *log);
 
+/* A kprobe or fprobe event's record at a hit: the probed address (and a return probe's return
+ * address), then the arguments fetched from regs (trace_probe_fetch.c). */
+struct trace_event_call;
+void trace_probe_record(struct trace_event_call *call, const struct trace_probe *tp, bool is_return,
+			struct pt_regs *regs, unsigned long ip, unsigned long ret_ip);
+
 void init_dynamic_event(void);
 /* Event probes (trace_eprobe.c): `e` joins dynamic_events. */
 void trace_events_eprobe_init(void);

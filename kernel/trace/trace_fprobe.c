@@ -30,7 +30,6 @@ struct trace_fprobe {
 	struct fprobe fp;
 	struct trace_event_call call;
 	bool is_return;
-	unsigned long nhit;
 	char symbol[KSYM_NAME_LEN];
 	char name[MAX_EVENT_NAME_LEN + 1], group[MAX_EVENT_NAME_LEN + 1];
 	struct trace_probe tp; /* last: its arguments follow */
@@ -40,39 +39,19 @@ static struct dyn_event_operations trace_fprobe_ops;
 
 /* --- at a hit ------------------------------------------------------------------------------ */
 
-static void fprobe_trace_record(struct trace_fprobe *tf, struct pt_regs *regs, unsigned long ip,
-				unsigned long ret_ip)
-{
-	unsigned long flags = local_irq_save(), outer = this_cpu()->tp_irq_flags;
-	enum probe_print_type ptype = tf->is_return;
-	u32 head = traceprobe_head_size(ptype), fixed = head + tf->tp.size;
-	u32 dsize = MIN(traceprobe_data_size(&tf->tp, regs), TRACE_EVENT_MAX_SIZE - fixed);
-	struct trace_event_buffer fb;
-	unsigned long *entry;
-
-	__atomic_add_fetch(&tf->nhit, 1, __ATOMIC_RELAXED);
-	this_cpu()->tp_irq_flags = flags; /* the irqs-off column shows the probed context */
-	entry = trace_event_buffer_reserve(&fb, &tf->call, fixed + dsize);
-	if (entry) {
-		entry[1] = ip;
-		if (tf->is_return)
-			entry[2] = ret_ip;
-		traceprobe_store_args(entry, head, dsize, &tf->tp, regs);
-		trace_event_buffer_commit(&fb);
-	}
-	this_cpu()->tp_irq_flags = outer;
-	local_irq_restore(flags);
-}
-
 static void fentry_dispatcher(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs)
 {
-	fprobe_trace_record(container_of(fp, struct trace_fprobe, fp), regs, entry_ip, 0);
+	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
+
+	trace_probe_record(&tf->call, &tf->tp, false, regs, entry_ip, 0);
 }
 
 /* At the return: regs->ip is where the function returns to (the trampoline set it). */
 static void fexit_dispatcher(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs)
 {
-	fprobe_trace_record(container_of(fp, struct trace_fprobe, fp), regs, entry_ip, regs->ip);
+	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
+
+	trace_probe_record(&tf->call, &tf->tp, true, regs, entry_ip, regs->ip);
 }
 
 /* `(compute_square+0x0/0x12)`, or at the exit `(compute_sum_squares+0x2b/0x40 <- compute_square)` */

@@ -80,38 +80,13 @@ const char *trace_probe_current_comm(void)
 
 /* --- at a hit ------------------------------------------------------------------------------ */
 
-/* The record: head, arguments, strings; cut to the largest record an event may write. */
-static void kprobe_trace_record(struct trace_kprobe *tk, struct pt_regs *regs, unsigned long ip,
-				unsigned long ret_ip)
-{
-	unsigned long flags = local_irq_save(), outer = this_cpu()->tp_irq_flags;
-	u32 head = traceprobe_head_size(tk->is_return), fixed = head + tk->tp.size;
-	u32 dsize = traceprobe_data_size(&tk->tp, regs);
-	struct trace_event_buffer fb;
-	unsigned long *entry;
-
-	dsize = MIN(dsize, TRACE_EVENT_MAX_SIZE - fixed);
-	/* The irqs-off column shows the probed context; a tracepoint we interrupted keeps its own. */
-	this_cpu()->tp_irq_flags = flags;
-	entry = trace_event_buffer_reserve(&fb, &tk->tpe->call, fixed + dsize);
-	if (entry) {
-		entry[1] = ip;
-		if (tk->is_return)
-			entry[2] = ret_ip;
-		traceprobe_store_args(entry, head, dsize, &tk->tp, regs);
-		trace_event_buffer_commit(&fb);
-	}
-	this_cpu()->tp_irq_flags = outer;
-	local_irq_restore(flags);
-}
-
 /* A `p` event's kprobe was hit: count it, record it. */
 static int kprobe_dispatcher(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct trace_kprobe *tk = container_of(kp, struct trace_kprobe, rp.kp);
 
 	__atomic_add_fetch(&tk->nhit, 1, __ATOMIC_RELAXED);
-	kprobe_trace_record(tk, regs, (unsigned long)kp->addr, 0);
+	trace_probe_record(&tk->tpe->call, &tk->tp, false, regs, (unsigned long)kp->addr, 0);
 	return 0;
 }
 
@@ -130,7 +105,8 @@ static int kretprobe_dispatcher(struct kretprobe_instance *ri, struct pt_regs *r
 	if (!tk)
 		return 0;
 	__atomic_add_fetch(&tk->nhit, 1, __ATOMIC_RELAXED);
-	kprobe_trace_record(tk, regs, (unsigned long)tk->rp.kp.addr, get_kretprobe_retaddr(ri));
+	trace_probe_record(&tk->tpe->call, &tk->tp, true, regs, (unsigned long)tk->rp.kp.addr,
+			   get_kretprobe_retaddr(ri));
 	return 0;
 }
 
