@@ -2,6 +2,7 @@
  *
  *   echo 'f:sq compute_square x=$arg1:u64' >> dynamic_events          fprobes/sq at the entry
  *   echo 'f compute_square%return r=$retval:u64' >> dynamic_events     fprobes/compute_square__exit
+ *   echo 't:wi workload_iteration i=$arg3:u64' >> dynamic_events       tracepoints/wi
  *   sq: (compute_square+0x0/0x12) x=3          compute_square__exit: (compute_sum_squares+0x2c/0x4d <- compute_square) r=9
  *
  * The fetch arguments are kprobe events' (trace_probe.c), on the registers the fprobe's
@@ -10,8 +11,10 @@
  * refused at `echo` time; the event's enable only clears the flag, as Linux does.
  *
  * Linux: kernel/trace/trace_fprobe.c (6.5 and later: __trace_fprobe_create(), fentry_dispatcher(),
- * fexit_dispatcher(), print_fentry_event(), print_fexit_event(), trace_fprobe_show()). Not here:
- * several probes on one fprobe event, `$argN` at the exit (later Linux stores the entry's), `t`.
+ * fexit_dispatcher(), print_fentry_event(), print_fexit_event(), trace_fprobe_show()), and its
+ * tracepoint probes (`t`, tprobe). Not here: several probes on one fprobe event, `$argN` at the
+ * exit (later Linux stores the entry's), a tracepoint's arguments by BTF (Linux reads them
+ * through the tracepoint's stub function; ours arrive in registers: tprobe_func()).
  */
 #include "kernel/trace/fprobe.h"
 #include "kernel/trace/trace_dynevent.h"
@@ -24,10 +27,12 @@
 #include "lib/string.h"
 
 #define FPROBE_EVENT_SYSTEM "fprobes"
+#define TPROBE_EVENT_SYSTEM "tracepoints"
 
 struct trace_fprobe {
 	struct dyn_event devent;
 	struct fprobe fp;
+	struct tracepoint *tpoint; /* a `t` event's: no fprobe, a probe on the tracepoint */
 	struct trace_event_call call;
 	bool is_return;
 	char symbol[KSYM_NAME_LEN];
@@ -54,6 +59,23 @@ static void fexit_dispatcher(struct fprobe *fp, unsigned long entry_ip, struct p
 	trace_probe_record(&tf->call, &tf->tp, true, regs, entry_ip, regs->ip);
 }
 
+/*
+ * A `t` event's probe on its tracepoint: the tracepoint's arguments arrive as the calling
+ * convention passes them (after the probe's data), so up to five of them, in the registers
+ * $arg1..$arg5 read. A narrower argument (a bool) has undefined upper bits: give it its type
+ * (`$arg1:u8`). Beyond five, $argN reads the stack of a made-up frame and stores 0.
+ */
+static void tprobe_func(void *data, unsigned long a1, unsigned long a2, unsigned long a3,
+			unsigned long a4, unsigned long a5)
+{
+	struct trace_fprobe *tf = data;
+	struct pt_regs regs = { .di = a1, .si = a2, .dx = a3, .cx = a4, .r8 = a5 };
+
+	/* the address the record names: inside the tracepoint's __traceiter_<name> */
+	trace_probe_record(&tf->call, &tf->tp, false, &regs,
+			   (unsigned long)__builtin_return_address(0), 0);
+}
+
 /* `(compute_square+0x0/0x12)`, or at the exit `(compute_sum_squares+0x2b/0x40 <- compute_square)` */
 static void fprobe_print(struct seq_file *m, const struct trace_entry *ent)
 {
@@ -73,6 +95,11 @@ static void fprobe_print(struct seq_file *m, const struct trace_entry *ent)
 static int trace_fprobe_reg(struct trace_event_call *call, enum trace_reg type, void *data)
 {
 	struct trace_fprobe *tf = data;
+
+	if (tf->tpoint && type == TRACE_REG_REGISTER)
+		return tracepoint_probe_register(tf->tpoint, tprobe_func, tf);
+	if (tf->tpoint)
+		return tracepoint_probe_unregister(tf->tpoint, tprobe_func, tf);
 
 	if (type == TRACE_REG_REGISTER)
 		WRITE_ONCE(tf->fp.flags, tf->fp.flags & ~FPROBE_FL_DISABLED);
@@ -119,6 +146,8 @@ static int register_trace_fprobe(struct trace_fprobe *tf, struct probe_log *log)
 		ret = fprobe_init_call(tf);
 	if (ret)
 		return ret;
+	if (tf->tpoint)
+		goto add_event; /* its probe is attached when it is enabled */
 	tf->fp.flags = FPROBE_FL_DISABLED;
 	if (tf->is_return)
 		tf->fp.exit_handler = fexit_dispatcher;
@@ -129,9 +158,11 @@ static int register_trace_fprobe(struct trace_fprobe *tf, struct probe_log *log)
 		log->index = 1;
 		return probe_log_err(log, 0, TP_ERR_BAD_PROBE_ADDR), ret;
 	}
+add_event:
 	ret = trace_add_event_call(&tf->call);
 	if (ret) {
-		unregister_fprobe(&tf->fp);
+		if (!tf->tpoint)
+			unregister_fprobe(&tf->fp);
 		if (ret == -EEXIST) {
 			log->index = 0;
 			probe_log_err(log, 0, TP_ERR_EVENT_EXIST);
@@ -162,18 +193,35 @@ static int parse_fprobe_place(struct trace_fprobe *tf, const char *word, struct 
 	return 0;
 }
 
-/* f[:[GRP/]EVENT] SYM[%return] [FETCHARGS]; error_log's subsystem is "trace_fprobe". */
+/* A `t` event's TRACEPOINT: a built-in event's (events and tracepoints share names here). */
+static int parse_tprobe_place(struct trace_fprobe *tf, const char *word, struct probe_log *log)
+{
+	struct trace_event_call *call;
+
+	log->index = 1;
+	event_mutex_lock();
+	call = trace_event_find(NULL, word);
+	event_mutex_unlock();
+	if (!call || call->reg || !call->tp)
+		return probe_log_err(log, 0, TP_ERR_NO_TRACEPOINT), -EINVAL;
+	tf->tpoint = call->tp;
+	strscpy(tf->symbol, word, sizeof(tf->symbol));
+	return 0;
+}
+
+/* f[:[GRP/]EVENT] SYM[%return] [FETCHARGS], t[:[GRP/]EVENT] TRACEPOINT [FETCHARGS] (the groups
+ * fprobes and tracepoints); error_log's subsystem is "trace_fprobe", for both, as Linux's. */
 static int trace_fprobe_create(int argc, const char **argv)
 {
 	struct probe_log log = { .argc = MIN(argc, DYN_EVENT_MAX_WORDS),
 				 .argv = argv,
 				 .err = TP_ERR_NONE };
-	const char *event, *group = FPROBE_EVENT_SYSTEM;
+	const char *event, *group = argv[0][0] == 't' ? TPROBE_EVENT_SYSTEM : FPROBE_EVENT_SYSTEM;
 	struct trace_fprobe *tf;
 	char gbuf[MAX_EVENT_NAME_LEN];
 	int ret = 0, nargs = MIN(argc, DYN_EVENT_MAX_WORDS) - 2;
 
-	if (argv[0][0] != 'f' || argc < 2)
+	if ((argv[0][0] != 'f' && argv[0][0] != 't') || argc < 2)
 		return -ECANCELED;
 	tf = kzalloc(sizeof(*tf) + nargs * sizeof(tf->tp.args[0]));
 	if (!tf)
@@ -184,7 +232,8 @@ static int trace_fprobe_create(int argc, const char **argv)
 		ret = (probe_log_err(&log, 0, TP_ERR_TOO_MANY_ARGS), -EINVAL);
 	}
 	if (!ret)
-		ret = parse_fprobe_place(tf, argv[1], &log);
+		ret = argv[0][0] == 't' ? parse_tprobe_place(tf, argv[1], &log)
+					: parse_fprobe_place(tf, argv[1], &log);
 	if (!ret && event) {
 		log.index = 0;
 		event++;
@@ -194,6 +243,8 @@ static int trace_fprobe_create(int argc, const char **argv)
 		strscpy(tf->group, group, sizeof(tf->group));
 		if (event)
 			strscpy(tf->name, event, sizeof(tf->name));
+		else if (tf->tpoint)
+			strscpy(tf->name, tf->symbol, sizeof(tf->name));
 		else
 			snprintf(tf->name, sizeof(tf->name), "%s__%s", tf->symbol,
 				 tf->is_return ? "exit" : "entry");
@@ -226,7 +277,7 @@ static int trace_fprobe_show(struct seq_file *m, struct dyn_event *ev)
 {
 	struct trace_fprobe *tf = to_trace_fprobe(ev);
 
-	seq_printf(m, "f:%s/%s %s%s", tf->group, tf->name, tf->symbol,
+	seq_printf(m, "%c:%s/%s %s%s", tf->tpoint ? 't' : 'f', tf->group, tf->name, tf->symbol,
 		   tf->is_return ? "%return" : "");
 	for (int i = 0; i < tf->tp.nr_args; i++)
 		seq_printf(m, " %s=%s", tf->tp.args[i].name, tf->tp.args[i].comm);
@@ -250,7 +301,8 @@ static int trace_fprobe_free(struct dyn_event *ev)
 	if (ret)
 		return ret;
 	dyn_event_remove(ev);
-	unregister_fprobe(&tf->fp); /* waits until no handler can be running */
+	if (!tf->tpoint)
+		unregister_fprobe(&tf->fp); /* waits until no handler can be running */
 	free_trace_fprobe(tf);
 	return 0;
 }
@@ -280,7 +332,7 @@ static struct dyn_event_operations trace_fprobe_ops = {
 	.match = trace_fprobe_match,
 };
 
-/* `f` in dynamic_events. */
+/* `f` and `t` in dynamic_events. */
 void init_fprobe_trace(void)
 {
 	dyn_event_register(&trace_fprobe_ops);

@@ -99,6 +99,7 @@ struct seq_file;
 		C(BAD_ATTACH_ARG, "Attached event does not have this field"),                      \
 		C(NO_EP_FILTER, "No filter rule after 'if'"),                                      \
 		C(EVENT_TOO_BIG, "Event too big (too many fields?)"),                              \
+		C(NO_TRACEPOINT, "Tracepoint is not found"),                                       \
 		C(TOO_MANY_ARGS, "Too many arguments are specified"),
 
 #define C(a, b) TP_ERR_##a

@@ -429,3 +429,39 @@ def test_fprobe_bad_definitions(console, line, said, message, caret):
     assert console.run("echo '%s' >> dynamic_events" % line) == said
     assert last_error(console) == ("trace_fprobe: error: " + message, line, caret)
     assert state(console) == before
+
+
+# --- tracepoint probes ------------------------------------------------------------------------------------
+
+def test_tracepoint_probe_fetches_the_tracepoint_arguments(console):
+    dyn(console, "t:wi workload_iteration n=+0($arg1):string c=$arg2:s32 i=$arg3:u64")
+    dyn(console, "t sched_switch prev=$arg2:x64")
+    assert console.run("cat dynamic_events").splitlines() == [
+        "t:tracepoints/wi workload_iteration n=+0($arg1):string c=$arg2:s32 i=$arg3:u64",
+        "t:tracepoints/sched_switch sched_switch prev=$arg2:x64"]
+    assert console.run("echo 1 > events/tracepoints/wi/enable") == ""
+    assert console.run("echo '-:wi' >> dynamic_events") == EBUSY
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/tracepoints/wi/enable") == ""
+    its = []
+    for e in events(console, "wi"):
+        m = re.fullmatch(r'wi: \(__traceiter_workload_iteration\+0x[0-9a-f]+/0x[0-9a-f]+\) n="compute" c=0 i=(\d+)',
+                         e["rest"])
+        assert m, e
+        its.append(int(m[1]))
+    assert its and its == list(range(its[0], its[0] + len(its)))
+    dyn(console, "-:tracepoints/")
+    assert console.run("cat dynamic_events") == ""
+
+
+@pytest.mark.parametrize("line,message,caret", [
+    ("t:bad no_such_tracepoint", "Tracepoint is not found", 6),
+    ("t:bad vfs_read", "Tracepoint is not found", 6),
+    ("t:bad workload_iteration $retval", "$retval is not available on probe", 25),
+])
+def test_tracepoint_probe_bad_definitions(console, line, message, caret):
+    before = state(console)
+    console.run("echo > error_log")
+    assert console.run("echo '%s' >> dynamic_events" % line) == EINVAL
+    assert last_error(console) == ("trace_fprobe: error: " + message, line, caret)
+    assert state(console) == before
