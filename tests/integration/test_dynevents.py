@@ -33,6 +33,16 @@ def state(console):
                                               "cat available_events", "cat kprobe_profile")}
 
 
+def refused(console, line, said, loc, message, caret):
+    """line written to dynamic_events is refused with said, logged as loc's message at caret, and changes
+    nothing."""
+    before = state(console)
+    console.run("echo > error_log")
+    assert console.run("echo '%s' >> dynamic_events" % line) == said
+    assert last_error(console) == ("%s: error: %s" % (loc, message), line, caret)
+    assert state(console) == before
+
+
 def test_definitions_listed_in_both_files(console):
     dyn(console, "p:a vfs_read f=%di")
     console.run("echo 'r:grp/b vfs_read ret=$retval' >> kprobe_events")
@@ -235,11 +245,7 @@ ARG_ERRORS = [
 @pytest.mark.parametrize("arg,message,caret", ARG_ERRORS, ids=[a[0] for a in ARG_ERRORS])
 def test_typed_argument_errors(console, arg, message, caret):
     line = "p:bad vfs_open " + arg
-    before = state(console)
-    console.run("echo > error_log")
-    assert console.run("echo '%s' >> dynamic_events" % line) == EINVAL
-    assert last_error(console) == ("trace_kprobe: error: " + message, line, len("p:bad vfs_open ") + caret)
-    assert state(console) == before
+    refused(console, line, EINVAL, "trace_kprobe", message, len("p:bad vfs_open ") + caret)
 
 
 # --- eprobes ----------------------------------------------------------------------------------------------
@@ -366,11 +372,7 @@ EPROBE_BAD = [
 @pytest.mark.parametrize("line,said,message,caret", EPROBE_BAD, ids=[b[0] for b in EPROBE_BAD])
 def test_eprobe_bad_definitions(console, line, said, message, caret):
     dyn(console, "p:kp vfs_read")
-    before = state(console)
-    console.run("echo > error_log")
-    assert console.run("echo '%s' >> dynamic_events" % line) == said
-    assert last_error(console) == ("event_probe: error: " + message, line, caret)
-    assert state(console) == before
+    refused(console, line, said, "event_probe", message, caret)
 
 
 # --- fprobe events ----------------------------------------------------------------------------------------
@@ -424,11 +426,7 @@ FPROBE_BAD = [
 
 @pytest.mark.parametrize("line,said,message,caret", FPROBE_BAD, ids=[b[0] for b in FPROBE_BAD])
 def test_fprobe_bad_definitions(console, line, said, message, caret):
-    before = state(console)
-    console.run("echo > error_log")
-    assert console.run("echo '%s' >> dynamic_events" % line) == said
-    assert last_error(console) == ("trace_fprobe: error: " + message, line, caret)
-    assert state(console) == before
+    refused(console, line, said, "trace_fprobe", message, caret)
 
 
 # --- tracepoint probes ------------------------------------------------------------------------------------
@@ -460,8 +458,4 @@ def test_tracepoint_probe_fetches_the_tracepoint_arguments(console):
     ("t:bad workload_iteration $retval", "$retval is not available on probe", 25),
 ])
 def test_tracepoint_probe_bad_definitions(console, line, message, caret):
-    before = state(console)
-    console.run("echo > error_log")
-    assert console.run("echo '%s' >> dynamic_events" % line) == EINVAL
-    assert last_error(console) == ("trace_fprobe: error: " + message, line, caret)
-    assert state(console) == before
+    refused(console, line, EINVAL, "trace_fprobe", message, caret)
