@@ -113,6 +113,18 @@ static inline unsigned long get_kretprobe_retaddr(const struct kretprobe_instanc
 int register_kretprobe(struct kretprobe *rp);
 /* Open calls keep their instances; they return normally, without the handler. May sleep. */
 void unregister_kretprobe(struct kretprobe *rp);
+/*
+ * The return hook alone, for a caller with its own entry hook (fprobe.c; Linux's rethook):
+ * kretprobe_alloc_pool() makes rp's instances (maxactive, handler and data_size set); at a
+ * function's entry, interrupts off, regs->sp at the return address, kretprobe_hook_return()
+ * swaps it for the trampoline and returns the instance (NULL: none free, rp->nmissed counted);
+ * the handler then runs at the return, get_kretprobe() finding rp. kretprobe_release_pool()
+ * waits out running handlers; open calls return without one.
+ */
+int kretprobe_alloc_pool(struct kretprobe *rp);
+struct kretprobe_instance *kretprobe_hook_return(struct kretprobe *rp, struct pt_regs *regs);
+struct kretprobe *get_kretprobe(struct kretprobe_instance *ri);
+void kretprobe_release_pool(struct kretprobe *rp);
 static inline int enable_kretprobe(struct kretprobe *rp)
 {
 	return enable_kprobe(&rp->kp);

@@ -180,6 +180,44 @@ static void kretprobe_free_pool(struct kretprobe_holder *rph)
 		kfree(rph);
 }
 
+/* --- the return hook without a kprobe (Linux's rethook, which fprobes use) ------------------ */
+
+int kretprobe_alloc_pool(struct kretprobe *rp)
+{
+	if (rp->maxactive <= 0)
+		rp->maxactive = MAX(10, 2 * num_online_cpus());
+	if (rp->maxactive > KRETPROBE_MAXACTIVE_MAX)
+		return -E2BIG;
+	rp->nmissed = 0;
+	rp->rph = alloc_holder(rp);
+	return rp->rph ? 0 : -ENOMEM;
+}
+
+struct kretprobe_instance *kretprobe_hook_return(struct kretprobe *rp, struct pt_regs *regs)
+{
+	struct kretprobe_instance *ri;
+
+	pre_handler_kretprobe(&rp->kp, regs);
+	ri = current ? current->kretprobe_instances : NULL;
+	/* the instance is ours if it now sits on this very frame */
+	return ri && ri->frame == (unsigned long *)regs->sp && ri->rph == rp->rph ? ri : NULL;
+}
+
+struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	return READ_ONCE(ri->rph->rp);
+}
+
+void kretprobe_release_pool(struct kretprobe *rp)
+{
+	if (!rp->rph)
+		return;
+	WRITE_ONCE(rp->rph->rp, NULL);
+	kprobes_synchronize(); /* no return handler can still see rp */
+	kretprobe_free_pool(rp->rph);
+	rp->rph = NULL;
+}
+
 int register_kretprobe(struct kretprobe *rp)
 {
 	unsigned long addr, off = 1;
@@ -193,14 +231,9 @@ int register_kretprobe(struct kretprobe *rp)
 		return -ENOENT;
 	if (!kallsyms_lookup(addr + rp->kp.offset, NULL, &off) || off)
 		return -EINVAL; /* only at a function's first byte */
-	if (rp->maxactive <= 0)
-		rp->maxactive = MAX(10, 2 * num_online_cpus());
-	if (rp->maxactive > KRETPROBE_MAXACTIVE_MAX)
-		return -E2BIG;
-	rp->nmissed = 0;
-	rp->rph = alloc_holder(rp);
-	if (!rp->rph)
-		return -ENOMEM;
+	err = kretprobe_alloc_pool(rp);
+	if (err)
+		return err;
 	rp->kp.pre_handler = pre_handler_kretprobe;
 	rp->kp.post_handler = NULL;
 	err = register_kprobe(&rp->kp);
@@ -214,13 +247,8 @@ int register_kretprobe(struct kretprobe *rp)
 
 void unregister_kretprobe(struct kretprobe *rp)
 {
-	struct kretprobe_holder *rph = rp->rph;
-
-	if (!rph)
+	if (!rp->rph)
 		return;
 	unregister_kprobe(&rp->kp); /* no entry handler runs after this */
-	WRITE_ONCE(rph->rp, NULL);
-	kprobes_synchronize(); /* nor a return handler that could still see rp */
-	kretprobe_free_pool(rph);
-	rp->rph = NULL;
+	kretprobe_release_pool(rp);
 }

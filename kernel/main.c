@@ -26,6 +26,7 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_events.h"
+#include "kernel/trace/trace_dynevent.h"
 #include "kernel/trace/trace_kprobe.h"
 #include "arch/x86/text_poke.h"
 
@@ -92,6 +93,9 @@ void kmain(u32 magic, unsigned long info_pa)
 	func_hits_init();
 	trace_init();
 	trace_events_files_init();
+	init_dynamic_event();
+	trace_events_eprobe_init();
+	init_fprobe_trace();
 	init_kprobe_trace();
 	workloads_init();
 	klp_init();

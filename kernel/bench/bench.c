@@ -111,6 +111,7 @@ static int cmd_bench(int argc, char **argv)
 	bench_tracers(baseline);
 	bench_events(baseline);
 	bench_kprobes(baseline);
+	bench_probes(baseline);
 	bench_patching(baseline);
 	bench_jump_label(baseline);
 	return 0;

@@ -260,30 +260,33 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 
 void trace_event_buffer_commit(struct trace_event_buffer *fb)
 {
-	struct trace_event_call *call = fb->call;
-	unsigned int flags = READ_ONCE(call->flags);
-	struct event_filter *filter;
-	struct rb_reserve r;
-	void *dst;
-
 	if (!fb->scratch) {
 		ring_buffer_unlock_commit(&fb->r);
 		return;
 	}
-	filter = READ_ONCE(call->filter);
+	trace_event_keep_record(fb->call, fb->entry, fb->len);
+	local_irq_restore(fb->flags);
+}
+
+void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
+{
+	unsigned int flags = READ_ONCE(call->flags);
+	struct event_filter *filter = READ_ONCE(call->filter);
+	struct rb_reserve r;
+	void *dst;
+
 	if ((flags & EVENT_FL_ENABLED) &&
-	    (!READ_ONCE(nr_event_pids) || event_pid_wanted(call, fb->entry)) &&
-	    (!(flags & EVENT_FL_FILTERED) || !filter || filter_match(filter, fb->entry, fb->len))) {
-		dst = trace_reserve(&r, call->id, fb->len, 0, 0);
+	    (!READ_ONCE(nr_event_pids) || event_pid_wanted(call, rec)) &&
+	    (!(flags & EVENT_FL_FILTERED) || !filter || filter_match(filter, rec, len))) {
+		dst = trace_reserve(&r, call->id, len, 0, 0);
 		if (dst) {
 			/* The common fields were filled for the scratch copy: keep them as they are. */
-			memcpy(dst, fb->entry, fb->len);
+			memcpy(dst, rec, len);
 			ring_buffer_unlock_commit(&r);
 		}
 	}
 	if (READ_ONCE(call->triggers))
-		event_triggers_call(call, fb->entry, fb->len);
-	local_irq_restore(fb->flags);
+		event_triggers_call(call, rec, len);
 }
 
 /* --- output ----------------------------------------------------------------------------------- */

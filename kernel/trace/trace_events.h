@@ -127,6 +127,10 @@ struct trace_event_buffer {
 void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_event_call *call,
 				 u32 len);
 void trace_event_buffer_commit(struct trace_event_buffer *fb);
+/* A record built elsewhere (an eprobe's, while the scratch area holds the record it fires on),
+ * kept as a scratch record is: if the event is enabled and its pid and filter pass, then its
+ * triggers run. Interrupts off. */
+void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len);
 
 /* Switching, under event_mutex. 0 or -errno; enabling twice is not an error. */
 int trace_event_enable_disable(struct trace_event_call *call, bool enable);
@@ -144,6 +148,13 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 void event_trigger_show(struct seq_file *m, struct trace_event_call *call);
 int event_trigger_write(struct trace_event_call *call, const char *buf, size_t len,
 			unsigned int flags);
+/* An eprobe's hook on call (Linux's EVENT_TRIGGER_FL_PROBE trigger): probe(data, rec, len) runs
+ * after the event's commands each time call fires and cond (NULL: always) matches; call runs
+ * in soft mode meanwhile (enable reads 0*). A `>` to trigger leaves it. remove frees cond.
+ * Under event_mutex: they are called from the eprobe event's reg callback. */
+int event_trigger_probe_add(struct trace_event_call *call, struct event_filter *cond,
+			    void (*probe)(void *data, const void *rec, u32 len), void *data);
+void event_trigger_probe_remove(struct trace_event_call *call, void *data);
 
 /* The line an event prints in trace / trace_pipe, after the context columns. */
 bool trace_event_print(struct seq_file *m, struct trace_iterator *it);

@@ -116,7 +116,8 @@ static void format_field(struct seq_file *m, const struct ftrace_event_field *fl
 {
 	const char *array = strchr(fl->type, '[');
 
-	if (array && fl->kind != FILTER_DYN_STRING) /* char prev_comm[16]: name before the [] */
+	/* char prev_comm[16]: the name before the []; a __data_loc's [] stays with its type */
+	if (array && strncmp(fl->type, "__data_loc", 10))
 		seq_printf(m, "\tfield:%.*s %s%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
 			   (int)(array - fl->type), fl->type, fl->name, array, fl->offset, fl->size,
 			   fl->is_signed);

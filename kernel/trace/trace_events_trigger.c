@@ -15,7 +15,14 @@
 #include "kernel/mm/mm.h"
 #include "lib/errno.h"
 
-enum trigger_type { ETT_TRACE_ONOFF_ON, ETT_TRACE_ONOFF_OFF, ETT_STACKTRACE, NR_ETT };
+/* ETT_EVENT_EPROBE is no command: an eprobe's hook (event_trigger_probe_add()), never listed. */
+enum trigger_type {
+	ETT_TRACE_ONOFF_ON,
+	ETT_TRACE_ONOFF_OFF,
+	ETT_STACKTRACE,
+	NR_ETT,
+	ETT_EVENT_EPROBE
+};
 static const char *const trigger_names[NR_ETT] = { "traceon", "traceoff", "stacktrace" };
 
 struct event_trigger_data {
@@ -23,6 +30,8 @@ struct event_trigger_data {
 	long count; /* uses left, or TRIGGER_COUNT_UNLIMITED */
 	struct event_filter *filter;
 	struct event_trigger_data *next;
+	void (*probe)(void *data, const void *rec, u32 len); /* ETT_EVENT_EPROBE's */
+	void *probe_data;
 };
 
 /* The first frame shown is the one that hit the tracepoint (its return lands in the iterator). */
@@ -49,6 +58,9 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 			if (trigger_count_take(&d->count))
 				__trace_record_stack(in_traceiter, 0);
 			break;
+		case ETT_EVENT_EPROBE:
+			d->probe(d->probe_data, rec, len);
+			continue;
 		default:
 			break;
 		}
@@ -63,6 +75,8 @@ void event_trigger_show(struct seq_file *m, struct trace_event_call *call)
 		return;
 	}
 	for (struct event_trigger_data *d = call->triggers; d; d = d->next) {
+		if (d->type == ETT_EVENT_EPROBE)
+			continue; /* Linux's eprobe_trigger_print() prints nothing */
 		seq_puts(m, trigger_names[d->type]);
 		if (d->count < 0)
 			seq_puts(m, ":unlimited");
@@ -93,6 +107,17 @@ static struct event_trigger_data *trigger_unlink(struct trace_event_call *call,
 		}
 	}
 	return NULL;
+}
+
+/* The first eprobe hook: hooks are added at the tail, commands at the head, so the commands a
+ * `>` drops are exactly those before it (Linux's eprobe command has no unreg_all). */
+static struct event_trigger_data *first_probe(struct trace_event_call *call)
+{
+	struct event_trigger_data *d = call->triggers;
+
+	while (d && d->type != ETT_EVENT_EPROBE)
+		d = d->next;
+	return d;
 }
 
 /* Attach or detach the probe for the triggers' sake (soft mode), after the list changed. */
@@ -195,9 +220,11 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 	else if ((err = trigger_parse(call, text, &d, &remove, &type)))
 		return err;
 	event_mutex_lock();
-	if (flags & FS_TRUNC) { /* `>` opens with O_TRUNC: Linux drops every trigger first */
+	if (flags & FS_TRUNC) { /* `>` opens with O_TRUNC: Linux drops every command first */
 		old_list = call->triggers;
-		WRITE_ONCE(call->triggers, NULL);
+		WRITE_ONCE(call->triggers, first_probe(call));
+		if (old_list == call->triggers)
+			old_list = NULL;
 	}
 	if (type == NR_ETT) {
 		err = 0;
@@ -229,11 +256,55 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 		tracepoint_synchronize_unregister(); /* nobody still walks what we unlinked */
 		if (gone)
 			trigger_free(gone);
-		while (old_list) {
+		while (old_list && old_list->type != ETT_EVENT_EPROBE) {
 			struct event_trigger_data *next = old_list->next;
 			trigger_free(old_list);
 			old_list = next;
 		}
 	}
 	return err;
+}
+
+int event_trigger_probe_add(struct trace_event_call *call, struct event_filter *cond,
+			    void (*probe)(void *data, const void *rec, u32 len), void *data)
+{
+	struct event_trigger_data *d = kzalloc(sizeof(*d)), **pp;
+	int err;
+
+	if (!d)
+		return -ENOMEM;
+	d->type = ETT_EVENT_EPROBE;
+	d->count = -1;
+	d->filter = cond;
+	d->probe = probe;
+	d->probe_data = data;
+	for (pp = &call->triggers; *pp; pp = &(*pp)->next)
+		;
+	__atomic_store_n(pp, d, __ATOMIC_RELEASE); /* at the tail, as Linux's list_add_tail_rcu() */
+	err = trigger_update_mode(call);
+	if (err)
+		WRITE_ONCE(*pp, NULL);
+	if (err) {
+		tracepoint_synchronize_unregister();
+		d->filter = NULL; /* the caller's still */
+		kfree(d);
+	}
+	return err;
+}
+
+void event_trigger_probe_remove(struct trace_event_call *call, void *data)
+{
+	struct event_trigger_data **pp, *d = NULL;
+
+	for (pp = &call->triggers; *pp; pp = &(*pp)->next)
+		if ((*pp)->type == ETT_EVENT_EPROBE && (*pp)->probe_data == data) {
+			d = *pp;
+			WRITE_ONCE(*pp, d->next);
+			break;
+		}
+	trigger_update_mode(call); /* detaching a tracepoint probe does not fail */
+	if (d) {
+		tracepoint_synchronize_unregister(); /* nobody still runs it */
+		trigger_free(d);
+	}
 }

@@ -2,6 +2,7 @@
  *
  *   echo 'p:myprobe vfs_read fd=%di' >> kprobe_events      a kprobe event, group kprobes
  *   echo 'r:grp/ret vfs_read $retval:s64' >> kprobe_events  a kretprobe event
+ *   echo 'p:myprobe vfs_open fd=%di' >> kprobe_events       a second probe on the same event
  *   echo '-:myprobe' >> kprobe_events                       remove it; `>` removes them all
  *   events/kprobes/myprobe/{enable,filter,format,id,trigger} as any event's
  *   kprobe_profile                                          hits and misses per probe
@@ -14,13 +15,11 @@
  *
  * Linux: kernel/trace/trace_kprobe.c (__trace_kprobe_create(), register_trace_kprobe(),
  * kprobe_dispatcher(), print_kprobe_event(), trace_kprobe_show(), probes_profile_seq_show()),
- * kernel/trace/trace_dynevent.c (dyn_event_release(), the `-:` and `>` forms). Not here:
- * several probes on one event (Linux appends a probe to an event of the same name and
- * arguments), MOD:SYM, perf and BPF.
+ * append_trace_kprobe(), trace_kprobe_match(). Not here: MOD:SYM, perf and BPF.
  */
 #include "kernel/trace/trace_kprobe.h"
 #include "kernel/fs/tracefs.h"
-#include "kernel/locking/mutex.h"
+#include "kernel/trace/trace_dynevent.h"
 #include "kernel/trace/trace_kprobe_parse.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/kprobes.h"
@@ -31,23 +30,37 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
-#define KPROBE_WRITE_MAX 4096 /* Linux's WRITE_BUFSIZE */
+struct trace_kprobe;
 
-/* One probe event: its kprobe (or kretprobe), its event, its arguments. */
+/*
+ * One probe event and the probes that write it: Linux appends a probe to an event of the same
+ * name when its arguments have the same names and types. The first probe's arguments describe
+ * the record for all of them, so the first probe lives as long as the event (desc), even when
+ * it was removed before the others.
+ */
+struct trace_probe_event {
+	struct trace_event_call call;
+	struct trace_kprobe *probes; /* the live ones, in the order they were added */
+	struct trace_kprobe *desc;
+	bool is_return;
+	char event[MAX_EVENT_NAME_LEN + 1], group[MAX_EVENT_NAME_LEN + 1];
+};
+
+/* One probe: its kprobe (or kretprobe) and its fetch arguments. */
 struct trace_kprobe {
-	struct trace_kprobe *next; /* creation order; read by kretprobe handlers without locks */
-	struct kretprobe rp;	   /* rp.kp is the kprobe of a `p` event */
+	struct dyn_event devent;
+	struct trace_kprobe *next; /* every live probe; read by kretprobe handlers without locks */
+	struct trace_kprobe *sibling; /* the next probe of the same event */
+	struct trace_probe_event *tpe;
+	struct kretprobe rp; /* rp.kp is the kprobe of a `p` event */
 	bool is_return;
 	char *symbol; /* NULL for an address probe */
 	unsigned long nhit;
-	char event[MAX_EVENT_NAME_LEN + 1], group[MAX_EVENT_NAME_LEN + 1];
-	struct trace_event_call call;
 	struct trace_probe tp; /* last: its arguments follow */
 };
 
-/* Serializes definitions and removals (the list's writers). */
-static DEFINE_MUTEX(probe_lock);
 static struct trace_kprobe *trace_kprobes;
+static struct dyn_event_operations trace_kprobe_ops;
 
 _Static_assert(PARAM_MAX_STACK == TASK_STACK_PAGES * PAGE_SIZE / sizeof(unsigned long),
 	       "$stackN's bound is the kernel stack");
@@ -67,38 +80,13 @@ const char *trace_probe_current_comm(void)
 
 /* --- at a hit ------------------------------------------------------------------------------ */
 
-/* The record: head, arguments, strings; cut to the largest record an event may write. */
-static void kprobe_trace_record(struct trace_kprobe *tk, struct pt_regs *regs, unsigned long ip,
-				unsigned long ret_ip)
-{
-	unsigned long flags = local_irq_save(), outer = this_cpu()->tp_irq_flags;
-	u32 head = traceprobe_head_size(tk->is_return), fixed = head + tk->tp.size;
-	u32 dsize = traceprobe_data_size(&tk->tp, regs);
-	struct trace_event_buffer fb;
-	unsigned long *entry;
-
-	dsize = MIN(dsize, TRACE_EVENT_MAX_SIZE - fixed);
-	/* The irqs-off column shows the probed context; a tracepoint we interrupted keeps its own. */
-	this_cpu()->tp_irq_flags = flags;
-	entry = trace_event_buffer_reserve(&fb, &tk->call, fixed + dsize);
-	if (entry) {
-		entry[1] = ip;
-		if (tk->is_return)
-			entry[2] = ret_ip;
-		traceprobe_store_args(entry, head, dsize, &tk->tp, regs);
-		trace_event_buffer_commit(&fb);
-	}
-	this_cpu()->tp_irq_flags = outer;
-	local_irq_restore(flags);
-}
-
 /* A `p` event's kprobe was hit: count it, record it. */
 static int kprobe_dispatcher(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct trace_kprobe *tk = container_of(kp, struct trace_kprobe, rp.kp);
 
 	__atomic_add_fetch(&tk->nhit, 1, __ATOMIC_RELAXED);
-	kprobe_trace_record(tk, regs, (unsigned long)kp->addr, 0);
+	trace_probe_record(&tk->tpe->call, &tk->tp, false, regs, (unsigned long)kp->addr, 0);
 	return 0;
 }
 
@@ -117,7 +105,8 @@ static int kretprobe_dispatcher(struct kretprobe_instance *ri, struct pt_regs *r
 	if (!tk)
 		return 0;
 	__atomic_add_fetch(&tk->nhit, 1, __ATOMIC_RELAXED);
-	kprobe_trace_record(tk, regs, (unsigned long)tk->rp.kp.addr, get_kretprobe_retaddr(ri));
+	trace_probe_record(&tk->tpe->call, &tk->tp, true, regs, (unsigned long)tk->rp.kp.addr,
+			   get_kretprobe_retaddr(ri));
 	return 0;
 }
 
@@ -125,7 +114,8 @@ static int kretprobe_dispatcher(struct kretprobe_instance *ri, struct pt_regs *r
 static void kprobe_print(struct seq_file *m, const struct trace_entry *ent)
 {
 	struct trace_event_call *call = trace_event_by_id(ent->type);
-	struct trace_kprobe *tk = call->data;
+	struct trace_probe_event *tpe = call->data;
+	struct trace_kprobe *tk = tpe->desc;
 	const unsigned long *head = (const void *)ent;
 
 	if (tk->is_return)
@@ -137,49 +127,66 @@ static void kprobe_print(struct seq_file *m, const struct trace_entry *ent)
 	seq_putc(m, '\n');
 }
 
-/* The event's enable (or a trigger) arms the kprobe; the last one off disarms it. */
+/* The event's enable (or a trigger) arms its kprobes; the last one off disarms them. */
 static int trace_kprobe_reg(struct trace_event_call *call, enum trace_reg type, void *data)
 {
-	struct trace_kprobe *tk = data;
+	struct trace_probe_event *tpe = data;
+	struct trace_kprobe *tk, *done;
+	int ret = 0;
 
-	return type == TRACE_REG_REGISTER ? enable_kprobe(&tk->rp.kp) : disable_kprobe(&tk->rp.kp);
+	if (type == TRACE_REG_UNREGISTER) {
+		for (tk = tpe->probes; tk; tk = tk->sibling)
+			disable_kprobe(&tk->rp.kp);
+		return 0;
+	}
+	for (tk = tpe->probes; tk && !ret; tk = tk->sibling)
+		ret = enable_kprobe(&tk->rp.kp);
+	if (ret) /* all or none */
+		for (done = tpe->probes; done != tk; done = done->sibling)
+			disable_kprobe(&done->rp.kp);
+	return ret;
 }
 
 /* --- defining ------------------------------------------------------------------------------- */
 
-/* Frees tk and all it owns; its kprobe and event must be gone already (or never made). */
+/* Frees tk and all it owns; its kprobe must be gone already (or never made). */
 static void free_trace_kprobe(struct trace_kprobe *tk)
 {
 	if (!tk)
 		return;
 	for (int i = 0; i < tk->tp.nr_args; i++)
 		traceprobe_free_probe_arg(&tk->tp.args[i]);
-	kfree(tk->call.fields);
-	kfree(tk->call.print_fmt);
 	kfree(tk->symbol);
 	kfree(tk);
 }
 
-/* A probe event with room for nargs arguments, its kprobe set up (disabled), nothing registered. */
-static struct trace_kprobe *alloc_trace_kprobe(const char *group, const char *event,
-					       unsigned long addr, const char *symbol,
-					       unsigned long offset, int maxactive, int nargs,
-					       bool is_return)
+/* The event, once no probe of it is left and its files are gone. */
+static void free_trace_probe_event(struct trace_probe_event *tpe)
+{
+	kfree(tpe->call.fields);
+	kfree(tpe->call.print_fmt);
+	free_trace_kprobe(tpe->desc);
+	kfree(tpe);
+}
+
+/* A probe with room for nargs arguments, its kprobe set up (disabled), nothing registered. */
+static struct trace_kprobe *alloc_trace_kprobe(const struct probe_place *pl, int maxactive,
+					       int nargs, bool is_return)
 {
 	struct trace_kprobe *tk = kzalloc(sizeof(*tk) + nargs * sizeof(tk->tp.args[0]));
 
 	if (!tk)
 		return NULL;
-	if (symbol) {
-		tk->symbol = probe_strndup(symbol, KSYM_NAME_LEN);
+	if (pl->symbol[0]) {
+		tk->symbol = probe_strndup(pl->symbol, KSYM_NAME_LEN);
 		if (!tk->symbol) {
 			kfree(tk);
 			return NULL;
 		}
 		tk->rp.kp.symbol_name = tk->symbol;
-		tk->rp.kp.offset = offset;
+		tk->rp.kp.offset = pl->offset;
 	} else {
-		tk->rp.kp.addr = (kprobe_opcode_t *)addr;
+		tk->rp.kp.addr = (kprobe_opcode_t *)pl->addr;
 	}
 	tk->is_return = is_return;
 	if (is_return)
@@ -188,34 +195,45 @@ static struct trace_kprobe *alloc_trace_kprobe(const char *group, const char *ev
 		tk->rp.kp.pre_handler = kprobe_dispatcher;
 	tk->rp.maxactive = maxactive;
 	tk->rp.kp.flags = KPROBE_FLAG_DISABLED; /* armed by the event's enable, not now */
-	strscpy(tk->group, group, sizeof(tk->group));
-	strscpy(tk->event, event, sizeof(tk->event));
 	return tk;
 }
 
-/* The probe event GROUP/EVENT, or NULL. */
-static struct trace_kprobe *find_trace_kprobe(const char *event, const char *group)
+/* The kprobe event GROUP/EVENT, or NULL. */
+static struct trace_probe_event *find_probe_event(const char *event, const char *group)
 {
 	for (struct trace_kprobe *tk = trace_kprobes; tk; tk = tk->next)
-		if (!strcmp(tk->event, event) && !strcmp(tk->group, group))
-			return tk;
+		if (!strcmp(tk->tpe->event, event) && !strcmp(tk->tpe->group, group))
+			return tk->tpe;
 	return NULL;
 }
 
-/* The event's description: fields with offsets, print fmt, how to print and switch it. */
-static int trace_kprobe_init_call(struct trace_kprobe *tk)
+/* The event of tk's first probe: fields with offsets, print fmt, how to print and switch it. */
+static struct trace_probe_event *alloc_probe_event(struct trace_kprobe *tk, const char *group,
+						   const char *event)
 {
-	struct trace_event_call *call = &tk->call;
+	struct trace_probe_event *tpe = kzalloc(sizeof(*tpe));
+	struct trace_event_call *call;
 
-	call->name = tk->event;
-	call->system = tk->group;
+	if (!tpe)
+		return NULL;
+	strscpy(tpe->group, group, sizeof(tpe->group));
+	strscpy(tpe->event, event, sizeof(tpe->event));
+	tpe->is_return = tk->is_return;
+	tpe->desc = tk;
+	call = &tpe->call;
+	call->name = tpe->event;
+	call->system = tpe->group;
 	call->fields = traceprobe_fields(&tk->tp, tk->is_return, &call->nr_fields);
 	call->print_fmt = traceprobe_print_fmt(&tk->tp, tk->is_return);
 	call->size = traceprobe_head_size(tk->is_return) + tk->tp.size;
 	call->print = kprobe_print;
 	call->reg = trace_kprobe_reg;
-	call->data = tk;
-	return call->fields && call->print_fmt ? 0 : -ENOMEM;
+	call->data = tpe;
+	if (call->fields && call->print_fmt)
+		return tpe;
+	tpe->desc = NULL;
+	free_trace_probe_event(tpe);
+	return NULL;
 }
 
 /* Same place and same arguments, as Linux's trace_kprobe_has_same_kprobe() compares them. */
@@ -231,38 +249,43 @@ static bool same_probe(const struct trace_kprobe *a, const struct trace_kprobe *
 }
 
 /*
- * Linux's checks when the name is a probe event's already: another type, other argument types
- * or names, or the very same probe. What passes them Linux adds to the event as one more probe;
- * that is not offered here, and the name is simply taken.
+ * Linux's checks before a probe joins an existing event: the same type, arguments of the same
+ * names and types (Linux's trace_probe_compare_arg_type()), and not the very same probe again.
  */
-static int check_existing(struct trace_kprobe *tk, struct trace_kprobe *old, struct probe_log *log)
+static int check_append(struct trace_kprobe *tk, struct trace_probe_event *tpe,
+			struct probe_log *log)
 {
+	const struct trace_probe *old = &tpe->desc->tp;
 	int i;
 
 	log->index = 0;
-	if (tk->is_return != old->is_return)
+	if (tk->is_return != tpe->is_return)
 		return probe_log_err(log, 0, TP_ERR_DIFF_PROBE_TYPE), -EEXIST;
-	for (i = 0; i < tk->tp.nr_args || i < old->tp.nr_args; i++)
-		if (i >= tk->tp.nr_args || i >= old->tp.nr_args ||
-		    tk->tp.args[i].type != old->tp.args[i].type ||
-		    strcmp(tk->tp.args[i].name, old->tp.args[i].name))
+	for (i = 0; i < tk->tp.nr_args || i < old->nr_args; i++)
+		if (i >= tk->tp.nr_args || i >= old->nr_args ||
+		    tk->tp.args[i].type != old->args[i].type ||
+		    strcmp(tk->tp.args[i].name, old->args[i].name))
 			break;
-	if (i < tk->tp.nr_args || i < old->tp.nr_args) {
+	if (i < tk->tp.nr_args || i < old->nr_args) {
 		log->index = i + 2; /* Linux points at the first argument that differs */
 		return probe_log_err(log, 0, TP_ERR_DIFF_ARG_TYPE), -EEXIST;
 	}
-	if (same_probe(tk, old))
-		return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
-	return probe_log_err(log, 0, TP_ERR_EVENT_EXIST), -EEXIST;
+	for (struct trace_kprobe *p = tpe->probes; p; p = p->sibling)
+		if (same_probe(tk, p))
+			return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
+	return 0;
 }
 
-/* The kprobe, disabled: every check the core makes is made now, at `echo` time. */
-static int register_probe(struct trace_kprobe *tk, struct probe_log *log)
+/* The kprobe, armed if its event is (an appended probe joins an enabled event armed, as in
+ * Linux's __register_trace_kprobe()): every check the core makes is made now, at `echo` time. */
+static int register_probe(struct trace_kprobe *tk, bool armed, struct probe_log *log)
 {
 	int ret = 0;
 
 	for (int i = 0; i < tk->tp.nr_args && !ret; i++)
 		ret = traceprobe_update_arg(&tk->tp.args[i]);
+	if (armed)
+		tk->rp.kp.flags &= ~KPROBE_FLAG_DISABLED;
 	if (!ret)
 		ret = tk->is_return ? register_kretprobe(&tk->rp) : register_kprobe(&tk->rp.kp);
 	if (!ret)
@@ -286,226 +309,253 @@ static void unregister_probe(struct trace_kprobe *tk)
 		unregister_kprobe(&tk->rp.kp);
 }
 
-/* Name checks, the kprobe, the event, then the list: nothing stays if a step fails. */
-static int register_trace_kprobe(struct trace_kprobe *tk, struct probe_log *log)
+/* tk joins its event's probes, the probes handlers walk, and dynamic_events. */
+static void link_trace_kprobe(struct trace_kprobe *tk, struct trace_probe_event *tpe)
 {
-	struct trace_kprobe **pp, *old = find_trace_kprobe(tk->event, tk->group);
+	struct trace_kprobe **pp;
+
+	tk->tpe = tpe;
+	for (pp = &tpe->probes; *pp; pp = &(*pp)->sibling)
+		;
+	*pp = tk;
+	for (pp = &trace_kprobes; *pp; pp = &(*pp)->next)
+		;
+	__atomic_store_n(pp, tk, __ATOMIC_RELEASE);
+	dyn_event_add(&tk->devent, &trace_kprobe_ops);
+}
+
+/* A new event for tk, or tk appended to the event of that name: nothing stays if a step fails. */
+static int register_trace_kprobe(struct trace_kprobe *tk, const char *group, const char *event,
+				 struct probe_log *log)
+{
+	struct trace_probe_event *tpe = find_probe_event(event, group);
 	bool taken;
 	int ret;
 
-	if (old)
-		return check_existing(tk, old, log);
+	if (tpe) {
+		ret = check_append(tk, tpe, log);
+		if (!ret)
+			ret = register_probe(tk, tpe->call.flags & EVENT_FL_PROBED, log);
+		if (!ret)
+			link_trace_kprobe(tk, tpe);
+		return ret;
+	}
 	event_mutex_lock();
-	taken = trace_event_find(tk->group, tk->event);
+	taken = trace_event_find(group, event);
 	event_mutex_unlock();
 	if (taken) {
 		log->index = 0;
 		return probe_log_err(log, 0, TP_ERR_EVENT_EXIST), -EEXIST;
 	}
-	ret = trace_kprobe_init_call(tk);
-	if (!ret)
-		ret = register_probe(tk, log);
-	if (ret)
-		return ret;
-	ret = trace_add_event_call(&tk->call);
+	tpe = alloc_probe_event(tk, group, event);
+	if (!tpe)
+		return -ENOMEM;
+	ret = register_probe(tk, false, log);
+	if (!ret) {
+		ret = trace_add_event_call(&tpe->call);
+		if (ret)
+			unregister_probe(tk);
+	}
 	if (ret) {
-		unregister_probe(tk);
+		tpe->desc = NULL; /* tk is the caller's to free */
+		free_trace_probe_event(tpe);
 		return ret;
 	}
-	for (pp = &trace_kprobes; *pp; pp = &(*pp)->next)
-		;
-	__atomic_store_n(pp, tk, __ATOMIC_RELEASE);
+	link_trace_kprobe(tk, tpe);
 	return 0;
 }
 
-/* The arguments, the event and the probe of one parsed head; tk is freed if anything fails. */
-static int create_trace_kprobe(const char *group, const char *event, bool is_return, int maxactive,
-			       const struct probe_place *pl, int argc, const char **argv,
+/* The arguments and the probe of one parsed head; tk is freed if anything fails. */
+static int create_trace_kprobe(const struct kprobe_head *h, int argc, const char **argv,
 			       struct probe_log *log)
 {
-	struct trace_kprobe *tk;
+	struct trace_kprobe *tk = alloc_trace_kprobe(&h->pl, h->maxactive, argc, h->is_return);
 	int ret = 0;
 
-	if (argc > MAX_TRACE_ARGS) {
-		log->index = MAX_TRACE_ARGS + 2;
-		return probe_log_err(log, 0, TP_ERR_TOO_MANY_ARGS), -EINVAL;
-	}
-	tk = alloc_trace_kprobe(group, event, pl->addr, pl->symbol[0] ? pl->symbol : NULL,
-				pl->offset, maxactive, argc, is_return);
 	if (!tk)
 		return -ENOMEM;
 	for (int i = 0; i < argc && !ret; i++) {
 		log->index = i + 2;
-		ret = traceprobe_parse_probe_arg(&tk->tp, i, argv[i], pl->flags, log);
+		ret = traceprobe_parse_probe_arg(&tk->tp, i, argv[i], h->pl.flags, log);
 	}
 	if (!ret)
-		ret = register_trace_kprobe(tk, log);
+		ret = register_trace_kprobe(tk, h->group, h->event, log);
 	if (ret)
 		free_trace_kprobe(tk);
 	return ret;
 }
 
-/* One definition: its head parsed (trace_kprobe_parse.c), then its arguments and the probe. */
-static int trace_kprobe_create(int argc, const char **argv, struct probe_log *log)
+/*
+ * One definition (the dyn_event create of `p` and `r`): its head parsed
+ * (trace_kprobe_parse.c), then its arguments and the probe. -ECANCELED when the line is no
+ * kprobe command; a refused one goes to error_log as Linux words it: "trace_kprobe: error:
+ * <why>", the command, a caret under the culprit.
+ */
+static int trace_kprobe_create(int argc, const char **argv)
 {
-	struct kprobe_head h;
-	int ret = kprobe_parse_head(argc, argv, &h, log);
-
-	if (ret)
-		return ret;
-	return create_trace_kprobe(h.group, h.event, h.is_return, h.maxactive, &h.pl, argc - 2,
-				   argv + 2, log);
-}
-
-/* Takes tk off the list and frees it; -EBUSY (nothing changed) while its event is in use. */
-static int unregister_trace_kprobe(struct trace_kprobe *tk)
-{
-	struct trace_kprobe **pp;
-	int ret = trace_remove_event_call(&tk->call);
-
-	if (ret)
-		return ret;
-	for (pp = &trace_kprobes; *pp != tk; pp = &(*pp)->next)
-		;
-	WRITE_ONCE(*pp, tk->next);
-	unregister_probe(tk); /* waits until no handler can still be looking at tk */
-	free_trace_kprobe(tk);
-	return 0;
-}
-
-/* -:[GRP/]EVENT, or -:GRP/ for a whole group (Linux's dyn_event_release()). */
-static int trace_kprobe_release(const char *word)
-{
-	char buf[2 * MAX_EVENT_NAME_LEN + 2], *event = buf, *group = NULL, *slash;
-	struct trace_kprobe *tk, *next;
-	int ret = -ENOENT;
-
-	if (word[1] != ':')
-		return -EINVAL;
-	strscpy(buf, word + 2, sizeof(buf));
-	slash = strchr(buf, '/');
-	if (slash) {
-		*slash = '\0';
-		group = buf;
-		event = slash + 1;
-	}
-	if (!group && !*event)
-		return -EINVAL;
-	for (tk = trace_kprobes; tk; tk = next) {
-		next = tk->next;
-		if ((*event && strcmp(tk->event, event)) || (group && strcmp(tk->group, group)))
-			continue;
-		ret = unregister_trace_kprobe(tk);
-		if (ret)
-			break;
-	}
-	return ret;
-}
-
-/* `>`: every probe event goes, or none does if one is in use (Linux's dyn_events_release_all). */
-static int release_all(void)
-{
-	struct trace_kprobe *tk;
-	int ret = 0;
-
-	event_mutex_lock();
-	for (tk = trace_kprobes; tk; tk = tk->next)
-		if ((tk->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE)) ||
-		    trace_event_files_busy(&tk->call))
-			ret = -EBUSY;
-	event_mutex_unlock();
-	while (!ret && trace_kprobes)
-		ret = unregister_trace_kprobe(trace_kprobes);
-	return ret;
-}
-
-/* One line of kprobe_events: a definition or a removal. A refused definition goes to error_log
- * as Linux words it: "trace_kprobe: error: <why>", the command, a caret under the culprit. */
-static int run_command(char *line)
-{
-	static const char *argv[MAX_TRACE_ARGS + 3];
-	int argc = kprobe_split_words(line, argv, ARRAY_SIZE(argv) - 1);
-	struct probe_log log = { .argc = MIN(argc, (int)ARRAY_SIZE(argv) - 1),
+	struct probe_log log = { .argc = MIN(argc, DYN_EVENT_MAX_WORDS),
 				 .argv = argv,
 				 .err = TP_ERR_NONE };
-	char cmd[512];
+	struct kprobe_head h;
 	int ret;
 
-	if (!argc)
-		return 0;
-	if (argv[0][0] == '-')
-		return trace_kprobe_release(argv[0]);
-	ret = argc >= (int)ARRAY_SIZE(argv) ? -E2BIG : trace_kprobe_create(argc, argv, &log);
-	if (ret == -E2BIG) {
+	if ((argv[0][0] != 'p' && argv[0][0] != 'r') || argc < 2)
+		return -ECANCELED;
+	if (argc > DYN_EVENT_MAX_WORDS) {
 		log.index = MAX_TRACE_ARGS + 2;
 		probe_log_err(&log, 0, TP_ERR_TOO_MANY_ARGS);
 		ret = -EINVAL;
+	} else {
+		ret = kprobe_parse_head(argc, argv, &h, &log);
+		if (!ret)
+			ret = create_trace_kprobe(&h, argc - 2, argv + 2, &log);
 	}
-	if (ret && log.err != TP_ERR_NONE) {
-		probe_log_command(&log, cmd, sizeof(cmd));
-		tracing_log_err("trace_kprobe", cmd, probe_err_text(log.err), probe_log_pos(&log));
-	}
+	if (ret)
+		dyn_event_log_err("trace_kprobe", &log);
 	return ret;
 }
 
-/* Each line in turn, '#' starting a comment; the first failure stops the write (Linux's
- * trace_parse_run_command()): the lines before it stay defined. */
-static int kprobe_events_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+/*
+ * Takes one probe away (the dyn_event free): -EBUSY, nothing changed, while its event is in
+ * use. The event goes with its last probe; its first probe's memory stays until then (desc).
+ */
+static int trace_kprobe_free(struct dyn_event *ev)
 {
-	char *text = probe_strndup(buf, MIN(len, (size_t)KPROBE_WRITE_MAX)), *p, *line;
-	int ret = 0;
+	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent), **pp;
+	struct trace_probe_event *tpe = tk->tpe;
+	bool last = tpe->probes == tk && !tk->sibling;
+	int ret;
 
-	if (text_patch_busy()) {
-		kfree(text);
-		return -EBUSY; /* patch_step holds text_mutex until the shell says `next` */
+	if (tpe->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE))
+		return -EBUSY; /* Linux's trace_probe_is_enabled(): the event's, not the probe's */
+	if (last) {
+		ret = trace_remove_event_call(&tpe->call);
+		if (ret)
+			return ret;
 	}
-	if (!text)
-		return -ENOMEM;
-	mutex_lock(&probe_lock);
-	if (flags & FS_TRUNC)
-		ret = release_all();
-	for (p = text; !ret && (line = strsep(&p, "\n")) != NULL;) {
-		if (strchr(line, '#'))
-			*strchr(line, '#') = '\0';
-		ret = run_command(line);
-	}
-	mutex_unlock(&probe_lock);
-	kfree(text);
-	return ret;
-}
-
-/* p:kprobes/p_vfs_read_0 vfs_read arg1=%di   r4:grp/ev 0xffffffff80101234 ret=$retval:s32 */
-static int kprobe_events_show(struct seq_file *m, struct fnode *f)
-{
-	mutex_lock(&probe_lock);
-	for (struct trace_kprobe *tk = trace_kprobes; tk; tk = tk->next) {
-		seq_putc(m, tk->is_return ? 'r' : 'p');
-		if (tk->is_return && tk->rp.maxactive)
-			seq_printf(m, "%d", tk->rp.maxactive);
-		seq_printf(m, ":%s/%s", tk->group, tk->event);
-		if (!tk->symbol)
-			seq_printf(m, " 0x%lx", (unsigned long)tk->rp.kp.addr);
-		else if (tk->rp.kp.offset)
-			seq_printf(m, " %s+%u", tk->symbol, tk->rp.kp.offset);
-		else
-			seq_printf(m, " %s", tk->symbol);
-		for (int i = 0; i < tk->tp.nr_args; i++)
-			seq_printf(m, " %s=%s", tk->tp.args[i].name, tk->tp.args[i].comm);
-		seq_putc(m, '\n');
-	}
-	mutex_unlock(&probe_lock);
+	for (pp = &trace_kprobes; *pp != tk; pp = &(*pp)->next)
+		;
+	WRITE_ONCE(*pp, tk->next);
+	for (pp = &tpe->probes; *pp != tk; pp = &(*pp)->sibling)
+		;
+	*pp = tk->sibling;
+	dyn_event_remove(ev);
+	unregister_probe(tk); /* waits until no handler can still be looking at tk */
+	if (tk != tpe->desc)
+		free_trace_kprobe(tk);
+	if (last)
+		free_trace_probe_event(tpe); /* and desc with it */
 	return 0;
 }
 
-/* Linux's kprobe_profile: the event, its hits, and the hits its probes had to drop. */
+/* --- the files ------------------------------------------------------------------------------ */
+
+static bool trace_kprobe_is_busy(struct dyn_event *ev)
+{
+	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
+
+	return tk->tpe->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE) ||
+	       trace_event_files_busy(&tk->tpe->call);
+}
+
+/* The place as kprobe_events shows it: vfs_read, vfs_read+5, 0xffffffff80101234. */
+static void place_string(const struct trace_kprobe *tk, char *buf, size_t size)
+{
+	if (!tk->symbol)
+		snprintf(buf, size, "0x%lx", (unsigned long)tk->rp.kp.addr);
+	else if (tk->rp.kp.offset)
+		snprintf(buf, size, "%s+%u", tk->symbol, tk->rp.kp.offset);
+	else
+		snprintf(buf, size, "%s", tk->symbol);
+}
+
+/* `-:[GRP/]EVENT [PLACE [NAME=ARG ...]]`: what Linux's trace_kprobe_match() compares. */
+static bool trace_kprobe_match(const char *system, const char *event, int argc, const char **argv,
+			       struct dyn_event *ev)
+{
+	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
+	char place[KSYM_NAME_LEN + 16];
+
+	if ((event[0] && strcmp(tk->tpe->event, event)) ||
+	    (system && strcmp(tk->tpe->group, system)))
+		return false;
+	if (!argc)
+		return true;
+	place_string(tk, place, sizeof(place));
+	return !strcmp(place, argv[0]) &&
+	       traceprobe_match_command_args(&tk->tp, argc - 1, argv + 1);
+}
+
+/* p:kprobes/p_vfs_read_0 vfs_read arg1=%di   r4:grp/ev 0xffffffff80101234 ret=$retval:s32 */
+static int trace_kprobe_show(struct seq_file *m, struct dyn_event *ev)
+{
+	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
+	char place[KSYM_NAME_LEN + 16];
+
+	seq_putc(m, tk->is_return ? 'r' : 'p');
+	if (tk->is_return && tk->rp.maxactive)
+		seq_printf(m, "%d", tk->rp.maxactive);
+	place_string(tk, place, sizeof(place));
+	seq_printf(m, ":%s/%s %s", tk->tpe->group, tk->tpe->event, place);
+	for (int i = 0; i < tk->tp.nr_args; i++)
+		seq_printf(m, " %s=%s", tk->tp.args[i].name, tk->tp.args[i].comm);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static struct dyn_event_operations trace_kprobe_ops = {
+	.create = trace_kprobe_create,
+	.show = trace_kprobe_show,
+	.is_busy = trace_kprobe_is_busy,
+	.free = trace_kprobe_free,
+	.match = trace_kprobe_match,
+};
+
+/* One line of kprobe_events: a removal of kprobe events, or a definition (Linux's
+ * create_or_delete_trace_kprobe(); the `!` form is dynamic_events' only). */
+static int create_or_delete_trace_kprobe(int argc, const char **argv)
+{
+	int ret;
+
+	if (argv[0][0] == '-')
+		return dyn_event_release(argc, argv, &trace_kprobe_ops);
+	ret = trace_kprobe_create(argc, argv);
+	return ret == -ECANCELED ? -EINVAL : ret;
+}
+
+static int kprobe_events_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	return dyn_event_write(buf, len, flags, &trace_kprobe_ops, create_or_delete_trace_kprobe);
+}
+
+/* The kprobe events of dynamic_events, as it shows them. */
+static int kprobe_events_show(struct seq_file *m, struct fnode *f)
+{
+	struct dyn_event *ev;
+
+	dyn_event_lock();
+	for_each_dyn_event(ev) if (ev->ops == &trace_kprobe_ops) trace_kprobe_show(m, ev);
+	dyn_event_unlock();
+	return 0;
+}
+
+/* Linux's kprobe_profile: per probe, its event, its hits, and the hits it had to drop. */
 static int kprobe_profile_show(struct seq_file *m, struct fnode *f)
 {
-	mutex_lock(&probe_lock);
-	for (struct trace_kprobe *tk = trace_kprobes; tk; tk = tk->next)
-		seq_printf(m, "  %-44s %15lu %15lu\n", tk->event, READ_ONCE(tk->nhit),
+	struct dyn_event *ev;
+
+	dyn_event_lock();
+	for_each_dyn_event(ev)
+	{
+		struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
+
+		if (ev->ops != &trace_kprobe_ops)
+			continue;
+		seq_printf(m, "  %-44s %15lu %15lu\n", tk->tpe->event, READ_ONCE(tk->nhit),
 			   READ_ONCE(tk->rp.kp.nmissed) +
 				   (tk->is_return ? READ_ONCE(tk->rp.nmissed) : 0));
-	mutex_unlock(&probe_lock);
+	}
+	dyn_event_unlock();
 	return 0;
 }
 
@@ -514,8 +564,10 @@ static const struct tracefs_file kprobe_files[] = {
 	TRACEFS_FILE("/sys/kernel/tracing/kprobe_profile", kprobe_profile_show, NULL),
 };
 
-/* kprobe_events and kprobe_profile, beside the other tracefs files. */
+/* kprobe_events and kprobe_profile, beside the other tracefs files; `p` and `r` in
+ * dynamic_events. */
 void init_kprobe_trace(void)
 {
+	dyn_event_register(&trace_kprobe_ops);
 	tracefs_create_files(NULL, kprobe_files, ARRAY_SIZE(kprobe_files));
 }

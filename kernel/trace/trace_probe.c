@@ -1,6 +1,7 @@
 /* Parsing probe events' fetch arguments into fetch programs, with Linux's errors and positions.
  *
- *   NAME=FETCHARG[:TYPE]      name (default argN), the fetch, the type (default x64)
+ *   NAME=FETCHARG[:TYPE]      name (default argN), the fetch, the type (default x64; with
+ *                             an array's [N] or as a bitfield b<w>@<o>/<c>: trace_probe_types.c)
  *   FETCHARG:  %REG  @ADDR  @SYM[+|-offs]  $stackN  $stack  $retval  $comm  $argN
  *              +|-[u]OFFS(FETCHARG)  \IMM  \"STRING"
  *
@@ -8,8 +9,9 @@
  * traceprobe_parse_probe_arg_body(), parse_probe_arg(), parse_probe_vars()) closely enough that a
  * bad argument is refused with the same words at the same caret, quirks included: the error of a
  * $-variable or a register points at the argument's start; `$comm:u32` is refused with no
- * error_log entry (6.1 logs none). Not offered: arrays (`:u32[4]`), bitfields (`:b4@2/32`) and
- * `ustring`, which Linux has; `+u` reads kernel memory, as there is no user space here.
+ * error_log entry (6.1 logs none). Not offered: `ustring`, which Linux has; `+u` reads kernel
+ * memory, as there is no user space here. On an eprobe (TPARG_FL_TPOINT) `$NAME` is the field
+ * NAME of the event it fires on, resolved by trace_eprobe.c.
  */
 #include "kernel/trace/trace_probe.h"
 #include "kernel/trace/trace_entry.h"
@@ -79,36 +81,6 @@ char *probe_strndup(const char *s, size_t n)
 		d[n] = '\0';
 	}
 	return d;
-}
-
-/* The types, Linux's names, sizes and print formats. x64 is the default (a 64-bit kernel's). */
-static const struct fetch_type probe_fetch_types[] = {
-	{ "string", 4, 1, 0, "\\\"%s\\\"", "__data_loc char[]" },
-	{ "u8", 1, 0, 0, "%u", "u8" },
-	{ "u16", 2, 0, 0, "%u", "u16" },
-	{ "u32", 4, 0, 0, "%u", "u32" },
-	{ "u64", 8, 0, 0, "%Lu", "u64" },
-	{ "s8", 1, 1, 0, "%d", "s8" },
-	{ "s16", 2, 1, 0, "%d", "s16" },
-	{ "s32", 4, 1, 0, "%d", "s32" },
-	{ "s64", 8, 1, 0, "%Ld", "s64" },
-	{ "x8", 1, 0, 1, "0x%x", "u8" },
-	{ "x16", 2, 0, 1, "0x%x", "u16" },
-	{ "x32", 4, 0, 1, "0x%x", "u32" },
-	{ "x64", 8, 0, 1, "0x%Lx", "u64" },
-	{ "symbol", 8, 0, 0, "%pS", "u64" },
-	{ NULL },
-};
-
-/* The type called name (NULL: the default, x64), or NULL if there is none. */
-static const struct fetch_type *find_fetch_type(const char *name)
-{
-	if (!name)
-		name = "x64";
-	for (const struct fetch_type *t = probe_fetch_types; t->name; t++)
-		if (!strcmp(t->name, name))
-			return t;
-	return NULL;
 }
 
 /* A C identifier: what Linux allows as a group, event or argument name. */
@@ -199,7 +171,12 @@ static int parse_probe_vars(const char *name, struct fetch_insn *code, unsigned 
 {
 	unsigned long param;
 
-	if (!strcmp(name, "retval")) {
+	if (flags & TPARG_FL_TPOINT) { /* an eprobe's field, looked up in its event later */
+		code->data = probe_strndup(name, MAX_ARGSTR_LEN);
+		if (!code->data)
+			return -ENOMEM;
+		code->op = FETCH_OP_TP_ARG;
+	} else if (!strcmp(name, "retval")) {
 		if (!(flags & TPARG_FL_RETURN))
 			return probe_log_err(log, offs, TP_ERR_RETVAL_ON_PROBE), -EINVAL;
 		code->op = FETCH_OP_RETVAL;
@@ -356,6 +333,8 @@ static int parse_probe_arg(char *arg, struct fetch_insn **pcode, struct fetch_in
 		ret = parse_probe_vars(arg + 1, code, flags, offs, log);
 		break;
 	case '%':
+		if (flags & TPARG_FL_TPOINT) /* an event's record has no registers */
+			return probe_log_err(log, offs, TP_ERR_BAD_VAR), -EINVAL;
 		ret = regs_query_register_offset(arg + 1);
 		if (ret < 0)
 			return probe_log_err(log, offs, TP_ERR_BAD_REG_NAME), -EINVAL;
@@ -381,23 +360,45 @@ static int parse_probe_arg(char *arg, struct fetch_insn **pcode, struct fetch_in
 	return ret;
 }
 
+/* A string's store step: the text the value points at (string) or names (symstr). */
+static int add_string_store(struct probe_arg *parg, struct fetch_insn **pcode, int type_pos,
+			    int offset, struct probe_log *log)
+{
+	struct fetch_insn *code = *pcode;
+	bool symstr = !strcmp(parg->type->name, "symstr");
+	u8 op = code->op;
+
+	if (symstr ? op != FETCH_OP_REG && op != FETCH_OP_STACK && op != FETCH_OP_RETVAL &&
+			     op != FETCH_OP_ARG && op != FETCH_OP_DEREF && op != FETCH_OP_TP_ARG
+		   : op != FETCH_OP_DEREF && op != FETCH_OP_IMM && op != FETCH_OP_COMM &&
+			     op != FETCH_OP_DATA && op != FETCH_OP_TP_ARG)
+		return probe_log_err(log, type_pos,
+				     symstr ? TP_ERR_BAD_SYMSTRING : TP_ERR_BAD_STRING),
+		       -EINVAL;
+	/* The value is the string's address already (or, in an array, the last load reads one
+	 * of its pointers): the store is a step of its own. */
+	if (symstr || op != FETCH_OP_DEREF || parg->count) {
+		if ((++code)->op != FETCH_OP_NOP)
+			return probe_log_err(log, offset, TP_ERR_TOO_MANY_OPS), -EINVAL;
+		code->offset = 0;
+	}
+	code->op = symstr ? FETCH_OP_ST_SYMSTR : FETCH_OP_ST_STRING;
+	parg->dynamic = true;
+	*pcode = code;
+	return 0;
+}
+
 /* The store step: where the value goes in the record, as the type wants it. */
 static int add_store(struct probe_arg *parg, struct fetch_insn **pcode, int type_pos, int offset,
 		     struct probe_log *log)
 {
 	struct fetch_insn *code = *pcode;
+	int ret;
 
-	if (parg->type->fmttype[0] == '_') { /* string */
-		if (code->op != FETCH_OP_DEREF && code->op != FETCH_OP_IMM &&
-		    code->op != FETCH_OP_COMM && code->op != FETCH_OP_DATA)
-			return probe_log_err(log, type_pos, TP_ERR_BAD_STRING), -EINVAL;
-		/* IMM, COMM and DATA are the string's address already: a step of its own */
-		if (code->op != FETCH_OP_DEREF && (++code)->op != FETCH_OP_NOP)
-			return probe_log_err(log, offset, TP_ERR_TOO_MANY_OPS), -EINVAL;
-		if (code->op != FETCH_OP_DEREF)
-			code->offset = 0;
-		code->op = FETCH_OP_ST_STRING;
-		parg->dynamic = true;
+	if (fetch_type_is_string(parg->type)) {
+		ret = add_string_store(parg, &code, type_pos, offset, log);
+		if (ret)
+			return ret;
 	} else if (code->op == FETCH_OP_DEREF) {
 		code->op = FETCH_OP_ST_MEM; /* the last load reads the type's size, not a word */
 	} else {
@@ -410,12 +411,13 @@ static int add_store(struct probe_arg *parg, struct fetch_insn **pcode, int type
 	return 0;
 }
 
-/* Frees what n steps of a program own (symbol names, immediate strings). */
+/* Frees what n steps of a program own (symbol names, immediate strings, field names). */
 static void free_code(struct fetch_insn *code, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (code[i].op == FETCH_NOP_SYMBOL || code[i].op == FETCH_OP_DATA)
-			kfree(code[i].data);
+		if (code[i].op == FETCH_NOP_SYMBOL || code[i].op == FETCH_OP_DATA ||
+		    code[i].op == FETCH_OP_TP_ARG)
+			kfree(code[i].data); /* a field's name, until the field is found */
 }
 
 /* The type, then the program; both are parsed from arg, which is ours to cut up. */
@@ -423,26 +425,30 @@ static int parse_arg_body(char *arg, u32 *size, struct probe_arg *parg, unsigned
 			  int offset, struct probe_log *log)
 {
 	struct fetch_insn tmp[FETCH_INSN_MAX] = { 0 }, *code = tmp;
-	char *t = strchr(arg, ':');
-	int ret, n;
+	char *t;
+	int ret, n, type_pos;
 
-	if (t)
-		*t++ = '\0';
-	if (!strcmp(arg, "$comm") || !strcmp(arg, "$COMM") || !strncmp(arg, "\\\"", 2)) {
-		if (t && strcmp(t, "string"))
-			return -EINVAL; /* Linux 6.1 refuses this without a word in error_log */
-		parg->type = find_fetch_type("string");
-	} else {
-		parg->type = find_fetch_type(t);
-	}
-	if (!parg->type)
-		return probe_log_err(log, offset + (t ? t - arg : 0), TP_ERR_BAD_TYPE), -EINVAL;
+	ret = traceprobe_parse_type(arg, &t, parg, flags, offset, log);
+	if (ret)
+		return ret;
+	type_pos = offset + (t ? t - arg : 0);
 	parg->offset = *size;
-	*size += parg->type->size;
+	*size += parg->type->size * (parg->count ? parg->count : 1);
+	if (*size > MAX_PROBE_EVENT_SIZE)
+		return probe_log_err(log, offset, TP_ERR_EVENT_TOO_BIG), -E2BIG;
+	if (parg->count) {
+		parg->fmt = kmalloc(strlen(parg->type->fmttype) + 6);
+		if (!parg->fmt)
+			return -ENOMEM;
+		snprintf(parg->fmt, strlen(parg->type->fmttype) + 6, "%s[%u]", parg->type->fmttype,
+			 parg->count);
+	}
 	tmp[FETCH_INSN_MAX - 1].op = FETCH_OP_END;
 	ret = parse_probe_arg(arg, &code, &tmp[FETCH_INSN_MAX - 1], flags, offset, log);
 	if (!ret)
-		ret = add_store(parg, &code, offset + (t ? t - arg : 0), offset, log);
+		ret = add_store(parg, &code, type_pos, offset, log);
+	if (!ret)
+		ret = traceprobe_add_modifiers(parg, &code, t, type_pos, offset, log);
 	if (!ret) {
 		(++code)->op = FETCH_OP_END;
 		n = code - tmp + 1;
@@ -545,4 +551,19 @@ void traceprobe_free_probe_arg(struct probe_arg *arg)
 	kfree(arg->code);
 	kfree(arg->name);
 	kfree(arg->comm);
+	kfree(arg->fmt);
+}
+
+bool traceprobe_match_command_args(const struct trace_probe *tp, int argc, const char **argv)
+{
+	if (tp->nr_args < argc)
+		return false;
+	for (int i = 0; i < argc; i++) {
+		size_t len = strlen(tp->args[i].name);
+
+		if (strncmp(argv[i], tp->args[i].name, len) || argv[i][len] != '=' ||
+		    strcmp(argv[i] + len + 1, tp->args[i].comm))
+			return false;
+	}
+	return true;
 }

@@ -26,6 +26,10 @@ struct seq_file;
 #define MAX_EVENT_NAME_LEN 64
 #define MAX_STRING_SIZE 256
 #define KRETPROBE_MAXACTIVE_MAX 4096
+#define MAX_ARRAY_LEN 64
+/* The arguments' fixed parts: Linux's bound is 3072, ours keeps a record (head, arguments and
+ * some string text) inside TRACE_EVENT_MAX_SIZE (2048). */
+#define MAX_PROBE_EVENT_SIZE 1536
 /* $stackN up to the words a kernel stack holds (TASK_STACK_PAGES of kernel/sched/sched.h). */
 #define PARAM_MAX_STACK (4 * 4096 / sizeof(unsigned long))
 
@@ -38,10 +42,11 @@ struct seq_file;
 #define TPARG_FL_RETURN 1U /* a return probe: $retval */
 #define TPARG_FL_KERNEL 2U /* a kernel probe: @SYM */
 #define TPARG_FL_FENTRY 4U /* at a function's first byte: $argN */
-#define TPARG_FL_MASK 7U
+#define TPARG_FL_TPOINT 8U /* on an event (eprobe): $FIELD, no registers */
+#define TPARG_FL_MASK 15U
 
-/* Linux 6.1's error texts (trace_probe.h: ERRORS), the kprobe ones; TOO_MANY_ARGS is later
- * Linux's (6.1 ignores the arguments past 128). */
+/* Linux 6.1's error texts (trace_probe.h: ERRORS), the kprobe and eprobe ones; TOO_MANY_ARGS
+ * is later Linux's (6.1 ignores the arguments past 128). */
 #define PROBE_ERRORS                                                                               \
 	C(MAXACT_NO_KPROBE, "Maxactive is not for kprobe"),                                        \
 		C(BAD_MAXACT, "Invalid maxactive number"),                                         \
@@ -70,8 +75,14 @@ struct seq_file;
 		C(DEREF_OPEN_BRACE, "Dereference brace is not closed"),                            \
 		C(COMM_CANT_DEREF, "$comm can not be dereferenced"),                               \
 		C(BAD_FETCH_ARG, "Invalid fetch argument"),                                        \
+		C(ARRAY_NO_CLOSE, "Array is not closed"),                                          \
+		C(BAD_ARRAY_SUFFIX, "Array has wrong suffix"),                                     \
+		C(BAD_ARRAY_NUM, "Invalid array size"),                                            \
+		C(ARRAY_TOO_BIG, "Array number is too big"),                                       \
 		C(BAD_TYPE, "Unknown type is specified"),                                          \
 		C(BAD_STRING, "String accepts only memory argument"),                              \
+		C(BAD_SYMSTRING, "Symbol String doesn't accept data/userdata"),                    \
+		C(BAD_BITFIELD, "Invalid bitfield"),                                               \
 		C(ARG_NAME_TOO_LONG, "Argument name is too long"),                                 \
 		C(NO_ARG_NAME, "Argument name is not specified"),                                  \
 		C(BAD_ARG_NAME, "Argument name must follow the same rules as C identifiers"),      \
@@ -83,6 +94,12 @@ struct seq_file;
 		C(DIFF_PROBE_TYPE, "Probe type is different from existing probe"),                 \
 		C(DIFF_ARG_TYPE, "Argument type or name is different from existing probe"),        \
 		C(SAME_PROBE, "There is already the exact same probe event"),                      \
+		C(NO_EVENT_INFO, "This requires both group and event name to attach"),             \
+		C(BAD_ATTACH_EVENT, "Attached event does not exist"),                              \
+		C(BAD_ATTACH_ARG, "Attached event does not have this field"),                      \
+		C(NO_EP_FILTER, "No filter rule after 'if'"),                                      \
+		C(EVENT_TOO_BIG, "Event too big (too many fields?)"),                              \
+		C(NO_TRACEPOINT, "Tracepoint is not found"),                                       \
 		C(TOO_MANY_ARGS, "Too many arguments are specified"),
 
 #define C(a, b) TP_ERR_##a
@@ -120,12 +137,18 @@ enum fetch_op {
 	FETCH_OP_COMM,	 /* the current task's name */
 	FETCH_OP_ARG,	 /* the param-th argument by the calling convention (0 = the first) */
 	FETCH_OP_DATA,	 /* data: an immediate string */
+	FETCH_OP_TP_ARG, /* a field of the event an eprobe fires on (data: its trace_event_field) */
 	/* dereference: value = *(value + offset) */
 	FETCH_OP_DEREF,
 	/* store */
 	FETCH_OP_ST_RAW,    /* the value itself, size bytes of it */
 	FETCH_OP_ST_MEM,    /* size bytes at value + offset */
 	FETCH_OP_ST_STRING, /* the string at value + offset, into the record's dynamic part */
+	FETCH_OP_ST_SYMSTR, /* "sym+0x4/0x20" of the value + offset, into the dynamic part */
+	/* modify: a bitfield, shifted left by param & 0xff, then right by param >> 8 */
+	FETCH_OP_MOD_BF,
+	/* loop: param elements of an array */
+	FETCH_OP_LP_ARRAY,
 	FETCH_OP_END,
 	FETCH_NOP_SYMBOL, /* data holds "sym[+-offs]" the next IMM is resolved from */
 };
@@ -151,10 +174,33 @@ struct fetch_type {
 	const char *fmttype; /* the field's type in the format file */
 };
 
+/* The type called name (NULL: the default, x64; `b4@2/32`: its container, u32), or NULL if there
+ * is none (trace_probe_types.c). Strings and symstr are the types whose field is a __data_loc. */
+const struct fetch_type *find_fetch_type(const char *name);
+static inline bool fetch_type_is_string(const struct fetch_type *t)
+{
+	return t->fmttype[0] == '_';
+}
+/* `b<width>@<offset>/<container>` as a bitfield step after the store step *pcode: 0, -EINVAL. */
+int parse_bitfield_probe_arg(const char *bf, const struct fetch_type *t, struct fetch_insn **pcode);
+/* A type's `[N]` cut off t, N into *count (0 when none); on -EINVAL the error and its offset in t. */
+int parse_array_suffix(char *t, unsigned int *count, int *err_offs, enum probe_err *err);
+
+struct probe_arg;
+/* For traceprobe_parse_probe_arg(): `NAME=ARG:TYPE[N]`'s type cut off arg (*pt points at it) into
+ * parg (type, count); then, after the store step, the bitfield and array steps. 0 or -EINVAL
+ * with log filled, as Linux places each error. */
+int traceprobe_parse_type(char *arg, char **pt, struct probe_arg *parg, unsigned int flags,
+			  int offset, struct probe_log *log);
+int traceprobe_add_modifiers(struct probe_arg *parg, struct fetch_insn **pcode, const char *t,
+			     int type_pos, int offset, struct probe_log *log);
+
 struct probe_arg {
 	struct fetch_insn *code;
-	bool dynamic; /* a string: the fixed part is a __data_loc */
-	u32 offset;   /* of the fixed part, from the first argument */
+	bool dynamic;	    /* a string: the fixed part is a __data_loc */
+	unsigned int count; /* elements of an array (`:u32[4]`), 0 if not one */
+	char *fmt;	    /* an array's field type ("u32[4]"), NULL otherwise */
+	u32 offset;	    /* of the fixed part, from the first argument */
 	char *name;
 	char *comm; /* the fetch argument as written, type included: kprobe_events shows it */
 	const struct fetch_type *type;
@@ -172,6 +218,8 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg, u
 /* @SYM's address, looked up now (Linux does it when the probe is registered); -ENOENT. */
 int traceprobe_update_arg(struct probe_arg *arg);
 void traceprobe_free_probe_arg(struct probe_arg *arg);
+/* `-:EVENT PLACE NAME=ARG...` names this probe: its first argc arguments written so. */
+bool traceprobe_match_command_args(const struct trace_probe *tp, int argc, const char **argv);
 
 /* "sym+0x10" -> "sym" and 16; "sym-8" -> -8. 0 or -EINVAL. */
 int traceprobe_split_symbol_offset(char *symbol, long *offset);
@@ -181,12 +229,18 @@ int traceprobe_parse_event_name(const char **pevent, const char **pgroup, char *
 bool is_good_name(const char *name);
 char *probe_strndup(const char *s, size_t n);
 
+/* What a record holds before its arguments (Linux's enum probe_print_type): a kprobe's address,
+ * a return probe's function and return address, nothing for an eprobe. A bool is_return is one
+ * of the first two. */
+enum probe_print_type { PROBE_PRINT_NORMAL, PROBE_PRINT_RETURN, PROBE_PRINT_EVENT };
+
 /* The format file's print fmt, kmalloc'd: "(%lx) arg1=0x%Lx", REC->__probe_ip, REC->arg1 */
-char *traceprobe_print_fmt(const struct trace_probe *tp, bool is_return);
+char *traceprobe_print_fmt(const struct trace_probe *tp, enum probe_print_type ptype);
 /* The record's fields with their offsets, common ones first; kmalloc'd, *nr set. */
-struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp, bool is_return, int *nr);
+struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp,
+					     enum probe_print_type ptype, int *nr);
 /* The size of the record's head: struct trace_entry and the probe's own fields. */
-u32 traceprobe_head_size(bool is_return);
+u32 traceprobe_head_size(enum probe_print_type ptype);
 
 /* At a hit: the bytes the strings will need (each at most MAX_STRING_SIZE, their NUL included),
  * then the arguments written into rec at head, the strings in at most dsize bytes after them.

@@ -21,9 +21,10 @@
 #define HEAD ((u32)sizeof(struct trace_entry))
 
 /* Where the arguments start in a record. */
-u32 traceprobe_head_size(bool is_return)
+u32 traceprobe_head_size(enum probe_print_type ptype)
 {
-	return HEAD + (is_return ? 16 : 8); /* struct trace_entry, then one or two longs */
+	/* struct trace_entry, then one or two longs (none for an eprobe) */
+	return HEAD + (ptype == PROBE_PRINT_RETURN ? 16 : ptype == PROBE_PRINT_NORMAL ? 8 : 0);
 }
 
 /* x86-64's calling convention: six registers, then the caller's stack above the return address. */
@@ -42,7 +43,35 @@ static bool fetch_arg(struct pt_regs *regs, unsigned long n, unsigned long *val)
 	return !copy_from_kernel_nofault(val, (unsigned long *)regs->sp + n - 5, sizeof(*val));
 }
 
-/* The value the load step starts from; false if reading it faulted. */
+/* An eprobe's $FIELD: the field of the record it fires on, as Linux's get_event_field() reads
+ * it (a string field gives the string's address; a number is sign-extended by its type). */
+static unsigned long fetch_field(const struct ftrace_event_field *f, const u8 *rec)
+{
+	const u8 *p = rec + f->offset;
+	u32 loc;
+
+	switch (f->kind) {
+	case FILTER_DYN_STRING:
+		memcpy(&loc, p, sizeof(loc));
+		return (unsigned long)(rec + (loc & 0xffff));
+	case FILTER_STATIC_STRING:
+		return (unsigned long)p;
+	case FILTER_PTR_STRING:
+		return *(const unsigned long *)p;
+	}
+	switch (f->size) {
+	case 1:
+		return f->is_signed ? (unsigned long)(long)*(const s8 *)p : *p;
+	case 2:
+		return f->is_signed ? (unsigned long)(long)*(const s16 *)p : *(const u16 *)p;
+	case 4:
+		return f->is_signed ? (unsigned long)(long)*(const s32 *)p : *(const u32 *)p;
+	}
+	return *(const unsigned long *)p;
+}
+
+/* The value the load step starts from; false if reading it faulted. An eprobe's program runs
+ * on the record of its event where a kprobe's runs on registers (Linux passes either as rec). */
 static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsigned long *val)
 {
 	switch (code->op) {
@@ -69,21 +98,36 @@ static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsi
 		return true;
 	case FETCH_OP_ARG:
 		return fetch_arg(regs, code->param, val);
+	case FETCH_OP_TP_ARG:
+		*val = fetch_field((const void *)code->param, (const u8 *)regs);
+		return true;
 	}
 	return false;
 }
 
-/* Runs the load and dereference steps; returns the store step, or NULL if a read faulted. */
+/*
+ * Runs the load and dereference steps; returns the store step, or NULL if a read faulted. elem
+ * is the element of a string array: its pointer is elem words past the first, so the last load
+ * reads that much further (no load at all: the value itself moves), as in Linux's array loop.
+ */
 static const struct fetch_insn *fetch_value(const struct fetch_insn *code, struct pt_regs *regs,
-					    unsigned long *val)
+					    unsigned int elem, unsigned long *val)
 {
+	unsigned long skip = elem * sizeof(long);
+
 	if (code->op == FETCH_NOP_SYMBOL)
 		code++;
 	if (!fetch_load(code++, regs, val))
 		return NULL;
-	for (; code->op == FETCH_OP_DEREF; code++)
-		if (copy_from_kernel_nofault(val, (void *)(*val + code->offset), sizeof(*val)))
+	if (code->op != FETCH_OP_DEREF)
+		*val += skip;
+	for (; code->op == FETCH_OP_DEREF; code++) {
+		unsigned long addr =
+			*val + code->offset + (code[1].op != FETCH_OP_DEREF ? skip : 0);
+
+		if (copy_from_kernel_nofault(val, (void *)addr, sizeof(*val)))
 			return NULL;
+	}
 	return code;
 }
 
@@ -101,50 +145,96 @@ static u32 fetch_strlen(unsigned long addr)
 	return len;
 }
 
+/* symstr's text ("vfs_read+0x0/0x60", Linux's sprint_symbol()) into buf; its length + NUL. */
+static u32 fetch_symstr(unsigned long addr, char *buf)
+{
+	return snprintf(buf, MAX_STRING_SIZE, "%pS", (void *)addr) + 1;
+}
+
+static unsigned int nr_elems(const struct probe_arg *arg)
+{
+	return arg->count ? arg->count : 1;
+}
+
 u32 traceprobe_data_size(const struct trace_probe *tp, struct pt_regs *regs)
 {
+	char sym[MAX_STRING_SIZE];
 	u32 size = 0;
 
 	for (int i = 0; i < tp->nr_args; i++) {
-		const struct fetch_insn *st;
-		unsigned long val;
+		for (unsigned int e = 0; tp->args[i].dynamic && e < nr_elems(&tp->args[i]); e++) {
+			const struct fetch_insn *st;
+			unsigned long val;
 
-		if (!tp->args[i].dynamic)
-			continue;
-		st = fetch_value(tp->args[i].code, regs, &val);
-		if (st)
-			size += fetch_strlen(val + st->offset);
+			st = fetch_value(tp->args[i].code, regs, e, &val);
+			if (st && st->op == FETCH_OP_ST_SYMSTR)
+				size += MIN(fetch_symstr(val + st->offset, sym),
+					    (u32)MAX_STRING_SIZE);
+			else if (st)
+				size += fetch_strlen(val + st->offset);
+		}
 	}
 	return size;
 }
 
-/* One argument into its place; a string's text goes at *dyn, of which *room bytes are left. */
-static void store_arg(u8 *rec, u8 *dst, const struct probe_arg *arg, struct pt_regs *regs, u8 **dyn,
-		      u32 *room)
+/* A bitfield: the bits above the field dropped, then those below it (Linux's
+ * fetch_apply_bitfield()), in the container's width. */
+static void apply_bitfield(u8 *dst, const struct fetch_insn *bf)
+{
+	unsigned int bits = bf->size * 8, left = bf->param & 0xff, right = bf->param >> 8;
+	u64 v = 0;
+
+	memcpy(&v, dst, bf->size);
+	v <<= left;
+	if (bits < 64)
+		v &= (1ULL << bits) - 1;
+	v >>= right;
+	memcpy(dst, &v, bf->size);
+}
+
+/* One number (the elem-th of an array) into dst; 0 if a read faulted. */
+static void store_value(u8 *dst, const struct probe_arg *arg, struct pt_regs *regs,
+			unsigned int elem)
 {
 	const struct fetch_insn *st;
 	unsigned long val;
-	u32 loc = (u32)(*dyn - rec); /* length 0: "(fault)" */
-	long n;
 
-	st = fetch_value(arg->code, regs, &val);
-	if (arg->dynamic) {
-		n = st && *room
-			    ? strncpy_from_kernel_nofault((char *)*dyn, (void *)(val + st->offset),
-							  MIN(*room, (u32)MAX_STRING_SIZE))
-			    : 0;
-		if (n > 0) {
-			loc |= (u32)n << 16;
-			*dyn += n;
-			*room -= n;
-		}
-		memcpy(dst, &loc, sizeof(loc));
-	} else if (!st || (st->op == FETCH_OP_ST_MEM &&
-			   copy_from_kernel_nofault(dst, (void *)(val + st->offset), st->size))) {
+	st = fetch_value(arg->code, regs, 0, &val);
+	if (!st ||
+	    (st->op == FETCH_OP_ST_MEM &&
+	     copy_from_kernel_nofault(dst, (void *)(val + st->offset + elem * st->size), st->size)))
 		memset(dst, 0, arg->type->size);
-	} else if (st->op == FETCH_OP_ST_RAW) {
+	else if (st->op == FETCH_OP_ST_RAW)
 		memcpy(dst, &val, st->size); /* little-endian: the low bytes first */
+	if (st && st[1].op == FETCH_OP_MOD_BF)
+		apply_bitfield(dst, &st[1]);
+}
+
+/* One string (the elem-th of an array): its __data_loc at dst, its text at *dyn, of which *room
+ * bytes are left. Length 0 says "(fault)". */
+static void store_string(u8 *rec, u8 *dst, const struct probe_arg *arg, struct pt_regs *regs,
+			 unsigned int elem, u8 **dyn, u32 *room)
+{
+	u32 loc = (u32)(*dyn - rec), max = MIN(*room, (u32)MAX_STRING_SIZE);
+	const struct fetch_insn *st;
+	char sym[MAX_STRING_SIZE];
+	unsigned long val;
+	long n = 0;
+
+	st = fetch_value(arg->code, regs, elem, &val);
+	if (st && max && st->op == FETCH_OP_ST_SYMSTR) {
+		n = MIN(fetch_symstr(val + st->offset, sym), max);
+		memcpy(*dyn, sym, n);
+		(*dyn)[n - 1] = '\0';
+	} else if (st && max) {
+		n = strncpy_from_kernel_nofault((char *)*dyn, (void *)(val + st->offset), max);
 	}
+	if (n > 0) {
+		loc |= (u32)n << 16;
+		*dyn += n;
+		*room -= n;
+	}
+	memcpy(dst, &loc, sizeof(loc));
 }
 
 void traceprobe_store_args(void *rec, u32 head, u32 dsize, const struct trace_probe *tp,
@@ -155,9 +245,16 @@ void traceprobe_store_args(void *rec, u32 head, u32 dsize, const struct trace_pr
 
 	memset(dyn, 0,
 	       dsize); /* a string that shrank since it was measured leaves no stale bytes */
-	for (int i = 0; i < tp->nr_args; i++)
-		store_arg(rec, (u8 *)rec + head + tp->args[i].offset, &tp->args[i], regs, &dyn,
-			  &room);
+	for (int i = 0; i < tp->nr_args; i++) {
+		const struct probe_arg *a = &tp->args[i];
+		u8 *dst = (u8 *)rec + head + a->offset;
+
+		for (unsigned int e = 0; e < nr_elems(a); e++, dst += a->type->size)
+			if (a->dynamic)
+				store_string(rec, dst, a, regs, e, &dyn, &room);
+			else
+				store_value(dst, a, regs, e);
+	}
 }
 
 /* One value as its type prints it (the C formats of Linux's print_type_* functions). */
@@ -167,7 +264,7 @@ static void print_value(struct seq_file *m, const struct fetch_type *t, const u8
 	u64 v = 0;
 	u32 loc;
 
-	if (t->fmttype[0] == '_') { /* string */
+	if (fetch_type_is_string(t)) {
 		memcpy(&loc, p, sizeof(loc));
 		if (!(loc >> 16) || (loc & 0xffff) + (loc >> 16) > len)
 			seq_puts(m, "(fault)");
@@ -194,10 +291,18 @@ void traceprobe_print_args(struct seq_file *m, const struct trace_probe *tp, con
 {
 	for (int i = 0; i < tp->nr_args; i++) {
 		const struct probe_arg *a = &tp->args[i];
+		const u8 *p = (const u8 *)rec + head + a->offset;
 
 		seq_printf(m, " %s=", a->name);
-		if (head + a->offset + a->type->size <= len)
-			print_value(m, a->type, (const u8 *)rec + head + a->offset, rec, len);
+		if (head + a->offset + a->type->size * nr_elems(a) > len)
+			continue;
+		if (a->count)
+			seq_putc(m, '{');
+		for (unsigned int e = 0; e < nr_elems(a); e++, p += a->type->size) {
+			print_value(m, a->type, p, rec, len);
+			if (a->count)
+				seq_putc(m, e == a->count - 1 ? '}' : ',');
+		}
 	}
 }
 
@@ -211,34 +316,56 @@ static size_t append(char *buf, size_t size, size_t pos, const char *fmt, const 
 }
 
 /* The print fmt into buf (nothing written when size is 0); returns its length. */
-static size_t print_fmt(const struct trace_probe *tp, bool is_return, char *buf, size_t size)
+static size_t print_fmt(const struct trace_probe *tp, enum probe_print_type ptype, char *buf,
+			size_t size)
 {
-	size_t pos = append(buf, size, 0, "\"%s", is_return ? "(%lx <- %lx)" : "(%lx)");
+	static const char *const head[] = { "(%lx)", "(%lx <- %lx)", "" };
+	static const char *const args[] = { ", REC->" FIELD_STRING_IP,
+					    ", REC->" FIELD_STRING_FUNC
+					    ", REC->" FIELD_STRING_RETIP,
+					    "" };
+	size_t pos = append(buf, size, 0, "\"%s", head[ptype]);
 
 	for (int i = 0; i < tp->nr_args; i++) {
-		pos = append(buf, size, pos, " %s=", tp->args[i].name);
-		pos = append(buf, size, pos, "%s", tp->args[i].type->fmt);
+		const struct probe_arg *a = &tp->args[i];
+
+		pos = append(buf, size, pos, " %s=", a->name);
+		for (unsigned int e = 0; e < nr_elems(a); e++)
+			pos = append(buf, size, pos,
+				     !a->count ? "%s"
+				     : !e      ? "{%s"
+					       : ",%s",
+				     a->type->fmt);
+		if (a->count)
+			pos = append(buf, size, pos, "%s", "}");
 	}
-	pos = append(buf, size, pos, "\", %s",
-		     is_return ? "REC->" FIELD_STRING_FUNC ", REC->" FIELD_STRING_RETIP
-			       : "REC->" FIELD_STRING_IP);
-	for (int i = 0; i < tp->nr_args; i++)
-		pos = append(buf, size, pos, tp->args[i].dynamic ? ", __get_str(%s)" : ", REC->%s",
-			     tp->args[i].name);
+	pos = append(buf, size, pos, "\"%s", args[ptype]);
+	for (int i = 0; i < tp->nr_args; i++) {
+		const struct probe_arg *a = &tp->args[i];
+
+		for (unsigned int e = 0; e < nr_elems(a); e++) {
+			char elem[MAX_ARG_NAME_LEN + 16];
+
+			snprintf(elem, sizeof(elem), a->count ? "%s[%u]" : "%s", a->name, e);
+			pos = append(buf, size, pos, a->dynamic ? ", __get_str(%s)" : ", REC->%s",
+				     elem);
+		}
+	}
 	return pos;
 }
 
-char *traceprobe_print_fmt(const struct trace_probe *tp, bool is_return)
+char *traceprobe_print_fmt(const struct trace_probe *tp, enum probe_print_type ptype)
 {
-	size_t len = print_fmt(tp, is_return, NULL, 0);
+	size_t len = print_fmt(tp, ptype, NULL, 0);
 	char *buf = kmalloc(len + 1);
 
 	if (buf)
-		print_fmt(tp, is_return, buf, len + 1);
+		print_fmt(tp, ptype, buf, len + 1);
 	return buf;
 }
 
-struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp, bool is_return, int *nr)
+struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp,
+					     enum probe_print_type ptype, int *nr)
 {
 	static const struct ftrace_event_field head[] = {
 		TRACE_COMMON_FIELDS,
@@ -247,25 +374,30 @@ struct ftrace_event_field *traceprobe_fields(const struct trace_probe *tp, bool 
 		{ "unsigned long", FIELD_STRING_RETIP, HEAD + 8, 8, 0, FILTER_OTHER },
 	};
 	const int nc = TRACE_NR_COMMON_FIELDS;
-	int nh = nc + (is_return ? 2 : 1), n = 0;
-	u32 base = traceprobe_head_size(is_return);
+	int nh = nc + (ptype == PROBE_PRINT_RETURN   ? 2
+		       : ptype == PROBE_PRINT_NORMAL ? 1
+						     : 0),
+	    n = 0;
+	u32 base = traceprobe_head_size(ptype);
 	struct ftrace_event_field *f = kmalloc((nh + tp->nr_args) * sizeof(*f));
 
 	if (!f)
 		return NULL;
 	for (int i = 0; i < nc + 3; i++)
-		if (i < nc || (is_return ? i > nc : i == nc))
+		if (i < nc ||
+		    (ptype == PROBE_PRINT_RETURN ? i > nc : ptype == PROBE_PRINT_NORMAL && i == nc))
 			f[n++] = head[i];
 	for (int i = 0; i < tp->nr_args; i++) {
 		const struct probe_arg *a = &tp->args[i];
 
-		f[n++] = (struct ftrace_event_field){ .type = a->type->fmttype,
+		f[n++] = (struct ftrace_event_field){ .type = a->fmt ? a->fmt : a->type->fmttype,
 						      .name = a->name,
 						      .offset = base + a->offset,
-						      .size = a->type->size,
+						      .size = a->type->size * nr_elems(a),
 						      .is_signed = a->type->is_signed,
-						      .kind = a->dynamic ? FILTER_DYN_STRING
-									 : FILTER_OTHER };
+						      .kind = a->dynamic && !a->count
+								      ? FILTER_DYN_STRING
+								      : FILTER_OTHER };
 	}
 	*nr = n;
 	return f;

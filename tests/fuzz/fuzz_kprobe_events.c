@@ -2,7 +2,8 @@
  * A kprobe_events write, up to the point where trace_kprobe.c would register the probe: the
  * lines, their words and heads (kernel/trace/trace_kprobe_parse.c), every fetch argument
  * (kernel/trace/trace_probe.c), then the probe's format, and one hit stored and printed
- * (trace_probe_fetch.c). A refused line's error_log entry (the command and the caret) must
+ * (trace_probe_fetch.c); an eprobe line's (`e ...`) arguments with $FIELD on a made-up base
+ * record. A refused line's error_log entry (the command and the caret) must
  * stay inside the command. No oracle: ASan, UBSan, the leak count and these checks judge.
  *
  * The probed world is one arena: registers, the stack and the symbols point into it, its words
@@ -84,12 +85,59 @@ static void make_world(void)
 	regs.flags = 0x246;
 }
 
-/* Parses, formats and fires the arguments of one accepted head, then frees everything. */
-static int run_args(const struct kprobe_head *h, int argc, const char **argv,
+/* An eprobe's base event: a record in the arena and its fields, one of each kind. */
+#define BASE_REC 2048
+static const struct ftrace_event_field base_fields[] = {
+	{ "u32", "num", 8, 4, 0, FILTER_OTHER },
+	{ "s16", "neg", 12, 2, 1, FILTER_OTHER },
+	{ "__data_loc char[]", "str", 16, 4, 1, FILTER_DYN_STRING },
+	{ "char[8]", "cstr", 20, 8, 1, FILTER_STATIC_STRING },
+	{ "const char *", "ptr", 32, 8, 0, FILTER_PTR_STRING },
+	{ "unsigned long", "addr", 40, 8, 0, FILTER_OTHER },
+};
+
+/* The base record: each field with a value, the strings inside the arena. */
+static void make_base_record(void)
+{
+	u8 *rec = arena + BASE_REC;
+	u32 num = 7, loc = 64 | 11 << 16;
+	s16 neg = -3;
+	unsigned long ptr = (unsigned long)arena + 1024, addr = (unsigned long)arena + 256;
+
+	memcpy(rec + 8, &num, 4);
+	memcpy(rec + 12, &neg, 2);
+	memcpy(rec + 16, &loc, 4);
+	memcpy(rec + 20, "static!", 8);
+	memcpy(rec + 32, &ptr, 8);
+	memcpy(rec + 40, &addr, 8);
+	memcpy(rec + 64, "dyn string", 11);
+}
+
+/* An eprobe's $FIELD, as trace_eprobe.c's resolve_fields() finds it; -ENOENT if none. */
+static int resolve_field(struct probe_arg *arg)
+{
+	struct fetch_insn *code = arg->code;
+
+	if (code->op != FETCH_OP_TP_ARG)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(base_fields); i++)
+		if (!strcmp(code->data, base_fields[i].name))
+			code->param = (unsigned long)&base_fields[i];
+	if (!code->param && !strcmp(code->data, "comm"))
+		code->op = FETCH_OP_COMM;
+	kfree(code->data);
+	code->data = NULL;
+	return code->param || code->op == FETCH_OP_COMM ? 0 : -ENOENT;
+}
+
+/* Parses, formats and fires the arguments of one accepted head, then frees everything; an
+ * eprobe's (ptype PROBE_PRINT_EVENT) run on the base record where a kprobe's run on regs. */
+static int run_args(enum probe_print_type ptype, unsigned int flags, int argc, const char **argv,
 		    struct probe_log *log)
 {
 	struct trace_probe *tp = kzalloc(sizeof(*tp) + argc * sizeof(tp->args[0]));
-	u32 head = traceprobe_head_size(h->is_return), dsize;
+	struct pt_regs *ctx = ptype == PROBE_PRINT_EVENT ? (void *)(arena + BASE_REC) : &regs;
+	u32 head = traceprobe_head_size(ptype), dsize;
 	char out[4096];
 	struct seq_file m = { .buf = out, .size = sizeof(out) - 1 };
 	int ret = 0, nr;
@@ -97,16 +145,16 @@ static int run_args(const struct kprobe_head *h, int argc, const char **argv,
 
 	for (int i = 0; i < argc && !ret; i++) {
 		log->index = i + 2;
-		ret = traceprobe_parse_probe_arg(tp, i, argv[i], h->pl.flags, log);
+		ret = traceprobe_parse_probe_arg(tp, i, argv[i], flags, log);
 	}
 	for (int i = 0; i < tp->nr_args && !ret; i++)
-		ret = traceprobe_update_arg(&tp->args[i]);
+		ret = resolve_field(&tp->args[i]) ?: traceprobe_update_arg(&tp->args[i]);
 	if (!ret) {
-		kfree(traceprobe_print_fmt(tp, h->is_return));
-		kfree(traceprobe_fields(tp, h->is_return, &nr));
-		dsize = traceprobe_data_size(tp, &regs);
+		kfree(traceprobe_print_fmt(tp, ptype));
+		kfree(traceprobe_fields(tp, ptype, &nr));
+		dsize = traceprobe_data_size(tp, ctx);
 		rec = kzalloc(head + tp->size + dsize); /* exactly the record: ASan sees overruns */
-		traceprobe_store_args(rec, head, dsize, tp, &regs);
+		traceprobe_store_args(rec, head, dsize, tp, ctx);
 		traceprobe_print_args(&m, tp, rec, head, head + tp->size + dsize);
 		FUZZ_CHECK(m.count <= m.size, "printed %zu bytes into %zu", m.count, m.size);
 		kfree(rec);
@@ -134,12 +182,15 @@ static void run_line(char *line)
 		log.index = MAX_TRACE_ARGS + 2;
 		probe_log_err(&log, 0, TP_ERR_TOO_MANY_ARGS);
 		ret = -EINVAL;
+	} else if (argv[0][0] == 'e' && argc >= 2) { /* an eprobe's arguments on the base record */
+		ret = run_args(PROBE_PRINT_EVENT, TPARG_FL_KERNEL | TPARG_FL_TPOINT, argc - 2,
+			       argv + 2, &log);
 	} else {
 		ret = kprobe_parse_head(argc, argv, &h, &log);
 		if (!ret && argc - 2 > MAX_TRACE_ARGS)
 			ret = -EINVAL;
 		else if (!ret)
-			ret = run_args(&h, argc - 2, argv + 2, &log);
+			ret = run_args(h.is_return, h.pl.flags, argc - 2, argv + 2, &log);
 	}
 	if (ret && log.err != TP_ERR_NONE) {
 		probe_log_command(&log, cmd, sizeof(cmd));
@@ -154,8 +205,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	char *text, *p, *line;
 
-	if (!regs.sp)
+	if (!regs.sp) {
 		make_world();
+		make_base_record();
+	}
 	text = fuzz_cstr(data, size < 4096 ? size : 4096);
 	for (p = text; (line = strsep(&p, "\n")) != NULL;) {
 		if (strchr(line, '#'))

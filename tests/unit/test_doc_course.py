@@ -35,8 +35,11 @@ def _sections(text):
     return out
 
 
-def test_there_are_seventeen_chapters():
-    assert len(CHAPTERS) == 17, CHAPTERS
+def test_chapters_are_numbered_once_from_01():
+    """The sixteen of the course's first edition, and the chapters added since, each number once."""
+    numbers = [os.path.basename(c)[:2] for c in CHAPTERS]
+    assert {"%02d" % n for n in range(1, 18)} <= set(numbers), CHAPTERS
+    assert len(numbers) == len(set(numbers)), CHAPTERS
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)

@@ -222,6 +222,16 @@ static const struct {
 	{ "\\-1:s32", K, " arg1=-1", "s32" },
 	{ "\\0x10:u8", K, " arg1=16", "u8" },
 	{ "\\\"text\"", K, " arg1=\"text\"", "string" },
+	/* arrays, bitfields, symstr */
+	{ "+24(%di):u8[4]", K, " arg1={254,255,0,0}", "u8" },
+	{ "+24(%di):x8[2]", K, " arg1={0xfe,0xff}", "x8" },
+	{ "+0(%di):u16[2]", K, " arg1={30600,21862}", "u16" },
+	{ "+8(%di):string[1]", K, " arg1={\"world\"}", "string" },
+	{ "%cx:b4@4/8", K, " arg1=15", "u8" },
+	{ "+24(%di):b3@1/8", K, " arg1=7", "u8" },
+	{ "+0(%di):b8@8/16", K, " arg1=119", "u16" },
+	{ "%dx:b1@0/64", K, " arg1=1", "u64" },
+	{ "%ip:symstr", K, " arg1=\"vfs_read+0x4/0x60\"", "symstr" },
 };
 
 KTEST(trace_probe_good_args)
@@ -291,8 +301,20 @@ static const struct {
 	{ "\\\"abc", K, TP_ERR_IMMSTR_NO_CLOSE, 5 },
 	{ "%di:u128", K, TP_ERR_BAD_TYPE, 4 },
 	{ "x=%di:int", K, TP_ERR_BAD_TYPE, 6 },
-	{ "%di:u32[4]", K, TP_ERR_BAD_TYPE, 4 },  /* arrays: not here */
-	{ "%di:b4@2/32", K, TP_ERR_BAD_TYPE, 4 }, /* bitfields: not here */
+	{ "%di:u32[4]", K, TP_ERR_BAD_STRING, 4 }, /* an array is read from memory */
+	{ "+0(%di):u8[4", K, TP_ERR_ARRAY_NO_CLOSE, 12 },
+	{ "+0(%di):u8[4]x", K, TP_ERR_BAD_ARRAY_SUFFIX, 13 },
+	{ "+0(%di):u8[0]", K, TP_ERR_BAD_ARRAY_NUM, 11 },
+	{ "+0(%di):u8[x]", K, TP_ERR_BAD_ARRAY_NUM, 11 },
+	{ "+0(%di):u8[65]", K, TP_ERR_ARRAY_TOO_BIG, 11 },
+	{ "$comm:string[2]", K, TP_ERR_NONE, 0 },
+	{ "%di:b4@6/8", K, TP_ERR_BAD_BITFIELD, 4 },
+	{ "%di:b0@0/8", K, TP_ERR_BAD_BITFIELD, 4 },
+	{ "%di:b4x@0/8", K, TP_ERR_BAD_BITFIELD, 4 },
+	{ "%di:b4@/8", K, TP_ERR_BAD_BITFIELD, 4 },
+	{ "%di:b4@0/12", K, TP_ERR_BAD_TYPE, 4 },
+	{ "$stack:symstr", K, TP_ERR_BAD_SYMSTRING, 7 },
+	{ "\\1:symstr", K, TP_ERR_BAD_SYMSTRING, 3 },
 	{ "%di:", K, TP_ERR_BAD_TYPE, 4 },
 	{ "%di:string", K, TP_ERR_BAD_STRING, 4 },
 	{ "s=$stack:string", K, TP_ERR_BAD_STRING, 9 },
