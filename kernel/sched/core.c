@@ -161,6 +161,8 @@ static void __schedule(bool preempt)
 		if (next->pid)
 			trace_save_cmdline(next->pid, next->comm); /* as Linux: names stay fresh */
 		trace_sched_switch(prev->preempted, prev, next);
+		/* Still prev's stack and prev as curr: the stack tracer measures against curr's. */
+		__switch_to_xtra(prev, next);
 		c->curr = next;
 		c->ctx_pid = next->pid; /* what events record from now on */
 		/* A preempted task may hold spinlocks (ours leave preemption on): its count goes
@@ -168,7 +170,6 @@ static void __schedule(bool preempt)
 		prev->spinlocks_held = c->spinlocks_held;
 		c->spinlocks_held = next->spinlocks_held;
 		c->fgraph = next->fgraph ? next->fgraph : &fgraph_no_stack; /* ftrace_fast.asm's */
-		__switch_to_xtra(prev, next);
 		prev = switch_to(prev, next);
 		schedule_tail(prev);
 	}
