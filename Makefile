@@ -1,7 +1,8 @@
 # Makefile: builds the kernel and its GRUB ISO images; `make run` boots it, `make test` proves it.
 #
 #   make            build/kernel.elf, build/kernel.asm, build/kernel.sym, build/ftrace-os.iso
-#   make run        boot in QEMU (TCG), serial console on this terminal; SMP=N MEM=256M
+#   make run        boot in QEMU (TCG), serial console on this terminal; SMP=N MEM=256M;
+#                   INIT=/bin/sh: busybox's shell as the first process instead of the kernel shell
 #   make debug      same, stopped at the first instruction, waiting for gdb
 #   make test       host unit tests, in-kernel self-tests, QEMU integration tests
 #   make grade      score the graded exercises: CH=09 one chapter, EX=07.8 one exercise (docs/GRADING.md)
@@ -24,6 +25,7 @@ QEMU    ?= qemu-system-x86_64
 PYTHON  ?= /usr/bin/python3
 STATIC_FTRACE ?= 0
 SCALE   ?= 0
+INIT    ?=
 
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
@@ -95,7 +97,8 @@ $(B)/gen/%.o: $(B)/gen/%.c
 endif
 
 .PHONY: all run debug test grade unit fuzz bench bench-scale trace soak deps docs format clean iso iso-test
-all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
+all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso \
+	$(B)/ftrace-os-sh-test.iso
 
 $(B)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
@@ -177,6 +180,10 @@ $(B)/ftrace-os.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/
 $(B)/ftrace-os-test.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/mkiso.sh
 	tools/mkiso.sh $< "test" $@ $(B)/initramfs.cpio
 
+# The test kernel with busybox's sh as init (tests/integration/test_busybox_sh.py).
+$(B)/ftrace-os-sh-test.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/mkiso.sh
+	tools/mkiso.sh $< "test init=/bin/sh" $@ $(B)/initramfs.cpio
+
 iso: $(B)/ftrace-os.iso
 iso-test: $(B)/ftrace-os-test.iso
 
@@ -193,7 +200,12 @@ deps:
 run: deps
 	@$(MAKE) --no-print-directory all
 	@echo "ftrace-os: booting in QEMU (TCG). Quit: type 'poweroff', or Ctrl-A then X."
+ifneq ($(INIT),)
+	tools/mkiso.sh $(B)/kernel.elf "init=$(INIT)" $(B)/ftrace-os-init.iso $(B)/initramfs.cpio
+	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os-init.iso -boot d
+else
 	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os.iso -boot d
+endif
 
 debug: deps
 	@$(MAKE) --no-print-directory all

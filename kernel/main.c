@@ -1,4 +1,5 @@
 /* kmain(): the order in which the kernel brings itself up, from the boot stub to the shell prompt. */
+#include "kernel/init_process.h"
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
@@ -53,6 +54,10 @@ static void interrupts_init(void)
 
 static void shell_thread(void *arg)
 {
+	const char *init = init_from_cmdline();
+
+	if (init)
+		run_init_process(init);
 	shell_run();
 }
 

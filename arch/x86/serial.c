@@ -28,6 +28,7 @@
 static u8 rx_ring[RX_RING];
 static volatile u32 rx_head, rx_tail;
 unsigned long serial_rx_dropped;
+bool (*serial_rx_hook)(u8 c);
 
 void serial_init(void)
 {
@@ -45,6 +46,8 @@ static void serial_rx(void)
 	while (inb(COM1 + LSR) & LSR_DATA_READY) {
 		u8 c = inb(COM1 + RBR);
 		u32 next = (rx_head + 1) % RX_RING;
+		if (serial_rx_hook && serial_rx_hook(c))
+			continue; /* the line discipline took it (Ctrl-C for a program's group) */
 		if (next != rx_tail) {
 			rx_ring[rx_head] = c;
 			__atomic_store_n(&rx_head, next, __ATOMIC_RELEASE);

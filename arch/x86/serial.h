@@ -17,6 +17,8 @@ void serial_poll(void);
 bool serial_take_through(int c);
 /* Bytes that arrived while the receive ring was full, since boot. */
 extern unsigned long serial_rx_dropped;
+/* Asked first for each byte received, interrupts off: true if it consumed the byte. */
+extern bool (*serial_rx_hook)(u8 c);
 /* COM2 (/dev/ttyS1): found only if QEMU has a second -serial; then every byte is sent as is. */
 void serial2_init(void);
 bool serial2_present(void);

@@ -2,6 +2,8 @@
 #include "kernel/printk/printk.h"
 #include "arch/x86/serial.h"
 #include "kernel/sched/sched.h"
+#include "kernel/signal.h"
+#include "lib/errno.h"
 #include "kernel/spinlock.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -79,6 +81,10 @@ int console_getc(void)
 		if (c >= 0) {
 			local_irq_enable();
 			return c;
+		}
+		if (current->tgid && signal_pending(current)) {
+			local_irq_enable();
+			return -EINTR; /* a program's read ends for its signal */
 		}
 		if (current == this_cpu()->idle) {
 			safe_halt(); /* no task to put to sleep (early boot) */
