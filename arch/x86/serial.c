@@ -99,6 +99,12 @@ int serial_getc(void)
 	return c;
 }
 
+bool serial_rx_pending(void)
+{
+	serial_poll();
+	return rx_tail != __atomic_load_n(&rx_head, __ATOMIC_ACQUIRE);
+}
+
 void serial_poll(void)
 {
 	/* Interrupts off: the IRQ handler is the ring's other producer. */

@@ -12,6 +12,8 @@ void serial_putc(char c);
 int serial_getc(void);
 /* Moves what the UART holds into the ring now (for code that runs with interrupts off). */
 void serial_poll(void);
+/* A received byte waits to be read. */
+bool serial_rx_pending(void);
 /* If byte c was received, consume the input up to and including it and return true; else leave
  * the input alone. */
 bool serial_take_through(int c);

@@ -6,6 +6,7 @@
  */
 #include "kernel/fs/file.h"
 #include "kernel/jobctl.h"
+#include "arch/x86/serial.h"
 #include "kernel/printk/printk.h"
 #include "kernel/signal.h"
 #include "kernel/uaccess.h"
@@ -157,6 +158,11 @@ static long tty_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	default:
 		return tty_jobctl_ioctl(cmd, arg);
 	}
+}
+
+bool tty_input_ready(void)
+{
+	return line_pos < line_len || serial_rx_pending();
 }
 
 int tty_signal_of(u8 c)
