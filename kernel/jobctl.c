@@ -73,11 +73,19 @@ static void probe_pgrp(struct task *t, void *arg)
 		p->found = true;
 }
 
+/* Live tasks, and the caller's zombie children, which leave the task lists at exit but stay in
+ * their group until reaped (a shell's pipeline leader may exit before the last member joins). */
 static bool pgrp_in_session(int pgrp, int sid)
 {
 	struct pgrp_probe p = { pgrp, sid, false };
+	unsigned long flags;
 
 	for_each_task(probe_pgrp, &p);
+	flags = tasklist_lock_irqsave();
+	for (struct task *c = current->children; c && !p.found; c = c->sibling)
+		if (c->pgid == pgrp && c->sid == sid)
+			p.found = true;
+	tasklist_unlock_irqrestore(flags);
 	return p.found;
 }
 

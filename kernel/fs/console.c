@@ -3,7 +3,6 @@
 #include "arch/x86/serial.h"
 #include "kernel/sched/sched.h"
 #include "kernel/signal.h"
-#include "lib/errno.h"
 #include "kernel/spinlock.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -82,13 +81,14 @@ int console_getc(void)
 			local_irq_enable();
 			return c;
 		}
-		if (current->tgid && signal_pending(current)) {
-			local_irq_enable();
-			return -EINTR; /* a program's read ends for its signal */
-		}
 		if (current == this_cpu()->idle) {
 			safe_halt(); /* no task to put to sleep (early boot) */
 			continue;
+		}
+		/* A program with a signal to take (Ctrl-C among them) stops waiting for a key. */
+		if (fatal_signal_pending(current)) {
+			local_irq_enable();
+			return -1;
 		}
 		current->state = TASK_SLEEPING;
 		__atomic_store_n(&reader, current, __ATOMIC_RELEASE);

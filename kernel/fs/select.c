@@ -92,12 +92,14 @@ out:
 
 SYSCALL_DEFINE3(poll, struct pollfd __user *, ufds, unsigned int, nfds, int, timeout_msecs)
 {
-	return do_poll(ufds, nfds, ktime_get_ns() + (u64)(timeout_msecs > 0 ? timeout_msecs : 0) * 1000000,
+	return do_poll(ufds, nfds,
+		       ktime_get_ns() + (u64)(timeout_msecs > 0 ? timeout_msecs : 0) * 1000000,
 		       timeout_msecs < 0);
 }
 
 SYSCALL_DEFINE5(ppoll, struct pollfd __user *, ufds, unsigned int, nfds,
-		const struct timespec64 __user *, tsp, const u64 __user *, sigmask, size_t, sigsetsize)
+		const struct timespec64 __user *, tsp, const u64 __user *, sigmask, size_t,
+		sigsetsize)
 {
 	struct timespec64 ts = { 0, 0 };
 	u64 set, old = current->blocked;

@@ -187,4 +187,5 @@ const struct file_operations tty_fops = {
 	.read = tty_read,
 	.write = tty_write,
 	.ioctl = tty_ioctl,
+	.mode = 0020620, /* S_IFCHR | 0620, as /dev/console */
 };
