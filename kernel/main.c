@@ -1,5 +1,6 @@
 /* kmain(): the order in which the kernel brings itself up, from the boot stub to the shell prompt. */
 #include "kernel/init_process.h"
+#include "kernel/fs/mount.h"
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
@@ -100,6 +101,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	init_kprobe_trace();
 	workloads_init();
 	klp_init();
+	mounts_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
 	fs_pin(shell_cwd);
 	pr_info("shell: type 'help' for commands\n");

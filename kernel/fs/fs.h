@@ -48,7 +48,8 @@ struct fnode {
 	const struct file_ops *ops;
 	void *priv;
 	struct fnode *parent, *children, *next; /* children kept in name order */
-	int pins; /* fs_pin(): someone stands here (the shell's working directory) */
+	int pins;	       /* fs_pin(): someone stands here (the shell's working directory) */
+	struct fnode *mounted; /* a directory mounted here (kernel/fs/mount.c): lookups go there */
 };
 
 struct fnode *fs_root(void);
