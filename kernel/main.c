@@ -92,6 +92,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	procfs_init();
 	fault_inject_files_init();
 	devfs_init();
+	devices_init();
 	ftrace_files_init();
 	jump_label_files_init();
 	kprobes_init();

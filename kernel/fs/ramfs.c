@@ -1,5 +1,6 @@
 /* Regular files and symlinks with bytes behind them (the initramfs's), readable from the shell too. */
 #include "kernel/fs/ramfs.h"
+#include "kernel/fs/file.h"
 #include "kernel/mm/mm.h"
 #include "lib/string.h"
 
@@ -61,6 +62,8 @@ unsigned int fs_mode(const struct fnode *n)
 		return S_IFDIR | 0755;
 	if (i)
 		return i->mode;
+	if (n->ops && n->ops->fops && n->ops->fops->mode)
+		return n->ops->fops->mode;
 	if (n->ops && n->ops->device)
 		return S_IFCHR | 0620;
 	return S_IFREG | (n->ops && n->ops->show ? 0444 : 0) | (n->ops && n->ops->write ? 0200 : 0);
