@@ -13,4 +13,10 @@ bool capable_root(void);
 /* 0 or -EACCES: may the caller do mask (MAY_*) to a root-owned node of this mode? */
 int generic_permission_mode(unsigned int mode, int mask);
 
+struct fnode;
+/* kernel/fs/permission.c: 0 or -EACCES for mask on n; tracefs's own modes (0 if not in it). */
+int fnode_permission(const struct fnode *n, int mask);
+unsigned int tracefs_mode(const struct fnode *n);
+void tracefs_permission_init(void);
+
 #endif

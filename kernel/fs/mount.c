@@ -68,6 +68,7 @@ static const struct file_ops mounts_ops = { .show = mounts_show };
 
 void mounts_init(void)
 {
+	tracefs_permission_init();
 	struct fnode *debug = fs_mkdir_p("/sys/kernel/debug");
 	struct fnode *tracing = fs_mkdir_p("/sys/kernel/tracing");
 	struct fnode *automount = fs_mkdir(debug, "tracing");

@@ -6,6 +6,7 @@
  *   a directory    getdents64 walks its children, "." and ".." first
  */
 #include "kernel/fs/file.h"
+#include "kernel/cred.h"
 #include "kernel/fs/fs.h"
 #include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
@@ -177,6 +178,8 @@ struct file *dentry_open(struct fnode *n, unsigned int flags, int *err)
 	else if ((!n->is_dir && !ramfs_inode(n) && !(n->ops && n->ops->fops)) &&
 		 ((rd && (!n->ops || !n->ops->show)) || (wr && (!n->ops || !n->ops->write))))
 		*err = -EACCES;
+	if (!*err)
+		*err = fnode_permission(n, (rd ? MAY_READ : 0) | (wr ? MAY_WRITE : 0));
 	if (*err)
 		return NULL;
 	if (n->is_dir)

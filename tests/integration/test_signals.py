@@ -42,3 +42,14 @@ def test_ctrl_c_interrupts_a_program(console):
     console.send(b"\x03")
     out = console.wait_for_prompt(timeout=20)    # long before the 30 s are up
     assert "^C" in out
+
+
+def test_permissions_after_dropping_root(console):
+    """tests/user/dropuid.c: as uid 1000, tracefs is EACCES at both paths, root's ids and processes EPERM."""
+    out = program_lines(console.run("/tests/dropuid", timeout=60))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 15, out
+    # the kernel shell stays root: tracing is still its own
+    assert console.run("cat current_tracer") == "nop"
