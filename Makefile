@@ -9,7 +9,8 @@
 #   make bench      guest instructions per traced call (QEMU -icount) -> docs/BENCHMARKS.md
 #   make trace      record a trace in QEMU -> build/trace.dat (trace-cmd), trace.json, trace.txt; CMDS="a; b"
 #   make format     clang-format the C sources
-#   make fuzz       host fuzzing (libFuzzer) of the shell-facing parsers; FUZZ_TIME=60 seconds each
+#   make fuzz       host fuzzing (libFuzzer) of the shell-facing parsers; FUZZ_TIME=60 seconds each;
+#                   then the system-call fuzzer in QEMU, SYSCALL_FUZZ="SEED CHILDREN CALLS"
 #   make STATIC_FTRACE=1 [all|run|test|...]   the same kernel without dynamic ftrace, in build-static/:
 #                   sites stay `call __fentry__` (Linux's CONFIG_DYNAMIC_FTRACE=n; docs/02)
 #   make SCALE=N [all|run|...]   the same kernel plus N generated traceable functions, in
@@ -25,6 +26,7 @@ QEMU    ?= qemu-system-x86_64
 PYTHON  ?= /usr/bin/python3
 STATIC_FTRACE ?= 0
 SCALE   ?= 0
+SYSCALL_FUZZ ?= 1 400 500
 INIT    ?=
 
 CC      := $(CROSS)gcc
@@ -262,6 +264,8 @@ docs: deps
 # Each tests/fuzz target for FUZZ_TIME seconds (default 60); findings land in build/fuzz/crashes/.
 fuzz: deps
 	@$(MAKE) --no-print-directory -f tests/fuzz/Makefile run $(if $(FUZZ_TIME),FUZZ_TIME=$(FUZZ_TIME))
+	@$(MAKE) --no-print-directory all
+	SYSCALL_FUZZ="$(SYSCALL_FUZZ)" $(PYTHON) tools/run-tests tests/integration/test_syscall_fuzz.py
 
 # The tree is exactly what this writes (tests/unit/test_format.py checks it, with Debian 12's clang-format 14).
 format:
