@@ -139,6 +139,10 @@ static long do_wait(int pid, int *status, int options)
 			free_task(c);
 			return cpid;
 		}
+		if (found && (c = wait_task_stopped(self, pid, options, status))) {
+			tasklist_unlock_irqrestore(flags);
+			return c->pid;
+		}
 		if (!found || (options & WNOHANG)) {
 			tasklist_unlock_irqrestore(flags);
 			return found ? 0 : -ECHILD;

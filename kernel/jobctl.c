@@ -10,6 +10,7 @@
 #include "kernel/signal.h"
 #include "kernel/syscalls.h"
 #include "kernel/uaccess.h"
+#include "lib/string.h"
 #include "lib/errno.h"
 
 #define TIOCSCTTY 0x540E
@@ -73,8 +74,17 @@ static void probe_pgrp(struct task *t, void *arg)
 		p->found = true;
 }
 
-/* Live tasks, and the caller's zombie children, which leave the task lists at exit but stay in
- * their group until reaped (a shell's pipeline leader may exit before the last member joins). */
+static bool zombie_child_in(struct task *parent, int pgrp, int sid)
+{
+	for (struct task *c = parent ? parent->children : NULL; c; c = c->sibling)
+		if (c->pgid == pgrp && c->sid == sid)
+			return true;
+	return false;
+}
+
+/* Live tasks, and zombies, which leave the task lists at exit but stay in their group until
+ * reaped: a shell's pipeline leader may exit before the last member joins its group, the member
+ * (the leader's sibling) or the shell (its parent) asking. */
 static bool pgrp_in_session(int pgrp, int sid)
 {
 	struct pgrp_probe p = { pgrp, sid, false };
@@ -82,9 +92,8 @@ static bool pgrp_in_session(int pgrp, int sid)
 
 	for_each_task(probe_pgrp, &p);
 	flags = tasklist_lock_irqsave();
-	for (struct task *c = current->children; c && !p.found; c = c->sibling)
-		if (c->pgid == pgrp && c->sid == sid)
-			p.found = true;
+	p.found = p.found || zombie_child_in(current, pgrp, sid) ||
+		  zombie_child_in(current->parent, pgrp, sid);
 	tasklist_unlock_irqrestore(flags);
 	return p.found;
 }
@@ -208,4 +217,41 @@ SYSCALL_DEFINE0(setsid)
 		return -EPERM;
 	t->pgid = t->sid = t->pid;
 	return t->sid;
+}
+
+#define WUNTRACED 0x2
+#define WCONTINUED 0x8
+
+struct task *wait_task_stopped(struct task *self, int pid, int options, int *status)
+{
+	for (struct task *c = self->children; c; c = c->sibling) {
+		int report = c->jobctl_report;
+		if ((pid > 0 && c->pid != pid) || (pid == 0 && c->pgid != self->pgid) ||
+		    (pid < -1 && c->pgid != -pid) || c->exit_state || !report)
+			continue;
+		if (report == 0xffff ? !(options & WCONTINUED) : !(options & WUNTRACED))
+			continue;
+		c->jobctl_report = 0;
+		*status = report;
+		return c;
+	}
+	return NULL;
+}
+
+void notify_parent_jobctl(struct task *t, int sig)
+{
+	struct task *parent = t->parent;
+	siginfo_t info;
+
+	t->jobctl_report = sig ? (sig << 8) | 0x7f : 0xffff;
+	if (!parent)
+		return;
+	memset(&info, 0, sizeof(info));
+	info.si_code = sig ? CLD_STOPPED : CLD_CONTINUED;
+	info.chld.pid = t->tgid;
+	info.chld.uid = t->uid;
+	info.chld.status = sig ? sig : SIGCONT;
+	if (!parent->sighand || !(parent->sighand[SIGCHLD - 1].flags & SA_NOCLDSTOP))
+		send_sig_info(SIGCHLD, &info, parent);
+	wake_up_process(parent); /* a wait4 asleep looks again, SIGCHLD ignored or not */
 }

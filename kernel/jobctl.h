@@ -22,4 +22,10 @@ void tty_echo_ctl(u8 c);
 /* From the serial interrupt: a byte the line discipline turns into a signal (ISIG). */
 bool tty_receive_signal_char(u8 c);
 
+/* wait4 with WUNTRACED or WCONTINUED: a child of self matching pid (wait4's rules) that stopped
+ * or continued since it was last reported, its status in *status; tasklist lock held. */
+struct task *wait_task_stopped(struct task *self, int pid, int options, int *status);
+/* A task stopped (sig) or continued (0): its parent hears of it by SIGCHLD and wait4. */
+void notify_parent_jobctl(struct task *t, int sig);
+
 #endif

@@ -6,6 +6,7 @@
  * kernel/signal_wait.c's.
  */
 #include "kernel/signal.h"
+#include "kernel/jobctl.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
 #include "kernel/spinlock.h"
@@ -71,10 +72,12 @@ static void flush_sigqueue_mask(struct task *t, u64 mask)
 }
 
 /* SIGCONT and SIGKILL wake a stopped task and cancel pending stops; a stop cancels SIGCONT. */
-static void prepare_signal(struct task *t, int sig)
+static void prepare_signal(struct task *t, int sig, bool *continued)
 {
 	if (sig == SIGCONT || sig == SIGKILL) {
 		flush_sigqueue_mask(t, STOP_MASK);
+		if (t->stopped && sig == SIGCONT)
+			*continued = true;
 		t->stopped = false;
 	} else if (sigmask(sig) & STOP_MASK) {
 		flush_sigqueue_mask(t, sigmask(SIGCONT));
@@ -83,6 +86,7 @@ static void prepare_signal(struct task *t, int sig)
 
 int send_sig_info(int sig, const siginfo_t *info, struct task *t)
 {
+	bool continued = false;
 	unsigned long flags;
 	struct sigqueue *q;
 
@@ -91,7 +95,7 @@ int send_sig_info(int sig, const siginfo_t *info, struct task *t)
 	flags = spin_lock_irqsave(&siglock);
 	if (t->exit_state)
 		goto out;
-	prepare_signal(t, sig);
+	prepare_signal(t, sig, &continued);
 	if (sig_ignored(t, sig))
 		goto out;
 	/* A standard signal is pending once however often it is sent; a real-time one queues. */
@@ -116,6 +120,8 @@ int send_sig_info(int sig, const siginfo_t *info, struct task *t)
 out:
 	spin_unlock_irqrestore(&siglock, flags);
 	wake_up_process(t);
+	if (continued)
+		notify_parent_jobctl(t, 0);
 	return 0;
 }
 
@@ -216,12 +222,15 @@ int dequeue_signal_mask(u64 mask, siginfo_t *info)
 	return dequeue_signal(current, mask, info);
 }
 
-/* A stop signal's default: asleep until SIGCONT or SIGKILL. */
-static void do_signal_stop(void)
+/* A stop signal's default: asleep until SIGCONT or SIGKILL; the parent hears of both. */
+static void do_signal_stop(int sig)
 {
 	struct task *t = current;
+	unsigned long flags = spin_lock_irqsave(&siglock);
 
 	t->stopped = true;
+	spin_unlock_irqrestore(&siglock, flags);
+	notify_parent_jobctl(t, sig);
 	for (;;) {
 		unsigned long flags = spin_lock_irqsave(&siglock);
 		if (!t->stopped || (t->pending & sigmask(SIGKILL))) {
@@ -254,7 +263,7 @@ int get_signal(siginfo_t *info, struct k_sigaction *ka)
 		if (sigmask(sig) & DEFAULT_IGNORED)
 			continue;
 		if (sigmask(sig) & STOP_MASK) {
-			do_signal_stop();
+			do_signal_stop(sig);
 			continue;
 		}
 		/* Term and core alike: no core file is written (Linux with RLIMIT_CORE 0), so the

@@ -25,6 +25,7 @@
 #define ICRNL 0x100
 #define VINTR 0
 #define VQUIT 1
+#define VSUSP 10
 #define VERASE 2
 #define VEOF 4
 
@@ -173,6 +174,8 @@ int tty_signal_of(u8 c)
 		return SIGINT;
 	if (c == tty_termios.c_cc[VQUIT])
 		return SIGQUIT;
+	if (c == tty_termios.c_cc[VSUSP])
+		return SIGTSTP;
 	return 0;
 }
 

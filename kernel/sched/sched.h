@@ -68,7 +68,8 @@ struct task {
 	struct sigqueue *sigq;
 	u64 saved_sigmask; /* sigsuspend()'s caller's mask, back after the handler */
 	bool restore_sigmask;
-	bool stopped;			      /* SIGSTOP and kin: asleep until SIGCONT */
+	bool stopped;	   /* SIGSTOP and kin: asleep until SIGCONT */
+	int jobctl_report; /* for the parent's wait4: (sig << 8) | 0x7f stopped, 0xffff continued */
 	unsigned long sas_ss_sp, sas_ss_size; /* sigaltstack() */
 	int pgid, sid;			      /* process group and session (kernel/jobctl.c) */
 	unsigned int uid, euid, suid, fsuid;  /* credentials (kernel/cred.c) */

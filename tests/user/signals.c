@@ -271,6 +271,28 @@ static void test_sigchld_and_waits(void)
 	setmask(2, 0, 0);
 }
 
+/* A stop and a continue, as a shell's wait4 sees them (WUNTRACED, WCONTINUED). */
+static void test_stop_and_continue(void)
+{
+	int status = 0, go[2];
+	long pid;
+	char c;
+
+	sys2(NR_pipe2, go, 0);
+	if (!(pid = sys0(NR_fork))) {
+		sys2(NR_kill, sys0(NR_getpid), 19 /* SIGSTOP */);
+		sys3(NR_read, go[0], &c, 1); /* until the parent has seen the continue */
+		exit_group(6);
+	}
+	check("wait4 WUNTRACED: stopped by SIGSTOP", sys4(NR_wait4, pid, &status, 2, 0), pid);
+	check("status 0x137f", status, 0x137f);
+	sys2(NR_kill, pid, 18 /* SIGCONT */);
+	check("wait4 WCONTINUED", sys4(NR_wait4, pid, &status, 8, 0), pid);
+	check("status 0xffff", status, 0xffff);
+	sys3(NR_write, go[1], "g", 1);
+	check("then its exit", child_status(pid), 6 << 8);
+}
+
 static void test_altstack(void)
 {
 	unsigned long ss[3] = { (unsigned long)altstack, 0, sizeof(altstack) };
@@ -291,6 +313,7 @@ int main(int argc, char **argv, char **envp)
 	test_faults_and_defaults();
 	test_eintr_and_restart();
 	test_sigchld_and_waits();
+	test_stop_and_continue();
 	test_altstack();
 	put_str(failed ? "FAIL " : "PASS ");
 	put_num(checks - failed);
