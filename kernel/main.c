@@ -53,12 +53,14 @@ static void interrupts_init(void)
 	local_irq_enable();
 }
 
+/* init= on the command line: that program in place of the kernel shell (kernel/init_process.c). */
+static void init_thread(void *arg)
+{
+	run_init_process(init_from_cmdline());
+}
+
 static void shell_thread(void *arg)
 {
-	const char *init = init_from_cmdline();
-
-	if (init)
-		run_init_process(init);
 	shell_run();
 }
 
@@ -107,7 +109,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	fs_pin(shell_cwd);
 	pr_info("shell: type 'help' for commands\n");
 	/* The shell is a task like any other; this boot context becomes CPU 0's idle task. */
-	if (!kthread_create(shell_thread, NULL, 0, "sh"))
+	if (!kthread_create(init_from_cmdline() ? init_thread : shell_thread, NULL, 0, "sh"))
 		panic("cannot start the shell");
 	cpu_idle();
 }
