@@ -1,14 +1,16 @@
 # Makefile: builds the kernel and its GRUB ISO images; `make run` boots it, `make test` proves it.
 #
 #   make            build/kernel.elf, build/kernel.asm, build/kernel.sym, build/ftrace-os.iso
-#   make run        boot in QEMU (TCG), serial console on this terminal; SMP=N MEM=256M
+#   make run        boot in QEMU (TCG), serial console on this terminal; SMP=N MEM=256M;
+#                   INIT=/bin/sh: busybox's shell as the first process instead of the kernel shell
 #   make debug      same, stopped at the first instruction, waiting for gdb
 #   make test       host unit tests, in-kernel self-tests, QEMU integration tests
 #   make grade      score the graded exercises: CH=09 one chapter, EX=07.8 one exercise (docs/GRADING.md)
 #   make bench      guest instructions per traced call (QEMU -icount) -> docs/BENCHMARKS.md
 #   make trace      record a trace in QEMU -> build/trace.dat (trace-cmd), trace.json, trace.txt; CMDS="a; b"
 #   make format     clang-format the C sources
-#   make fuzz       host fuzzing (libFuzzer) of the shell-facing parsers; FUZZ_TIME=60 seconds each
+#   make fuzz       host fuzzing (libFuzzer) of the shell-facing parsers; FUZZ_TIME=60 seconds each;
+#                   then the system-call fuzzer in QEMU, SYSCALL_FUZZ="SEED CHILDREN CALLS"
 #   make STATIC_FTRACE=1 [all|run|test|...]   the same kernel without dynamic ftrace, in build-static/:
 #                   sites stay `call __fentry__` (Linux's CONFIG_DYNAMIC_FTRACE=n; docs/02)
 #   make SCALE=N [all|run|...]   the same kernel plus N generated traceable functions, in
@@ -39,6 +41,8 @@ BENCH   ?= 0
 endif
 SELFTEST ?= 1
 BENCH   ?= 1
+SYSCALL_FUZZ ?= 1 400 500
+INIT    ?=
 
 CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
@@ -133,7 +137,8 @@ endif
 
 .PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace soak deps docs format clean \
 	iso iso-test
-all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso
+all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso \
+	$(B)/ftrace-os-sh-test.iso
 
 $(B)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
@@ -215,6 +220,10 @@ $(B)/ftrace-os.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/
 $(B)/ftrace-os-test.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/mkiso.sh
 	tools/mkiso.sh $< "test" $@ $(B)/initramfs.cpio
 
+# The test kernel with busybox's sh as init (tests/integration/test_busybox_sh.py).
+$(B)/ftrace-os-sh-test.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/mkiso.sh
+	tools/mkiso.sh $< "test init=/bin/sh" $@ $(B)/initramfs.cpio
+
 iso: $(B)/ftrace-os.iso
 iso-test: $(B)/ftrace-os-test.iso
 
@@ -231,7 +240,12 @@ deps:
 run: deps
 	@$(MAKE) --no-print-directory all
 	@echo "ftrace-os: booting in QEMU (TCG). Quit: type 'poweroff', or Ctrl-A then X."
+ifneq ($(INIT),)
+	tools/mkiso.sh $(B)/kernel.elf "init=$(INIT)" $(B)/ftrace-os-init.iso $(B)/initramfs.cpio
+	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os-init.iso -boot d
+else
 	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os.iso -boot d
+endif
 
 debug: deps
 	@$(MAKE) --no-print-directory all
@@ -307,6 +321,8 @@ docs: deps
 # Each tests/fuzz target for FUZZ_TIME seconds (default 60); findings land in build/fuzz/crashes/.
 fuzz: deps
 	@$(MAKE) --no-print-directory -f tests/fuzz/Makefile run $(if $(FUZZ_TIME),FUZZ_TIME=$(FUZZ_TIME))
+	@$(MAKE) --no-print-directory all
+	SYSCALL_FUZZ="$(SYSCALL_FUZZ)" $(PYTHON) tools/run-tests tests/integration/test_syscall_fuzz.py
 
 # The tree is exactly what this writes (tests/unit/test_format.py checks it, with Debian 12's clang-format 14).
 format:

@@ -6,6 +6,7 @@
  *   parent: wait4()    finds the zombie off its CPU -> status 0x0300 -> release_task(): stack freed
  */
 #include "kernel/signal.h"
+#include "kernel/jobctl.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/process.h"
 #include "kernel/fs/file.h"
@@ -73,12 +74,13 @@ void do_exit(int code)
 	}
 	kfree(t->sighand);
 	t->sighand = NULL;
+	exit_signal_state(t);
+	exit_jobctl(t);
 	forget_children(t);
 	flags = tasklist_lock_irqsave();
 	t->exit_code = code;
 	t->exit_state = EXIT_ZOMBIE;
-	if (t->parent)
-		send_sig(SIGCHLD, t->parent);
+	do_notify_parent(t, code);
 	tasklist_unlock_irqrestore(flags);
 	task_exit();
 }
@@ -101,15 +103,16 @@ SYSCALL_DEFINE1(exit_group, int, error_code)
 }
 
 /*
- * One pass over the children: a zombie matching pid (-1: any; 0 and < -1, process groups, are
- * not built and mean any too) that is off its CPU is unlinked and returned; *found says whether
- * any child matched at all.
+ * One pass over the children: a zombie matching pid (-1: any; 0: one of the caller's process
+ * group; < -1: one of group -pid) that is off its CPU is unlinked and returned; *found says
+ * whether any child matched at all.
  */
 static struct task *reap_child(struct task *self, int pid, bool *found)
 {
 	for (struct task **pp = &self->children; *pp; pp = &(*pp)->sibling) {
 		struct task *c = *pp;
-		if (pid > 0 && c->pid != pid)
+		if ((pid > 0 && c->pid != pid) || (pid == 0 && c->pgid != self->pgid) ||
+		    (pid < -1 && c->pgid != -pid))
 			continue;
 		*found = true;
 		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu) {
@@ -136,6 +139,10 @@ static long do_wait(int pid, int *status, int options)
 			free_task(c);
 			return cpid;
 		}
+		if (found && (c = wait_task_stopped(self, pid, options, status))) {
+			tasklist_unlock_irqrestore(flags);
+			return c->pid;
+		}
 		if (!found || (options & WNOHANG)) {
 			tasklist_unlock_irqrestore(flags);
 			return found ? 0 : -ECHILD;
@@ -144,7 +151,7 @@ static long do_wait(int pid, int *status, int options)
 		tasklist_unlock_irqrestore(flags);
 		if (self->mm && fatal_signal_pending(self)) {
 			self->state = TASK_RUNNING;
-			return -EINTR;
+			return -ERESTARTSYS;
 		}
 		schedule();
 	}

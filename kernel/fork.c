@@ -16,6 +16,7 @@
 #include "kernel/mm/mm_types.h"
 #include "kernel/printk/printk.h"
 #include "kernel/signal.h"
+#include "kernel/jobctl.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -48,15 +49,11 @@ static int copy_process_state(struct task *p, unsigned long flags, unsigned long
 	if (!(p->mm = dup_mm(cur->mm)) || !(p->files = dup_files(cur->files)) ||
 	    fpu_copy_current(p))
 		return -ENOMEM;
-	if (cur->sighand) {
-		if (!(p->sighand = kmalloc(_NSIG * sizeof(*p->sighand))))
-			return -ENOMEM;
-		memcpy(p->sighand, cur->sighand, _NSIG * sizeof(*p->sighand));
-	}
+	if (copy_signal_state(p, cur))
+		return -ENOMEM;
 	p->cwd = cur->cwd;
 	fs_pin(p->cwd);
 	p->umask = cur->umask;
-	p->blocked = cur->blocked;
 	p->fsbase = flags & CLONE_SETTLS ? tls : cur->fsbase;
 	p->gsbase = cur->gsbase;
 	p->tgid = p->pid;
@@ -190,6 +187,7 @@ int user_process_start(const char *path, const char *const *argv, struct fnode *
 			   strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 	if (p) {
 		p->tgid = p->pid;
+		jobctl_new_session(p);
 		p->files = files;
 		p->cwd = cwd;
 		fs_pin(cwd);

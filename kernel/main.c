@@ -1,4 +1,6 @@
 /* kmain(): the order in which the kernel brings itself up, from the boot stub to the shell prompt. */
+#include "kernel/init_process.h"
+#include "kernel/fs/mount.h"
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
@@ -52,6 +54,12 @@ static void interrupts_init(void)
 	local_irq_enable();
 }
 
+/* init= on the command line: that program in place of the kernel shell (kernel/init_process.c). */
+static void init_thread(void *arg)
+{
+	run_init_process(init_from_cmdline());
+}
+
 static void shell_thread(void *arg)
 {
 	shell_run();
@@ -87,6 +95,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	procfs_init();
 	fault_inject_files_init();
 	devfs_init();
+	devices_init();
 	ftrace_files_init();
 	jump_label_files_init();
 	kprobes_init();
@@ -99,13 +108,14 @@ void kmain(u32 magic, unsigned long info_pa)
 	init_kprobe_trace();
 	workloads_init();
 	klp_init();
+	mounts_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");
 	if (!shell_cwd)
 		panic("no memory for the shell's directory");
 	fs_pin(shell_cwd);
 	pr_info("shell: type 'help' for commands\n");
 	/* The shell is a task like any other; this boot context becomes CPU 0's idle task. */
-	if (!kthread_create(shell_thread, NULL, 0, "sh"))
+	if (!kthread_create(init_from_cmdline() ? init_thread : shell_thread, NULL, 0, "sh"))
 		panic("cannot start the shell");
 	cpu_idle();
 }

@@ -1,8 +1,9 @@
-/* Signals as far as they are built: numbers, the pending and blocked masks, default actions only. */
+/* Signals (kernel/signal.c, arch/x86/signal.c): numbers, siginfo, actions, the way they are sent. */
 #ifndef KERNEL_SIGNAL_H
 #define KERNEL_SIGNAL_H
 
 #include "kernel/sched/sched.h"
+#include "kernel/spinlock.h"
 
 #define SIGHUP 1
 #define SIGINT 2
@@ -13,14 +14,63 @@
 #define SIGBUS 7
 #define SIGFPE 8
 #define SIGKILL 9
+#define SIGUSR1 10
 #define SIGSEGV 11
+#define SIGUSR2 12
 #define SIGPIPE 13
+#define SIGALRM 14
 #define SIGTERM 15
+#define SIGSTKFLT 16
 #define SIGCHLD 17
+#define SIGCONT 18
 #define SIGSTOP 19
+#define SIGTSTP 20
+#define SIGTTIN 21
+#define SIGTTOU 22
+#define SIGURG 23
+#define SIGXCPU 24
+#define SIGXFSZ 25
+#define SIGVTALRM 26
+#define SIGPROF 27
+#define SIGWINCH 28
+#define SIGIO 29
+#define SIGPWR 30
+#define SIGSYS 31
+#define SIGRTMIN 32 /* the kernel's; glibc keeps 32 and 33 for itself and calls 34 SIGRTMIN */
 #define _NSIG 64
 
 #define sigmask(sig) (1ULL << ((sig)-1))
+
+/* sa_flags, Linux's values. */
+#define SA_NOCLDSTOP 0x00000001
+#define SA_NOCLDWAIT 0x00000002
+#define SA_SIGINFO 0x00000004
+#define SA_RESTORER 0x04000000
+#define SA_ONSTACK 0x08000000
+#define SA_RESTART 0x10000000
+#define SA_NODEFER 0x40000000
+#define SA_RESETHAND 0x80000000
+
+#define SIG_DFL 0UL
+#define SIG_IGN 1UL
+
+/* si_code values. */
+#define SI_USER 0
+#define SI_KERNEL 0x80
+#define SI_QUEUE -1
+#define SI_TKILL -6
+#define SEGV_MAPERR 1
+#define SEGV_ACCERR 2
+#define CLD_EXITED 1
+#define CLD_KILLED 2
+#define CLD_STOPPED 5
+#define CLD_CONTINUED 6
+
+/* What a system call interrupted by a signal returns, so the signal code can decide to restart it
+ * or turn it into -EINTR; never seen by a program (Linux: include/linux/errno.h). */
+#define ERESTARTSYS 512	   /* restart if the handler has SA_RESTART (or there is no handler) */
+#define ERESTARTNOINTR 513 /* always restart */
+#define ERESTARTNOHAND 514 /* restart only if no handler ran */
 
 /* Linux's struct sigaction as rt_sigaction() passes it (kernel_sigaction). */
 struct k_sigaction {
@@ -30,12 +80,75 @@ struct k_sigaction {
 	u64 mask;
 };
 
-/* A signal whose default action ends the process waits, unblocked (SIGKILL always). */
+/* Linux's siginfo_t on x86-64: 128 bytes, the union at offset 16. */
+typedef struct kernel_siginfo {
+	int si_signo, si_errno, si_code, __pad0;
+	union {
+		struct {
+			int pid;
+			unsigned int uid;
+			int status; /* SIGCHLD: the exit code or the signal */
+			int __pad1;
+			long utime, stime;
+		} chld; /* also kill()'s pid and uid, and sigqueue's (value at +24) */
+		struct {
+			unsigned long addr;
+		} fault;
+		u8 raw[112];
+	};
+} siginfo_t;
+
+/* A signal waiting with its siginfo: at most one per standard signal, a queue of real-time ones. */
+struct sigqueue {
+	struct sigqueue *next;
+	siginfo_t info;
+};
+
+/* Guards every task's pending, sigq, stopped, blocked and sighand (kernel/signal.c). */
+extern spinlock_t siglock;
+/* Takes the next pending signal not in mask, with its siginfo: its number or 0 (sigtimedwait). */
+int dequeue_signal_mask(u64 mask, siginfo_t *info);
+
+/* Some signal is pending and not blocked: an interruptible sleep ends (-EINTR, -ERESTARTSYS). */
+bool signal_pending(struct task *t);
+/* The older name, kept for the callers written before handlers: the same test. */
 bool fatal_signal_pending(struct task *t);
-/* Marks sig pending for t and wakes t if it sleeps: 0, or -EINVAL for a bad number. */
+/* Posts sig to t, as kill() from the current task does (SI_USER): 0, or -EINVAL for a bad number. */
 int send_sig(int sig, struct task *t);
+/* Posts sig with info (NULL: SI_KERNEL); safe from interrupts. */
+int send_sig_info(int sig, const siginfo_t *info, struct task *t);
+/* sig to every process of process group pgrp: 0, or -ESRCH if it has none. */
+int kill_pgrp(int pgrp, int sig, const siginfo_t *info);
+/* A fault in ring 3 (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP): true if a handler will run; false
+ * if the signal's default action applies (the caller prints Linux's report and the task dies). */
+bool force_sig_fault(int sig, int code, unsigned long addr);
+/* The parent learns of a child's end: SIGCHLD with CLD_EXITED or CLD_KILLED. */
+void do_notify_parent(struct task *t, int status);
 /* Ends the current process with the first fatal signal of pending (its wait status). */
 void __noreturn do_exit_signal(u64 pending);
+/* fork: what a child keeps (handlers, mask, altstack, groups, ids); exit: queued signals freed. */
+int copy_signal_state(struct task *child, struct task *parent);
+void exit_signal_state(struct task *t);
+
+/*
+ * Called before every return to ring 3 with interrupts on: takes the next pending signal and acts
+ * on it: its default action (ignore, stop, continue, end the process), or the user's handler with
+ * an rt_sigframe on the user stack. Also restarts or fails (-EINTR) an interrupted system call.
+ */
+void arch_do_signal_or_restart(struct pt_regs *regs);
+/* Whether the way out must call it: a signal, sigsuspend's mask, or a call to restart. */
+bool exit_work_pending(struct pt_regs *regs);
+/* kernel/signal.c, for the arch half: the next signal to deliver, 0 if none; *ka its action. */
+int get_signal(siginfo_t *info, struct k_sigaction *ka);
+/* The mask a handler's frame saves: the one sigsuspend() replaced, or the current one. */
+u64 sigmask_to_save(void);
+/* After delivery: the handler's mask applied, SA_RESETHAND honoured. */
+void signal_delivered(int sig, struct k_sigaction *ka);
+/* sigsuspend's mask goes back when no handler was run. */
+void restore_saved_sigmask(void);
+/* The alternate signal stack: whether sp is on it, and setting it (sigaltstack, rt_sigreturn). */
+bool on_sig_stack(unsigned long sp);
+int do_sigaltstack(const void *uss, void *uoss, unsigned long sp); /* user pointers */
 
 /* kernel/exit.c */
 void __noreturn do_exit(int code);

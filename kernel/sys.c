@@ -45,22 +45,22 @@ SYSCALL_DEFINE0(getppid)
 /* Everyone is root: users and permissions are not built yet. */
 SYSCALL_DEFINE0(getuid)
 {
-	return 0;
+	return current->uid;
 }
 
 SYSCALL_DEFINE0(geteuid)
 {
-	return 0;
+	return current->euid;
 }
 
 SYSCALL_DEFINE0(getgid)
 {
-	return 0;
+	return current->gid;
 }
 
 SYSCALL_DEFINE0(getegid)
 {
-	return 0;
+	return current->egid;
 }
 
 #define PR_SET_NAME 15

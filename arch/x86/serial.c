@@ -28,6 +28,7 @@
 static u8 rx_ring[RX_RING];
 static volatile u32 rx_head, rx_tail;
 unsigned long serial_rx_dropped;
+bool (*serial_rx_hook)(u8 c);
 
 void serial_init(void)
 {
@@ -45,6 +46,8 @@ static void serial_rx(void)
 	while (inb(COM1 + LSR) & LSR_DATA_READY) {
 		u8 c = inb(COM1 + RBR);
 		u32 next = (rx_head + 1) % RX_RING;
+		if (serial_rx_hook && serial_rx_hook(c))
+			continue; /* the line discipline took it (Ctrl-C for a program's group) */
 		if (next != rx_tail) {
 			rx_ring[rx_head] = c;
 			__atomic_store_n(&rx_head, next, __ATOMIC_RELEASE);
@@ -94,6 +97,12 @@ int serial_getc(void)
 	c = rx_ring[rx_tail];
 	__atomic_store_n(&rx_tail, (rx_tail + 1) % RX_RING, __ATOMIC_RELEASE);
 	return c;
+}
+
+bool serial_rx_pending(void)
+{
+	serial_poll();
+	return rx_tail != __atomic_load_n(&rx_head, __ATOMIC_ACQUIRE);
 }
 
 void serial_poll(void)

@@ -12,11 +12,15 @@ void serial_putc(char c);
 int serial_getc(void);
 /* Moves what the UART holds into the ring now (for code that runs with interrupts off). */
 void serial_poll(void);
+/* A received byte waits to be read. */
+bool serial_rx_pending(void);
 /* If byte c was received, consume the input up to and including it and return true; else leave
  * the input alone. */
 bool serial_take_through(int c);
 /* Bytes that arrived while the receive ring was full, since boot. */
 extern unsigned long serial_rx_dropped;
+/* Asked first for each byte received, interrupts off: true if it consumed the byte. */
+extern bool (*serial_rx_hook)(u8 c);
 /* COM2 (/dev/ttyS1): found only if QEMU has a second -serial; then every byte is sent as is. */
 void serial2_init(void);
 bool serial2_present(void);

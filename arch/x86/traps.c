@@ -124,6 +124,7 @@ static void do_exception(struct pt_regs *regs)
 		if (v == X86_TRAP_PF && do_page_fault(regs))
 			return;
 		do_user_trap(regs);
+		return;
 	}
 
 	/* text_poke_bp first: an int3 it wrote for a batch is never a kprobe's (Linux's order). */

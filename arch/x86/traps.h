@@ -78,10 +78,10 @@ static inline bool user_mode(const struct pt_regs *regs)
 void idt_init(void);
 void idt_load(void);
 
-/* arch/x86/mm/fault.c: true when a #PF was a user page made or a uaccess fixup taken; the
- * process is killed (never returns) for a bad user access from ring 3. */
+/* arch/x86/mm/fault.c: true when a #PF was a user page made, a uaccess fixup taken, or a bad
+ * user access from ring 3 answered (SIGSEGV to its handler, or the process killed). */
 bool do_page_fault(struct pt_regs *regs);
-void __attribute__((noreturn)) do_user_trap(struct pt_regs *regs);
+void do_user_trap(struct pt_regs *regs);
 /* arch/x86/entry/common.c: what must happen before an interrupt returns to ring 3. */
 void irqentry_exit_to_user_mode(struct pt_regs *regs);
 

@@ -85,7 +85,7 @@ int console_getc(void)
 			safe_halt(); /* no task to put to sleep (early boot) */
 			continue;
 		}
-		/* A program told to die (Ctrl-C seen by the kernel shell) stops waiting for a key. */
+		/* A program with a signal to take (Ctrl-C among them) stops waiting for a key. */
 		if (fatal_signal_pending(current)) {
 			local_irq_enable();
 			return -1;

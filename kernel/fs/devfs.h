@@ -5,6 +5,8 @@
 #include "kernel/fs/fs.h"
 
 void devfs_init(void);
+/* kernel/fs/devices.c: /dev/null, /dev/zero, /dev/tty, /dev/console. */
+void devices_init(void);
 
 /*
  * Sends len bytes read from the file at path to device dev as one frame, all integers

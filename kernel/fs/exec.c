@@ -18,6 +18,7 @@
 #include "arch/x86/process.h"
 #include "arch/x86/segment.h"
 #include "kernel/fs/file.h"
+#include "kernel/cred.h"
 #include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_types.h"
@@ -271,7 +272,7 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 
 	if (err)
 		return err;
-	if (n->is_dir || !ramfs_inode(n) || !(fs_mode(n) & 0111))
+	if (n->is_dir || !ramfs_inode(n) || fnode_permission(n, MAY_EXEC))
 		return -EACCES;
 	b->file = ramfs_inode(n);
 	if ((err = check_elf(b)))

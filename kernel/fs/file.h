@@ -76,6 +76,8 @@ struct files_struct *console_files(void);
 
 /* kernel/fs/tty.c */
 extern const struct file_operations tty_fops;
+/* A read of the console would not wait (poll). */
+bool tty_input_ready(void);
 
 /* kernel/fs/namei.c: follows a user's path from the process's cwd (dirfd: AT_FDCWD or an open
  * directory), symlinks included unless nofollow leaves the last one as it is. */

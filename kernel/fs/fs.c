@@ -15,7 +15,7 @@ struct fnode *fs_lookup(struct fnode *dir, const char *name, size_t len)
 {
 	for (struct fnode *c = dir->children; c; c = c->next)
 		if (strlen(c->name) == len && !strncmp(c->name, name, len))
-			return c;
+			return c->mounted ? c->mounted : c;
 	return NULL;
 }
 

@@ -28,6 +28,7 @@ void seq_flush(struct seq_file *m);
 void seq_console_flush(struct seq_file *m);
 
 struct fnode;
+struct file_operations;
 
 struct file_ops {
 	/* Prints the file's content; returns 0 or -errno. */
@@ -40,6 +41,9 @@ struct file_ops {
 	bool binary;
 	/* A device (/dev/ttyS1): cat may redirect its output here, one frame per file. */
 	bool device;
+	/* What a program's open() of it gives, when not the text of show/write (/dev/null, /dev/tty:
+	 * kernel/fs/devices.c). */
+	const struct file_operations *fops;
 };
 
 struct fnode {
@@ -48,7 +52,8 @@ struct fnode {
 	const struct file_ops *ops;
 	void *priv;
 	struct fnode *parent, *children, *next; /* children kept in name order */
-	int pins; /* fs_pin(): someone stands here (the shell's working directory) */
+	int pins;	       /* fs_pin(): someone stands here (the shell's working directory) */
+	struct fnode *mounted; /* a directory mounted here (kernel/fs/mount.c): lookups go there */
 };
 
 struct fnode *fs_root(void);

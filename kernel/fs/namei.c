@@ -1,5 +1,6 @@
 /* Path lookup for programs: from the process's cwd or a directory fd, through symlinks (Linux: fs/namei.c). */
 #include "kernel/fs/file.h"
+#include "kernel/cred.h"
 #include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/sched/sched.h"
@@ -45,6 +46,8 @@ static int walk(struct fnode *start, const char *path, size_t plen, bool nofollo
 			next = n;
 		} else if (!n->is_dir) {
 			return -ENOTDIR;
+		} else if ((err = fnode_permission(n, MAY_EXEC))) {
+			return err; /* no search permission on the directory */
 		} else if (len == 2 && path[0] == '.' && path[1] == '.') {
 			next = n->parent ? n->parent : n;
 		} else if (len > 255) {

@@ -6,6 +6,7 @@
  *   a directory    getdents64 walks its children, "." and ".." first
  */
 #include "kernel/fs/file.h"
+#include "kernel/cred.h"
 #include "kernel/fs/fs.h"
 #include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
@@ -174,13 +175,17 @@ struct file *dentry_open(struct fnode *n, unsigned int flags, int *err)
 		*err = -ELOOP; /* O_NOFOLLOW met a symlink */
 	else if (ramfs_inode(n) && wr)
 		*err = -EROFS; /* the initramfs's bytes are the archive's: not writable yet */
-	else if ((!n->is_dir && !ramfs_inode(n)) &&
+	else if ((!n->is_dir && !ramfs_inode(n) && !(n->ops && n->ops->fops)) &&
 		 ((rd && (!n->ops || !n->ops->show)) || (wr && (!n->ops || !n->ops->write))))
 		*err = -EACCES;
+	if (!*err)
+		*err = fnode_permission(n, (rd ? MAY_READ : 0) | (wr ? MAY_WRITE : 0));
 	if (*err)
 		return NULL;
 	if (n->is_dir)
 		fop = &dir_fops;
+	else if (n->ops && n->ops->fops)
+		fop = n->ops->fops;
 	else if (ramfs_inode(n))
 		fop = &ramfs_fops;
 	if (!(f = alloc_file(fop, flags & ~(O_CREAT | O_EXCL | O_NOCTTY)))) {

@@ -22,7 +22,7 @@ struct pipe_inode_info {
 	struct wait_queue_head rd_wait, wr_wait;
 };
 
-/* Waits on wq until ready(pipe) or the pipe can never be ready; 0, -EAGAIN, or -EINTR. */
+/* Waits on wq until ready(pipe) or the pipe can never be ready; 0, -EAGAIN, or -ERESTARTSYS. */
 static int pipe_wait(struct file *f, struct wait_queue_head *wq,
 		     bool (*ready)(struct pipe_inode_info *p))
 {
@@ -44,7 +44,7 @@ static int pipe_wait(struct file *f, struct wait_queue_head *wq,
 		if (f->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (fatal_signal_pending(current))
-			return -EINTR;
+			return -ERESTARTSYS; /* -EINTR, or the call again under SA_RESTART */
 	}
 }
 

@@ -1,5 +1,7 @@
 /* Regular files and symlinks with bytes behind them (the initramfs's), readable from the shell too. */
 #include "kernel/fs/ramfs.h"
+#include "kernel/cred.h"
+#include "kernel/fs/file.h"
 #include "kernel/mm/mm.h"
 #include "lib/string.h"
 
@@ -56,11 +58,16 @@ struct ramfs_inode *ramfs_inode(const struct fnode *n)
 unsigned int fs_mode(const struct fnode *n)
 {
 	struct ramfs_inode *i = ramfs_inode(n);
+	unsigned int tmode = tracefs_mode(n);
 
+	if (tmode)
+		return tmode;
 	if (n->is_dir)
 		return S_IFDIR | 0755;
 	if (i)
 		return i->mode;
+	if (n->ops && n->ops->fops && n->ops->fops->mode)
+		return n->ops->fops->mode;
 	if (n->ops && n->ops->device)
 		return S_IFCHR | 0620;
 	return S_IFREG | (n->ops && n->ops->show ? 0444 : 0) | (n->ops && n->ops->write ? 0200 : 0);

@@ -5,6 +5,8 @@
  * a read returns each byte as it comes. Writes go out with "\n" as "\r\n" (OPOST|ONLCR).
  */
 #include "kernel/fs/file.h"
+#include "kernel/jobctl.h"
+#include "arch/x86/serial.h"
 #include "kernel/printk/printk.h"
 #include "kernel/signal.h"
 #include "kernel/uaccess.h"
@@ -22,6 +24,8 @@
 #define ECHO 0x8
 #define ICRNL 0x100
 #define VINTR 0
+#define VQUIT 1
+#define VSUSP 10
 #define VERASE 2
 #define VEOF 4
 
@@ -61,10 +65,10 @@ static int read_line(void)
 {
 	line_len = line_pos = 0;
 	for (;;) {
-		int key = console_getc();
-		char c = key;
-		if (key < 0)
-			return -EINTR; /* a fatal signal: the process ends on its way out */
+		int k = console_getc();
+		char c = k;
+		if (k < 0)
+			return -ERESTARTSYS; /* a signal came while waiting */
 		if (c == '\r' && (tty_termios.c_iflag & ICRNL))
 			c = '\n';
 		if (c == tty_termios.c_cc[VINTR] && (tty_termios.c_lflag & ISIG)) {
@@ -97,10 +101,10 @@ static ssize_t tty_read(struct file *f, char __user *buf, size_t count, s64 *pos
 	if (!count)
 		return 0;
 	if (!(tty_termios.c_lflag & ICANON)) {
-		int key = console_getc();
-		char c = key;
-		if (key < 0)
-			return -EINTR;
+		int k = console_getc();
+		char c = k;
+		if (k < 0)
+			return -ERESTARTSYS;
 		echo(&c, 1);
 		return copy_to_user(buf, &c, 1) ? -EFAULT : 1;
 	}
@@ -153,8 +157,33 @@ static long tty_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		tty_winsize = w;
 		return 0;
 	default:
-		return -ENOTTY;
+		return tty_jobctl_ioctl(cmd, arg);
 	}
+}
+
+bool tty_input_ready(void)
+{
+	return line_pos < line_len || serial_rx_pending();
+}
+
+int tty_signal_of(u8 c)
+{
+	if (!(tty_termios.c_lflag & ISIG) || !c) /* 0 disables a control character */
+		return 0;
+	if (c == tty_termios.c_cc[VINTR])
+		return SIGINT;
+	if (c == tty_termios.c_cc[VQUIT])
+		return SIGQUIT;
+	if (c == tty_termios.c_cc[VSUSP])
+		return SIGTSTP;
+	return 0;
+}
+
+void tty_echo_ctl(u8 c)
+{
+	char s[2] = { '^', c ^ 0x40 };
+
+	echo(s, 2);
 }
 
 const struct file_operations tty_fops = {

@@ -63,10 +63,19 @@ struct task {
 	int exit_state;			 /* 0, or EXIT_ZOMBIE */
 	int exit_code;			 /* the wait status: (code << 8) or the signal */
 	bool off_cpu;			 /* a zombie whose stack nobody runs on any more */
-	/* Signals (kernel/signal.c): bit (sig - 1) of each mask. Handlers are recorded by
-	 * rt_sigaction but not yet delivered: every signal that arrives has its default action. */
+	/* Signals (kernel/signal.c): bit (sig - 1) of each mask; the siginfo of each pending one
+	 * queued in sigq (real-time signals once per send, the others once). */
 	u64 pending, blocked;
-	struct k_sigaction *sighand;  /* 64 actions, or NULL while all are SIG_DFL */
+	struct k_sigaction *sighand; /* 64 actions, or NULL while all are SIG_DFL */
+	struct sigqueue *sigq;
+	u64 saved_sigmask; /* sigsuspend()'s caller's mask, back after the handler */
+	bool restore_sigmask;
+	bool stopped;	   /* SIGSTOP and kin: asleep until SIGCONT */
+	int jobctl_report; /* for the parent's wait4: (sig << 8) | 0x7f stopped, 0xffff continued */
+	unsigned long sas_ss_sp, sas_ss_size; /* sigaltstack() */
+	int pgid, sid;			      /* process group and session (kernel/jobctl.c) */
+	unsigned int uid, euid, suid, fsuid;  /* credentials (kernel/cred.c) */
+	unsigned int gid, egid, sgid, fsgid;
 	unsigned long fsbase, gsbase; /* arch_prctl(): the user's FS and GS bases */
 	int *clear_child_tid;	      /* set_tid_address(): zeroed at exit (a user pointer) */
 	unsigned long robust_list, robust_len;

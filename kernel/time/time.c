@@ -69,15 +69,16 @@ SYSCALL_DEFINE2(gettimeofday, struct timeval __user *, tv, void __user *, tz)
 	return 0;
 }
 
-/* Sleeps until the clock reads `until` (ns): 0, or -EINTR if a fatal signal came first, with
- * the time left in *left. Whole ticks: msleep's resolution. */
+/* Sleeps until the clock reads `until` (ns): 0, or -ERESTARTNOHAND if a signal came first, with
+ * the time left in *left: -EINTR for a handler, else the call again (from the start: Linux's
+ * restart_block, which resumes with the time left, is not built). Whole ticks: msleep's. */
 static long sleep_until(u64 until, u64 *left)
 {
 	while (ktime_get_ns() < until) {
 		u64 ns = until - ktime_get_ns();
 		if (fatal_signal_pending(current)) {
 			*left = ns;
-			return -EINTR;
+			return -ERESTARTNOHAND;
 		}
 		msleep(ns / 1000000 ? ns / 1000000 : 1);
 	}

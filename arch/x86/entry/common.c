@@ -27,7 +27,8 @@ static long sys_ni_syscall(unsigned int nr)
 }
 
 /*
- * Just before ring 3, interrupts off: switch if a switch is due, die if a fatal signal waits. Then
+ * Just before ring 3, interrupts off: switch if a switch is due, act on a pending signal (a handler's
+ * frame, a default action, an interrupted call restarted: arch/x86/signal.c). Then
  * whether sysretq may return. sysretq loads rip from rcx and rflags from r11, so both must hold
  * what the frame says; and on Intel a non-canonical rcx makes sysretq fault in ring 0 with the
  * user's rsp already loaded: a user who maps the last page below the hole and falls off its end
@@ -38,8 +39,11 @@ bool syscall_exit_check(struct pt_regs *regs)
 {
 	for (;;) {
 		local_irq_disable();
-		if (fatal_signal_pending(current))
-			do_exit_signal(current->pending);
+		if (exit_work_pending(regs)) {
+			local_irq_enable();
+			arch_do_signal_or_restart(regs);
+			continue;
+		}
 		if (!need_resched())
 			break;
 		local_irq_enable();

@@ -25,11 +25,15 @@ static void vma_suffix(char *buf, size_t size, unsigned long ip)
 			 v->vm_end - v->vm_start);
 }
 
-/* Linux's show_signal_msg(): "prog[pid]: segfault at ADDR ip IP sp SP error E in FILE[...]". */
-static void __noreturn bad_area(struct pt_regs *regs, unsigned long addr)
+/* SIGSEGV for a user access no area allows: a handler runs if the program has one (Linux's
+ * force_sig_fault()); else Linux's show_signal_msg() line, "prog[pid]: segfault at ADDR ip IP
+ * sp SP error E in FILE[...]", and the process ends. error bit 0: the page was present. */
+static void bad_area(struct pt_regs *regs, unsigned long addr)
 {
 	char where[96];
 
+	if (force_sig_fault(SIGSEGV, (regs->error_code & 1) ? SEGV_ACCERR : SEGV_MAPERR, addr))
+		return;
 	vma_suffix(where, sizeof(where), regs->ip);
 	pr_info("%s[%d]: segfault at %lx ip %016lx sp %016lx error %lx%s likely on CPU %d (core "
 		"%d, socket 0)\n",
@@ -48,6 +52,7 @@ bool do_page_fault(struct pt_regs *regs)
 		if (mm && addr < TASK_SIZE_MAX && !handle_mm_fault(mm, addr, regs->error_code))
 			return true;
 		bad_area(regs, addr);
+		return true;
 	}
 	if (addr >= TASK_SIZE_MAX || !search_exception_tables(regs->ip))
 		return false;
@@ -57,8 +62,9 @@ bool do_page_fault(struct pt_regs *regs)
 	return fixup_exception(regs);
 }
 
-/* Any other exception from ring 3: Linux's "traps:" line, then the signal's default action. */
-void __noreturn do_user_trap(struct pt_regs *regs)
+/* Any other exception from ring 3: the signal to its handler, or Linux's "traps:" line and the
+ * signal's default action. */
+void do_user_trap(struct pt_regs *regs)
 {
 	static const struct {
 		int sig;
@@ -83,6 +89,12 @@ void __noreturn do_user_trap(struct pt_regs *regs)
 	char where[96];
 
 	local_irq_enable();
+	if (force_sig_fault(sig,
+			    v == X86_TRAP_UD   ? 2 /* ILL_ILLOPN */
+			    : v == X86_TRAP_DE ? 1 /* FPE_INTDIV */
+					       : SI_KERNEL,
+			    sig == SIGSEGV || sig == SIGBUS ? 0 : regs->ip))
+		return;
 	vma_suffix(where, sizeof(where), regs->ip);
 	pr_info("traps: %s[%d] %s ip:%lx sp:%lx error:%lx%s\n", current->comm, current->pid,
 		traps[v].what ? traps[v].what : "trap", regs->ip, regs->sp, regs->error_code,

@@ -1,0 +1,130 @@
+/*
+ * poll and ppoll (Linux: fs/select.c): which fds are ready. The console is readable when a byte
+ * or a typed line waits; other files here never block a read or write at their level of detail,
+ * so they are always ready. Waiting is a 10 ms poll of the console, ended early by a signal.
+ */
+#include "kernel/fs/file.h"
+#include "kernel/mm/mm.h"
+#include "kernel/signal.h"
+#include "kernel/time.h"
+#include "kernel/uaccess.h"
+#include "lib/errno.h"
+
+#define POLLIN 0x001
+#define POLLPRI 0x002
+#define POLLOUT 0x004
+#define POLLERR 0x008
+#define POLLHUP 0x010
+#define POLLNVAL 0x020
+#define POLL_MAX 1024 /* RLIMIT_NOFILE's order; Linux refuses more than the limit with EINVAL */
+
+struct pollfd {
+	int fd;
+	short events, revents;
+};
+
+struct timespec64 {
+	s64 tv_sec;
+	long tv_nsec;
+};
+
+static short file_poll(int fd, short events)
+{
+	struct file *f;
+
+	if (fd < 0)
+		return 0;
+	if (!(f = fget(fd)))
+		return POLLNVAL;
+	if (f->f_op == &tty_fops)
+		return (tty_input_ready() ? POLLIN : 0) | POLLOUT;
+	return POLLIN | POLLOUT;
+}
+
+/* One pass: how many fds have something; revents filled in. */
+static int poll_pass(struct pollfd *fds, unsigned int n)
+{
+	int ready = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		short mask = file_poll(fds[i].fd, fds[i].events);
+		fds[i].revents = mask & (fds[i].events | POLLERR | POLLHUP | POLLNVAL);
+		if (fds[i].revents)
+			ready++;
+	}
+	return ready;
+}
+
+/* until: ktime ns, or 0 to wait for ever; now == until: a single pass. */
+static long do_poll(struct pollfd __user *ufds, unsigned int nfds, u64 until, bool forever)
+{
+	struct pollfd *fds;
+	long ret;
+
+	if (nfds > POLL_MAX)
+		return -EINVAL;
+	if (!(fds = kmalloc(nfds * sizeof(*fds) + 1)))
+		return -ENOMEM;
+	if (copy_from_user(fds, ufds, nfds * sizeof(*fds))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	for (;;) {
+		if ((ret = poll_pass(fds, nfds)))
+			break;
+		if (!forever && ktime_get_ns() >= until)
+			break;
+		if (signal_pending(current)) {
+			ret = -ERESTARTNOHAND;
+			goto out;
+		}
+		msleep(10);
+	}
+	for (unsigned int i = 0; i < nfds; i++)
+		if (put_user(fds[i].revents, &ufds[i].revents)) {
+			ret = -EFAULT;
+			break;
+		}
+out:
+	kfree(fds);
+	return ret;
+}
+
+SYSCALL_DEFINE3(poll, struct pollfd __user *, ufds, unsigned int, nfds, int, timeout_msecs)
+{
+	return do_poll(ufds, nfds,
+		       ktime_get_ns() + (u64)(timeout_msecs > 0 ? timeout_msecs : 0) * 1000000,
+		       timeout_msecs < 0);
+}
+
+SYSCALL_DEFINE5(ppoll, struct pollfd __user *, ufds, unsigned int, nfds,
+		const struct timespec64 __user *, tsp, const u64 __user *, sigmask, size_t,
+		sigsetsize)
+{
+	struct timespec64 ts = { 0, 0 };
+	u64 set, old = current->blocked;
+	long ret;
+
+	if (tsp && copy_from_user(&ts, tsp, sizeof(ts)))
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+		return -EINVAL;
+	if (sigmask) {
+		if (sigsetsize != sizeof(u64))
+			return -EINVAL;
+		if (copy_from_user(&set, sigmask, sizeof(set)))
+			return -EFAULT;
+		current->blocked = set & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
+	}
+	ret = do_poll(ufds, nfds, ktime_get_ns() + ts.tv_sec * 1000000000ULL + ts.tv_nsec, !tsp);
+	if (sigmask) {
+		/* As sigsuspend: the caller's mask comes back after a handler this one let in. */
+		if (ret == -ERESTARTNOHAND) {
+			current->saved_sigmask = old;
+			current->restore_sigmask = true;
+		} else {
+			current->blocked = old;
+		}
+	}
+	return ret;
+}

@@ -1,0 +1,55 @@
+"""tests/integration/test_signals.py: signals as Linux delivers them (docs/17-user-space.md, "Signals").
+
+tests/user/signals.c checks handlers and the rt_sigframe (registers, mask and FPU state back after rt_sigreturn),
+real-time signals queued and standard ones merged, SIGSEGV caught by a handler, default actions, -EINTR and
+SA_RESTART, SIGCHLD's siginfo, rt_sigtimedwait, rt_sigsuspend and sigaltstack. Here also: the segfault report only
+when nobody handles SIGSEGV, and Ctrl-C reaching a program's process group through the console.
+"""
+
+import re
+
+from tests.console import LOG_LINE
+
+SMP = 2
+QEMU_ARGS = ["-cpu", "max"]
+
+
+def program_lines(text):
+    return [line for line in text.split("\n") if not re.match(LOG_LINE, line)]
+
+
+def test_signal_program(console):
+    out = program_lines(console.run("/tests/signals", timeout=120))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    assert "segv caught" in out
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 30, out
+
+
+def test_handled_segv_prints_no_report(console):
+    """A program that catches its SIGSEGV gets no segfault line in the log (Linux prints it only unhandled)."""
+    console.run("/tests/signals", timeout=120)
+    with console.disable_check("banner"):
+        dmesg = console.run("dmesg")
+    assert not re.search(r"signals\[\d+\]: segfault", dmesg)
+
+
+def test_ctrl_c_interrupts_a_program(console):
+    """busybox sleep in the foreground: Ctrl-C through the console's line discipline ends it with SIGINT."""
+    console.send(b"/bin/sleep 30\r")
+    console.wait_for(r"/bin/sleep 30\r\n")
+    console.send(b"\x03")
+    out = console.wait_for_prompt(timeout=20)    # long before the 30 s are up
+    assert "^C" in out
+
+
+def test_permissions_after_dropping_root(console):
+    """tests/user/dropuid.c: as uid 1000, tracefs is EACCES at both paths, root's ids and processes EPERM."""
+    out = program_lines(console.run("/tests/dropuid", timeout=60))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 15, out
+    # the kernel shell stays root: tracing is still its own
+    assert console.run("cat current_tracer") == "nop"
