@@ -208,8 +208,9 @@ void jump_label_init(void)
 }
 
 /* Every site of key into one batch, to the form the key's state wants now. Under the lock.
- * -EBUSY, nothing written, when the patcher refuses the batch (patch_step holds one). */
-static int jump_label_update(struct static_key *key)
+ * -EBUSY, nothing written, when the patcher refuses the batch (patch_step holds one). Out of
+ * line, with a call site of its own: a key flip's function graph shows it, as Linux's does. */
+static noinline int jump_label_update(struct static_key *key)
 {
 	struct jump_entry *e = key->entries;
 	int err;
