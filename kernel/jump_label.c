@@ -208,8 +208,9 @@ void jump_label_init(void)
 }
 
 /* Every site of key into one batch, to the form the key's state wants now. Under the lock.
- * -EBUSY, nothing written, when the patcher refuses the batch (patch_step holds one). */
-static int jump_label_update(struct static_key *key)
+ * -EBUSY, nothing written, when the patcher refuses the batch (patch_step holds one). Out of
+ * line, with a call site of its own: a key flip's function graph shows it, as Linux's does. */
+static noinline int jump_label_update(struct static_key *key)
 {
 	struct jump_entry *e = key->entries;
 	int err;
@@ -233,19 +234,33 @@ static int jump_label_update(struct static_key *key)
 	return 0;
 }
 
+/*
+ * Under jump_label_lock: the key's count becomes count, and when that turns the key on or off the
+ * sites follow; if they cannot, the count goes back. The count is visible before the sites change:
+ * static_key_enabled() may run ahead of the code.
+ */
+static int static_key_set_count(struct static_key *key, int count)
+{
+	int old = key->enabled;
+	int err = 0;
+
+	__atomic_store_n(&key->enabled, count, __ATOMIC_SEQ_CST);
+	if ((old > 0) != (count > 0)) {
+		err = jump_label_update(key);
+		if (err)
+			__atomic_store_n(&key->enabled, old, __ATOMIC_SEQ_CST);
+	}
+	return err;
+}
+
 /* Each switch below returns 0, or -EBUSY with the count as it was and no site changed (Linux's
  * return void: nothing refuses there). */
 int static_key_slow_inc(struct static_key *key)
 {
-	int err = 0;
+	int err;
 
 	mutex_lock(&jump_label_lock);
-	/* Visible before the sites change: static_key_enabled() may run ahead of the code. */
-	if (__atomic_add_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST) == 1) {
-		err = jump_label_update(key);
-		if (err)
-			__atomic_sub_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST);
-	}
+	err = static_key_set_count(key, key->enabled + 1);
 	mutex_unlock(&jump_label_lock);
 	return err;
 }
@@ -255,14 +270,11 @@ int static_key_slow_dec(struct static_key *key)
 	int err = 0;
 
 	mutex_lock(&jump_label_lock);
-	if (READ_ONCE(key->enabled) <= 0)
+	if (key->enabled <= 0)
 		pr_warn("jump_label: %ps: static_key_slow_dec with count %d\n", (void *)key,
 			key->enabled);
-	else if (__atomic_sub_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST) == 0) {
-		err = jump_label_update(key);
-		if (err)
-			__atomic_add_fetch(&key->enabled, 1, __ATOMIC_SEQ_CST);
-	}
+	else
+		err = static_key_set_count(key, key->enabled - 1);
 	mutex_unlock(&jump_label_lock);
 	return err;
 }
@@ -273,12 +285,8 @@ int static_key_enable(struct static_key *key)
 	int err = 0;
 
 	mutex_lock(&jump_label_lock);
-	if (READ_ONCE(key->enabled) == 0) {
-		WRITE_ONCE(key->enabled, 1);
-		err = jump_label_update(key);
-		if (err)
-			WRITE_ONCE(key->enabled, 0);
-	}
+	if (key->enabled == 0)
+		err = static_key_set_count(key, 1);
 	mutex_unlock(&jump_label_lock);
 	return err;
 }
@@ -290,15 +298,11 @@ int static_key_disable(struct static_key *key)
 	int err = 0;
 
 	mutex_lock(&jump_label_lock);
-	if (READ_ONCE(key->enabled) > 1)
+	if (key->enabled > 1)
 		pr_warn("jump_label: %ps: static_key_disable with count %d\n", (void *)key,
 			key->enabled);
-	else if (READ_ONCE(key->enabled) == 1) {
-		WRITE_ONCE(key->enabled, 0);
-		err = jump_label_update(key);
-		if (err)
-			WRITE_ONCE(key->enabled, 1);
-	}
+	else if (key->enabled == 1)
+		err = static_key_set_count(key, 0);
 	mutex_unlock(&jump_label_lock);
 	return err;
 }

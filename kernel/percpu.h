@@ -84,47 +84,35 @@ static __always_inline void ctx_flags_clear(u8 bits)
 			 : "memory");
 }
 
-static __always_inline unsigned long this_cpu_trace_buf_off(void)
-{
-	unsigned long v;
-	__asm__ volatile("movq %%gs:%c1, %0"
-			 : "=r"(v)
-			 : "i"(__builtin_offsetof(struct percpu, trace_buf_off)));
-	return v;
-}
+/*
+ * Linux's this_cpu_read(), for a field of this CPU's struct percpu: one mov from %gs into a
+ * register of the field's type, whose width gives the mov its size (b, w, l or q). The asm is
+ * volatile because the field changes under the compiler (a task switch, an interrupt): every read
+ * is done where it is written.
+ */
+#define this_cpu_read(field)                                                                       \
+	({                                                                                         \
+		__typeof__(((struct percpu *)0)->field) v__;                                       \
+		__asm__ volatile("mov %%gs:%c1, %0"                                                \
+				 : "=r"(v__)                                                       \
+				 : "i"(__builtin_offsetof(struct percpu, field)));                 \
+		v__;                                                                               \
+	})
 
-static __always_inline u64 this_cpu_trace_ctx(void)
-{
-	u64 v;
-	__asm__ volatile("movq %%gs:%c1, %0"
-			 : "=r"(v)
-			 : "i"(__builtin_offsetof(struct percpu, trace_ctx)));
-	return v;
-}
-
+/* gs:0 holds the struct's own address (self), so a pointer to it costs one load. */
 static __always_inline struct percpu *this_cpu(void)
 {
-	struct percpu *p;
-	__asm__ volatile("movq %%gs:0, %0" : "=r"(p));
-	return p;
+	return this_cpu_read(self);
 }
 
 static __always_inline int smp_processor_id(void)
 {
-	int id;
-	__asm__ volatile("movl %%gs:%c1, %0"
-			 : "=r"(id)
-			 : "i"(__builtin_offsetof(struct percpu, cpu)));
-	return id;
+	return this_cpu_read(cpu);
 }
 
 static __always_inline struct task *get_current(void)
 {
-	struct task *t;
-	__asm__ volatile("movq %%gs:%c1, %0"
-			 : "=r"(t)
-			 : "i"(__builtin_offsetof(struct percpu, curr)));
-	return t;
+	return this_cpu_read(curr);
 }
 #define current get_current()
 

@@ -44,12 +44,18 @@ static const char ipi_nmi[] = "Non-maskable interrupts";
 static const char *const ipi_strings[] __tracepoint_string = { ipi_resched, ipi_call,
 							       ipi_call_single, ipi_nmi };
 
+/* Both function-call vectors run this CPU's one mailbox; reason tells the ipi events which. */
+static void ipi_mailbox_run(const char *reason)
+{
+	trace_ipi_entry(reason);
+	mailbox_run(&ipi_box[smp_processor_id()]);
+	trace_ipi_exit(reason);
+}
+
 static void call_function_interrupt(struct pt_regs *regs)
 {
 	trace_call_function_entry(CALL_FUNCTION_VECTOR);
-	trace_ipi_entry(ipi_call);
-	mailbox_run(&ipi_box[smp_processor_id()]);
-	trace_ipi_exit(ipi_call);
+	ipi_mailbox_run(ipi_call);
 	trace_call_function_exit(CALL_FUNCTION_VECTOR);
 }
 
@@ -57,9 +63,7 @@ static void call_function_interrupt(struct pt_regs *regs)
 static void call_function_single_interrupt(struct pt_regs *regs)
 {
 	trace_call_function_single_entry(CALL_FUNCTION_SINGLE_VECTOR);
-	trace_ipi_entry(ipi_call_single);
-	mailbox_run(&ipi_box[smp_processor_id()]);
-	trace_ipi_exit(ipi_call_single);
+	ipi_mailbox_run(ipi_call_single);
 	trace_call_function_single_exit(CALL_FUNCTION_SINGLE_VECTOR);
 }
 

@@ -8,6 +8,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/printk/printk.h"
 #include "kernel/shell/shell.h"
+#include "lib/printf.h"
 #include "lib/string.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/smp.h"
@@ -73,6 +74,17 @@ void bench_sites_row(const char *what, u64 ticks, unsigned long sites)
 {
 	cprintf("| %-40s | %4d | %6lu | %12llu | %10llu | %10llu |\n", what, num_online_cpus(),
 		sites, ticks, sites ? ticks / sites : 0, tsc_to_ns(ticks) / 1000);
+}
+
+void bench_flip_rows(const char *on, const char *off, enum patch_method m, const u64 t[3],
+		     unsigned long sites)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s, %s", on, patch_method_names[m]);
+	bench_sites_row(what, t[1] - t[0], sites);
+	snprintf(what, sizeof(what), "%s, %s", off, patch_method_names[m]);
+	bench_sites_row(what, t[2] - t[1], sites);
 }
 
 static int cmd_bench(int argc, char **argv)

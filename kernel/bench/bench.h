@@ -3,6 +3,7 @@
 #define KERNEL_BENCH_H
 
 #include "lib/types.h"
+#include "arch/x86/text_patch.h"
 
 #define BENCH_LOOPS 1000
 #define BENCH_RUNS 7
@@ -27,6 +28,10 @@ void bench_row(const char *what, u64 ticks, u64 baseline);
  * ticks in all, per site, and microseconds, with the CPUs online. */
 void bench_sites_header(const char *title);
 void bench_sites_row(const char *what, u64 ticks, unsigned long sites);
+/* A switch timed on at t[0] -> t[1] and off again -> t[2] under method m: its two rows,
+ * "<on>, <method>" and "<off>, <method>". */
+void bench_flip_rows(const char *on, const char *off, enum patch_method m, const u64 t[3],
+		     unsigned long sites);
 
 /* Benchmark groups, each printing its own rows (one per subsystem). */
 void bench_ftrace_core(u64 baseline);

@@ -8,7 +8,6 @@
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trace/ftrace.h"
-#include "lib/printf.h"
 
 static DEFINE_STATIC_KEY_FALSE(bench_key);
 static volatile int bench_branch_runs;
@@ -36,8 +35,7 @@ void bench_jump_label(u64 baseline)
 {
 	enum patch_method saved = text_patch_method;
 	unsigned long sites = key_sites(&bench_key.key);
-	char what[64];
-	u64 t0, t1, t2;
+	u64 t[3];
 
 	cprintf("\n");
 	bench_row("static branch, key off (the NOP)", bench_per_call(bench_static_branch),
@@ -50,15 +48,12 @@ void bench_jump_label(u64 baseline)
 	bench_sites_header("static key flip");
 	for (int m = 0; m < NR_PATCH_METHODS; m++) {
 		ftrace_set_patch_method(m);
-		t0 = rdtsc();
+		t[0] = rdtsc();
 		static_branch_enable(&bench_key);
-		t1 = rdtsc();
+		t[1] = rdtsc();
 		static_branch_disable(&bench_key);
-		t2 = rdtsc();
-		snprintf(what, sizeof(what), "key on, %s", patch_method_names[m]);
-		bench_sites_row(what, t1 - t0, sites);
-		snprintf(what, sizeof(what), "key off, %s", patch_method_names[m]);
-		bench_sites_row(what, t2 - t1, sites);
+		t[2] = rdtsc();
+		bench_flip_rows("key on", "key off", m, t, sites);
 	}
 	ftrace_set_patch_method(saved);
 }

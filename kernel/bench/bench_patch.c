@@ -7,7 +7,6 @@
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trace/ftrace.h"
-#include "lib/printf.h"
 
 static void nothing(unsigned long ip, unsigned long pip, struct ftrace_ops *op, struct pt_regs *r)
 {
@@ -21,21 +20,16 @@ static struct ftrace_ops all_ops = { .func = nothing,
 /* Registers an ops on every function and drops it again, timing each half. */
 static void bench_method(enum patch_method m)
 {
-	char what[64];
-	unsigned long n = ftrace_nr_records();
-	u64 t0, t1, t2;
+	u64 t[3];
 
 	ftrace_set_patch_method(m);
-	t0 = rdtsc();
+	t[0] = rdtsc();
 	if (register_ftrace_function(&all_ops))
 		return;
-	t1 = rdtsc();
+	t[1] = rdtsc();
 	unregister_ftrace_function(&all_ops);
-	t2 = rdtsc();
-	snprintf(what, sizeof(what), "enable every site, %s", patch_method_names[m]);
-	bench_sites_row(what, t1 - t0, n);
-	snprintf(what, sizeof(what), "disable every site, %s", patch_method_names[m]);
-	bench_sites_row(what, t2 - t1, n);
+	t[2] = rdtsc();
+	bench_flip_rows("enable every site", "disable every site", m, t, ftrace_nr_records());
 }
 
 static u64 held_per_call;

@@ -271,6 +271,44 @@ int unregister_ftrace_function(struct ftrace_ops *ops)
 	return ftrace_step_unregister(ops, NULL, NULL, 0, 0);
 }
 
+/* Under the update lock: where ops stands on ftrace_ops_list, or NULL when it is not listed. */
+static struct ftrace_ops **ftrace_ops_find(struct ftrace_ops *ops)
+{
+	struct ftrace_ops **pp;
+
+	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
+		;
+	return *pp ? pp : NULL;
+}
+
+/* Takes the ops at *pp off the list; an update then stops its sites calling it. */
+static void ftrace_ops_unlink(struct ftrace_ops **pp)
+{
+	struct ftrace_ops *ops = *pp;
+
+	WRITE_ONCE(*pp, ops->next);
+	ops->flags &= ~FTRACE_OPS_FL_ENABLED;
+}
+
+/*
+ * The end of an unregister, err being its update's result: drops the update lock and frees ops's
+ * trampoline once no CPU can still be walking the list through ops. On error some site may still
+ * call it: it keeps its trampoline.
+ */
+static int ftrace_ops_unlisted(struct ftrace_ops *ops, int err)
+{
+	unsigned long tramp = 0;
+
+	if (!err) {
+		tramp = ops->trampoline;
+		ops->trampoline = ops->trampoline_size = 0;
+	}
+	ftrace_unlock_update();
+	ftrace_synchronize();
+	ftrace_trampoline_put(tramp);
+	return err;
+}
+
 /*
  * unregister_ftrace_function(), which patch_step may steer back before its commit point: when
  * aborted() says so after the update, the one site was put back to calling ops. Then ops goes back
@@ -282,20 +320,17 @@ int ftrace_step_unregister(struct ftrace_ops *ops, bool (*aborted)(void), struct
 			   unsigned long flags, unsigned long target)
 {
 	struct ftrace_ops **pp;
-	unsigned long tramp = 0;
 	int err = ftrace_lock_update();
 
 	if (err)
 		return err;
-	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
-		;
-	if (!*pp || ftrace_disabled) {
+	pp = ftrace_ops_find(ops);
+	if (!pp || ftrace_disabled) {
 		/* A dead ftrace changes no code: sites may still call this ops, so it stays listed. */
 		ftrace_unlock_update();
-		return *pp ? -ENODEV : -EINVAL;
+		return pp ? -ENODEV : -EINVAL;
 	}
-	WRITE_ONCE(*pp, ops->next);
-	ops->flags &= ~FTRACE_OPS_FL_ENABLED;
+	ftrace_ops_unlink(pp);
 	err = ftrace_update();
 	if (!err && aborted && aborted()) {
 		ops->flags |= FTRACE_OPS_FL_ENABLED;
@@ -307,14 +342,7 @@ int ftrace_step_unregister(struct ftrace_ops *ops, bool (*aborted)(void), struct
 		ftrace_unlock_update();
 		return err;
 	}
-	if (!err) { /* on error some site may still call it: keep it */
-		tramp = ops->trampoline;
-		ops->trampoline = ops->trampoline_size = 0;
-	}
-	ftrace_unlock_update();
-	ftrace_synchronize(); /* no CPU is still walking the list through this ops */
-	ftrace_trampoline_put(tramp);
-	return err;
+	return ftrace_ops_unlisted(ops, err);
 }
 
 /*
@@ -327,30 +355,19 @@ int ftrace_step_undo_register(struct ftrace_ops *ops, struct dyn_ftrace *rec, un
 			      unsigned long target)
 {
 	struct ftrace_ops **pp;
-	unsigned long tramp = 0;
 	int err = ftrace_lock_update();
 
 	if (err)
 		return err;
-	for (pp = &ftrace_ops_list; *pp && *pp != ops; pp = &(*pp)->next)
-		;
-	if (!*pp) {
+	pp = ftrace_ops_find(ops);
+	if (!pp) {
 		ftrace_unlock_update();
 		return -EINVAL;
 	}
-	WRITE_ONCE(*pp, ops->next);
-	ops->flags &= ~FTRACE_OPS_FL_ENABLED;
+	ftrace_ops_unlink(pp);
 	rec->flags = flags;
 	rec->target = target;
-	err = ftrace_update();
-	if (!err) {
-		tramp = ops->trampoline;
-		ops->trampoline = ops->trampoline_size = 0;
-	}
-	ftrace_unlock_update();
-	ftrace_synchronize();
-	ftrace_trampoline_put(tramp);
-	return err;
+	return ftrace_ops_unlisted(ops, ftrace_update());
 }
 
 /* Under text_mutex, which an update holds throughout: the method never changes in the middle. */

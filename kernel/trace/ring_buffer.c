@@ -318,6 +318,19 @@ static bool rb_iter_next_page(struct rb_iter *it)
 	return true;
 }
 
+/* Steps to the next page, unless it's page is the one the writer is on: there is none after it. */
+static bool rb_iter_next_before_tail(struct rb_iter *it)
+{
+	return it->page != __atomic_load_n(&it->cb->tail, __ATOMIC_ACQUIRE) &&
+	       rb_iter_next_page(it);
+}
+
+/* Starts it at the page a reader would read first and visits each page in consecutive lives from
+ * there to the tail: the pages that may hold unread events. */
+#define rb_for_each_unread_page(it, cb)                                                            \
+	for (bool more__ = (rb_iter_start(it, cb), !(it)->done); more__;                           \
+	     more__ = rb_iter_next_before_tail(it))
+
 void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts)
 {
 	while (!it->done && !it->lapped) {
@@ -420,13 +433,11 @@ u64 ring_buffer_bytes_cpu(struct ring_buffer_per_cpu *cb)
 	struct rb_iter it;
 	u64 bytes = 0;
 
-	rb_iter_start(&it, cb);
-	if (it.done)
-		return 0;
-	do {
+	rb_for_each_unread_page(&it, cb)
+	{
 		u64 commit = __atomic_load_n(&cb->pages[it.page].page->commit, __ATOMIC_ACQUIRE);
 		bytes += commit > it.off ? commit - it.off : 0;
-	} while (it.page != __atomic_load_n(&cb->tail, __ATOMIC_ACQUIRE) && rb_iter_next_page(&it));
+	}
 	return bytes;
 }
 
@@ -461,7 +472,7 @@ u32 ring_buffer_peek_page(struct ring_buffer_per_cpu *cb, void *out, struct rb_p
 		return 0;
 	dp = cb->pages[it.page].page;
 	if (it.off >= dp->commit) {
-		if (it.page == cb->tail || !rb_iter_next_page(&it))
+		if (!rb_iter_next_before_tail(&it))
 			return 0;
 		dp = cb->pages[it.page].page;
 	}
@@ -496,13 +507,11 @@ int ring_buffer_unread_pages(struct ring_buffer_per_cpu *cb, int *pages, int max
 	struct rb_iter it;
 	int n = 0;
 
-	rb_iter_start(&it, cb);
-	if (it.done)
-		return 0;
-	do {
+	rb_for_each_unread_page(&it, cb)
+	{
 		/* Read to its end (the reader's mark sits there), or not yet written: nothing unread. */
 		if (n < max && it.off < cb->pages[it.page].page->commit)
 			pages[n++] = it.page;
-	} while (it.page != cb->tail && rb_iter_next_page(&it));
+	}
 	return n;
 }

@@ -156,7 +156,7 @@ static __always_inline void tracing_generic_entry_update(struct trace_entry *ent
 							 int preempt_adjust)
 {
 	/* irqs-off set, then cleared again if IF (bit 9) was: shifted by 7 it lands on bit 16 */
-	u64 ctx = (this_cpu_trace_ctx() | type | TRACE_FLAG_IRQS_OFF << 16) ^
+	u64 ctx = (this_cpu_read(trace_ctx) | type | TRACE_FLAG_IRQS_OFF << 16) ^
 		  (irq_flags & X86_EFLAGS_IF) << 7;
 
 	__builtin_memcpy(ent, &ctx, sizeof(ctx)); /* one 8-byte store, wherever the event sits */
@@ -218,7 +218,7 @@ void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_f
  * does the same with PC_TRACE_BUF_OFF). Set up by trace_init(). */
 static __always_inline struct ring_buffer_per_cpu *trace_array_cpu_buffer(struct trace_array *tr)
 {
-	return (void *)tr + this_cpu_trace_buf_off();
+	return (void *)tr + this_cpu_read(trace_buf_off);
 }
 
 /* The same inline, for tracers that run on every traced call and have tested tracing_on: the
