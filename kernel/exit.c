@@ -15,6 +15,8 @@
 #include "kernel/syscalls.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
+#include "kernel/trace/events/sched.h"
+#include "kernel/trace/trace.h"
 
 #define WNOHANG 0x1
 #define WUNTRACED 0x2
@@ -74,6 +76,7 @@ void do_exit(int code)
 	kfree(t->sighand);
 	t->sighand = NULL;
 	forget_children(t);
+	trace_pids_exit(t);
 	flags = tasklist_lock_irqsave();
 	t->exit_code = code;
 	t->exit_state = EXIT_ZOMBIE;
@@ -124,6 +127,7 @@ static long do_wait(int pid, int *status, int options)
 {
 	struct task *self = current;
 
+	trace_sched_process_wait(pid);
 	for (;;) {
 		unsigned long flags = tasklist_lock_irqsave();
 		bool found = false;

@@ -92,6 +92,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	func_hits_init();
 	trace_init();
 	trace_events_files_init();
+	init_ftrace_syscalls();
 	init_kprobe_trace();
 	workloads_init();
 	klp_init();

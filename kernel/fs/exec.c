@@ -27,6 +27,8 @@
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
+#include "kernel/trace/events/sched.h"
+#include "kernel/trace/events/task.h"
 
 #define ARG_MAX_BYTES (128 * 1024) /* argv and envp strings together; beyond: E2BIG */
 #define STACK_SIZE (8UL << 20)	   /* RLIMIT_STACK's default */
@@ -248,6 +250,7 @@ static void begin_new_exec(struct linux_binprm *b, struct pt_regs *regs)
 		mmput(old);
 	fpu_init_task(t); /* allocated before the exec began: cannot fail here */
 	strscpy(t->mm->exe, base ? base + 1 : b->filename, sizeof(t->mm->exe));
+	trace_task_rename(t, t->mm->exe);
 	strscpy(t->comm, t->mm->exe, sizeof(t->comm));
 	trace_update_cmdline(t->pid, t->comm); /* the trace names the program from now on */
 	do_close_on_exec(t->files);
@@ -286,6 +289,7 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 		return err;
 	}
 	begin_new_exec(b, regs);
+	trace_sched_process_exec(current, current->pid, b->filename);
 	return 0;
 }
 

@@ -75,6 +75,7 @@ void sched_init_cpu(int cpu)
 
 void free_task(struct task *t)
 {
+	trace_sched_process_free(t);
 	free_pages_for(__pa(t->stack), TASK_STACK_PAGES, PAGE_USER_STACK);
 	kfree(t->fgraph);
 	kfree(t->fpu);

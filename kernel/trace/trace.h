@@ -114,6 +114,8 @@ enum trace_option_bit {
 	TRACE_OPT_GRAPH_TAIL,
 	TRACE_OPT_GRAPH_RETVAL,
 	TRACE_OPT_GRAPH_ABSTIME,
+	TRACE_OPT_EVENT_FORK,
+	TRACE_OPT_FUNCTION_FORK,
 	NR_TRACE_OPTS
 };
 
@@ -173,6 +175,10 @@ bool trace_pid_listed(void);
 /* A pid file's write (set_ftrace_pid, set_event_pid): space-separated pids of live tasks (0: the
  * idle tasks); `>` replaces the list, `>>` (FS_APPEND) adds to cur. The new count into out, or
  * -EINVAL (bad number, no such task, more than max) with nothing decided. */
+/* event-fork / function-fork: follow a listed parent's children (trace_pid_fork.c). */
+struct task;
+void trace_pids_fork(struct task *parent, struct task *child);
+void trace_pids_exit(struct task *t);
 int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const int *cur, int ncur,
 			 int *out, int max);
 /* True if the current task passes set_ftrace_pid (no list: everyone, without a call). */

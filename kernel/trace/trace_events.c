@@ -303,7 +303,8 @@ bool trace_event_print(struct seq_file *m, struct trace_iterator *it)
 		seq_printf(m, "Unknown type %u\n", it->ent->type);
 		return true;
 	}
-	seq_printf(m, "%s: ", call->name);
+	if (!call->print_whole_line)
+		seq_printf(m, "%s: ", call->name);
 	call->print(m, it->ent);
 	return true;
 }
@@ -319,7 +320,8 @@ bool trace_event_print_inline(struct seq_file *m, const struct trace_entry *ent)
 	call->print(&line, ent);
 	if (line.count && buf[line.count - 1] == '\n')
 		line.count--;
-	seq_printf(m, "%s: ", call->name);
+	if (!call->print_whole_line)
+		seq_printf(m, "%s: ", call->name);
 	seq_write(m, buf, line.count);
 	return true;
 }

@@ -7,6 +7,7 @@
 #include "kernel/sched/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscalls.h"
+#include "kernel/trace/events/syscalls.h"
 #include "lib/errno.h"
 
 void entry_SYSCALL_64(void);
@@ -61,10 +62,13 @@ bool do_syscall_64(struct pt_regs *regs)
 	unsigned int nr = regs->orig_ax;
 
 	local_irq_enable();
+	/* raw_syscalls and syscalls:* events: one NOP each way until one is enabled */
+	trace_sys_enter(regs, nr);
 	if (nr < NR_syscalls && sys_call_table[nr])
 		regs->ax = sys_call_table[nr](regs);
 	else
 		regs->ax = sys_ni_syscall(nr);
+	trace_sys_exit(regs, regs->ax);
 	return syscall_exit_check(regs);
 }
 
