@@ -2,6 +2,7 @@
 #include "kernel/printk/printk.h"
 #include "arch/x86/serial.h"
 #include "kernel/sched/sched.h"
+#include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -83,6 +84,11 @@ int console_getc(void)
 		if (current == this_cpu()->idle) {
 			safe_halt(); /* no task to put to sleep (early boot) */
 			continue;
+		}
+		/* A program told to die (Ctrl-C seen by the kernel shell) stops waiting for a key. */
+		if (fatal_signal_pending(current)) {
+			local_irq_enable();
+			return -1;
 		}
 		current->state = TASK_SLEEPING;
 		__atomic_store_n(&reader, current, __ATOMIC_RELEASE);

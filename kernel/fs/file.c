@@ -70,7 +70,7 @@ int fd_install_from(struct file *f, unsigned int from, bool cloexec)
 	return -EMFILE;
 }
 
-static int close_fd(struct files_struct *files, unsigned int fd)
+int close_fd(struct files_struct *files, unsigned int fd)
 {
 	struct file *f = fd < NR_OPEN_DEFAULT ? files->fd[fd] : NULL;
 

@@ -38,6 +38,7 @@ struct file_operations {
 	int (*getdents64)(struct file *f, void __user *dirent, unsigned int count);
 	void (*release)(struct file *f);
 	bool seekable;
+	unsigned int mode; /* st_mode of a file with no node (the console, a pipe) */
 };
 
 struct file {
@@ -67,6 +68,7 @@ void fput(struct file *f);
 /* fork: the child's table, every open file shared; exec: the O_CLOEXEC ones closed. */
 struct files_struct *dup_files(struct files_struct *old);
 void do_close_on_exec(struct files_struct *files);
+int close_fd(struct files_struct *files, unsigned int fd);
 void exit_files(struct task *t);
 void put_files_struct(struct files_struct *files);
 /* A table with 0, 1 and 2 on the console, for the first process the kernel starts. */

@@ -24,10 +24,10 @@ static void fill_stat(struct stat *st, const struct fnode *n, const struct file 
 {
 	memset(st, 0, sizeof(*st));
 	st->st_blksize = PAGE_SIZE;
-	if (!n) { /* the console: /dev/console's numbers (a pipe would differ here) */
-		st->st_mode = S_IFCHR | 0620;
-		st->st_rdev = MKDEV(5, 1);
-		st->st_ino = 1;
+	if (!n) { /* the console (/dev/console's numbers) or a pipe */
+		st->st_mode = f ? f->f_op->mode : S_IFCHR | 0620;
+		st->st_rdev = (st->st_mode & S_IFMT) == S_IFCHR ? MKDEV(5, 1) : 0;
+		st->st_ino = f ? fs_ino((const void *)f) : 1;
 		st->st_nlink = 1;
 		return;
 	}

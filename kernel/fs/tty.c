@@ -61,7 +61,10 @@ static int read_line(void)
 {
 	line_len = line_pos = 0;
 	for (;;) {
-		char c = console_getc();
+		int key = console_getc();
+		char c = key;
+		if (key < 0)
+			return -EINTR; /* a fatal signal: the process ends on its way out */
 		if (c == '\r' && (tty_termios.c_iflag & ICRNL))
 			c = '\n';
 		if (c == tty_termios.c_cc[VINTR] && (tty_termios.c_lflag & ISIG)) {
@@ -94,7 +97,10 @@ static ssize_t tty_read(struct file *f, char __user *buf, size_t count, s64 *pos
 	if (!count)
 		return 0;
 	if (!(tty_termios.c_lflag & ICANON)) {
-		char c = console_getc();
+		int key = console_getc();
+		char c = key;
+		if (key < 0)
+			return -EINTR;
 		echo(&c, 1);
 		return copy_to_user(buf, &c, 1) ? -EFAULT : 1;
 	}
@@ -155,4 +161,5 @@ const struct file_operations tty_fops = {
 	.read = tty_read,
 	.write = tty_write,
 	.ioctl = tty_ioctl,
+	.mode = 0020620, /* S_IFCHR | 0620, as /dev/console */
 };

@@ -1,6 +1,7 @@
 /* The areas of an address space and the calls that change them: mmap, munmap, mprotect, brk. */
 #include "kernel/mm/mm_types.h"
 #include "kernel/mm/mm.h"
+#include "kernel/fs/file.h"
 #include "kernel/sched/sched.h"
 #include "kernel/syscalls.h"
 #include "lib/errno.h"
@@ -134,7 +135,7 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 		return -ENOMEM;
 	len = PAGE_ALIGN(len);
 	if (!(flags & MAP_ANONYMOUS))
-		return (int)fd < 0 ? -EBADF : -ENODEV; /* no file in this fs can be mapped yet */
+		return fget(fd) ? -ENODEV : -EBADF; /* no file of the tree can be mapped yet */
 	if (type == MAP_SHARED)
 		return -EINVAL; /* shared anonymous memory (fork would have to share it) */
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {

@@ -43,7 +43,8 @@ int cprintf(const char *fmt, ...) __printf(1, 2);
 void console_write(const char *s, size_t len);
 void console_puts(const char *s);
 
-/* Console input: next byte typed, waiting (interrupts on) until one arrives. */
+/* Console input: next byte typed, waiting (interrupts on) until one arrives; -1 if the calling
+ * program has a fatal signal pending instead. */
 int console_getc(void);
 /* Called by the serial driver when bytes arrived: wakes the reader. */
 void console_rx_notify(void);

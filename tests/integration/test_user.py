@@ -147,6 +147,16 @@ def test_busybox_sh_forks_and_execs(console):
         "hello from ring 3", "argv[0] = /tests/hello", "argv[1] = fail", "status 3"]
 
 
+def test_busybox_pipelines_and_substitution(console):
+    assert program_lines(console.run("/bin/sh -c 'echo hello | /bin/busybox tr a-z A-Z'")) == ["HELLO"]
+    assert program_lines(console.run("/bin/sh -c 'for i in 1 2 3; do echo $i; done | /usr/bin/tail -1'")) == ["3"]
+    assert program_lines(console.run("/bin/sh -c 'x=$(/bin/echo sub); echo got $x'")) == ["got sub"]
+    # yes never stops by itself: head's exit closes the pipe, and yes dies of SIGPIPE.
+    assert program_lines(console.run("/bin/sh -c '/usr/bin/yes | /usr/bin/head -2'")) == ["y", "y"]
+    assert program_lines(console.run("/bin/sh -c '/bin/ls / | /usr/bin/wc -l'")) == [
+        str(len(program_lines(console.run("/bin/ls -1 /"))))]
+
+
 def test_busybox_ls_long_symlink(console):
     out = program_lines(console.run("/bin/ls -l /bin/sh"))
     assert len(out) == 1 and out[0].startswith("lrwxrwxrwx") and out[0].endswith("/bin/sh -> busybox")
@@ -157,6 +167,15 @@ def test_ctrl_c_ends_the_foreground_program(console):
     console.wait_for(re.escape("/bin/busybox sleep 100"))
     console.send(b"\x03")
     out = console.wait_for_prompt(timeout=30)
+    assert console.run("echo alive") == "alive"
+
+
+def test_ctrl_c_ends_a_program_reading_the_console(console):
+    """cat waits for a line on fd 0; Ctrl-C (seen by the tty or by the shell) ends it with SIGINT."""
+    console.send(b"/bin/busybox cat\r")
+    console.wait_for(re.escape("/bin/busybox cat"))
+    console.send(b"\x03")
+    console.wait_for_prompt(timeout=30)
     assert console.run("echo alive") == "alive"
 
 

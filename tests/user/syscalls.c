@@ -252,6 +252,37 @@ static void stat_and_dirs(void)
 	sys1(NR_close, fd);
 }
 
+static long pipe_into(void *p)
+{
+	return sys2(NR_pipe2, p, 0);
+}
+
+static void pipes(void)
+{
+	int fd[2];
+	long ign[4] = { 1, 0, 0, 0 }; /* SIG_IGN */
+	unsigned int *mode = (unsigned int *)(buf + 24);
+
+	bad_ptrs("pipe2 into", pipe_into);
+	check("pipe2 bad flags", sys2(NR_pipe2, fd, 0x1), -EINVAL);
+	check("pipe2", sys2(NR_pipe2, fd, 0), 0);
+	check("fstat pipe is a FIFO",
+	      sys2(NR_fstat, fd[0], buf) == 0 && (*mode & 0170000) == 0010000, 1);
+	check("pipe write", sys3(NR_write, fd[1], "abc", 3), 3);
+	check("pipe read", sys3(NR_read, fd[0], buf, 10) == 3 && buf[2] == 'c', 1);
+	check("pipe read end not writable", sys3(NR_write, fd[0], "x", 1), -EBADF);
+	check("pipe lseek", sys3(NR_lseek, fd[0], 0, 0), -ESPIPE);
+	sys1(NR_close, fd[1]);
+	check("pipe read after last writer: EOF", sys3(NR_read, fd[0], buf, 10), 0);
+	sys1(NR_close, fd[0]);
+	check("pipe with O_NONBLOCK", sys2(NR_pipe2, fd, 0x800), 0);
+	check("empty pipe, O_NONBLOCK: EAGAIN", sys3(NR_read, fd[0], buf, 10), -11);
+	sys1(NR_close, fd[0]);
+	check("SIGPIPE ignored", sys4(NR_rt_sigaction, 13, ign, 0, 8), 0);
+	check("pipe write without reader: EPIPE", sys3(NR_write, fd[1], "x", 1), -32);
+	sys1(NR_close, fd[1]);
+}
+
 static void memory(void)
 {
 	long brk = sys1(NR_brk, 0), p;
@@ -266,6 +297,8 @@ static void memory(void)
 	check("mmap huge", sys6(NR_mmap, 0, 1UL << 62, 3, 0x22, -1, 0), -ENOMEM);
 	check("mmap fixed unaligned", sys6(NR_mmap, 0x10000001, 4096, 3, 0x32, -1, 0), -EINVAL);
 	check("mmap file fd -1", sys6(NR_mmap, 0, 4096, 1, 0x2, -1, 0), -EBADF);
+	check("mmap file fd 99", sys6(NR_mmap, 0, 4096, 1, 0x2, 99, 0), -EBADF);
+	check("mmap a console fd", sys6(NR_mmap, 0, 4096, 1, 0x2, 0, 0), -19); /* ENODEV */
 	p = sys6(NR_mmap, 0, 3 * 4096, 3, 0x22, -1, 0);
 	check("mmap anonymous", p > 0 && ((char *)p)[5000] == 0, 1);
 	((char *)p)[5000] = 7;
@@ -351,6 +384,7 @@ int main(int argc, char **argv, char **envp)
 {
 	files();
 	stat_and_dirs();
+	pipes();
 	memory();
 	process();
 	time_and_random();
