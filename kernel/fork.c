@@ -19,6 +19,7 @@
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
+#include "kernel/events/uprobes.h"
 #include "kernel/trace/events/sched.h"
 #include "kernel/trace/events/task.h"
 #include "kernel/trace/trace.h"
@@ -106,6 +107,8 @@ static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *p
 	}
 	if (flags & CLONE_CHILD_CLEARTID)
 		p->clear_child_tid = child_tid;
+	if ((err = uprobe_copy_process(p)))
+		goto fail;
 
 	cregs = task_pt_regs(p);
 	*cregs = *regs;

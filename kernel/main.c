@@ -94,6 +94,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	trace_events_files_init();
 	init_ftrace_syscalls();
 	init_kprobe_trace();
+	init_uprobe_trace();
 	workloads_init();
 	klp_init();
 	shell_cwd = fs_mkdir_p("/sys/kernel/tracing");

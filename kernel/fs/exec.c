@@ -27,6 +27,7 @@
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
+#include "kernel/events/uprobes.h"
 #include "kernel/trace/events/sched.h"
 #include "kernel/trace/events/task.h"
 
@@ -148,6 +149,11 @@ static int load_segments(struct linux_binprm *b)
 			start = MIN(prev->vm_end, end);
 		if (start < end && (err = insert_vm_area(mm, start, end, vm, true)))
 			return err;
+		if (start < end) { /* which file bytes it maps: uprobes look them up */
+			struct vm_area_struct *v = find_vma(mm, start);
+			v->vm_inode = b->file;
+			v->vm_file_off = p->p_offset - (p->p_vaddr - start);
+		}
 		if ((err = copy_to_mm(mm, p->p_vaddr, b->file->data + p->p_offset, p->p_filesz)))
 			return err;
 		/* .bss needs nothing: every page is zero when made, and only file bytes were copied. */
@@ -289,6 +295,7 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 		return err;
 	}
 	begin_new_exec(b, regs);
+	uprobe_mmap_exec(current->mm);
 	trace_sched_process_exec(current, current->pid, b->filename);
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include "lib/string.h"
 #include "kernel/trace/events/sched.h"
 #include "kernel/trace/events/timer.h"
+#include "kernel/events/uprobes.h"
 
 struct runqueue {
 	spinlock_t lock;
@@ -76,6 +77,7 @@ void sched_init_cpu(int cpu)
 void free_task(struct task *t)
 {
 	trace_sched_process_free(t);
+	uprobe_free_utask(t);
 	free_pages_for(__pa(t->stack), TASK_STACK_PAGES, PAGE_USER_STACK);
 	kfree(t->fgraph);
 	kfree(t->fpu);

@@ -8,8 +8,9 @@
  * traceprobe_parse_probe_arg_body(), parse_probe_arg(), parse_probe_vars()) closely enough that a
  * bad argument is refused with the same words at the same caret, quirks included: the error of a
  * $-variable or a register points at the argument's start; `$comm:u32` is refused with no
- * error_log entry (6.1 logs none). Not offered: arrays (`:u32[4]`), bitfields (`:b4@2/32`) and
- * `ustring`, which Linux has; `+u` reads kernel memory, as there is no user space here.
+ * error_log entry (6.1 logs none). Not offered: arrays (`:u32[4]`), bitfields (`:b4@2/32`), which
+ * Linux has; `+u` reads kernel memory. `ustring` reads the current process's memory, and so does
+ * every dereference of a uprobe event (its registers are the process's).
  */
 #include "kernel/trace/trace_probe.h"
 #include "arch/x86/traps.h"
@@ -82,20 +83,21 @@ char *probe_strndup(const char *s, size_t n)
 
 /* The types, Linux's names, sizes and print formats. x64 is the default (a 64-bit kernel's). */
 static const struct fetch_type probe_fetch_types[] = {
-	{ "string", 4, 1, 0, "\\\"%s\\\"", "__data_loc char[]" },
-	{ "u8", 1, 0, 0, "%u", "u8" },
-	{ "u16", 2, 0, 0, "%u", "u16" },
-	{ "u32", 4, 0, 0, "%u", "u32" },
-	{ "u64", 8, 0, 0, "%Lu", "u64" },
-	{ "s8", 1, 1, 0, "%d", "s8" },
-	{ "s16", 2, 1, 0, "%d", "s16" },
-	{ "s32", 4, 1, 0, "%d", "s32" },
-	{ "s64", 8, 1, 0, "%Ld", "s64" },
-	{ "x8", 1, 0, 1, "0x%x", "u8" },
-	{ "x16", 2, 0, 1, "0x%x", "u16" },
-	{ "x32", 4, 0, 1, "0x%x", "u32" },
-	{ "x64", 8, 0, 1, "0x%Lx", "u64" },
-	{ "symbol", 8, 0, 0, "%pS", "u64" },
+	{ "string", 4, 1, 0, "\\\"%s\\\"", "__data_loc char[]", 0 },
+	{ "ustring", 4, 1, 0, "\\\"%s\\\"", "__data_loc char[]", 1 },
+	{ "u8", 1, 0, 0, "%u", "u8", 0 },
+	{ "u16", 2, 0, 0, "%u", "u16", 0 },
+	{ "u32", 4, 0, 0, "%u", "u32", 0 },
+	{ "u64", 8, 0, 0, "%Lu", "u64", 0 },
+	{ "s8", 1, 1, 0, "%d", "s8", 0 },
+	{ "s16", 2, 1, 0, "%d", "s16", 0 },
+	{ "s32", 4, 1, 0, "%d", "s32", 0 },
+	{ "s64", 8, 1, 0, "%Ld", "s64", 0 },
+	{ "x8", 1, 0, 1, "0x%x", "u8", 0 },
+	{ "x16", 2, 0, 1, "0x%x", "u16", 0 },
+	{ "x32", 4, 0, 1, "0x%x", "u32", 0 },
+	{ "x64", 8, 0, 1, "0x%Lx", "u64", 0 },
+	{ "symbol", 8, 0, 0, "%pS", "u64", 0 },
 	{ NULL },
 };
 

@@ -83,7 +83,10 @@ struct seq_file;
 		C(DIFF_PROBE_TYPE, "Probe type is different from existing probe"),                 \
 		C(DIFF_ARG_TYPE, "Argument type or name is different from existing probe"),        \
 		C(SAME_PROBE, "There is already the exact same probe event"),                      \
-		C(TOO_MANY_ARGS, "Too many arguments are specified"),
+		C(TOO_MANY_ARGS, "Too many arguments are specified"),                              \
+		C(FILE_NOT_FOUND, "Failed to find the given file"),                                \
+		C(NO_REGULAR_FILE, "Not a regular file"),                                          \
+		C(BAD_UPROBE_OFFS, "Invalid uprobe offset"),
 
 #define C(a, b) TP_ERR_##a
 enum probe_err { TP_ERR_NONE = -1, PROBE_ERRORS NR_TP_ERRS };
@@ -149,6 +152,7 @@ struct fetch_type {
 	u8 hex;
 	const char *fmt;     /* in the format file's print fmt */
 	const char *fmttype; /* the field's type in the format file */
+	u8 user;	     /* ustring: the text is in the current process's memory */
 };
 
 struct probe_arg {

@@ -16,6 +16,23 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
+/* A uprobe hit's registers are the user's (ring 3 in cs): what its arguments point at, its stack
+ * included, is that process's memory, read through the uaccess helpers. */
+static long probe_read(void *dst, unsigned long src, size_t n, const struct pt_regs *regs)
+{
+	if ((regs->cs & 3) == 3)
+		return copy_from_user_nofault(dst, (const void *)src, n);
+	return copy_from_kernel_nofault(dst, (const void *)src, n);
+}
+
+static long probe_read_str(char *dst, unsigned long src, long n, const struct pt_regs *regs,
+			   bool user)
+{
+	if (user || (regs->cs & 3) == 3)
+		return strncpy_from_user_nofault(dst, (const void *)src, n);
+	return strncpy_from_kernel_nofault(dst, (const void *)src, n);
+}
+
 /* Where the arguments start in a record. */
 u32 traceprobe_head_size(bool is_return)
 {
@@ -35,7 +52,7 @@ static bool fetch_arg(struct pt_regs *regs, unsigned long n, unsigned long *val)
 		*val = *(unsigned long *)((u8 *)regs + arg_regs[n]);
 		return true;
 	}
-	return !copy_from_kernel_nofault(val, (unsigned long *)regs->sp + n - 5, sizeof(*val));
+	return !probe_read(val, regs->sp + (n - 5) * sizeof(long), sizeof(*val), regs);
 }
 
 /* The value the load step starts from; false if reading it faulted. */
@@ -46,8 +63,7 @@ static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsi
 		*val = *(unsigned long *)((u8 *)regs + code->param);
 		return true;
 	case FETCH_OP_STACK:
-		return !copy_from_kernel_nofault(val, (unsigned long *)regs->sp + code->param,
-						 sizeof(*val));
+		return !probe_read(val, regs->sp + code->param * sizeof(long), sizeof(*val), regs);
 	case FETCH_OP_STACKP:
 		*val = regs->sp;
 		return true;
@@ -78,19 +94,20 @@ static const struct fetch_insn *fetch_value(const struct fetch_insn *code, struc
 	if (!fetch_load(code++, regs, val))
 		return NULL;
 	for (; code->op == FETCH_OP_DEREF; code++)
-		if (copy_from_kernel_nofault(val, (void *)(*val + code->offset), sizeof(*val)))
+		if (probe_read(val, *val + code->offset, sizeof(*val), regs))
 			return NULL;
 	return code;
 }
 
 /* Length of the string at addr with its NUL, at most MAX_STRING_SIZE; 0 if it cannot be read. */
-static u32 fetch_strlen(unsigned long addr)
+static u32 fetch_strlen(unsigned long addr, struct pt_regs *regs, bool user)
 {
 	u32 len = 0;
 	char c;
 
 	do {
-		if (copy_from_kernel_nofault(&c, (void *)(addr + len), 1))
+		if (user ? copy_from_user_nofault(&c, (const void *)(addr + len), 1)
+			 : probe_read(&c, addr + len, 1, regs))
 			return 0;
 		len++;
 	} while (c && len < MAX_STRING_SIZE);
@@ -109,7 +126,7 @@ u32 traceprobe_data_size(const struct trace_probe *tp, struct pt_regs *regs)
 			continue;
 		st = fetch_value(tp->args[i].code, regs, &val);
 		if (st)
-			size += fetch_strlen(val + st->offset);
+			size += fetch_strlen(val + st->offset, regs, tp->args[i].type->user);
 	}
 	return size;
 }
@@ -125,10 +142,10 @@ static void store_arg(u8 *rec, u8 *dst, const struct probe_arg *arg, struct pt_r
 
 	st = fetch_value(arg->code, regs, &val);
 	if (arg->dynamic) {
-		n = st && *room
-			    ? strncpy_from_kernel_nofault((char *)*dyn, (void *)(val + st->offset),
-							  MIN(*room, (u32)MAX_STRING_SIZE))
-			    : 0;
+		n = st && *room ? probe_read_str((char *)*dyn, val + st->offset,
+						 MIN(*room, (u32)MAX_STRING_SIZE), regs,
+						 arg->type->user)
+				: 0;
 		if (n > 0) {
 			loc |= (u32)n << 16;
 			*dyn += n;
@@ -136,7 +153,7 @@ static void store_arg(u8 *rec, u8 *dst, const struct probe_arg *arg, struct pt_r
 		}
 		memcpy(dst, &loc, sizeof(loc));
 	} else if (!st || (st->op == FETCH_OP_ST_MEM &&
-			   copy_from_kernel_nofault(dst, (void *)(val + st->offset), st->size))) {
+			   probe_read(dst, val + st->offset, st->size, regs))) {
 		memset(dst, 0, arg->type->size);
 	} else if (st->op == FETCH_OP_ST_RAW) {
 		memcpy(dst, &val, st->size); /* little-endian: the low bytes first */

@@ -3,6 +3,11 @@
  *   tracee                 write(1, "tracee\n", 7), getppid(), a known failing close(), then
  *                          uprobe_target() three times; exits 0 if their sum is right
  *   tracee fork N          N children, each exec'ing /tests/hello; waits for all
+ *   tracee peek            prints the first byte of uprobe_target() as it reads in its own text
+ *                          ("53", push %rbx; "cc" while a uprobe is on it)
+ *   tracee enable FILE     forks a child that sleeps 200 ms; writes "1" to FILE (an event's enable),
+ *                          then both call uprobe_target(7, "late") and peek: two processes that were
+ *                          running before the probe was registered
  */
 #include "ulib.h"
 
@@ -38,12 +43,46 @@ static int forks(long n)
 	return 0;
 }
 
+static void peek(void)
+{
+	unsigned char b = *(volatile unsigned char *)uprobe_target;
+
+	put_str("uprobe_target[0] = ");
+	put_str((const char[]){ "0123456789abcdef"[b >> 4], "0123456789abcdef"[b & 15], '\n', 0 });
+}
+
+static int enable_then_call(const char *file)
+{
+	static const long ts[2] = { 0, 200000000 };
+	long child = sys0(NR_fork), fd;
+	int status = 0;
+
+	if (child == 0) {
+		sys2(NR_nanosleep, ts, 0);
+		peek();
+		exit_group(uprobe_target(7, "late") == 11 ? 0 : 1);
+	}
+	fd = sys3(NR_open, file, 1 /* O_WRONLY */, 0);
+	if (fd < 0 || sys3(NR_write, fd, "1\n", 2) != 2)
+		return 2;
+	sys1(NR_close, fd);
+	peek();
+	if (uprobe_target(7, "late") != 11)
+		return 1;
+	sys4(NR_wait4, child, &status, 0, 0);
+	return status >> 8;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	long sum = 0;
 
 	if (argc > 2 && !strcmp(argv[1], "fork"))
 		return forks(atol_(argv[2]));
+	if (argc > 1 && !strcmp(argv[1], "peek"))
+		peek();
+	if (argc > 2 && !strcmp(argv[1], "enable"))
+		return enable_then_call(argv[2]);
 	if (argc > 1)
 		return 0;
 	sys3(NR_write, 1, "tracee\n", 7);
