@@ -32,6 +32,7 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/tracepoint.h"
+#include "kernel/trace/trace.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -317,10 +318,15 @@ bool handle_swbp(struct pt_regs *regs)
 {
 	unsigned long vaddr = regs->ip - 1, xol = current->mm ? current->mm->uprobes_xol : 0;
 	struct uprobe *u;
+	bool ret;
 	u8 byte;
 
-	if (xol && vaddr == xol + UPROBE_XOL_TRAMP)
-		return handle_trampoline(regs);
+	if (xol && vaddr == xol + UPROBE_XOL_TRAMP) {
+		trace_set_user_regs(regs);
+		ret = handle_trampoline(regs);
+		trace_set_user_regs(NULL);
+		return ret;
+	}
 	u = find_active_uprobe(vaddr);
 	if (!u) {
 		/* Removed while this task was on its way here: run the restored byte. */
@@ -333,6 +339,9 @@ bool handle_swbp(struct pt_regs *regs)
 		}
 		return false;
 	}
+	regs->ip = vaddr; /* the handlers see the probed instruction's address, as Linux's do */
+	trace_set_user_regs(regs);
 	handler_chain(u, vaddr, regs);
+	trace_set_user_regs(NULL);
 	return !arch_uprobe_run_insn(u, &u->arch, regs, vaddr);
 }

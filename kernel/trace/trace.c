@@ -35,6 +35,7 @@ static const char *const option_names[NR_TRACE_OPTS] = {
 	[TRACE_OPT_GRAPH_TAIL] = "funcgraph-tail",
 	[TRACE_OPT_GRAPH_RETVAL] = "funcgraph-retval",
 	[TRACE_OPT_GRAPH_ABSTIME] = "funcgraph-abstime",
+	[TRACE_OPT_USERSTACKTRACE] = "userstacktrace",
 	[TRACE_OPT_EVENT_FORK] = "event-fork",
 	[TRACE_OPT_FUNCTION_FORK] = "function-fork",
 };

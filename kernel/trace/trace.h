@@ -14,7 +14,9 @@ enum trace_type {
 	TRACE_STACK = 4,
 	TRACE_PRINT = 5,
 	TRACE_GRAPH_RET = 11,
-	TRACE_GRAPH_ENT = 12
+	TRACE_GRAPH_ENT = 12,
+	/* Linux 6.1 numbers it 12, its funcgraph_entry 11: ours keep 11 and 12 for the graph. */
+	TRACE_USER_STACK = 13
 };
 
 #define FTRACE_STACK_ENTRIES 8
@@ -76,6 +78,20 @@ struct stack_entry {
 	unsigned long caller[FTRACE_STACK_ENTRIES];
 };
 
+/* userstacktrace: the user's return addresses, newest first, 0 after the last (Linux's). */
+struct userstack_entry {
+	struct trace_entry ent;
+	unsigned int tgid;
+	unsigned long caller[FTRACE_STACK_ENTRIES];
+};
+/* After an event of a task with a user space, when the option is on (trace_user_stack.c). */
+void ftrace_trace_userstack(void);
+struct pt_regs;
+void trace_set_user_regs(const struct pt_regs *regs);
+struct seq_file;
+struct trace_iterator;
+bool trace_user_stack_print(struct seq_file *m, struct trace_iterator *it);
+
 struct print_entry {
 	struct trace_entry ent;
 	unsigned long ip;
@@ -114,6 +130,7 @@ enum trace_option_bit {
 	TRACE_OPT_GRAPH_TAIL,
 	TRACE_OPT_GRAPH_RETVAL,
 	TRACE_OPT_GRAPH_ABSTIME,
+	TRACE_OPT_USERSTACKTRACE,
 	TRACE_OPT_EVENT_FORK,
 	TRACE_OPT_FUNCTION_FORK,
 	NR_TRACE_OPTS

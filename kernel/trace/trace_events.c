@@ -274,6 +274,8 @@ void trace_event_buffer_commit(struct trace_event_buffer *fb)
 
 	if (!fb->scratch) {
 		ring_buffer_unlock_commit(&fb->r);
+		if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
+			ftrace_trace_userstack();
 		return;
 	}
 	filter = READ_ONCE(call->filter);
@@ -285,6 +287,8 @@ void trace_event_buffer_commit(struct trace_event_buffer *fb)
 			/* The common fields were filled for the scratch copy: keep them as they are. */
 			memcpy(dst, fb->entry, fb->len);
 			ring_buffer_unlock_commit(&r);
+			if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
+				ftrace_trace_userstack();
 		}
 	}
 	if (READ_ONCE(call->triggers))

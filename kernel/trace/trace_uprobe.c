@@ -77,7 +77,7 @@ static int uprobe_dispatcher(struct uprobe_consumer *uc, struct pt_regs *regs)
 	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
 
 	__atomic_add_fetch(&tu->nhit, 1, __ATOMIC_RELAXED);
-	uprobe_trace_record(tu, regs, regs->ip - 1, 0);
+	uprobe_trace_record(tu, regs, regs->ip, 0);
 	return 0;
 }
 
@@ -91,14 +91,15 @@ static int uretprobe_dispatcher(struct uprobe_consumer *uc, unsigned long func,
 	return 0;
 }
 
-/* `(0x401170) a=0xa`, a return `(0x401170 <- 0x4011e4) ret=0x12` */
+/* `(0x401170) a=0xa`; a return, as Linux prints it, where it returned to first:
+ * `(0x4011e4 <- 0x401170) ret=0x12` */
 static void uprobe_print(struct seq_file *m, const struct trace_entry *ent)
 {
 	struct trace_uprobe *tu = trace_event_by_id(ent->type)->data;
 	const unsigned long *head = (const void *)ent;
 
 	if (tu->is_return)
-		seq_printf(m, "(0x%lx <- 0x%lx)", head[1], head[2]);
+		seq_printf(m, "(0x%lx <- 0x%lx)", head[2], head[1]);
 	else
 		seq_printf(m, "(0x%lx)", head[1]);
 	traceprobe_print_args(m, &tu->tp, ent, traceprobe_head_size(tu->is_return),

@@ -10,41 +10,17 @@ lines for bad definitions.
 
 import os
 import re
-import struct
 
 import pytest
 
 from tests.console import LOG_LINE
+from tests.elf import elf_symbol_offset
 
 SMP = 2
 QEMU_ARGS = ["-cpu", "max"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRACEE = os.path.join(ROOT, "build", "user", "tracee")
 LINE = r"^ *(?P<comm>[ -~]{1,16})-(?P<pid>\d+) +\[\d{3}\] [d.][N.][hzZ.][0-9a-f.][.] +\d+\.\d{6}: (?P<rest>.*)$"
-
-
-def elf_symbol_offset(path, name):
-    """(file offset, vaddr) of a function symbol: its address through the PT_LOAD that maps it."""
-    data = open(path, "rb").read()
-    phoff, shoff = struct.unpack_from("<QQ", data, 0x20)
-    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", data, 0x36)
-    vaddr = None
-    for i in range(shnum):
-        sh = struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
-        if sh[1] != 2:                      # SHT_SYMTAB
-            continue
-        strtab = struct.unpack_from("<IIQQQQIIQQ", data, shoff + sh[6] * shentsize)
-        for k in range(sh[5] // 24):
-            st_name, _, _, _, st_value, _ = struct.unpack_from("<IBBHQQ", data, sh[4] + k * 24)
-            end = data.index(b"\0", strtab[4] + st_name)
-            if data[strtab[4] + st_name:end].decode() == name:
-                vaddr = st_value
-    assert vaddr is not None, name
-    for i in range(phnum):
-        p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
-        if p_type == 1 and p_vaddr <= vaddr < p_vaddr + p_filesz:
-            return vaddr - p_vaddr + p_offset, vaddr
-    raise AssertionError("no PT_LOAD maps " + name)
 
 
 OFF, VADDR = elf_symbol_offset(TRACEE, "uprobe_target")
@@ -79,7 +55,7 @@ def test_uprobe_and_uretprobe_fetch_values(console):
     calls = []
     for a, total in ((10, 18), (20, 28), (30, 38)):
         calls.append(f'myup: ({VADDR:#x}) a={a:#x} s="probe me" t="probe me"')
-        calls.append(rf"myret: \({VADDR:#x} <- 0x[0-9a-f]+\) ret={total}")
+        calls.append(rf"myret: \(0x[0-9a-f]+ <- {VADDR:#x}\) ret={total}")   # Linux: where it returned, first
     assert len(body) == 6 and all(re.fullmatch(p if "myret" in p else re.escape(p), r) for p, r in zip(calls, body)), body
     profile = console.run("cat uprobe_profile").split("\n")
     assert sorted(l.split() for l in profile) == [["/tests/tracee", "myret", "3"], ["/tests/tracee", "myup", "3"]]
@@ -116,7 +92,7 @@ def test_stepped_out_of_line_instruction(console):
     console.run(f"echo 'r:ret /tests/tracee:{OFF:#x} ret=$retval:u32' >> uprobe_events")
     console.run("echo 1 > events/uprobes/enable")
     assert program_lines(console.run("/tests/tracee")) == ["tracee"]
-    rests = [re.sub(r" <- 0x[0-9a-f]+", "", r) for c, p, r in trace_body(console)]
+    rests = [re.sub(r"0x[0-9a-f]+ <- ", "", r) for c, p, r in trace_body(console)]
     assert rests == [line for a in (10, 20, 30) for line in
                      (f"step: ({VADDR + 1:#x}) a={a:#x}", f"ret: ({VADDR:#x}) ret={a + 8}")]
 
@@ -139,3 +115,23 @@ def test_bad_definitions_are_refused_with_linux_errors(console):
     # no ':' after the path: not a uprobe command at all (Linux: -EINVAL, nothing logged)
     assert "write error" in console.run("echo 'p:bad /tests/tracee' >> uprobe_events")
     assert console.run("cat uprobe_events") == ""
+
+
+def test_userstacktrace_below_events(console):
+    """The userstacktrace option: each event of the process is followed by its user stack, Linux's lines
+    (tracee is built without frame pointers, so the stack is where ring 3 was: the probe, the syscall's
+    return address)."""
+    console.run(f"echo 'p:us /tests/tracee:{OFF:#x}' > uprobe_events")
+    console.run("echo 1 > events/uprobes/us/enable")
+    console.run("echo 1 > events/syscalls/sys_enter_getppid/enable")
+    console.run("echo userstacktrace > trace_options")
+    try:
+        console.run("/tests/tracee")
+    finally:
+        console.run("echo nouserstacktrace > trace_options")
+    out = [l for l in console.run("cat trace", timeout=60).split("\n") if not l.startswith("#")]
+    rest = [re.match(LINE, l).group("rest") if re.match(LINE, l) else l for l in out]
+    assert rest[0] == "sys_getppid()" and rest[1] == "<user stack trace>"
+    assert re.fullmatch(r" =>  <00000000004[0-9a-f]{5}>", rest[2])
+    assert rest[3:] == [f"us: ({VADDR:#x})", "<user stack trace>", f" =>  <{VADDR:016x}>"] * 3
+    assert "nouserstacktrace" in console.run("cat trace_options").split("\n")

@@ -5,6 +5,8 @@
  *   tracee fork N          N children, each exec'ing /tests/hello; waits for all
  *   tracee peek            prints the first byte of uprobe_target() as it reads in its own text
  *                          ("53", push %rbx; "cc" while a uprobe is on it)
+ *   tracee loop N REPS     REPS runs of N calls of loop_function() (one getppid each), each run's
+ *                          guest instructions per call as getppid_loop prints them (-icount)
  *   tracee enable FILE     forks a child that sleeps 200 ms; writes "1" to FILE (an event's enable),
  *                          then both call uprobe_target(7, "late") and peek: two processes that were
  *                          running before the probe was registered
@@ -17,6 +19,40 @@ __attribute__((noinline, used)) long uprobe_target(long a, const char *s)
 {
 	__asm__ volatile("" ::: "memory");
 	return a + (long)strlen(s);
+}
+
+/* The loop's function, for a uprobe on its first instruction in the benchmark. */
+__attribute__((noinline, used)) long loop_function(void)
+{
+	return sys0(NR_getppid);
+}
+
+static unsigned long rdtsc(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return (unsigned long)hi << 32 | lo;
+}
+
+static void loop(long n, long reps)
+{
+	for (long r = 0; r < reps; r++) {
+		unsigned long t0 = rdtsc(), per1000;
+
+		for (long i = 0; i < n; i++)
+			loop_function();
+		per1000 = (rdtsc() - t0) * 1000 / n;
+		put_str("tracee loop run=");
+		put_num(r);
+		put_str(" n=");
+		put_num(n);
+		put_str(" tsc_per_call=");
+		put_num(per1000 / 1000);
+		put_str(per1000 % 1000 < 100 ? (per1000 % 1000 < 10 ? ".00" : ".0") : ".");
+		put_num(per1000 % 1000);
+		put_str("\n");
+	}
 }
 
 static long atol_(const char *s)
@@ -79,6 +115,8 @@ int main(int argc, char **argv, char **envp)
 
 	if (argc > 2 && !strcmp(argv[1], "fork"))
 		return forks(atol_(argv[2]));
+	if (argc > 3 && !strcmp(argv[1], "loop"))
+		loop(atol_(argv[2]) > 0 ? atol_(argv[2]) : 1, atol_(argv[3]));
 	if (argc > 1 && !strcmp(argv[1], "peek"))
 		peek();
 	if (argc > 2 && !strcmp(argv[1], "enable"))
