@@ -184,3 +184,24 @@ def test_set_event_pid_with_event_fork(console):
                                                "filename=/tests/hello"], execs
     assert len([r for c, p, r in body if r.startswith("sys_exit_group(")]) == 3
     assert console.run("cat set_event_pid") == shell      # the children left the list as they exited
+
+
+def test_set_ftrace_pid_with_function_fork(console):
+    """function-fork does for set_ftrace_pid what event-fork does for set_event_pid: the function tracer
+    follows the shell's children into their system calls."""
+    console.run("echo __x64_sys_getppid > set_ftrace_filter")
+    console.run("echo 1 > set_ftrace_pid")
+    console.run("echo function > current_tracer")
+    try:
+        console.run("/tests/tracee")
+        assert [r for c, p, r in trace_body(console)] == []
+        console.run("echo function-fork > trace_options")
+        console.run("/tests/tracee")
+        traced = [(c, r) for c, p, r in trace_body(console)]
+        assert len(traced) == 1 and traced[0][0] == "tracee" and traced[0][1].startswith("__x64_sys_getppid <-")
+        assert console.run("cat set_ftrace_pid") == "1"       # the child left the list when it exited
+    finally:
+        console.run("echo nofunction-fork > trace_options")
+        console.run("echo nop > current_tracer")
+        console.run("echo > set_ftrace_pid")
+        console.run("echo > set_ftrace_filter")
