@@ -228,7 +228,7 @@ struct sysinfo {
 	char _f[4];
 };
 
-static void count_task(struct task *t, void *arg)
+static void sysinfo_count_task(struct task *t, void *arg)
 {
 	++*(int *)arg;
 }
@@ -239,7 +239,7 @@ SYSCALL_DEFINE1(sysinfo, struct sysinfo __user *, info)
 	int tasks = 0;
 
 	memset(&s, 0, sizeof(s));
-	for_each_task(count_task, &tasks);
+	for_each_task(sysinfo_count_task, &tasks);
 	s.uptime = ktime_get_ns() / NSEC_PER_SEC;
 	s.totalram = pages_total();
 	s.freeram = pages_free();

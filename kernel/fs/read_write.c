@@ -21,7 +21,9 @@ static bool can_write(const struct file *f)
 	return (f->f_flags & O_ACCMODE) == O_WRONLY || (f->f_flags & O_ACCMODE) == O_RDWR;
 }
 
-static ssize_t vfs_read(struct file *f, char __user *buf, size_t count, s64 *pos)
+/* Linux calls these two vfs_read() and vfs_write(); here those names belong to the mock VFS that
+ * the fs workload traces (kernel/work/mockfs.c), and a symbol must name one function. */
+static ssize_t file_read(struct file *f, char __user *buf, size_t count, s64 *pos)
 {
 	if (!can_read(f))
 		return -EBADF;
@@ -34,7 +36,7 @@ static ssize_t vfs_read(struct file *f, char __user *buf, size_t count, s64 *pos
 	return f->f_op->read(f, buf, MIN(count, MAX_RW_COUNT), pos);
 }
 
-static ssize_t vfs_write(struct file *f, const char __user *buf, size_t count, s64 *pos)
+static ssize_t file_write(struct file *f, const char __user *buf, size_t count, s64 *pos)
 {
 	if (!can_write(f))
 		return -EBADF;
@@ -48,13 +50,13 @@ static ssize_t vfs_write(struct file *f, const char __user *buf, size_t count, s
 SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count)
 {
 	struct file *f = fget(fd);
-	return f ? vfs_read(f, buf, count, &f->f_pos) : -EBADF;
+	return f ? file_read(f, buf, count, &f->f_pos) : -EBADF;
 }
 
 SYSCALL_DEFINE3(write, unsigned int, fd, const char __user *, buf, size_t, count)
 {
 	struct file *f = fget(fd);
-	return f ? vfs_write(f, buf, count, &f->f_pos) : -EBADF;
+	return f ? file_write(f, buf, count, &f->f_pos) : -EBADF;
 }
 
 SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, loff_t, pos)
@@ -67,7 +69,7 @@ SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, lo
 		return -EINVAL;
 	if (!f->f_op->seekable)
 		return -ESPIPE;
-	return vfs_read(f, buf, count, &pos);
+	return file_read(f, buf, count, &pos);
 }
 
 struct iovec {
@@ -95,8 +97,8 @@ static ssize_t do_iter(unsigned int fd, const struct iovec __user *uvec, unsigne
 			return -EINVAL;
 		if (!v.iov_len)
 			continue;
-		n = write ? vfs_write(f, v.iov_base, v.iov_len, &f->f_pos)
-			  : vfs_read(f, v.iov_base, v.iov_len, &f->f_pos);
+		n = write ? file_write(f, v.iov_base, v.iov_len, &f->f_pos)
+			  : file_read(f, v.iov_base, v.iov_len, &f->f_pos);
 		if (n < 0)
 			return total ? total : n;
 		total += n;
