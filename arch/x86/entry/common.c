@@ -59,11 +59,14 @@ bool syscall_exit_check(struct pt_regs *regs)
  * Linux, only the low 32 bits of rax choose the call. */
 bool do_syscall_64(struct pt_regs *regs)
 {
-	unsigned int nr = regs->orig_ax;
+	unsigned int nr;
 
 	local_irq_enable();
-	/* raw_syscalls and syscalls:* events: one NOP each way until one is enabled */
-	trace_sys_enter(regs, nr);
+	/* raw_syscalls and syscalls:* events: a NOP each way until one is enabled. The number is
+	 * read after the entry hook (as Linux's syscall_trace_enter() may change it), so nothing but
+	 * regs stays live across the hooks and they cost their NOPs alone. */
+	trace_sys_enter(regs, (unsigned int)regs->orig_ax);
+	nr = regs->orig_ax;
 	if (nr < NR_syscalls && sys_call_table[nr])
 		regs->ax = sys_call_table[nr](regs);
 	else
