@@ -69,11 +69,12 @@ isr_common:
 .call:
 	mov rdi, rsp
 	call do_irq
-	test ebx, ebx
-	jz irq_return
-	swapgs
 global irq_return
-irq_return:
+irq_return:                             ; do_irq's return address: traces name it
+	test ebx, ebx
+	jz .pop
+	swapgs
+.pop:
 	pop r15
 	pop r14
 	pop r13

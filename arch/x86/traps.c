@@ -175,8 +175,12 @@ void do_irq(struct pt_regs *regs)
 	c->irq_regs = NULL;
 	if (!--c->irq_depth)
 		ctx_flags_clear(CTX_HARDIRQ);
+	/* Back to ring 3: a switch if one is due, a fatal signal acted on (user code holds no
+	 * kernel state, so the switch is a voluntary one there). */
+	if (user_mode(regs)) {
+		irqentry_exit_to_user_mode(regs);
+		return;
+	}
 	/* Back to the interrupted code: if a tick or a wake-up asked for it, another task runs. */
 	preempt_schedule_irq();
-	if (user_mode(regs)) /* ...and a fatal signal sent meanwhile ends the process here */
-		irqentry_exit_to_user_mode(regs);
 }

@@ -162,9 +162,10 @@ static void __schedule(bool preempt)
 		if (next->pid)
 			trace_save_cmdline(next->pid, next->comm); /* as Linux: names stay fresh */
 		trace_sched_switch(prev->preempted, prev, next);
+		/* Still prev's stack and prev as curr: the stack tracer measures against curr's. */
+		__switch_to_xtra(prev, next);
 		c->curr = next;
 		c->ctx_pid = next->pid; /* what events record from now on */
-		__switch_to_xtra(prev, next);
 		prev = switch_to(prev, next);
 		schedule_tail(prev);
 	}
