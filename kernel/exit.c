@@ -16,6 +16,8 @@
 #include "kernel/syscalls.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
+#include "kernel/trace/events/sched.h"
+#include "kernel/trace/trace.h"
 
 #define WNOHANG 0x1
 #define WUNTRACED 0x2
@@ -77,6 +79,7 @@ void do_exit(int code)
 	exit_signal_state(t);
 	exit_jobctl(t);
 	forget_children(t);
+	trace_pids_exit(t);
 	flags = tasklist_lock_irqsave();
 	t->exit_code = code;
 	t->exit_state = EXIT_ZOMBIE;
@@ -127,6 +130,7 @@ static long do_wait(int pid, int *status, int options)
 {
 	struct task *self = current;
 
+	trace_sched_process_wait(pid);
 	for (;;) {
 		unsigned long flags = tasklist_lock_irqsave();
 		bool found = false;

@@ -20,6 +20,10 @@
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
+#include "kernel/events/uprobes.h"
+#include "kernel/trace/events/sched.h"
+#include "kernel/trace/events/task.h"
+#include "kernel/trace/trace.h"
 
 #define CSIGNAL 0x000000ff
 #define CLONE_VM 0x00000100
@@ -100,6 +104,8 @@ static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *p
 	}
 	if (flags & CLONE_CHILD_CLEARTID)
 		p->clear_child_tid = child_tid;
+	if ((err = uprobe_copy_process(p)))
+		goto fail;
 
 	cregs = task_pt_regs(p);
 	*cregs = *regs;
@@ -115,6 +121,9 @@ static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *p
 	irq = tasklist_lock_irqsave();
 	link_child(current, p);
 	tasklist_unlock_irqrestore(irq);
+	trace_task_newtask(p, flags);
+	trace_sched_process_fork(current, p);
+	trace_pids_fork(current, p);
 	wake_up_new_task(p);
 	return p->pid;
 fail:
@@ -192,6 +201,9 @@ int user_process_start(const char *path, const char *const *argv, struct fnode *
 		p->cwd = cwd;
 		fs_pin(cwd);
 		link_child(current, p);
+		trace_task_newtask(p, SIGCHLD);
+		trace_sched_process_fork(current, p);
+		trace_pids_fork(current, p);
 	}
 	tasklist_unlock_irqrestore(irq);
 	if (!p) {

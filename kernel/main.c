@@ -105,7 +105,9 @@ void kmain(u32 magic, unsigned long info_pa)
 	init_dynamic_event();
 	trace_events_eprobe_init();
 	init_fprobe_trace();
+	init_ftrace_syscalls();
 	init_kprobe_trace();
+	init_uprobe_trace();
 	workloads_init();
 	klp_init();
 	mounts_init();

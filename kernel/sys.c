@@ -12,6 +12,7 @@
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
+#include "kernel/trace/events/task.h"
 
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002
@@ -79,6 +80,7 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 		if (n < 0)
 			return n;
 		name[n] = '\0';
+		trace_task_rename(current, name);
 		strscpy(current->comm, name, sizeof(current->comm));
 		trace_update_cmdline(current->pid, current->comm);
 		return 0;
@@ -91,7 +93,7 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 	}
 }
 
-SYSCALL_DEFINE1(time, s64 __user *, tloc)
+SYSCALL_DEFINE1(time, __kernel_old_time_t __user *, tloc)
 {
 	s64 t = ktime_get_ns() / NSEC_PER_SEC;
 	if (tloc && put_user(t, tloc))
@@ -116,7 +118,7 @@ struct new_utsname {
 	char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
 };
 
-SYSCALL_DEFINE1(uname, struct new_utsname __user *, name)
+SYSCALL_DEFINE1(newuname, struct new_utsname __user *, name)
 {
 	struct new_utsname u;
 
@@ -193,7 +195,7 @@ static struct rlimit64 rlimit_of(unsigned int resource)
 	return (struct rlimit64){ RLIM_INFINITY, RLIM_INFINITY };
 }
 
-SYSCALL_DEFINE4(prlimit64, int, pid, unsigned int, resource, const struct rlimit64 __user *,
+SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlimit64 __user *,
 		new_rlim, struct rlimit64 __user *, old_rlim)
 {
 	struct rlimit64 cur, want;

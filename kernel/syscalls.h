@@ -9,6 +9,12 @@
 /* Marks a pointer that comes from user space: only the uaccess helpers may follow it. */
 #define __user
 
+/* Linux's names for argument types: a syscall's format file shows the type as declared. */
+typedef unsigned short umode_t;
+typedef long off_t;
+typedef long long loff_t;
+typedef long __kernel_old_time_t;
+
 /*
  * SYSCALL_DEFINE3(write, unsigned int, fd, const char __user *, buf, size_t, count) { ... } gives:
  *

@@ -10,6 +10,7 @@
 #include "kernel/percpu.h"
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
+#include "kernel/events/uprobes.h"
 
 static irq_handler_t irq_handlers[256];
 bool (*int3_hook)(struct pt_regs *regs);
@@ -122,6 +123,8 @@ static void do_exception(struct pt_regs *regs)
 	/* Ring 3's exceptions are the process's (arch/x86/mm/fault.c); NMI and #MC are the CPU's. */
 	if (user_mode(regs) && v != X86_TRAP_NMI && v != X86_TRAP_MC) {
 		if (v == X86_TRAP_PF && do_page_fault(regs))
+			return;
+		if ((v == X86_TRAP_BP || v == X86_TRAP_DB) && uprobe_exception_notify(regs))
 			return;
 		do_user_trap(regs);
 		return;

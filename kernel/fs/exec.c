@@ -28,6 +28,9 @@
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
+#include "kernel/events/uprobes.h"
+#include "kernel/trace/events/sched.h"
+#include "kernel/trace/events/task.h"
 
 #define ARG_MAX_BYTES (128 * 1024) /* argv and envp strings together; beyond: E2BIG */
 #define STACK_SIZE (8UL << 20)	   /* RLIMIT_STACK's default */
@@ -147,6 +150,11 @@ static int load_segments(struct linux_binprm *b)
 			start = MIN(prev->vm_end, end);
 		if (start < end && (err = insert_vm_area(mm, start, end, vm, true)))
 			return err;
+		if (start < end) { /* which file bytes it maps: uprobes look them up */
+			struct vm_area_struct *v = find_vma(mm, start);
+			v->vm_inode = b->file;
+			v->vm_file_off = p->p_offset - (p->p_vaddr - start);
+		}
 		if ((err = copy_to_mm(mm, p->p_vaddr, b->file->data + p->p_offset, p->p_filesz)))
 			return err;
 		/* .bss needs nothing: every page is zero when made, and only file bytes were copied. */
@@ -249,6 +257,7 @@ static void begin_new_exec(struct linux_binprm *b, struct pt_regs *regs)
 		mmput(old);
 	fpu_init_task(t); /* allocated before the exec began: cannot fail here */
 	strscpy(t->mm->exe, base ? base + 1 : b->filename, sizeof(t->mm->exe));
+	trace_task_rename(t, t->mm->exe);
 	strscpy(t->comm, t->mm->exe, sizeof(t->comm));
 	trace_update_cmdline(t->pid, t->comm); /* the trace names the program from now on */
 	do_close_on_exec(t->files);
@@ -287,6 +296,8 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 		return err;
 	}
 	begin_new_exec(b, regs);
+	uprobe_mmap_exec(current->mm);
+	trace_sched_process_exec(current, current->pid, b->filename);
 	return 0;
 }
 

@@ -217,12 +217,12 @@ static long do_sys_open(int dfd, const char __user *filename, int flags, unsigne
 	return fd;
 }
 
-SYSCALL_DEFINE3(open, const char __user *, filename, int, flags, unsigned int, mode)
+SYSCALL_DEFINE3(open, const char __user *, filename, int, flags, umode_t, mode)
 {
 	return do_sys_open(AT_FDCWD, filename, flags, mode);
 }
 
-SYSCALL_DEFINE4(openat, int, dfd, const char __user *, filename, int, flags, unsigned int, mode)
+SYSCALL_DEFINE4(openat, int, dfd, const char __user *, filename, int, flags, umode_t, mode)
 {
 	return do_sys_open(dfd, filename, flags, mode);
 }

@@ -59,7 +59,7 @@ SYSCALL_DEFINE3(write, unsigned int, fd, const char __user *, buf, size_t, count
 	return f ? file_write(f, buf, count, &f->f_pos) : -EBADF;
 }
 
-SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, s64, pos)
+SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, loff_t, pos)
 {
 	struct file *f = fget(fd);
 
@@ -126,7 +126,7 @@ static s64 file_size(struct file *f)
 	return f->node ? fs_size(f->node) : 0;
 }
 
-SYSCALL_DEFINE3(lseek, unsigned int, fd, s64, offset, unsigned int, whence)
+SYSCALL_DEFINE3(lseek, unsigned int, fd, off_t, offset, unsigned int, whence)
 {
 	struct file *f = fget(fd);
 	s64 base;

@@ -71,12 +71,12 @@ static long do_stat(int dfd, const char __user *filename, struct stat __user *us
 	return put_stat(n, NULL, ust);
 }
 
-SYSCALL_DEFINE2(stat, const char __user *, filename, struct stat __user *, statbuf)
+SYSCALL_DEFINE2(newstat, const char __user *, filename, struct stat __user *, statbuf)
 {
 	return do_stat(AT_FDCWD, filename, statbuf, 0);
 }
 
-SYSCALL_DEFINE2(lstat, const char __user *, filename, struct stat __user *, statbuf)
+SYSCALL_DEFINE2(newlstat, const char __user *, filename, struct stat __user *, statbuf)
 {
 	return do_stat(AT_FDCWD, filename, statbuf, AT_SYMLINK_NOFOLLOW);
 }
@@ -87,7 +87,7 @@ SYSCALL_DEFINE4(newfstatat, int, dfd, const char __user *, filename, struct stat
 	return do_stat(dfd, filename, statbuf, flag);
 }
 
-SYSCALL_DEFINE2(fstat, unsigned int, fd, struct stat __user *, statbuf)
+SYSCALL_DEFINE2(newfstat, unsigned int, fd, struct stat __user *, statbuf)
 {
 	struct file *f = fget(fd);
 	return f ? put_stat(f->node, f, statbuf) : -EBADF;

@@ -3,6 +3,7 @@
 #include "kernel/mm/mm.h"
 #include "arch/x86/paging.h"
 #include "lib/errno.h"
+#include "kernel/uaccess.h"
 
 /* A canonical address whose page is mapped now. Page tables only grow while we run, except
  * for execmem and text_poke's aliases, which nobody gives a probe as an argument. */
@@ -45,6 +46,33 @@ long strncpy_from_kernel_nofault(char *dst, const void *src, long count)
 			return -EFAULT;
 		}
 		dst[i] = s[i];
+		if (!dst[i])
+			return i + 1;
+	}
+	dst[i] = 0;
+	return i + 1;
+}
+
+/* The same for a user address of the running process (a uprobe's fetch arguments): through the
+ * uaccess helpers, so SMAP is opened for the copy and a bad pointer is an -EFAULT. */
+long copy_from_user_nofault(void *dst, const void __user *src, size_t size)
+{
+	if (!access_ok(src, size) || copy_from_user(dst, src, size))
+		return -EFAULT;
+	return 0;
+}
+
+long strncpy_from_user_nofault(char *dst, const void __user *src, long count)
+{
+	long i;
+
+	if (count <= 0)
+		return 0;
+	for (i = 0; i < count - 1; i++) {
+		if (copy_from_user_nofault(&dst[i], (const char __user *)src + i, 1)) {
+			dst[0] = 0;
+			return -EFAULT;
+		}
 		if (!dst[i])
 			return i + 1;
 	}

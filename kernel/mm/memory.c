@@ -217,9 +217,15 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 	mm->pgd = pgd;
 	mm->mmap = NULL;
 	mm->rss = 0;
-	for (struct vm_area_struct *v = old->mmap; v; v = v->vm_next)
+	for (struct vm_area_struct *v = old->mmap; v; v = v->vm_next) {
+		struct vm_area_struct *n;
+
 		if (insert_vm_area(mm, v->vm_start, v->vm_end, v->vm_flags, v->vm_file))
 			goto fail;
+		n = find_vma(mm, v->vm_start);
+		n->vm_inode = v->vm_inode;
+		n->vm_file_off = v->vm_file_off;
+	}
 	walk_range(old, 0, TASK_SIZE_MAX, copy_one, mm);
 	if (mm->rss == ~0UL)
 		goto fail;

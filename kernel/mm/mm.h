@@ -104,6 +104,9 @@ size_t execmem_pages_mapped(void); /* pages with a frame: in use, or free and ke
  * or nothing; the string copy returns its length with the NUL, cuts at count - 1, or -EFAULT. */
 long copy_from_kernel_nofault(void *dst, const void *src, size_t size);
 long strncpy_from_kernel_nofault(char *dst, const void *src, long count);
+/* The same for the running process's user memory (kernel/mm/maccess.c). */
+long copy_from_user_nofault(void *dst, const void *src, size_t size);
+long strncpy_from_user_nofault(char *dst, const void *src, long count);
 
 /* Kernel heap (kernel/mm/kmalloc.c). */
 void *kmalloc(size_t size);

@@ -4,6 +4,8 @@
 
 #include "lib/types.h"
 
+struct ramfs_inode;
+
 /* vm_flags, Linux's values. */
 #define VM_READ 0x1
 #define VM_WRITE 0x2
@@ -20,6 +22,10 @@ struct vm_area_struct {
 	unsigned long vm_start, vm_end;
 	unsigned long vm_flags;
 	bool vm_file; /* a segment of the executable: the segfault report names the file */
+	/* The file a segment maps, and the file offset of vm_start: where uprobes find a file's
+	 * instruction in each process (Linux's vm_file and vm_pgoff). NULL for anonymous memory. */
+	const struct ramfs_inode *vm_inode;
+	unsigned long vm_file_off;
 	struct vm_area_struct *vm_next; /* sorted by address */
 };
 
@@ -28,8 +34,9 @@ struct mm_struct {
 	struct vm_area_struct *mmap;
 	unsigned long start_code, end_code, start_brk, brk, start_stack, mmap_base;
 	unsigned long arg_start, arg_end, env_start, env_end;
-	unsigned long rss; /* user pages present, for /proc and the leak checks */
-	char exe[64];	   /* the executable's basename, for the segfault report */
+	unsigned long rss;	   /* user pages present, for /proc and the leak checks */
+	char exe[64];		   /* the executable's basename, for the segfault report */
+	unsigned long uprobes_xol; /* the uprobes XOL page (kernel/events/uprobes.h), or 0 */
 };
 
 /* kernel/mm/memory.c */

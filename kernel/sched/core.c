@@ -24,6 +24,7 @@
 #include "lib/string.h"
 #include "kernel/trace/events/sched.h"
 #include "kernel/trace/events/timer.h"
+#include "kernel/events/uprobes.h"
 
 struct runqueue {
 	spinlock_t lock;
@@ -77,6 +78,8 @@ void sched_init_cpu(int cpu)
 
 void free_task(struct task *t)
 {
+	trace_sched_process_free(t);
+	uprobe_free_utask(t);
 	free_pages_for(__pa(t->stack), TASK_STACK_PAGES, PAGE_USER_STACK);
 	kfree(t->fgraph);
 	kfree(t->fpu);

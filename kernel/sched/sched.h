@@ -12,6 +12,7 @@
 enum task_state { TASK_RUNNING, TASK_SLEEPING, TASK_DEAD };
 
 struct kretprobe_instance;
+struct uprobe_task;
 struct mm_struct;
 struct files_struct;
 struct fnode;
@@ -46,6 +47,7 @@ struct task {
 	struct task *cpu_next; /* all live tasks of its CPU (sleepers, ps) */
 	void *fgraph;	       /* function_graph's shadow return stack, when tracing */
 	struct kretprobe_instance *kretprobe_instances; /* open calls a kretprobe watches */
+	struct uprobe_task *utask; /* a uprobe's step in progress, uretprobe returns (NULL: none) */
 	unsigned int fail_nth; /* > 0: the fail_nth-th allocation from now fails (fault_inject.c) */
 	int spinlocks_held;    /* percpu spinlocks_held while it is switched out */
 

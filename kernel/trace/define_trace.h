@@ -88,7 +88,7 @@
 	  .is_signed = is_signed_type(_type),                                                 \
 	  .kind = __builtin_types_compatible_p(_type, char) ? FILTER_STATIC_STRING : FILTER_OTHER },
 #define __string(_item, _src)                                                                 \
-	{ .type = "__data_loc char[]", .name = #_item, .size = 4, .align = 4, .is_signed = 0, \
+	{ .type = "__data_loc char[]", .name = #_item, .size = 4, .align = 4, .is_signed = 1, \
 	  .kind = FILTER_DYN_STRING },
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(cls, proto, args, tstruct, assign, print)                        \

@@ -94,6 +94,12 @@ static struct ftrace_event_field stack_fields[] = {
 	ARRAY(stack_entry, unsigned long, caller, FTRACE_STACK_ENTRIES),
 };
 
+static struct ftrace_event_field userstack_fields[] = {
+	TRACE_COMMON_FIELDS,
+	FIELD(userstack_entry, unsigned int, tgid, "tgid"),
+	ARRAY(userstack_entry, unsigned long, caller, FTRACE_STACK_ENTRIES),
+};
+
 #define FTRACE_EVENT(_name, _id, _st, _fields, _fmt)                                               \
 	{                                                                                          \
 		.name = _name, .system = "ftrace", .id = _id, .size = sizeof(struct _st),          \
@@ -117,6 +123,12 @@ struct trace_event_call ftrace_fixed_events[] = {
 		     "REC->retval"),
 	FTRACE_EVENT("funcgraph_entry", TRACE_GRAPH_ENT, ftrace_graph_ent_entry, graph_ent_fields,
 		     "\"--> %ps (%d)\", (void *)REC->func, REC->depth"),
+	FTRACE_EVENT(
+		"user_stack", TRACE_USER_STACK, userstack_entry, userstack_fields,
+		"\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
+		"\"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
+		"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
+		"(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]"),
 };
 const unsigned int nr_ftrace_fixed_events = ARRAY_SIZE(ftrace_fixed_events);
 

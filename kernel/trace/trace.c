@@ -36,6 +36,9 @@ static const char *const option_names[NR_TRACE_OPTS] = {
 	[TRACE_OPT_GRAPH_TAIL] = "funcgraph-tail",
 	[TRACE_OPT_GRAPH_RETVAL] = "funcgraph-retval",
 	[TRACE_OPT_GRAPH_ABSTIME] = "funcgraph-abstime",
+	[TRACE_OPT_USERSTACKTRACE] = "userstacktrace",
+	[TRACE_OPT_EVENT_FORK] = "event-fork",
+	[TRACE_OPT_FUNCTION_FORK] = "function-fork",
 };
 static struct tracer *trace_types;
 static DEFINE_MUTEX(trace_lock);

@@ -15,7 +15,9 @@ enum trace_type {
 	TRACE_STACK = 4,
 	TRACE_PRINT = 5,
 	TRACE_GRAPH_RET = 11,
-	TRACE_GRAPH_ENT = 12
+	TRACE_GRAPH_ENT = 12,
+	/* Linux 6.1 numbers it 12, its funcgraph_entry 11: ours keep 11 and 12 for the graph. */
+	TRACE_USER_STACK = 13
 };
 
 #define FTRACE_STACK_ENTRIES 8
@@ -69,6 +71,20 @@ struct stack_entry {
 	unsigned long caller[FTRACE_STACK_ENTRIES];
 };
 
+/* userstacktrace: the user's return addresses, newest first, 0 after the last (Linux's). */
+struct userstack_entry {
+	struct trace_entry ent;
+	unsigned int tgid;
+	unsigned long caller[FTRACE_STACK_ENTRIES];
+};
+/* After an event of a task with a user space, when the option is on (trace_user_stack.c). */
+void ftrace_trace_userstack(void);
+struct pt_regs;
+void trace_set_user_regs(const struct pt_regs *regs);
+struct seq_file;
+struct trace_iterator;
+bool trace_user_stack_print(struct seq_file *m, struct trace_iterator *it);
+
 struct print_entry {
 	struct trace_entry ent;
 	unsigned long ip;
@@ -107,6 +123,9 @@ enum trace_option_bit {
 	TRACE_OPT_GRAPH_TAIL,
 	TRACE_OPT_GRAPH_RETVAL,
 	TRACE_OPT_GRAPH_ABSTIME,
+	TRACE_OPT_USERSTACKTRACE,
+	TRACE_OPT_EVENT_FORK,
+	TRACE_OPT_FUNCTION_FORK,
 	NR_TRACE_OPTS
 };
 
@@ -167,6 +186,10 @@ bool trace_pid_listed(void);
 /* A pid file's write (set_ftrace_pid, set_event_pid): space-separated pids of live tasks (0: the
  * idle tasks); `>` replaces the list, `>>` (FS_APPEND) adds to cur. The new count into out, or
  * -EINVAL (bad number, no such task, more than max) with nothing decided. */
+/* event-fork / function-fork: follow a listed parent's children (trace_pid_fork.c). */
+struct task;
+void trace_pids_fork(struct task *parent, struct task *child);
+void trace_pids_exit(struct task *t);
 int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const int *cur, int ncur,
 			 int *out, int max);
 /* True if the current task passes set_ftrace_pid (no list: everyone, without a call). */

@@ -262,6 +262,8 @@ void trace_event_buffer_commit(struct trace_event_buffer *fb)
 {
 	if (!fb->scratch) {
 		ring_buffer_unlock_commit(&fb->r);
+		if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
+			ftrace_trace_userstack();
 		return;
 	}
 	trace_event_keep_record(fb->call, fb->entry, fb->len);
@@ -283,6 +285,8 @@ void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
 			/* The common fields were filled for the scratch copy: keep them as they are. */
 			memcpy(dst, rec, len);
 			ring_buffer_unlock_commit(&r);
+			if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
+				ftrace_trace_userstack();
 		}
 	}
 	if (READ_ONCE(call->triggers))
@@ -300,7 +304,8 @@ bool trace_event_print(struct seq_file *m, struct trace_iterator *it)
 		seq_printf(m, "Unknown type %u\n", it->ent->type);
 		return true;
 	}
-	seq_printf(m, "%s: ", call->name);
+	if (!call->print_whole_line)
+		seq_printf(m, "%s: ", call->name);
 	call->print(m, it->ent);
 	return true;
 }
@@ -316,7 +321,8 @@ bool trace_event_print_inline(struct seq_file *m, const struct trace_entry *ent)
 	call->print(&line, ent);
 	if (line.count && buf[line.count - 1] == '\n')
 		line.count--;
-	seq_printf(m, "%s: ", call->name);
+	if (!call->print_whole_line)
+		seq_printf(m, "%s: ", call->name);
 	seq_write(m, buf, line.count);
 	return true;
 }

@@ -57,6 +57,8 @@ struct trace_event_call {
 	u32 size; /* sizeof the record without dynamic strings */
 	void (*print)(struct seq_file *m, const struct trace_entry *ent);
 	const char *print_fmt;
+	/* print writes the whole line, no "name: " first (syscall events: `sys_write(fd: 1, ...)`) */
+	bool print_whole_line;
 	/* Set at boot. */
 	u16 id;
 	int nr_fields;			   /* common fields included */
@@ -169,6 +171,8 @@ void trace_error_log_remove(struct fnode *top);
 
 void trace_events_init(void);
 void trace_events_files_init(void);
+/* syscalls:sys_enter_NAME / sys_exit_NAME for every call the table has (trace_syscalls.c). */
+void init_ftrace_syscalls(void);
 /* format and id in dir (NULL: its mkdir failed), for call (trace_events_files.c); 0 or -ENOMEM. */
 int trace_event_format_files(struct fnode *dir, struct trace_event_call *call);
 /* An event's directory and files, and its system's when it is the first (trace_events_files.c);

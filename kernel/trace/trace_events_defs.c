@@ -4,6 +4,8 @@
  * the probes and iterators here run inside the events' own tracing path. */
 #define CREATE_TRACE_POINTS
 #include "kernel/trace/events/sched.h"
+#include "kernel/trace/events/syscalls.h"
+#include "kernel/trace/events/task.h"
 #include "kernel/trace/events/irq.h"
 #include "kernel/trace/events/ipi.h"
 #include "kernel/trace/events/timer.h"

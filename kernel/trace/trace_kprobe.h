@@ -7,5 +7,7 @@
 
 /* The two files in /sys/kernel/tracing (Linux's init_kprobe_trace()). */
 void init_kprobe_trace(void);
+/* uprobe_events and uprobe_profile (trace_uprobe.c). */
+void init_uprobe_trace(void);
 
 #endif

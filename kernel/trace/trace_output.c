@@ -119,6 +119,8 @@ bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 		}
 		return true;
 	}
+	if (it->ent->type == TRACE_USER_STACK)
+		return trace_user_stack_print(m, it);
 	if (it->ent->type == TRACE_PRINT) {
 		const struct print_entry *p = (const void *)it->ent;
 		size_t n = strnlen(p->buf, it->len - sizeof(*p));

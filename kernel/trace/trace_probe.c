@@ -9,8 +9,8 @@
  * traceprobe_parse_probe_arg_body(), parse_probe_arg(), parse_probe_vars()) closely enough that a
  * bad argument is refused with the same words at the same caret, quirks included: the error of a
  * $-variable or a register points at the argument's start; `$comm:u32` is refused with no
- * error_log entry (6.1 logs none). Not offered: `ustring`, which Linux has; `+u` reads kernel
- * memory, as there is no user space here. On an eprobe (TPARG_FL_TPOINT) `$NAME` is the field
+ * error_log entry (6.1 logs none). `+u` reads kernel memory. `ustring` and every dereference of a
+ * lower-half address read the process's memory (trace_probe_fetch.c: probe_read()). On an eprobe (TPARG_FL_TPOINT) `$NAME` is the field
  * NAME of the event it fires on, resolved by trace_eprobe.c.
  */
 #include "kernel/trace/trace_probe.h"

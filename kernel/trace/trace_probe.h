@@ -100,7 +100,10 @@ struct seq_file;
 		C(NO_EP_FILTER, "No filter rule after 'if'"),                                      \
 		C(EVENT_TOO_BIG, "Event too big (too many fields?)"),                              \
 		C(NO_TRACEPOINT, "Tracepoint is not found"),                                       \
-		C(TOO_MANY_ARGS, "Too many arguments are specified"),
+		C(TOO_MANY_ARGS, "Too many arguments are specified"),                              \
+		C(FILE_NOT_FOUND, "Failed to find the given file"),                                \
+		C(NO_REGULAR_FILE, "Not a regular file"),                                          \
+		C(BAD_UPROBE_OFFS, "Invalid uprobe offset"),
 
 #define C(a, b) TP_ERR_##a
 enum probe_err { TP_ERR_NONE = -1, PROBE_ERRORS NR_TP_ERRS };

@@ -17,6 +17,26 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
+/*
+ * Every read an argument makes: a lower-half address is a process's memory (a uprobe's registers
+ * and stack, a `ustring`, or a kprobe argument that holds a user pointer) and goes through the
+ * uaccess helpers, which SMAP demands; an upper-half one is the kernel's. Deciding by the address
+ * rather than by the registers serves eprobes too, whose "registers" are the base record.
+ */
+static long probe_read(void *dst, unsigned long src, size_t n)
+{
+	if (src < TASK_SIZE_MAX)
+		return copy_from_user_nofault(dst, (const void *)src, n);
+	return copy_from_kernel_nofault(dst, (const void *)src, n);
+}
+
+static long probe_read_str(char *dst, unsigned long src, long n)
+{
+	if (src < TASK_SIZE_MAX)
+		return strncpy_from_user_nofault(dst, (const void *)src, n);
+	return strncpy_from_kernel_nofault(dst, (const void *)src, n);
+}
+
 /* The probe's head follows the common fields. */
 #define HEAD ((u32)sizeof(struct trace_entry))
 
@@ -40,7 +60,7 @@ static bool fetch_arg(struct pt_regs *regs, unsigned long n, unsigned long *val)
 		*val = *(unsigned long *)((u8 *)regs + arg_regs[n]);
 		return true;
 	}
-	return !copy_from_kernel_nofault(val, (unsigned long *)regs->sp + n - 5, sizeof(*val));
+	return !probe_read(val, regs->sp + (n - 5) * sizeof(long), sizeof(*val));
 }
 
 /* An eprobe's $FIELD: the field of the record it fires on, as Linux's get_event_field() reads
@@ -79,8 +99,7 @@ static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsi
 		*val = *(unsigned long *)((u8 *)regs + code->param);
 		return true;
 	case FETCH_OP_STACK:
-		return !copy_from_kernel_nofault(val, (unsigned long *)regs->sp + code->param,
-						 sizeof(*val));
+		return !probe_read(val, regs->sp + code->param * sizeof(long), sizeof(*val));
 	case FETCH_OP_STACKP:
 		*val = regs->sp;
 		return true;
@@ -125,7 +144,7 @@ static const struct fetch_insn *fetch_value(const struct fetch_insn *code, struc
 		unsigned long addr =
 			*val + code->offset + (code[1].op != FETCH_OP_DEREF ? skip : 0);
 
-		if (copy_from_kernel_nofault(val, (void *)addr, sizeof(*val)))
+		if (probe_read(val, addr, sizeof(*val)))
 			return NULL;
 	}
 	return code;
@@ -138,7 +157,7 @@ static u32 fetch_strlen(unsigned long addr)
 	char c;
 
 	do {
-		if (copy_from_kernel_nofault(&c, (void *)(addr + len), 1))
+		if (probe_read(&c, addr + len, 1))
 			return 0;
 		len++;
 	} while (c && len < MAX_STRING_SIZE);
@@ -200,9 +219,8 @@ static void store_value(u8 *dst, const struct probe_arg *arg, struct pt_regs *re
 	unsigned long val;
 
 	st = fetch_value(arg->code, regs, 0, &val);
-	if (!st ||
-	    (st->op == FETCH_OP_ST_MEM &&
-	     copy_from_kernel_nofault(dst, (void *)(val + st->offset + elem * st->size), st->size)))
+	if (!st || (st->op == FETCH_OP_ST_MEM &&
+		    probe_read(dst, val + st->offset + elem * st->size, st->size)))
 		memset(dst, 0, arg->type->size);
 	else if (st->op == FETCH_OP_ST_RAW)
 		memcpy(dst, &val, st->size); /* little-endian: the low bytes first */
@@ -227,7 +245,7 @@ static void store_string(u8 *rec, u8 *dst, const struct probe_arg *arg, struct p
 		memcpy(*dyn, sym, n);
 		(*dyn)[n - 1] = '\0';
 	} else if (st && max) {
-		n = strncpy_from_kernel_nofault((char *)*dyn, (void *)(val + st->offset), max);
+		n = probe_read_str((char *)*dyn, val + st->offset, max);
 	}
 	if (n > 0) {
 		loc |= (u32)n << 16;

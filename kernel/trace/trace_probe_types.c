@@ -16,6 +16,7 @@
 /* The types, Linux's names, sizes and print formats. x64 is the default (a 64-bit kernel's). */
 static const struct fetch_type probe_fetch_types[] = {
 	{ "string", 4, 1, 0, "\\\"%s\\\"", "__data_loc char[]" },
+	{ "ustring", 4, 1, 0, "\\\"%s\\\"", "__data_loc char[]" },
 	{ "symstr", 4, 1, 0, "\\\"%s\\\"", "__data_loc char[]" },
 	{ "u8", 1, 0, 0, "%u", "u8" },
 	{ "u16", 2, 0, 0, "%u", "u16" },

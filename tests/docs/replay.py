@@ -10,6 +10,7 @@ import time
 
 from tests.console import Console, ConsoleError, ROOT, TEST_ISO
 from tests.docs.transcript import CTRL_C, read_chapter
+from tests.elf import elf_symbol_offset
 
 PLAIN_ISO = os.path.join(ROOT, "build", "ftrace-os.iso")
 DOCS = os.path.join(ROOT, "docs")
@@ -85,6 +86,10 @@ class Replay:
     def substitute(self, block, step):
         cmd = step.cmd
         for shown, func, path in block.lets:
+            if path.startswith("elf:"):
+                off, _ = elf_symbol_offset(os.path.join(ROOT, "build", "user", path[4:]), func)
+                cmd = re.sub(r"\b%s\b" % shown, "%#x" % off, cmd)
+                continue
             if shown.startswith("0x"):
                 # `ksym FUNC` prints "0xADDRESS FUNC+0x0/0xSIZE"; path holds the offset
                 words = self.console.run("ksym " + func, timeout=COMMAND_TIMEOUT).split()

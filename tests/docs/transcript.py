@@ -19,6 +19,9 @@ one comment, separated by `;`. Written on the lines just before a block, they ap
                                        a build-dependent number in a command, computed before typing it
     <!-- replay: let 0xffffffff8020971a = address of kmain+0xa -->
                                        the same for an address: `ksym kmain` plus the offset
+    <!-- replay: let 0x14a0 = file offset of uprobe_target in /tests/tracee -->
+                                       the same for a uprobe's offset, read from the built program
+                                       (build/user/tracee) on the host
 
 A chapter replays in one boot from its first transcript on, `smp=1` unless a `boot` says otherwise.
 
@@ -105,6 +108,7 @@ EXPECTABLE = {"banner": ("banner",), "ftrace_bug": ("ftrace_bug",), "jump_label_
               "crash": ("oops", "panic"), "might_sleep": ("might_sleep",)}
 LET_RX = re.compile(r"^(\d+) = line of (\S+) in (\S+)$")
 LET_ADDR_RX = re.compile(r"^(0x[0-9a-f]+) = address of (\w+)\+(0x[0-9a-f]+)$")
+LET_FILE_RX = re.compile(r"^(0x[0-9a-f]+) = file offset of (\w+) in /tests/(\w+)$")
 
 
 def parse_directives(text, where):
@@ -139,6 +143,10 @@ def parse_directives(text, where):
             got["unordered"] = True
         elif word == "let":
             m = LET_RX.match(rest) or LET_ADDR_RX.match(rest)
+            if LET_FILE_RX.match(rest):
+                m = LET_FILE_RX.match(rest)
+                got["lets"].append((m.group(1), m.group(2), "elf:" + m.group(3)))
+                continue
             if not m:
                 raise TranscriptError("%s: let %r: expected `N = line of FUNC in FILE` or "
                                       "`0xADDR = address of FUNC+0xOFF`" % (where, rest))

@@ -140,7 +140,7 @@ def test_tracers_switched_under_load(console):
 def test_trace_options_shape_the_output(console):
     assert console.run("cat trace_options").splitlines() == [
         "nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "funcgraph-irqs", "nofuncgraph-tail",
-        "nofuncgraph-retval", "nofuncgraph-abstime"]
+        "nofuncgraph-retval", "nofuncgraph-abstime", "nouserstacktrace", "noevent-fork", "nofunction-fork"]
     try:
         for opt in ("funcgraph-proc", "nofuncgraph-duration", "funcgraph-tail"):
             assert console.run("echo %s > trace_options" % opt) == ""

@@ -19,6 +19,7 @@ static const struct {
 	{ "print", TRACE_PRINT, sizeof(struct print_entry) },
 	{ "funcgraph_exit", TRACE_GRAPH_RET, sizeof(struct ftrace_graph_ret_entry) },
 	{ "funcgraph_entry", TRACE_GRAPH_ENT, sizeof(struct ftrace_graph_ent_entry) },
+	{ "user_stack", TRACE_USER_STACK, sizeof(struct userstack_entry) },
 };
 
 /* What the compiler aligns a field to: its size, an array's element (all ours are longs). */

@@ -7,6 +7,7 @@
 #include "kernel/sched/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscalls.h"
+#include "kernel/trace/events/syscalls.h"
 #include "lib/errno.h"
 
 void entry_SYSCALL_64(void);
@@ -62,13 +63,19 @@ bool syscall_exit_check(struct pt_regs *regs)
  * Linux, only the low 32 bits of rax choose the call. */
 bool do_syscall_64(struct pt_regs *regs)
 {
-	unsigned int nr = regs->orig_ax;
+	unsigned int nr;
 
 	local_irq_enable();
+	/* raw_syscalls and syscalls:* events: a NOP each way until one is enabled. The number is
+	 * read after the entry hook (as Linux's syscall_trace_enter() may change it), so nothing but
+	 * regs stays live across the hooks and they cost their NOPs alone. */
+	trace_sys_enter(regs, (unsigned int)regs->orig_ax);
+	nr = regs->orig_ax;
 	if (nr < NR_syscalls && sys_call_table[nr])
 		regs->ax = sys_call_table[nr](regs);
 	else
 		regs->ax = sys_ni_syscall(nr);
+	trace_sys_exit(regs, regs->ax);
 	return syscall_exit_check(regs);
 }
 

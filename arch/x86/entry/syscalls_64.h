@@ -1,13 +1,14 @@
 /* The system calls this kernel answers, by Linux's x86-64 numbers (Linux: syscall_64.tbl); the rest
  * are -ENOSYS. Included twice by syscall_64.c: once to declare each entry point, once to fill
- * sys_call_table. A line per call: __SYSCALL(number, name). */
+ * sys_call_table. A line per call: __SYSCALL(number, name), the name its SYSCALL_DEFINE gives
+ * (Linux's too: number 4 is newstat, so its events are syscalls:sys_enter_newstat). */
 __SYSCALL(0, read)
 __SYSCALL(1, write)
 __SYSCALL(2, open)
 __SYSCALL(3, close)
-__SYSCALL(4, stat)
-__SYSCALL(5, fstat)
-__SYSCALL(6, lstat)
+__SYSCALL(4, newstat)
+__SYSCALL(5, newfstat)
+__SYSCALL(6, newlstat)
 __SYSCALL(7, poll)
 __SYSCALL(8, lseek)
 __SYSCALL(9, mmap)
@@ -36,7 +37,7 @@ __SYSCALL(59, execve)
 __SYSCALL(60, exit)
 __SYSCALL(61, wait4)
 __SYSCALL(62, kill)
-__SYSCALL(63, uname)
+__SYSCALL(63, newuname)
 __SYSCALL(72, fcntl)
 __SYSCALL(79, getcwd)
 __SYSCALL(80, chdir)

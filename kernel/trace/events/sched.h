@@ -126,6 +126,69 @@ DEFINE_EVENT(sched_process_template, sched_process_exit,
 	TP_PROTO(struct task *p),
 	TP_ARGS(p));
 
+/* A task has been reaped: its memory is going back (Linux: delayed_put_task_struct()). */
+DEFINE_EVENT(sched_process_template, sched_process_free,
+	TP_PROTO(struct task *p),
+	TP_ARGS(p));
+
+/* A parent waits for a child: pid is the one it asked for (0: any), comm and prio its own. */
+TRACE_EVENT(sched_process_wait,
+	TP_PROTO(int pid),
+	TP_ARGS(pid),
+	TP_STRUCT__entry(
+		__array(char, comm, TASK_COMM_LEN)
+		__field(pid_t, pid)
+		__field(int, prio)
+	),
+	TP_fast_assign(
+		trace_task_comm(__entry->comm, current);
+		__entry->pid = pid > 0 ? pid : 0;
+		__entry->prio = TRACE_TASK_PRIO;
+	),
+	TP_printk("comm=%s pid=%d prio=%d",
+		  __entry->comm, __entry->pid, __entry->prio)
+);
+
+/* fork: the child exists and is about to be woken. */
+TRACE_EVENT(sched_process_fork,
+	TP_PROTO(struct task *parent, struct task *child),
+	TP_ARGS(parent, child),
+	TP_STRUCT__entry(
+		__array(char, parent_comm, TASK_COMM_LEN)
+		__field(pid_t, parent_pid)
+		__array(char, child_comm, TASK_COMM_LEN)
+		__field(pid_t, child_pid)
+	),
+	TP_fast_assign(
+		trace_task_comm(__entry->parent_comm, parent);
+		__entry->parent_pid = parent->pid;
+		trace_task_comm(__entry->child_comm, child);
+		__entry->child_pid = child->pid;
+	),
+	TP_printk("comm=%s pid=%d child_comm=%s child_pid=%d",
+		__entry->parent_comm, __entry->parent_pid,
+		__entry->child_comm, __entry->child_pid)
+);
+
+/* execve succeeded: the process runs filename from now on (old_pid: a thread's exec would
+ * take the leader's pid in Linux; without threads they are the same). */
+TRACE_EVENT(sched_process_exec,
+	TP_PROTO(struct task *p, pid_t old_pid, const char *filename),
+	TP_ARGS(p, old_pid, filename),
+	TP_STRUCT__entry(
+		__string(filename, filename)
+		__field(pid_t, pid)
+		__field(pid_t, old_pid)
+	),
+	TP_fast_assign(
+		__assign_str(filename, filename);
+		__entry->pid = p->pid;
+		__entry->old_pid = old_pid;
+	),
+	TP_printk("filename=%s pid=%d old_pid=%d", __get_str(filename),
+		  __entry->pid, __entry->old_pid)
+);
+
 #endif /* _TRACE_SCHED_H */
 
 #include "kernel/trace/define_trace.h"

@@ -1,0 +1,385 @@
+/* uprobe_events: trace events on uprobes and uretprobes in program files, in Linux's syntax.
+ *
+ *   echo 'p:myup /tests/tracee:0x1170 a=%di s=+0(%si):ustring' >> uprobe_events
+ *   echo 'r:uprobes/myret /tests/tracee:0x1170 ret=$retval' >> uprobe_events
+ *   echo '-:myup' >> uprobe_events                 remove it; `>` removes them all
+ *   events/uprobes/myup/{enable,filter,format,id,trigger} as any event's
+ *   uprobe_profile                                 the file, the event, its hits
+ *
+ * The offset is a file offset (what `objdump -F` or the ELF program headers give), as Linux's.
+ * Defining the event checks the file and decodes the instruction there; enabling it registers the
+ * uprobe (kernel/events/uprobes.c), which writes the int3 into every process running the file;
+ * disabling it puts the byte back. A refused line changes nothing and says why in error_log.
+ *
+ * Linux: kernel/trace/trace_uprobe.c (__trace_uprobe_create(), uprobe_dispatcher(),
+ * uretprobe_dispatcher(), print_uprobe_event(), probes_seq_show(), probes_profile_seq_show()).
+ * Not here: the reference counter `(REF_CTR_OFFSET)`, `%return`, several probes on one event,
+ * perf and BPF.
+ */
+#include "kernel/events/uprobes.h"
+#include "kernel/fs/file.h"
+#include "kernel/fs/fs.h"
+#include "kernel/fs/ramfs.h"
+#include "kernel/mm/mm.h"
+#include "kernel/sched/sched.h"
+#include "kernel/spinlock.h"
+#include "kernel/trace/trace_events.h"
+#include "kernel/trace/trace_kprobe_parse.h"
+#include "kernel/trace/trace_probe.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+#define UPROBE_WRITE_MAX 4096
+
+struct trace_uprobe {
+	struct trace_uprobe *next;
+	struct uprobe_consumer consumer;
+	const struct ramfs_inode *inode;
+	char *filename;
+	unsigned long offset;
+	bool is_return, registered;
+	unsigned long nhit;
+	char event[MAX_EVENT_NAME_LEN + 1], group[MAX_EVENT_NAME_LEN + 1];
+	struct trace_event_call call;
+	struct trace_probe tp; /* last: its arguments follow */
+};
+
+static DEFINE_SPINLOCK(probe_lock);
+static struct trace_uprobe *trace_uprobes;
+
+/* --- at a hit (in the int3's exception, the process's registers in regs) ------------------- */
+
+static void uprobe_trace_record(struct trace_uprobe *tu, struct pt_regs *regs, unsigned long func,
+				unsigned long ret_ip)
+{
+	u32 head = traceprobe_head_size(tu->is_return), fixed = head + tu->tp.size;
+	u32 dsize = MIN(traceprobe_data_size(&tu->tp, regs), TRACE_EVENT_MAX_SIZE - fixed);
+	unsigned long flags = local_irq_save(), outer = this_cpu()->tp_irq_flags;
+	struct trace_event_buffer fb;
+	unsigned long *entry;
+
+	this_cpu()->tp_irq_flags = flags;
+	entry = trace_event_buffer_reserve(&fb, &tu->call, fixed + dsize);
+	if (entry) {
+		entry[1] = func;
+		if (tu->is_return)
+			entry[2] = ret_ip;
+		traceprobe_store_args(entry, head, dsize, &tu->tp, regs);
+		trace_event_buffer_commit(&fb);
+	}
+	this_cpu()->tp_irq_flags = outer;
+	local_irq_restore(flags);
+}
+
+static int uprobe_dispatcher(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
+
+	__atomic_add_fetch(&tu->nhit, 1, __ATOMIC_RELAXED);
+	uprobe_trace_record(tu, regs, regs->ip, 0);
+	return 0;
+}
+
+static int uretprobe_dispatcher(struct uprobe_consumer *uc, unsigned long func,
+				struct pt_regs *regs)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
+
+	__atomic_add_fetch(&tu->nhit, 1, __ATOMIC_RELAXED);
+	uprobe_trace_record(tu, regs, func, regs->ip);
+	return 0;
+}
+
+/* `(0x401170) a=0xa`; a return, as Linux prints it, where it returned to first:
+ * `(0x4011e4 <- 0x401170) ret=0x12` */
+static void uprobe_print(struct seq_file *m, const struct trace_entry *ent)
+{
+	struct trace_uprobe *tu = trace_event_by_id(ent->type)->data;
+	const unsigned long *head = (const void *)ent;
+
+	if (tu->is_return)
+		seq_printf(m, "(0x%lx <- 0x%lx)", head[2], head[1]);
+	else
+		seq_printf(m, "(0x%lx)", head[1]);
+	traceprobe_print_args(m, &tu->tp, ent, traceprobe_head_size(tu->is_return),
+			      TRACE_EVENT_MAX_SIZE);
+	seq_putc(m, '\n');
+}
+
+/* The event's enable (or a trigger) registers the uprobe: the int3 goes into every process. */
+static int trace_uprobe_reg(struct trace_event_call *call, enum trace_reg type, void *data)
+{
+	struct trace_uprobe *tu = data;
+	int err;
+
+	if (type == TRACE_REG_REGISTER) {
+		err = uprobe_register(tu->inode, tu->offset, &tu->consumer);
+		tu->registered = !err;
+		return err;
+	}
+	uprobe_unregister(tu->inode, tu->offset, &tu->consumer);
+	tu->registered = false;
+	return 0;
+}
+
+/* --- defining -------------------------------------------------------------------------------- */
+
+static void free_trace_uprobe(struct trace_uprobe *tu)
+{
+	if (!tu)
+		return;
+	for (int i = 0; i < tu->tp.nr_args; i++)
+		traceprobe_free_probe_arg(&tu->tp.args[i]);
+	kfree(tu->call.fields);
+	kfree((char *)tu->call.print_fmt);
+	kfree(tu->filename);
+	kfree(tu);
+}
+
+static struct trace_uprobe *find_trace_uprobe(const char *event, const char *group)
+{
+	for (struct trace_uprobe *tu = trace_uprobes; tu; tu = tu->next)
+		if (!strcmp(tu->event, event) && !strcmp(tu->group, group))
+			return tu;
+	return NULL;
+}
+
+static int trace_uprobe_init_call(struct trace_uprobe *tu)
+{
+	struct trace_event_call *call = &tu->call;
+
+	call->name = tu->event;
+	call->system = tu->group;
+	call->fields = traceprobe_fields(&tu->tp, tu->is_return, &call->nr_fields);
+	call->print_fmt = traceprobe_print_fmt(&tu->tp, tu->is_return);
+	call->size = traceprobe_head_size(tu->is_return) + tu->tp.size;
+	call->print = uprobe_print;
+	call->reg = trace_uprobe_reg;
+	call->data = tu;
+	return call->fields && call->print_fmt ? 0 : -ENOMEM;
+}
+
+/* PATH:OFFSET (argv[1], cut at its last ':'): the file's inode and the offset, or the error. */
+static int parse_place(char *word, struct trace_uprobe *tu, struct probe_log *log)
+{
+	char *colon = strrchr(word, ':');
+	struct fnode *n;
+
+	log->index = 1;
+	*colon = '\0';
+	if (kern_path(current->cwd, word, false, &n))
+		return probe_log_err(log, 0, TP_ERR_FILE_NOT_FOUND), -ENOENT;
+	if (n->is_dir || !ramfs_inode(n) || (fs_mode(n) & S_IFMT) != S_IFREG)
+		return probe_log_err(log, 0, TP_ERR_NO_REGULAR_FILE), -EINVAL;
+	if (kstrtoul(colon + 1, 0, &tu->offset))
+		return probe_log_err(log, colon + 1 - word, TP_ERR_BAD_UPROBE_OFFS), -EINVAL;
+	tu->inode = ramfs_inode(n);
+	tu->filename = probe_strndup(word, 256);
+	return tu->filename ? 0 : -ENOMEM;
+}
+
+/* p[:[GRP/]EVENT] PATH:OFFSET [FETCHARGS], or r... */
+static int trace_uprobe_create(int argc, const char **argv, struct probe_log *log)
+{
+	const char *event = NULL, *group = "uprobes", *base;
+	char gbuf[MAX_EVENT_NAME_LEN], name[MAX_EVENT_NAME_LEN], place[256];
+	bool is_return = argv[0][0] == 'r';
+	struct trace_uprobe *tu;
+	int ret = 0;
+
+	if ((argv[0][0] != 'p' && !is_return) || argc < 2 || !strrchr(argv[1], ':'))
+		return -EINVAL; /* Linux's -ECANCELED: not a uprobe command, nothing logged */
+	if (argv[0][1] == ':') {
+		event = argv[0] + 2;
+		ret = traceprobe_parse_event_name(&event, &group, gbuf, 2, log);
+		if (ret)
+			return ret;
+	} else if (argv[0][1]) {
+		return -EINVAL;
+	}
+	if (argc - 2 > MAX_TRACE_ARGS) {
+		log->index = MAX_TRACE_ARGS + 2;
+		return probe_log_err(log, 0, TP_ERR_TOO_MANY_ARGS), -EINVAL;
+	}
+	tu = kzalloc(sizeof(*tu) + (argc - 2) * sizeof(tu->tp.args[0]));
+	if (!tu)
+		return -ENOMEM;
+	tu->is_return = is_return;
+	strscpy(place, argv[1], sizeof(place));
+	ret = parse_place(place, tu, log);
+	if (!ret && !event) { /* Linux's default: p_<name up to . - _>_0x<offset> */
+		base = strrchr(tu->filename, '/') ? strrchr(tu->filename, '/') + 1 : tu->filename;
+		snprintf(name, sizeof(name), "p_%.*s_0x%lx", (int)strcspn(base, ".-_"), base,
+			 tu->offset);
+		event = name;
+	}
+	if (!ret) {
+		strscpy(tu->group, group, sizeof(tu->group));
+		strscpy(tu->event, event, sizeof(tu->event));
+		tu->consumer.handler = is_return ? NULL : uprobe_dispatcher;
+		tu->consumer.ret_handler = is_return ? uretprobe_dispatcher : NULL;
+	}
+	for (int i = 0; !ret && i < argc - 2; i++) {
+		log->index = i + 2;
+		ret = traceprobe_parse_probe_arg(&tu->tp, i, argv[i + 2],
+						 is_return ? TPARG_FL_RETURN : 0, log);
+	}
+	if (!ret && find_trace_uprobe(tu->event, tu->group)) {
+		log->index = 0;
+		probe_log_err(log, 0, TP_ERR_EVENT_EXIST);
+		ret = -EEXIST;
+	}
+	if (!ret)
+		ret = trace_uprobe_init_call(tu);
+	if (!ret)
+		ret = trace_add_event_call(&tu->call);
+	if (ret) {
+		free_trace_uprobe(tu);
+		return ret;
+	}
+	tu->next = trace_uprobes;
+	trace_uprobes = tu;
+	return 0;
+}
+
+static int unregister_trace_uprobe(struct trace_uprobe *tu)
+{
+	struct trace_uprobe **pp;
+	int ret = trace_remove_event_call(&tu->call);
+
+	if (ret)
+		return ret;
+	for (pp = &trace_uprobes; *pp != tu; pp = &(*pp)->next)
+		;
+	*pp = tu->next;
+	free_trace_uprobe(tu);
+	return 0;
+}
+
+/* -:[GRP/]EVENT */
+static int trace_uprobe_release(const char *word)
+{
+	char buf[2 * MAX_EVENT_NAME_LEN + 2], *event = buf, *group = NULL, *slash;
+	struct trace_uprobe *tu, *next;
+	int ret = -ENOENT;
+
+	if (word[1] != ':')
+		return -EINVAL;
+	strscpy(buf, word + 2, sizeof(buf));
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		group = buf;
+		event = slash + 1;
+	}
+	for (tu = trace_uprobes; tu; tu = next) {
+		next = tu->next;
+		if ((*event && strcmp(tu->event, event)) || (group && strcmp(tu->group, group)))
+			continue;
+		ret = unregister_trace_uprobe(tu);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+static int release_all(void)
+{
+	int ret = 0;
+
+	event_mutex_lock();
+	for (struct trace_uprobe *tu = trace_uprobes; tu; tu = tu->next)
+		if ((tu->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE)) ||
+		    trace_event_files_busy(&tu->call))
+			ret = -EBUSY;
+	event_mutex_unlock();
+	while (!ret && trace_uprobes)
+		ret = unregister_trace_uprobe(trace_uprobes);
+	return ret;
+}
+
+static int run_command(char *line)
+{
+	static const char *argv[MAX_TRACE_ARGS + 3];
+	int argc = kprobe_split_words(line, argv, ARRAY_SIZE(argv) - 1);
+	struct probe_log log = { .argc = MIN(argc, (int)ARRAY_SIZE(argv) - 1),
+				 .argv = argv,
+				 .err = TP_ERR_NONE };
+	char cmd[512];
+	int ret;
+
+	if (!argc)
+		return 0;
+	if (argv[0][0] == '-')
+		return trace_uprobe_release(argv[0]);
+	ret = argc >= (int)ARRAY_SIZE(argv) ? -E2BIG : trace_uprobe_create(argc, argv, &log);
+	if (ret && log.err != TP_ERR_NONE) {
+		probe_log_command(&log, cmd, sizeof(cmd));
+		tracing_log_err("trace_uprobe", cmd, probe_err_text(log.err), probe_log_pos(&log));
+	}
+	return ret == -E2BIG ? -EINVAL : ret;
+}
+
+static int uprobe_events_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char *text = probe_strndup(buf, MIN(len, (size_t)UPROBE_WRITE_MAX)), *p, *line;
+	int ret = 0;
+
+	if (!text)
+		return -ENOMEM;
+	spin_lock(&probe_lock);
+	if (flags & FS_TRUNC)
+		ret = release_all();
+	for (p = text; !ret && (line = strsep(&p, "\n")) != NULL;) {
+		if (strchr(line, '#'))
+			*strchr(line, '#') = '\0';
+		ret = run_command(line);
+	}
+	spin_unlock(&probe_lock);
+	kfree(text);
+	return ret;
+}
+
+/* p:uprobes/myup /tests/tracee:0x0000000000001170 a=%di (Linux's order, oldest last) */
+static int uprobe_events_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_uprobe *list[64];
+	int n = 0;
+
+	spin_lock(&probe_lock);
+	for (struct trace_uprobe *tu = trace_uprobes; tu && n < 64; tu = tu->next)
+		list[n++] = tu;
+	while (n--) {
+		struct trace_uprobe *tu = list[n];
+
+		seq_printf(m, "%c:%s/%s %s:0x%016lx", tu->is_return ? 'r' : 'p', tu->group,
+			   tu->event, tu->filename, tu->offset);
+		for (int i = 0; i < tu->tp.nr_args; i++)
+			seq_printf(m, " %s=%s", tu->tp.args[i].name, tu->tp.args[i].comm);
+		seq_putc(m, '\n');
+	}
+	spin_unlock(&probe_lock);
+	return 0;
+}
+
+static int uprobe_profile_show(struct seq_file *m, struct fnode *f)
+{
+	spin_lock(&probe_lock);
+	for (struct trace_uprobe *tu = trace_uprobes; tu; tu = tu->next)
+		seq_printf(m, "  %s %-44s %15lu\n", tu->filename, tu->event, READ_ONCE(tu->nhit));
+	spin_unlock(&probe_lock);
+	return 0;
+}
+
+static const struct file_ops uprobe_events_fops = { .show = uprobe_events_show,
+						    .write = uprobe_events_write };
+static const struct file_ops uprobe_profile_fops = { .show = uprobe_profile_show };
+
+void init_uprobe_trace(void)
+{
+	struct fnode *top = fs_mkdir_p("/sys/kernel/tracing");
+
+	fs_create(top, "uprobe_events", &uprobe_events_fops, NULL);
+	fs_create(top, "uprobe_profile", &uprobe_profile_fops, NULL);
+}

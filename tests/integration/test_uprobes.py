@@ -1,0 +1,137 @@
+"""tests/integration/test_uprobes.py: uprobes and uretprobes on a program file (docs/20-tracing-programs.md).
+
+tests/user/tracee.c's uprobe_target(a, s) returns a + strlen(s): called with (10, "probe me"), (20, ...),
+(30, ...). Its file offsets come from the built ELF (build/user/tracee: the symbol and the program headers),
+so the test follows the binary. Checked: fetched registers, user strings and $retval; the int3 in the text
+while the event is on and the original byte after (the program reads its own text); the probe in processes
+that were running before it was enabled; a stepped (XOL) instruction and an emulated one; Linux's error_log
+lines for bad definitions.
+"""
+
+import os
+import re
+
+import pytest
+
+from tests.console import LOG_LINE
+from tests.elf import elf_symbol_offset
+
+SMP = 2
+QEMU_ARGS = ["-cpu", "max"]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TRACEE = os.path.join(ROOT, "build", "user", "tracee")
+LINE = r"^ *(?P<comm>[ -~]{1,16})-(?P<pid>\d+) +\[\d{3}\] [d.][N.][hzZ.][0-9a-f.][.] +\d+\.\d{6}: (?P<rest>.*)$"
+
+
+OFF, VADDR = elf_symbol_offset(TRACEE, "uprobe_target")
+
+
+def trace_body(console):
+    return [(m.group("comm").strip(), int(m.group("pid")), m.group("rest"))
+            for m in (re.match(LINE, l) for l in console.run("cat trace", timeout=60).split("\n")) if m]
+
+
+def program_lines(text):
+    return [line for line in text.split("\n") if not re.match(LOG_LINE, line)]
+
+
+@pytest.fixture(autouse=True)
+def clean(console):
+    yield
+    console.run("echo 0 > events/enable")
+    console.run("echo > uprobe_events")
+    console.run("echo > trace")
+
+
+def test_uprobe_and_uretprobe_fetch_values(console):
+    console.run(f"echo 'p:myup /tests/tracee:{OFF:#x} a=%di s=+0(%si):ustring t=+0(%si):string' > uprobe_events")
+    console.run(f"echo 'r:uprobes/myret /tests/tracee:{OFF:#x} ret=$retval:s64' >> uprobe_events")
+    assert console.run("cat uprobe_events").split("\n") == [
+        f"p:uprobes/myup /tests/tracee:0x{OFF:016x} a=%di s=+0(%si):ustring t=+0(%si):string",
+        f"r:uprobes/myret /tests/tracee:0x{OFF:016x} ret=$retval:s64"]
+    console.run("echo 1 > events/uprobes/enable")
+    assert program_lines(console.run("/tests/tracee")) == ["tracee"]
+    body = [r for c, p, r in trace_body(console) if c == "tracee"]
+    calls = []
+    for a, total in ((10, 18), (20, 28), (30, 38)):
+        calls.append(f'myup: ({VADDR:#x}) a={a:#x} s="probe me" t="probe me"')
+        calls.append(rf"myret: \(0x[0-9a-f]+ <- {VADDR:#x}\) ret={total}")   # Linux: where it returned, first
+    assert len(body) == 6 and all(re.fullmatch(p if "myret" in p else re.escape(p), r) for p, r in zip(calls, body)), body
+    profile = console.run("cat uprobe_profile").split("\n")
+    assert sorted(l.split() for l in profile) == [["/tests/tracee", "myret", "3"], ["/tests/tracee", "myup", "3"]]
+
+
+def test_int3_in_the_text_and_removal_restores_it(console):
+    original = program_lines(console.run("/tests/tracee peek"))
+    assert original == ["uprobe_target[0] = 53"]        # push %rbx
+    console.run(f"echo 'p:pk /tests/tracee:{OFF:#x}' > uprobe_events")
+    assert program_lines(console.run("/tests/tracee peek")) == original     # defined, not enabled: no int3
+    console.run("echo 1 > events/uprobes/pk/enable")
+    assert program_lines(console.run("/tests/tracee peek")) == ["uprobe_target[0] = cc"]
+    console.run("echo 0 > events/uprobes/pk/enable")
+    assert program_lines(console.run("/tests/tracee peek")) == original
+    console.run("echo '-:pk' >> uprobe_events")
+    assert console.run("cat uprobe_events") == ""
+    assert console.run("ls events/uprobes") != "pk/"
+
+
+def test_probe_reaches_processes_already_running(console):
+    """tracee forks a child that sleeps, then enables the event itself: both processes mapped the file
+    before the int3 existed, and both hit it."""
+    console.run(f"echo 'p:late /tests/tracee:{OFF:#x} s=+0(%si):ustring' > uprobe_events")
+    out = program_lines(console.run("/tests/tracee enable /sys/kernel/tracing/events/uprobes/late/enable"))
+    assert out == ["uprobe_target[0] = cc", "uprobe_target[0] = cc"]
+    hits = [(p, r) for c, p, r in trace_body(console)]
+    assert len({p for p, r in hits}) == 2 and [r for p, r in hits] == [f'late: ({VADDR:#x}) s="late"'] * 2
+
+
+def test_stepped_out_of_line_instruction(console):
+    """uprobe_target's second instruction (mov %rdi,%rbx) runs in the XOL slot; a uretprobe shows the
+    function still returns the right sums, so the stepped move did its work and rip came back."""
+    console.run(f"echo 'p:step /tests/tracee:{OFF + 1:#x} a=%di' > uprobe_events")
+    console.run(f"echo 'r:ret /tests/tracee:{OFF:#x} ret=$retval:u32' >> uprobe_events")
+    console.run("echo 1 > events/uprobes/enable")
+    assert program_lines(console.run("/tests/tracee")) == ["tracee"]
+    rests = [re.sub(r"0x[0-9a-f]+ <- ", "", r) for c, p, r in trace_body(console)]
+    assert rests == [line for a in (10, 20, 30) for line in
+                     (f"step: ({VADDR + 1:#x}) a={a:#x}", f"ret: ({VADDR:#x}) ret={a + 8}")]
+
+
+def test_bad_definitions_are_refused_with_linux_errors(console):
+    console.run("echo > error_log")
+    for line in ("p:bad /tests/nosuch:0x10", f"p:bad /tests/tracee:{OFF:#x} $retval", "p:bad /tests/tracee:zz",
+                 "p:bad /tests:0x10"):
+        assert "write error" in console.run(f"echo '{line}' >> uprobe_events")
+    log = [re.sub(r"^\[ *\d+\.\d+\] ", "", l) for l in console.run("cat error_log").split("\n")]
+    assert log == [
+        "trace_uprobe: error: Failed to find the given file", "  Command: p:bad /tests/nosuch:0x10",
+        "                 ^",
+        "trace_uprobe: error: $retval is not available on probe",
+        f"  Command: p:bad /tests/tracee:{OFF:#x} $retval", " " * (17 + len(f"/tests/tracee:{OFF:#x} ")) + "^",
+        "trace_uprobe: error: Invalid uprobe offset", "  Command: p:bad /tests/tracee:zz",
+        " " * 31 + "^",
+        "trace_uprobe: error: Not a regular file", "  Command: p:bad /tests:0x10", " " * 17 + "^"]
+    assert console.run("cat uprobe_events") == ""
+    # no ':' after the path: not a uprobe command at all (Linux: -EINVAL, nothing logged)
+    assert "write error" in console.run("echo 'p:bad /tests/tracee' >> uprobe_events")
+    assert console.run("cat uprobe_events") == ""
+
+
+def test_userstacktrace_below_events(console):
+    """The userstacktrace option: each event of the process is followed by its user stack, Linux's lines
+    (tracee is built without frame pointers, so the stack is where ring 3 was: the probe, the syscall's
+    return address)."""
+    console.run(f"echo 'p:us /tests/tracee:{OFF:#x}' > uprobe_events")
+    console.run("echo 1 > events/uprobes/us/enable")
+    console.run("echo 1 > events/syscalls/sys_enter_getppid/enable")
+    console.run("echo userstacktrace > trace_options")
+    try:
+        console.run("/tests/tracee")
+    finally:
+        console.run("echo nouserstacktrace > trace_options")
+    out = [l for l in console.run("cat trace", timeout=60).split("\n") if not l.startswith("#")]
+    rest = [re.match(LINE, l).group("rest") if re.match(LINE, l) else l for l in out]
+    assert rest[0] == "sys_getppid()" and rest[1] == "<user stack trace>"
+    assert re.fullmatch(r" =>  <00000000004[0-9a-f]{5}>", rest[2])
+    assert rest[3:] == [f"us: ({VADDR:#x})", "<user stack trace>", f" =>  <{VADDR:016x}>"] * 3
+    assert "nouserstacktrace" in console.run("cat trace_options").split("\n")
