@@ -30,6 +30,7 @@
 #include "kernel/mm/mm_types.h"
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/spinlock.h"
 #include "kernel/tracepoint.h"
 #include "kernel/trace/trace.h"
@@ -48,7 +49,7 @@ struct uprobe {
 };
 
 /* Registrations and removals, in process context; the hit path reads the list without it. */
-static DEFINE_SPINLOCK(uprobes_lock);
+static DEFINE_MUTEX(uprobes_lock);
 static struct uprobe *uprobes;
 
 static struct uprobe *find_uprobe(const struct ramfs_inode *inode, unsigned long offset)
@@ -148,10 +149,10 @@ void uprobe_mmap_exec(struct mm_struct *mm)
 
 	if (ut)
 		ut->depth = 0; /* the old program's pending returns are gone with it */
-	spin_lock(&uprobes_lock);
+	mutex_lock(&uprobes_lock);
 	for (struct uprobe *u = uprobes; u; u = u->next)
 		mm_set_swbp(mm, u, true);
-	spin_unlock(&uprobes_lock);
+	mutex_unlock(&uprobes_lock);
 }
 
 /* --- registering ---------------------------------------------------------------------------- */
@@ -164,7 +165,7 @@ int uprobe_register(const struct ramfs_inode *inode, unsigned long offset,
 
 	if (offset >= inode->size)
 		return -EINVAL;
-	spin_lock(&uprobes_lock);
+	mutex_lock(&uprobes_lock);
 	u = find_uprobe(inode, offset);
 	if (!u) {
 		err = -ENOMEM;
@@ -185,10 +186,10 @@ int uprobe_register(const struct ramfs_inode *inode, unsigned long offset,
 		__atomic_store_n(&uprobes, u, __ATOMIC_RELEASE);
 		set_swbp_everywhere(u, true);
 	}
-	spin_unlock(&uprobes_lock);
+	mutex_unlock(&uprobes_lock);
 	return 0;
 out:
-	spin_unlock(&uprobes_lock);
+	mutex_unlock(&uprobes_lock);
 	kfree(fresh);
 	return err;
 }
@@ -199,7 +200,7 @@ void uprobe_unregister(const struct ramfs_inode *inode, unsigned long offset,
 	struct uprobe *u, **pp;
 	struct uprobe_consumer **cp;
 
-	spin_lock(&uprobes_lock);
+	mutex_lock(&uprobes_lock);
 	u = find_uprobe(inode, offset);
 	if (!u)
 		goto out;
@@ -213,14 +214,14 @@ void uprobe_unregister(const struct ramfs_inode *inode, unsigned long offset,
 	for (pp = &uprobes; *pp != u; pp = &(*pp)->next)
 		;
 	WRITE_ONCE(*pp, u->next);
-	spin_unlock(&uprobes_lock);
+	mutex_unlock(&uprobes_lock);
 	/* Hits run with interrupts off: once every CPU took one, none is still inside u. A task
 	 * between its int3 and the end of its step needs only its utask (the slot holds the copy). */
 	tracepoint_synchronize_unregister();
 	kfree(u);
 	return;
 out:
-	spin_unlock(&uprobes_lock);
+	mutex_unlock(&uprobes_lock);
 	tracepoint_synchronize_unregister();
 }
 

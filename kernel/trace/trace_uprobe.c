@@ -22,6 +22,7 @@
 #include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/sched/sched.h"
+#include "kernel/locking/mutex.h"
 #include "kernel/spinlock.h"
 #include "kernel/trace/trace_events.h"
 #include "kernel/trace/trace_kprobe_parse.h"
@@ -45,7 +46,7 @@ struct trace_uprobe {
 	struct trace_probe tp; /* last: its arguments follow */
 };
 
-static DEFINE_SPINLOCK(probe_lock);
+static DEFINE_MUTEX(probe_lock);
 static struct trace_uprobe *trace_uprobes;
 
 /* --- at a hit (in the int3's exception, the process's registers in regs) ------------------- */
@@ -328,7 +329,7 @@ static int uprobe_events_write(struct fnode *f, const char *buf, size_t len, uns
 
 	if (!text)
 		return -ENOMEM;
-	spin_lock(&probe_lock);
+	mutex_lock(&probe_lock);
 	if (flags & FS_TRUNC)
 		ret = release_all();
 	for (p = text; !ret && (line = strsep(&p, "\n")) != NULL;) {
@@ -336,7 +337,7 @@ static int uprobe_events_write(struct fnode *f, const char *buf, size_t len, uns
 			*strchr(line, '#') = '\0';
 		ret = run_command(line);
 	}
-	spin_unlock(&probe_lock);
+	mutex_unlock(&probe_lock);
 	kfree(text);
 	return ret;
 }
@@ -347,7 +348,7 @@ static int uprobe_events_show(struct seq_file *m, struct fnode *f)
 	struct trace_uprobe *list[64];
 	int n = 0;
 
-	spin_lock(&probe_lock);
+	mutex_lock(&probe_lock);
 	for (struct trace_uprobe *tu = trace_uprobes; tu && n < 64; tu = tu->next)
 		list[n++] = tu;
 	while (n--) {
@@ -359,16 +360,16 @@ static int uprobe_events_show(struct seq_file *m, struct fnode *f)
 			seq_printf(m, " %s=%s", tu->tp.args[i].name, tu->tp.args[i].comm);
 		seq_putc(m, '\n');
 	}
-	spin_unlock(&probe_lock);
+	mutex_unlock(&probe_lock);
 	return 0;
 }
 
 static int uprobe_profile_show(struct seq_file *m, struct fnode *f)
 {
-	spin_lock(&probe_lock);
+	mutex_lock(&probe_lock);
 	for (struct trace_uprobe *tu = trace_uprobes; tu; tu = tu->next)
 		seq_printf(m, "  %s %-44s %15lu\n", tu->filename, tu->event, READ_ONCE(tu->nhit));
-	spin_unlock(&probe_lock);
+	mutex_unlock(&probe_lock);
 	return 0;
 }
 
