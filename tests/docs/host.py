@@ -44,6 +44,13 @@ class HostReplay:
     def blocks_to_run(self):
         return [b for b in self.blocks if not b.skip]
 
+    @staticmethod
+    def env():
+        """The reader's environment: not that of a `make test` this runs under, whose MAKELEVEL and
+        MAKEFLAGS would make a `make` in a transcript print "Entering directory" lines."""
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+        return dict(env, LC_ALL="C", TERM="dumb")
+
     def shell(self, cmd):
         """(exit status, printed lines) of `cmd` under bash, stdout and stderr as a terminal interleaves them."""
         if self.cwd is None:
@@ -51,7 +58,7 @@ class HostReplay:
         try:
             r = subprocess.run(["bash", "-c", cmd], cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, errors="replace", timeout=COMMAND_TIMEOUT,
-                               env=dict(os.environ, LC_ALL="C", TERM="dumb"))
+                               env=self.env())
         except subprocess.TimeoutExpired:
             return None, ["(replay: `%s` ran more than %d s)" % (cmd, COMMAND_TIMEOUT)]
         out = r.stdout[:-1] if r.stdout.endswith("\n") else r.stdout

@@ -18,14 +18,15 @@ TEST_OBJS = ["kernel/selftest.o", "tests/kernel/*.o", "kernel/bench/*.o"]   # as
 
 
 def defined(paths):
+    """Global names only: file-local statics (`seen.0`, `number`) may share a name with the kernel's."""
     out = subprocess.run(["nm", "--defined-only"] + paths, capture_output=True, text=True, check=True).stdout
-    return {m.group(1) for m in re.finditer(r"^[0-9a-f]+ [TtDdBbRr] (\S+)$", out, re.M)}
+    return {m.group(1) for m in re.finditer(r"^[0-9a-f]+ [TDBR] (\S+)$", out, re.M)}
 
 
 def test_no_test_code_is_linked_in():
     objs = [o for pattern in TEST_OBJS for o in glob.glob(os.path.join(ROOT, "build", pattern))]
     test_syms = {s for s in defined(objs) if not s.startswith(".")}
-    assert len(test_syms) > 100, "build/ has no test objects to compare with: %s" % objs
+    assert len(test_syms) > 40, "build/ has no test objects to compare with: %s" % objs
     with open(LEAN_SYMS) as f:
         lean = {line.split()[2] for line in f if len(line.split()) == 3}
     assert not test_syms & lean, sorted(test_syms & lean)[:20]
