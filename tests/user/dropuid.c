@@ -20,25 +20,6 @@ enum {
 #define EPERM 1
 #define EACCES 13
 
-static int checks, failed;
-
-static void check(const char *name, long got, long want)
-{
-	checks++;
-	put_str(got == want ? "ok " : "not ok ");
-	put_num(checks);
-	put_str(" ");
-	put_str(name);
-	if (got != want) {
-		failed++;
-		put_str(": got ");
-		put_num(got);
-		put_str(", want ");
-		put_num(want);
-	}
-	put_str("\n");
-}
-
 static long open_close(const char *path, int flags)
 {
 	long fd = sys3(NR_open, path, flags, 0);
@@ -87,10 +68,5 @@ int main(int argc, char **argv, char **envp)
 	check("exec as uid 1000", status, 0);
 	sys4(NR_wait4, root_child, &status, 0, 0);
 	check("root's child lived on", status, 0);
-	put_str(failed ? "FAIL " : "PASS ");
-	put_num(checks - failed);
-	put_str("/");
-	put_num(checks);
-	put_str("\n");
-	return failed != 0;
+	return check_summary();
 }

@@ -64,25 +64,6 @@ struct ucontext {
 void restore_rt(void);
 __asm__(".globl restore_rt\nrestore_rt:\n\tmov $15, %eax\n\tsyscall\n\thlt\n");
 
-static int checks, failed;
-
-static void check(const char *name, long got, long want)
-{
-	checks++;
-	put_str(got == want ? "ok " : "not ok ");
-	put_num(checks);
-	put_str(" ");
-	put_str(name);
-	if (got != want) {
-		failed++;
-		put_str(": got ");
-		put_num(got);
-		put_str(", want ");
-		put_num(want);
-	}
-	put_str("\n");
-}
-
 static long on(int sig, void *fn, unsigned long flags, unsigned long mask)
 {
 	struct ksigaction a = { fn, flags | SA_RESTORER | SA_SIGINFO, restore_rt, mask };
@@ -315,10 +296,5 @@ int main(int argc, char **argv, char **envp)
 	test_sigchld_and_waits();
 	test_stop_and_continue();
 	test_altstack();
-	put_str(failed ? "FAIL " : "PASS ");
-	put_num(checks - failed);
-	put_str("/");
-	put_num(checks);
-	put_str("\n");
-	return failed != 0;
+	return check_summary();
 }

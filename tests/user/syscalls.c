@@ -28,25 +28,7 @@
 #define UNMAPPED_PTR ((void *)0x1000UL)
 #define NONCANON_PTR ((void *)0x0000800000000000UL)
 
-static int checks, failed;
 static char buf[8192];
-
-static void check(const char *name, long got, long want)
-{
-	checks++;
-	put_str(got == want ? "ok " : "not ok ");
-	put_num(checks);
-	put_str(" ");
-	put_str(name);
-	if (got != want) {
-		failed++;
-		put_str(": got ");
-		put_num(got);
-		put_str(", want ");
-		put_num(want);
-	}
-	put_str("\n");
-}
 
 /* Every bad pointer kind, one check each. */
 static void bad_ptrs(const char *name, long (*call)(void *p))
@@ -388,10 +370,5 @@ int main(int argc, char **argv, char **envp)
 	memory();
 	process();
 	time_and_random();
-	put_str(failed ? "FAIL " : "PASS ");
-	put_num(checks - failed);
-	put_str("/");
-	put_num(checks);
-	put_str("\n");
-	return failed != 0;
+	return check_summary();
 }

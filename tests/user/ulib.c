@@ -97,3 +97,32 @@ void exit_group(int code)
 	for (;;)
 		sys1(NR_exit_group, code);
 }
+
+int checks, failed;
+
+void check(const char *name, long got, long want)
+{
+	checks++;
+	put_str(got == want ? "ok " : "not ok ");
+	put_num(checks);
+	put_str(" ");
+	put_str(name);
+	if (got != want) {
+		failed++;
+		put_str(": got ");
+		put_num(got);
+		put_str(", want ");
+		put_num(want);
+	}
+	put_str("\n");
+}
+
+int check_summary(void)
+{
+	put_str(failed ? "FAIL " : "PASS ");
+	put_num(checks - failed);
+	put_str("/");
+	put_num(checks);
+	put_str("\n");
+	return failed != 0;
+}

@@ -94,6 +94,12 @@ void put_num(long v);
 void put_hex(unsigned long v);
 void __attribute__((noreturn)) exit_group(int code);
 
+/* The test programs' checks, one line each ("ok 3 name", or "not ok 3 name: got X, want Y"), and
+ * their last line, "PASS n/m" or "FAIL n/m"; check_summary() returns main's exit status. */
+extern int checks, failed;
+void check(const char *name, long got, long want);
+int check_summary(void);
+
 /* The program: main(argc, argv, envp), called by _start in ulib.c. */
 int main(int argc, char **argv, char **envp);
 
