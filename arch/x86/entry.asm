@@ -9,6 +9,8 @@
 ;         error_code, vector         <- pushed by the stub
 ;   low   rdi ... r15                <- pushed here: struct pt_regs starts at rsp
 
+%include "arch/x86/pt_regs.inc"
+
 bits 64
 section .text
 
@@ -75,21 +77,7 @@ irq_return:                             ; do_irq's return address: traces name i
 	jz .pop
 	swapgs
 .pop:
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbp
-	pop rbx
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rax
-	pop rcx
-	pop rdx
-	pop rsi
-	pop rdi
+	POP_REGS
 	add rsp, 16                     ; vector and error code
 	iretq
 

@@ -94,21 +94,7 @@ exit_to_user:
 	swapgs
 	o64 sysret
 .iret:
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbp
-	pop rbx
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rax
-	pop rcx
-	pop rdx
-	pop rsi
-	pop rdi
+	POP_REGS
 	add rsp, 16                     ; vector, orig_ax
 	swapgs
 	iretq
