@@ -30,21 +30,7 @@ isr_%1:
 %endmacro
 
 isr_common:
-	push rdi
-	push rsi
-	push rdx
-	push rcx
-	push rax
-	push r8
-	push r9
-	push r10
-	push r11
-	push rbx
-	push rbp
-	push r12
-	push r13
-	push r14
-	push r15
+	PUSH_REGS rax
 	cld
 	; GS must be the kernel's (this CPU's percpu area) before any C runs. From ring 3 it is the
 	; user's: swap. NMI, #DF and #MC can also land in the kernel between entry_SYSCALL_64 and

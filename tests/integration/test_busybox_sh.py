@@ -85,10 +85,15 @@ def test_exit_statuses(sh):
     assert sh.sh("true | (exit 3); echo $?") == "3"
 
 
+# A foreground job that says when it runs: ash's child takes the console for its group before it
+# runs the command, and fg does so before it sends SIGCONT, so "ready" and "cont" mean a Ctrl-C or
+# Ctrl-Z typed now reaches the job (a fixed sleep would only guess).
+FG_JOB = b"sh -c 'trap \"echo cont\" CONT; echo ready; while :; do sleep 1; done'"
+
+
 def test_ctrl_c_stops_sleep_not_the_shell(sh):
-    sh.send(b"sleep 30\r")
-    sh.wait_for(r"sleep 30\r\n")
-    time.sleep(1)
+    sh.send(FG_JOB + b"\r")
+    sh.wait_for(r"\r\nready\r\n")        # the job's own output: the console is its group's now
     sh.send(b"\x03")
     start = time.monotonic()
     m = sh._wait_for(re.compile(r"(.*?)" + PROMPT_END, re.S), start + 20, "the prompt after Ctrl-C")
@@ -99,16 +104,14 @@ def test_ctrl_c_stops_sleep_not_the_shell(sh):
 
 def test_ctrl_z_fg_and_ctrl_c(sh):
     """Ctrl-Z stops the job (SIGTSTP to its group, WUNTRACED to ash), fg continues it, Ctrl-C ends it."""
-    sh.send(b"sleep 30\r")
-    sh.wait_for(r"sleep 30\r\n")
-    time.sleep(1)
+    sh.send(FG_JOB + b"\r")
+    sh.wait_for(r"\r\nready\r\n")
     sh.send(b"\x1a")
     m = sh._wait_for(re.compile(r"(.*?)" + PROMPT_END, re.S), time.monotonic() + 20, "the prompt after Ctrl-Z")
-    assert re.search(r"\^Z\[1\]\+ +Stopped +sleep 30", m.group(1))
-    assert re.match(r"\[1\]\+ +Stopped +sleep 30$", sh.sh("jobs"))
+    assert re.search(r"\^Z\[1\]\+ +Stopped +sh -c .*echo ready.*\r\n", m.group(1))   # ash re-quotes it
+    assert re.match(r"\[1\]\+ +Stopped +sh -c .*echo ready.*done\"$", sh.sh("jobs"))
     sh.send(b"fg\r")
-    sh.wait_for(r"fg\r\nsleep 30\r\n")
-    time.sleep(1)
+    sh.wait_for(r"\r\ncont\r\n")         # ash hands the console over before it sends SIGCONT
     sh.send(b"\x03")
     sh._wait_for(re.compile(PROMPT_END), time.monotonic() + 20, "the prompt after Ctrl-C")
     assert sh.sh("echo $?") == "130"

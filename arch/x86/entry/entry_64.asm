@@ -39,21 +39,7 @@ entry_SYSCALL_64:
 	push rcx                        ; ip
 	push rax                        ; orig_ax
 	push -1                         ; vector
-	push rdi
-	push rsi
-	push rdx
-	push rcx
-	push -ENOSYS                    ; ax: the answer unless a handler gives another
-	push r8
-	push r9
-	push r10
-	push r11
-	push rbx
-	push rbp
-	push r12
-	push r13
-	push r14
-	push r15
+	PUSH_REGS -ENOSYS               ; ax: the answer unless a handler gives another
 	cld
 	mov rdi, rsp
 	call do_syscall_64              ; true: sysretq may return
