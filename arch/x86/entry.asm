@@ -70,7 +70,15 @@ irq_return:                             ; do_irq's return address: traces name i
 ; int3 gets a 16-byte gap between the stack it interrupted and the frame the CPU pushed: the
 ; text_poke_bp handler emulates a `call` by pushing a return address onto the interrupted stack,
 ; which without the gap would land on top of this very frame. We move the 5-word frame down.
+; From ring 3 (a uprobe) the CPU switched to the task's empty kernel stack: no call is emulated
+; there, and the frame must stay where task_pt_regs() finds it, at the top.
 isr_3:
+	test byte [rsp + 8], 3          ; the interrupted cs: its RPL
+	jz .kernel
+	push 0
+	push 3
+	jmp isr_common
+.kernel:
 	sub rsp, 16
 	push rax
 %assign w 0

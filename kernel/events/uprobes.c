@@ -319,15 +319,10 @@ bool handle_swbp(struct pt_regs *regs)
 {
 	unsigned long vaddr = regs->ip - 1, xol = current->mm ? current->mm->uprobes_xol : 0;
 	struct uprobe *u;
-	bool ret;
 	u8 byte;
 
-	if (xol && vaddr == xol + UPROBE_XOL_TRAMP) {
-		trace_set_user_regs(regs);
-		ret = handle_trampoline(regs);
-		trace_set_user_regs(NULL);
-		return ret;
-	}
+	if (xol && vaddr == xol + UPROBE_XOL_TRAMP)
+		return handle_trampoline(regs);
 	u = find_active_uprobe(vaddr);
 	if (!u) {
 		/* Removed while this task was on its way here: run the restored byte. */
@@ -341,8 +336,6 @@ bool handle_swbp(struct pt_regs *regs)
 		return false;
 	}
 	regs->ip = vaddr; /* the handlers see the probed instruction's address, as Linux's do */
-	trace_set_user_regs(regs);
 	handler_chain(u, vaddr, regs);
-	trace_set_user_regs(NULL);
 	return !arch_uprobe_run_insn(u, &u->arch, regs, vaddr);
 }

@@ -79,8 +79,6 @@ struct userstack_entry {
 };
 /* After an event of a task with a user space, when the option is on (trace_user_stack.c). */
 void ftrace_trace_userstack(void);
-struct pt_regs;
-void trace_set_user_regs(const struct pt_regs *regs);
 struct seq_file;
 struct trace_iterator;
 bool trace_user_stack_print(struct seq_file *m, struct trace_iterator *it);

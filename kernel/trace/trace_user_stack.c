@@ -21,15 +21,6 @@
 #include "kernel/percpu.h"
 #include "kernel/sched/sched.h"
 
-/* The user registers of a trap being handled on this CPU (a uprobe's int3), else NULL: then they
- * are the frame the system call entry saved at the top of the task's stack. */
-static const struct pt_regs *trap_user_regs[NR_CPUS];
-
-void trace_set_user_regs(const struct pt_regs *regs)
-{
-	trap_user_regs[smp_processor_id()] = regs;
-}
-
 void ftrace_trace_userstack(void)
 {
 	struct task *t = current;
@@ -41,7 +32,9 @@ void ftrace_trace_userstack(void)
 
 	if (!t || !t->mm || this_cpu()->nmi_depth)
 		return;
-	regs = trap_user_regs[smp_processor_id()] ?: task_pt_regs(t);
+	/* Every way in from ring 3 (syscall, interrupt, exception, a uprobe's int3) saves the user
+	 * registers at the top of the task's kernel stack. */
+	regs = task_pt_regs(t);
 	e = trace_reserve(&r, TRACE_USER_STACK, sizeof(*e), 0, 0);
 	if (!e)
 		return;
