@@ -45,6 +45,8 @@ struct linux_binprm {
 	const struct ramfs_inode *file;
 	const struct elf64_hdr *elf;
 	const struct elf64_phdr *phdr;
+	struct elf64_hdr ehdr;	  /* copies: a written file's bytes are in pages, not in one run */
+	struct elf64_phdr *phdrs; /* MAX_PHNUM of them */
 	struct mm_struct *mm;
 	unsigned long sp, entry, phdr_addr;
 };
@@ -95,18 +97,21 @@ static int copy_strings_kernel(struct linux_binprm *b, const char *const *vec, i
 static int check_elf(struct linux_binprm *b)
 {
 	const struct ramfs_inode *f = b->file;
-	const struct elf64_hdr *e = (const void *)f->data;
+	const struct elf64_hdr *e = &b->ehdr;
 
 	static const u8 ident[7] = { 0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* LE */, 1 };
 
-	if (f->size < sizeof(*e) || memcmp(e->e_ident, ident, sizeof(ident)))
+	if (f->size < sizeof(*e) || ramfs_read_kernel(f, 0, &b->ehdr, sizeof(b->ehdr)) ||
+	    memcmp(e->e_ident, ident, sizeof(ident)))
 		return -ENOEXEC;
 	if (e->e_type != ET_EXEC || e->e_machine != EM_X86_64 ||
 	    e->e_phentsize != sizeof(struct elf64_phdr) || !e->e_phnum || e->e_phnum > MAX_PHNUM ||
 	    e->e_phoff > f->size || e->e_phnum * sizeof(struct elf64_phdr) > f->size - e->e_phoff)
 		return -ENOEXEC; /* ET_DYN (PIE, static-pie) is not loaded yet */
 	b->elf = e;
-	b->phdr = (const void *)(f->data + e->e_phoff);
+	b->phdr = b->phdrs;
+	if (ramfs_read_kernel(f, e->e_phoff, b->phdrs, e->e_phnum * sizeof(struct elf64_phdr)))
+		return -ENOEXEC;
 	for (int k = 0; k < e->e_phnum; k++) {
 		const struct elf64_phdr *p = &b->phdr[k];
 		if (p->p_type == PT_INTERP)
@@ -123,6 +128,22 @@ static int check_elf(struct linux_binprm *b)
 			b->phdr_addr = p->p_vaddr + (e->e_phoff - p->p_offset);
 	}
 	b->entry = e->e_entry;
+	return 0;
+}
+
+/* len bytes of the file at off into the new mm at addr; a hole needs nothing (pages are zero). */
+static int copy_file_to_mm(struct mm_struct *mm, unsigned long addr, const struct ramfs_inode *f,
+			   u64 off, size_t len)
+{
+	size_t n;
+	int err;
+
+	for (; len; len -= n, off += n, addr += n) {
+		const void *p = ramfs_bytes_at(f, off, &n);
+		n = MIN(n, len);
+		if (p && (err = copy_to_mm(mm, addr, p, n)))
+			return err;
+	}
 	return 0;
 }
 
@@ -155,7 +176,7 @@ static int load_segments(struct linux_binprm *b)
 			v->vm_inode = b->file;
 			v->vm_file_off = p->p_offset - (p->p_vaddr - start);
 		}
-		if ((err = copy_to_mm(mm, p->p_vaddr, b->file->data + p->p_offset, p->p_filesz)))
+		if ((err = copy_file_to_mm(mm, p->p_vaddr, b->file, p->p_offset, p->p_filesz)))
 			return err;
 		/* .bss needs nothing: every page is zero when made, and only file bytes were copied. */
 		if (p->p_vaddr + p->p_memsz > brk)
@@ -274,6 +295,27 @@ static void begin_new_exec(struct linux_binprm *b, struct pt_regs *regs)
 	regs->orig_ax = -1;
 }
 
+/* The new mm, filled from the file: 0, or an error with nothing left behind. */
+static int load_binary(struct linux_binprm *b)
+{
+	int err;
+
+	if ((err = check_elf(b)))
+		return err;
+	if (!current->fpu && fpu_init_task(current))
+		return -ENOMEM;
+	if (!(b->mm = mm_alloc()))
+		return -ENOMEM;
+	b->mm->mmap_base = STACK_TOP - STACK_SIZE - MMAP_GAP;
+	b->mm->exe_inode = (struct ramfs_inode *)b->file;
+	ramfs_ihold(b->mm->exe_inode);
+	if ((err = load_segments(b)) || (err = create_elf_tables(b))) {
+		mmput(b->mm);
+		return err;
+	}
+	return 0;
+}
+
 static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 {
 	struct fnode *n;
@@ -284,17 +326,14 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 	if (n->is_dir || !ramfs_inode(n) || fnode_permission(n, MAY_EXEC))
 		return -EACCES;
 	b->file = ramfs_inode(n);
-	if ((err = check_elf(b)))
-		return err;
-	if (!current->fpu && fpu_init_task(current))
+	if (!(b->phdrs = kmalloc(MAX_PHNUM * sizeof(*b->phdrs))))
 		return -ENOMEM;
-	if (!(b->mm = mm_alloc()))
-		return -ENOMEM;
-	b->mm->mmap_base = STACK_TOP - STACK_SIZE - MMAP_GAP;
-	if ((err = load_segments(b)) || (err = create_elf_tables(b))) {
-		mmput(b->mm);
+	ramfs_lock(); /* the file's bytes hold still while they are read in */
+	err = load_binary(b);
+	ramfs_unlock();
+	kfree(b->phdrs);
+	if (err)
 		return err;
-	}
 	begin_new_exec(b, regs);
 	uprobe_mmap_exec(current->mm);
 	trace_sched_process_exec(current, current->pid, b->filename);

@@ -72,6 +72,19 @@ SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, lo
 	return file_read(f, buf, count, &pos);
 }
 
+SYSCALL_DEFINE4(pwrite64, unsigned int, fd, const char __user *, buf, size_t, count, loff_t, pos)
+{
+	struct file *f = fget(fd);
+
+	if (!f)
+		return -EBADF;
+	if (pos < 0)
+		return -EINVAL;
+	if (!f->f_op->seekable)
+		return -ESPIPE;
+	return file_write(f, buf, count, &pos);
+}
+
 struct iovec {
 	void __user *iov_base;
 	size_t iov_len;
