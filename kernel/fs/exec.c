@@ -36,17 +36,21 @@
 #define STACK_SIZE (8UL << 20)	   /* RLIMIT_STACK's default */
 #define MMAP_GAP (128UL << 20)	   /* Linux's smallest gap between the stack and mmap_base */
 #define MAX_PHNUM 64
+#define BINPRM_BUF_SIZE 256 /* how much of a "#!" line is read */
+#define MAX_INTERP_DEPTH 4  /* a script's interpreter may be a script, this deep (Linux's) */
 
 struct linux_binprm {
 	char *strings; /* argv then envp, each with its NUL, packed */
 	size_t len;
 	int argc, envc;
-	const char *filename;
+	const char *filename; /* as execve() named it: AT_EXECFN, comm, the exec event */
+	const char *load;     /* the file loaded: filename, or a script's interpreter */
 	const struct ramfs_inode *file;
 	const struct elf64_hdr *elf;
 	const struct elf64_phdr *phdr;
 	struct elf64_hdr ehdr;	  /* copies: a written file's bytes are in pages, not in one run */
 	struct elf64_phdr *phdrs; /* MAX_PHNUM of them */
+	char interp[BINPRM_BUF_SIZE]; /* a script's interpreter: the next file to load */
 	struct mm_struct *mm;
 	unsigned long sp, entry, phdr_addr;
 };
@@ -316,15 +320,96 @@ static int load_binary(struct linux_binprm *b)
 	return 0;
 }
 
+/* Puts the len bytes at s before the strings, in argv's front. */
+static int prepend_string(struct linux_binprm *b, const char *s, size_t len)
+{
+	if (len + 1 > ARG_MAX_BYTES - b->len)
+		return -E2BIG;
+	memmove(b->strings + len + 1, b->strings, b->len);
+	memcpy(b->strings, s, len);
+	b->strings[len] = '\0';
+	b->len += len + 1;
+	b->argc++;
+	return 0;
+}
+
+/*
+ * "#!INTERP [ARG]" (Linux: fs/binfmt_script.c): argv[0] is replaced by INTERP, ARG if there is
+ * one, and the script's path, so `./t a` runs `/bin/sh ./t a`; the interpreter is loaded next.
+ * 1 if f is a script (b->load is now the interpreter), 0 if not, or -errno.
+ */
+static int load_script(struct linux_binprm *b, const struct ramfs_inode *f)
+{
+	char buf[BINPRM_BUF_SIZE + 1], *p, *interp, *arg = NULL, *end;
+	size_t len = MIN(f->size, (size_t)BINPRM_BUF_SIZE), arg0;
+	int err;
+
+	if (len < 2 || ramfs_read_kernel(f, 0, buf, len) || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[len] = '\0';
+	for (end = buf; end < buf + len && *end != '\n'; end++)
+		; /* no newline: Linux too reads a line cut at 256 bytes */
+	*end = '\0';
+	for (p = buf + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	interp = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (p == interp)
+		return -ENOEXEC;
+	if (*p) {
+		*p++ = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (char *t = end; t > p && (t[-1] == ' ' || t[-1] == '\t');)
+			*--t = '\0';
+		arg = *p ? p : NULL;
+	}
+	/* argv[0] goes; then, from the front: the script's path, ARG, INTERP. */
+	arg0 = strlen(b->strings) + 1;
+	memmove(b->strings, b->strings + arg0, b->len - arg0);
+	b->len -= arg0;
+	b->argc--;
+	if ((err = prepend_string(b, b->load, strlen(b->load))) ||
+	    (arg && (err = prepend_string(b, arg, strlen(arg)))) ||
+	    (err = prepend_string(b, interp, strlen(interp))))
+		return err;
+	strscpy(b->interp, interp, sizeof(b->interp));
+	b->load = b->interp;
+	return 1;
+}
+
+/* The file to load: path's, or (through "#!" lines) its interpreter's. */
+static int find_binary(struct linux_binprm *b, struct fnode **out)
+{
+	b->load = b->filename;
+	for (int depth = 0;; depth++) {
+		struct fnode *n;
+		int err = kern_path(current->cwd, b->load, false, &n);
+
+		if (err)
+			return err;
+		if (n->is_dir || !ramfs_inode(n) || fnode_permission(n, MAY_EXEC))
+			return -EACCES;
+		ramfs_lock();
+		err = load_script(b, ramfs_inode(n));
+		ramfs_unlock();
+		if (err <= 0) {
+			*out = n;
+			return err;
+		}
+		if (depth == MAX_INTERP_DEPTH)
+			return -ELOOP;
+	}
+}
+
 static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 {
 	struct fnode *n;
-	int err = kern_path(current->cwd, b->filename, false, &n);
+	int err = find_binary(b, &n);
 
 	if (err)
 		return err;
-	if (n->is_dir || !ramfs_inode(n) || fnode_permission(n, MAY_EXEC))
-		return -EACCES;
 	b->file = ramfs_inode(n);
 	if (!(b->phdrs = kmalloc(MAX_PHNUM * sizeof(*b->phdrs))))
 		return -ENOMEM;

@@ -130,4 +130,5 @@ void procfs_init(void)
 {
 	if (!tracefs_create_files(NULL, proc_files, ARRAY_SIZE(proc_files)))
 		slabinfo_init();
+	proc_pid_init();
 }
