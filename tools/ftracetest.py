@@ -11,8 +11,8 @@ it, and busybox's sh runs `./ftracetest` unmodified, its logs in /tmp (a tmpfs).
 results and the summary are parsed from the console, saved in build/ftracetest/results.txt, and
 written with Linux's list beside them into docs/FTRACETEST.md (only for a full run).
 
---linux boots Debian's Linux 6.1 in the same QEMU through ../shared/linux-peer/run.sh (its README
-says how) with the same busybox and the same copy of ftracetest, and keeps its result lines.
+--linux boots Debian's Linux 6.1 in the same QEMU through linux-peer's run.sh (LINUX_PEER=its path)
+with the same busybox and the same copy of ftracetest, and keeps its result lines.
 """
 
 import argparse
@@ -29,7 +29,7 @@ MEMBER = "linux-source-6.1/tools/testing/selftests/ftrace"
 WORK = os.path.join(ROOT, "build", "ftracetest")
 SRC = os.path.join(WORK, "ftrace")
 LINUX_LIST = os.path.join(ROOT, "tests", "data", "linux-6.1", "ftracetest.txt")
-PEER = os.environ.get("LINUX_PEER", os.path.join(ROOT, "..", "..", "shared", "linux-peer", "run.sh"))
+PEER = os.environ.get("LINUX_PEER")  # linux-peer's run.sh, for --linux
 # The options both kernels get (none: logs go to /ftrace/logs/, in the writable rootfs).
 FTRACETEST_ARGS = ""
 CASE_RE = re.compile(r"^\[(\d+)\](.*?)\t\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]\s*$")
@@ -55,7 +55,9 @@ def extract():
 def parse(text):
     """[(number, description, result)] and {summary name: count} from ftracetest's output."""
     cases, summary = [], {}
-    for line in text.replace("\r", "").split("\n"):
+    # A kernel message may land inside a case's line, between its name and its result.
+    text = re.sub(r"\[ *\d+\.\d{6}\] [^\n]*\n", "", text.replace("\r", ""))
+    for line in text.split("\n"):
         m = CASE_RE.match(line)
         if m:
             cases.append((int(m.group(1)), m.group(2).strip(), m.group(3)))
@@ -84,21 +86,37 @@ def command(cases):
 
 
 def run_ours(args):
-    """Boots the test kernel with /ftrace and runs ftracetest under busybox's sh; the console text."""
-    from console import Console
+    """Boots the test kernel with /ftrace and runs ftracetest under busybox's sh; the console text,
+    also written to build/ftracetest/console.log as it comes (a long run can be watched, and what
+    ran before a timeout or a crash is kept)."""
+    import time
+    from console import Console, PROMPT
     iso = build_iso()
+    log = os.path.join(WORK, "console.log")
     con = Console(smp=args.smp, extra_args=["-m", args.mem], iso=iso, name="ftracetest")
     con.start()
     try:
-        out = con.run("/bin/sh -c '%s'" % command(args.cases), timeout=args.timeout)
+        start = len(con.log_text())
+        con.send("/bin/sh -c '%s'\r" % command(args.cases))
+        deadline = time.time() + args.timeout
+        while time.time() < deadline:
+            time.sleep(5)
+            text = con.log_text()
+            with open(log, "w") as f:
+                f.write(text)
+            con.check()  # a panic or an Oops ends the run at once
+            if re.search(PROMPT + r"$", text[start:]):
+                return text[start:]
+        print("ftracetest: stopped after --timeout %d s" % args.timeout)
+        return con.log_text()[start:]
     finally:
-        con.save_log(os.path.join(WORK, "console.log"))
         con.close()
-    return out
 
 
 def run_linux():
     """Linux 6.1's own run of the same copy, its case lines and summary into tests/data."""
+    if not PEER:
+        sys.exit("ftracetest --linux: set LINUX_PEER to linux-peer's run.sh")
     script = os.path.join(WORK, "linux-peer.sh")
     with open(script, "w") as f:
         f.write(command([]) + "\n")
@@ -112,7 +130,7 @@ def run_linux():
     with open(LINUX_LIST, "w") as f:
         f.write("# Linux %s's ftracetest in QEMU (TCG, 2 CPUs, 1G, busybox-static 1.35), its\n"
                 "# result lines as printed. Captured by `tools/ftracetest.py --linux`, which runs\n"
-                "# ../shared/linux-peer/run.sh -s 2 -m 1G -t 3600 -a build/ftracetest/ftrace S\n"
+                "# linux-peer's run.sh -s 2 -m 1G -t 3600 -a build/ftracetest/ftrace S\n"
                 "# with S holding: %s\n" % (kernel.group(1) if kernel else "6.1", command([])))
         for line in out.replace("\r", "").split("\n"):
             if CASE_RE.match(line) or SUMMARY_RE.match(line):
@@ -146,7 +164,7 @@ def main():
     else:
         try:
             out = run_ours(args)
-        except Exception as e:  # a timeout or a crash: what ran is still in the log
+        except Exception as e:  # a crash: what ran is still in the log
             print("ftracetest: the run stopped: %s" % str(e).split("\n")[0])
             out = open(os.path.join(WORK, "console.log"), errors="replace").read()
     cases, summary = parse(out)
