@@ -52,6 +52,19 @@ def extract():
     os.replace(tmp, SRC)
 
 
+def failure_tails(text):
+    """{case number: the last lines of its kept log} from the listing run_ours() adds."""
+    out, cur = {}, None
+    for line in text.replace("\r", "").split("\n"):
+        m = re.match(r"^== (\d+)-\S+-log\.\w+$", line)
+        if m:
+            cur = int(m.group(1))
+            out[cur] = []
+        elif cur is not None and line and not line.startswith("root@"):
+            out[cur].append(line)
+    return out
+
+
 def parse(text):
     """[(number, description, result)] and {summary name: count} from ftracetest's output."""
     cases, summary = [], {}
@@ -106,7 +119,12 @@ def run_ours(args):
                 f.write(text)
             con.check()  # a panic or an Oops ends the run at once
             if re.search(PROMPT + r"$", text[start:]):
-                return text[start:]
+                # The logs ftracetest kept (a failed case's): the last commands say what failed.
+                tails = con.run("/bin/sh -c 'cd /ftrace/logs/* && for f in *-log.*; do "
+                                "echo \"== $f\"; tail -n 2 $f; done'", timeout=300)
+                with open(log, "w") as f:
+                    f.write(con.log_text())
+                return text[start:] + "\n" + tails
         print("ftracetest: stopped after --timeout %d s" % args.timeout)
         return con.log_text()[start:]
     finally:
@@ -177,7 +195,7 @@ def main():
         from ftracetest_doc import write_doc
         linux = parse(open(LINUX_LIST).read())
         complete = "passed" in summary
-        write_doc(args.doc, cases, summary, linux, command([]), SRC, complete,
+        write_doc(args.doc, cases, summary, linux, command([]), SRC, complete, failure_tails(out),
                   "it stopped after case %d of Linux's %d (the limit of `--timeout`)."
                   % (cases[-1][0], len(linux[0])))
     return 0

@@ -7,6 +7,7 @@ document says what is missing, never a guess. Cases are matched by their printed
 
 import os
 import re
+import shlex
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -14,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WAITING_ON = [
     (r"^instances", "instances/ (issue 26, branch tracefs)"),
     (r"^options/|^trace_options", "options/ (issue 26, branch tracefs)"),
-    (r"^README", "README (issue 26, branch tracefs)"),
+    (r"^README|:README$", "README (issue 26, branch tracefs)"),
     (r"^trace_clock", "trace_clock (issue 26, branch tracefs)"),
     (r"^snapshot|^tracing_max_latency|irqsoff|preemptoff|wakeup|hwlat|osnoise|timerlat",
      "the snapshot buffer and latency tracers (issue 24, branch latency)"),
@@ -53,12 +54,15 @@ def requires_of(src, rel):
     with open(os.path.join(src, "test.d", rel), errors="replace") as f:
         for line in f:
             m = re.match(r"^#[ \t]*requires:(.*)", line)
-            if m:
-                return m.group(1).split()
+            if m:  # ftracetest evals it: shell words, quotes and all
+                try:
+                    return shlex.split(m.group(1))
+                except ValueError:
+                    return m.group(1).split()
     return []
 
 
-def table(cases, linux, src):
+def table(cases, linux, src, tails):
     files = case_files(src)
     lin = {desc: res for _, desc, res in linux}
     rows = ["| # | case (test.d/...) | ours | Linux 6.1 | what ours lacks |",
@@ -72,7 +76,10 @@ def table(cases, linux, src):
             waits = sorted({issue_for(r) for r in reqs if issue_for(r)})
             if desc.startswith("(instance)"):
                 waits = sorted(set(waits) | {issue_for("instances")})
-            why = "; ".join(waits) or ("requires: " + " ".join(reqs) if reqs else "see below")
+            why = "; ".join(waits) or ("requires: " + " ".join(reqs) if reqs else "")
+            if n in tails and tails[n]:
+                last = " / ".join(t.strip() for t in tails[n][-2:]).replace("|", "\\|")
+                why = (why + "; " if why else "") + "failed at: `%s`" % last.replace("`", "'")
         rows.append("| %d | %s `%s` | %s | %s | %s |" % (n, desc, rel, res, lin.get(desc, "-"), why))
     return "\n".join(rows)
 
@@ -82,7 +89,7 @@ def counts(cases):
             for r in ["PASS", "FAIL", "UNRESOLVED", "UNTESTED", "UNSUPPORTED", "XFAIL"]}
 
 
-def write_doc(path, cases, summary, linux, command, src, complete, notes):
+def write_doc(path, cases, summary, linux, command, src, complete, tails, notes):
     ours, theirs = counts(cases), counts(linux[0])
     lines = [
         "# Linux's ftracetest on ftrace-os",
@@ -112,6 +119,10 @@ def write_doc(path, cases, summary, linux, command, src, complete, notes):
                "none (the run did not reach them)"), ""]
     if not complete:
         lines += ["**This run is partial**: " + notes, ""]
-    lines += ["## Per case", "", table(cases, linux[0], src), ""]
+    lines += ["## Per case", "",
+              "The last column: for a case not passing here, the issues that bring what its",
+              "`# requires:` line names, and for a FAIL the last two lines of the log ftracetest kept",
+              "(its `set -x` trace: the command that failed).", "",
+              table(cases, linux[0], src, tails), ""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
