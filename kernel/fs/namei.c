@@ -96,20 +96,28 @@ static int getname(const char __user *upath, char **out)
 	return 0;
 }
 
-int user_path_at(int dirfd, const char __user *upath, bool nofollow, struct fnode **out)
+/* A user's path into a kernel copy, and where a relative one starts: the cwd or dirfd's
+ * directory. 0 (the caller kfree()s *path), or -EFAULT, -ENAMETOOLONG, -EBADF, -ENOTDIR. */
+static int user_path_start(int dirfd, const char __user *upath, char **path, struct fnode **start)
 {
-	struct fnode *start = current->cwd;
-	char *path = NULL;
-	int err;
+	int err = getname(upath, path);
 
-	if ((err = getname(upath, &path)))
-		return err;
-	if (path[0] != '/' && dirfd != AT_FDCWD) {
+	*start = current->cwd;
+	if (!err && (*path)[0] != '/' && dirfd != AT_FDCWD) {
 		struct file *f = fget(dirfd);
 		err = !f ? -EBADF : !f->node || !f->node->is_dir ? -ENOTDIR : 0;
 		if (!err)
-			start = f->node;
+			*start = f->node;
 	}
+	return err;
+}
+
+int user_path_at(int dirfd, const char __user *upath, bool nofollow, struct fnode **out)
+{
+	struct fnode *start;
+	char *path = NULL;
+	int err = user_path_start(dirfd, upath, &path, &start);
+
 	if (!err)
 		err = kern_path(start, path, nofollow, out);
 	kfree(path);
@@ -149,26 +157,16 @@ int kern_path_parent(struct fnode *cwd, const char *path, struct fnode **dir, ch
 	err = walk(cwd ? cwd : fs_root(), path, start, false, dir, &links);
 	if (!err && !(*dir)->is_dir)
 		err = -ENOTDIR;
-	if (!err && (err = fnode_permission(*dir, MAY_EXEC)))
-		return err;
-	return err;
+	return err ? err : fnode_permission(*dir, MAY_EXEC);
 }
 
 int user_path_parent(int dirfd, const char __user *upath, struct fnode **dir, char *last,
 		     bool *trailing)
 {
-	struct fnode *start = current->cwd;
+	struct fnode *start;
 	char *path = NULL;
-	int err;
+	int err = user_path_start(dirfd, upath, &path, &start);
 
-	if ((err = getname(upath, &path)))
-		return err;
-	if (path[0] != '/' && dirfd != AT_FDCWD) {
-		struct file *f = fget(dirfd);
-		err = !f ? -EBADF : !f->node || !f->node->is_dir ? -ENOTDIR : 0;
-		if (!err)
-			start = f->node;
-	}
 	if (!err)
 		err = kern_path_parent(start, path, dir, last, trailing);
 	kfree(path);
