@@ -7,6 +7,8 @@
 #   make test       host unit tests, in-kernel self-tests, QEMU integration tests
 #   make grade      score the graded exercises: CH=09 one chapter, EX=07.8 one exercise (docs/GRADING.md)
 #   make bench      guest instructions per traced call (QEMU -icount) -> docs/BENCHMARKS.md
+#   make ftracetest Linux 6.1's own ftracetest under busybox sh in QEMU -> docs/FTRACETEST.md
+#                   (FTRACETEST="test.d/00basic ..." for some cases only: no doc written)
 #   make trace      record a trace in QEMU -> build/trace.dat (trace-cmd), trace.json, trace.txt; CMDS="a; b"
 #   make format     clang-format the C sources
 #   make fuzz       host fuzzing (libFuzzer) of the shell-facing parsers; FUZZ_TIME=60 seconds each;
@@ -135,7 +137,7 @@ $(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) $(FTRACE_CFLAGS) $(CFLAGS) -c $< -o $@
 endif
 
-.PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace soak deps docs format clean \
+.PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace ftracetest soak deps docs format clean \
 	iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso \
 	$(B)/ftrace-os-sh-test.iso
@@ -292,6 +294,13 @@ bench: deps
 # The same, at N = default, 10000 and 40000 call sites on 1, 2, 4, 8 CPUs -> docs/BENCHMARKS-scale.md.
 bench-scale: deps
 	@$(PYTHON) tools/bench-scale.py
+
+# Linux's tools/testing/selftests/ftrace from Debian's linux-source-6.1, extracted into
+# build/ftracetest/ at run time, run inside the test kernel (tools/ftracetest.py). Never part of
+# `make test` (tests/integration/test_ftracetest.py runs a few cases of it).
+ftracetest: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/ftracetest.py $(FTRACETEST)
 
 # Boots the test ISO, types CMDS (';'-separated; default: function_graph over `run compute all`),
 # and writes build/trace.dat, build/trace.json and build/trace.txt. SMP defaults to 2 here.

@@ -24,6 +24,7 @@ want libclang-rt-14-dev sh -c 'ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclan
 want clang-format    sh -c 'clang-format --version | grep -q "version 14\."'  # the tree is as Debian 12's clang-format 14 writes it
 want busybox-static  sh -c 'dpkg-query -W -f="\${Status}" busybox-static | grep -q "ok installed"'  # the initramfs's /bin/busybox
 want trace-cmd       command -v trace-cmd   # tools/trace-record's files are checked with `trace-cmd report`
+want linux-source-6.1 test -f /usr/src/linux-source-6.1.tar.xz  # make ftracetest: Linux's tools/testing/selftests/ftrace
 
 [ -z "$need" ] && exit 0
 

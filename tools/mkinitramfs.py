@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """tools/mkinitramfs.py: writes the initramfs, a cpio archive in the "newc" format Linux unpacks.
 
-    mkinitramfs.py OUT.cpio --busybox /bin/busybox [--tests PROG...]
+    mkinitramfs.py OUT.cpio --busybox /bin/busybox [--tests PROG...] [--tree SRC DEST]...
 
 It holds Debian's static busybox as /bin/busybox with every applet it lists (`busybox --list-full`)
-as a symlink to it, our test programs in /tests/, and the empty directories a Unix tree starts with.
+as a symlink to it, our test programs in /tests/, and the empty directories a Unix tree starts with;
+--tree adds a host directory as it is (files, modes, symlinks) under DEST (`make ftracetest` adds
+Linux's tools/testing/selftests/ftrace as /ftrace).
 Entries are written in a fixed order with zero times, so the same inputs give the same bytes.
 """
 
@@ -45,11 +47,31 @@ def applets(busybox):
     return sorted(line for line in out.split() if line and line != "bin/busybox")
 
 
+def add_tree(cpio, src, dest):
+    """Every directory, file and symlink under src, as dest/..., in sorted order."""
+    cpio.entry(dest, S_IFDIR | 0o755)
+    for top, dirs, files in os.walk(src):
+        dirs.sort()
+        rel = os.path.relpath(top, src)
+        base = dest if rel == "." else dest + "/" + rel
+        for name in dirs + sorted(files):
+            path = os.path.join(top, name)
+            st = os.lstat(path)
+            if os.path.islink(path):
+                cpio.entry(base + "/" + name, S_IFLNK | 0o777, os.readlink(path).encode())
+            elif os.path.isdir(path):
+                cpio.entry(base + "/" + name, S_IFDIR | (st.st_mode & 0o7777))
+            else:
+                with open(path, "rb") as f:
+                    cpio.entry(base + "/" + name, S_IFREG | (st.st_mode & 0o7777), f.read())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
     ap.add_argument("--busybox", required=True)
     ap.add_argument("--tests", nargs="*", default=[])
+    ap.add_argument("--tree", nargs=2, action="append", default=[], metavar=("SRC", "DEST"))
     args = ap.parse_args()
 
     cpio = Cpio()
@@ -64,6 +86,8 @@ def main():
     for prog in sorted(args.tests):
         with open(prog, "rb") as f:
             cpio.entry("tests/" + os.path.basename(prog), S_IFREG | 0o755, f.read())
+    for src, dest in args.tree:
+        add_tree(cpio, src, dest.strip("/"))
     data = cpio.finish()
     tmp = args.out + ".tmp"
     with open(tmp, "wb") as f:

@@ -45,7 +45,7 @@ TRIGGER_EVENTS = ["sched/sched_switch", "sched/sched_wakeup", "timer/hrtimer_exp
 FAULT_RX = re.compile(r"ftrace bug|jump label bug|WARNING|Oops|BUG|exception|panic|failed|mismatch",
                       re.I)
 # /proc/meminfo's lines that together hold every frame in use (kernel/mm/mm.h: enum page_user).
-PAGE_USERS = ["Slab", "KernelStack", "PageTables", "Execmem", "TraceBuffers", "FtraceRecords", "Reserved",
+PAGE_USERS = ["Slab", "KernelStack", "PageTables", "Execmem", "TraceBuffers", "FtraceRecords", "Shmem", "Reserved",
               "OtherPages"]
 ERROR_RX = re.compile(r"(Invalid argument|busy|No such|exists|not permitted|error|denied|usage)", re.I)
 

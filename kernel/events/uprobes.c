@@ -25,6 +25,7 @@
  */
 #include "kernel/events/uprobes.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/insn.h"
 #include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_types.h"
@@ -157,6 +158,19 @@ void uprobe_mmap_exec(struct mm_struct *mm)
 
 /* --- registering ---------------------------------------------------------------------------- */
 
+/* The instruction at offset, read from the file's bytes (in the archive or in pages). */
+static int analyze_at(struct uprobe *u, const struct ramfs_inode *inode, unsigned long offset)
+{
+	u8 insn[MAX_INSN_SIZE];
+	size_t len = MIN(sizeof(insn), inode->size - offset);
+	int err;
+
+	ramfs_lock();
+	err = ramfs_read_kernel(inode, offset, insn, len);
+	ramfs_unlock();
+	return err ? err : arch_uprobe_analyze_insn(&u->arch, insn, len);
+}
+
 int uprobe_register(const struct ramfs_inode *inode, unsigned long offset,
 		    struct uprobe_consumer *uc)
 {
@@ -174,8 +188,7 @@ int uprobe_register(const struct ramfs_inode *inode, unsigned long offset,
 			goto out;
 		u->inode = inode;
 		u->offset = offset;
-		err = arch_uprobe_analyze_insn(&u->arch, (const u8 *)inode->data + offset,
-					       inode->size - offset);
+		err = analyze_at(u, inode, offset);
 		if (err)
 			goto out;
 	}

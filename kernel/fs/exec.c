@@ -36,15 +36,21 @@
 #define STACK_SIZE (8UL << 20)	   /* RLIMIT_STACK's default */
 #define MMAP_GAP (128UL << 20)	   /* Linux's smallest gap between the stack and mmap_base */
 #define MAX_PHNUM 64
+#define BINPRM_BUF_SIZE 256 /* how much of a "#!" line is read */
+#define MAX_INTERP_DEPTH 4  /* a script's interpreter may be a script, this deep (Linux's) */
 
 struct linux_binprm {
 	char *strings; /* argv then envp, each with its NUL, packed */
 	size_t len;
 	int argc, envc;
-	const char *filename;
+	const char *filename; /* as execve() named it: AT_EXECFN, comm, the exec event */
+	const char *load;     /* the file loaded: filename, or a script's interpreter */
 	const struct ramfs_inode *file;
 	const struct elf64_hdr *elf;
 	const struct elf64_phdr *phdr;
+	struct elf64_hdr ehdr;	  /* copies: a written file's bytes are in pages, not in one run */
+	struct elf64_phdr *phdrs; /* MAX_PHNUM of them */
+	char interp[BINPRM_BUF_SIZE]; /* a script's interpreter: the next file to load */
 	struct mm_struct *mm;
 	unsigned long sp, entry, phdr_addr;
 };
@@ -95,18 +101,21 @@ static int copy_strings_kernel(struct linux_binprm *b, const char *const *vec, i
 static int check_elf(struct linux_binprm *b)
 {
 	const struct ramfs_inode *f = b->file;
-	const struct elf64_hdr *e = (const void *)f->data;
+	const struct elf64_hdr *e = &b->ehdr;
 
 	static const u8 ident[7] = { 0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* LE */, 1 };
 
-	if (f->size < sizeof(*e) || memcmp(e->e_ident, ident, sizeof(ident)))
+	if (f->size < sizeof(*e) || ramfs_read_kernel(f, 0, &b->ehdr, sizeof(b->ehdr)) ||
+	    memcmp(e->e_ident, ident, sizeof(ident)))
 		return -ENOEXEC;
 	if (e->e_type != ET_EXEC || e->e_machine != EM_X86_64 ||
 	    e->e_phentsize != sizeof(struct elf64_phdr) || !e->e_phnum || e->e_phnum > MAX_PHNUM ||
 	    e->e_phoff > f->size || e->e_phnum * sizeof(struct elf64_phdr) > f->size - e->e_phoff)
 		return -ENOEXEC; /* ET_DYN (PIE, static-pie) is not loaded yet */
 	b->elf = e;
-	b->phdr = (const void *)(f->data + e->e_phoff);
+	b->phdr = b->phdrs;
+	if (ramfs_read_kernel(f, e->e_phoff, b->phdrs, e->e_phnum * sizeof(struct elf64_phdr)))
+		return -ENOEXEC;
 	for (int k = 0; k < e->e_phnum; k++) {
 		const struct elf64_phdr *p = &b->phdr[k];
 		if (p->p_type == PT_INTERP)
@@ -123,6 +132,22 @@ static int check_elf(struct linux_binprm *b)
 			b->phdr_addr = p->p_vaddr + (e->e_phoff - p->p_offset);
 	}
 	b->entry = e->e_entry;
+	return 0;
+}
+
+/* len bytes of the file at off into the new mm at addr; a hole needs nothing (pages are zero). */
+static int copy_file_to_mm(struct mm_struct *mm, unsigned long addr, const struct ramfs_inode *f,
+			   u64 off, size_t len)
+{
+	size_t n;
+	int err;
+
+	for (; len; len -= n, off += n, addr += n) {
+		const void *p = ramfs_bytes_at(f, off, &n);
+		n = MIN(n, len);
+		if (p && (err = copy_to_mm(mm, addr, p, n)))
+			return err;
+	}
 	return 0;
 }
 
@@ -155,7 +180,7 @@ static int load_segments(struct linux_binprm *b)
 			v->vm_inode = b->file;
 			v->vm_file_off = p->p_offset - (p->p_vaddr - start);
 		}
-		if ((err = copy_to_mm(mm, p->p_vaddr, b->file->data + p->p_offset, p->p_filesz)))
+		if ((err = copy_file_to_mm(mm, p->p_vaddr, b->file, p->p_offset, p->p_filesz)))
 			return err;
 		/* .bss needs nothing: every page is zero when made, and only file bytes were copied. */
 		if (p->p_vaddr + p->p_memsz > brk)
@@ -274,16 +299,11 @@ static void begin_new_exec(struct linux_binprm *b, struct pt_regs *regs)
 	regs->orig_ax = -1;
 }
 
-static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
+/* The new mm, filled from the file: 0, or an error with nothing left behind. */
+static int load_binary(struct linux_binprm *b)
 {
-	struct fnode *n;
-	int err = kern_path(current->cwd, b->filename, false, &n);
+	int err;
 
-	if (err)
-		return err;
-	if (n->is_dir || !ramfs_inode(n) || fnode_permission(n, MAY_EXEC))
-		return -EACCES;
-	b->file = ramfs_inode(n);
 	if ((err = check_elf(b)))
 		return err;
 	if (!current->fpu && fpu_init_task(current))
@@ -291,10 +311,114 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 	if (!(b->mm = mm_alloc()))
 		return -ENOMEM;
 	b->mm->mmap_base = STACK_TOP - STACK_SIZE - MMAP_GAP;
+	b->mm->exe_inode = (struct ramfs_inode *)b->file;
+	ramfs_ihold(b->mm->exe_inode);
 	if ((err = load_segments(b)) || (err = create_elf_tables(b))) {
 		mmput(b->mm);
 		return err;
 	}
+	return 0;
+}
+
+/* Puts the len bytes at s before the strings, in argv's front. */
+static int prepend_string(struct linux_binprm *b, const char *s, size_t len)
+{
+	if (len + 1 > ARG_MAX_BYTES - b->len)
+		return -E2BIG;
+	memmove(b->strings + len + 1, b->strings, b->len);
+	memcpy(b->strings, s, len);
+	b->strings[len] = '\0';
+	b->len += len + 1;
+	b->argc++;
+	return 0;
+}
+
+/*
+ * "#!INTERP [ARG]" (Linux: fs/binfmt_script.c): argv[0] is replaced by INTERP, ARG if there is
+ * one, and the script's path, so `./t a` runs `/bin/sh ./t a`; the interpreter is loaded next.
+ * 1 if f is a script (b->load is now the interpreter), 0 if not, or -errno.
+ */
+static int load_script(struct linux_binprm *b, const struct ramfs_inode *f)
+{
+	char buf[BINPRM_BUF_SIZE + 1], *p, *interp, *arg = NULL, *end;
+	size_t len = MIN(f->size, (size_t)BINPRM_BUF_SIZE), arg0;
+	int err;
+
+	if (len < 2 || ramfs_read_kernel(f, 0, buf, len) || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[len] = '\0';
+	for (end = buf; end < buf + len && *end != '\n'; end++)
+		; /* no newline: Linux too reads a line cut at 256 bytes */
+	*end = '\0';
+	for (p = buf + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	interp = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (p == interp)
+		return -ENOEXEC;
+	if (*p) {
+		*p++ = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (char *t = end; t > p && (t[-1] == ' ' || t[-1] == '\t');)
+			*--t = '\0';
+		arg = *p ? p : NULL;
+	}
+	/* argv[0] goes; then, from the front: the script's path, ARG, INTERP. */
+	arg0 = strlen(b->strings) + 1;
+	memmove(b->strings, b->strings + arg0, b->len - arg0);
+	b->len -= arg0;
+	b->argc--;
+	if ((err = prepend_string(b, b->load, strlen(b->load))) ||
+	    (arg && (err = prepend_string(b, arg, strlen(arg)))) ||
+	    (err = prepend_string(b, interp, strlen(interp))))
+		return err;
+	strscpy(b->interp, interp, sizeof(b->interp));
+	b->load = b->interp;
+	return 1;
+}
+
+/* The file to load: path's, or (through "#!" lines) its interpreter's. */
+static int find_binary(struct linux_binprm *b, struct fnode **out)
+{
+	b->load = b->filename;
+	for (int depth = 0;; depth++) {
+		struct fnode *n;
+		int err = kern_path(current->cwd, b->load, false, &n);
+
+		if (err)
+			return err;
+		if (n->is_dir || !ramfs_inode(n) || fnode_permission(n, MAY_EXEC))
+			return -EACCES;
+		ramfs_lock();
+		err = load_script(b, ramfs_inode(n));
+		ramfs_unlock();
+		if (err <= 0) {
+			*out = n;
+			return err;
+		}
+		if (depth == MAX_INTERP_DEPTH)
+			return -ELOOP;
+	}
+}
+
+static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
+{
+	struct fnode *n;
+	int err = find_binary(b, &n);
+
+	if (err)
+		return err;
+	b->file = ramfs_inode(n);
+	if (!(b->phdrs = kmalloc(MAX_PHNUM * sizeof(*b->phdrs))))
+		return -ENOMEM;
+	ramfs_lock(); /* the file's bytes hold still while they are read in */
+	err = load_binary(b);
+	ramfs_unlock();
+	kfree(b->phdrs);
+	if (err)
+		return err;
 	begin_new_exec(b, regs);
 	uprobe_mmap_exec(current->mm);
 	trace_sched_process_exec(current, current->pid, b->filename);

@@ -87,6 +87,12 @@ bool tty_input_ready(void);
 #define AT_EMPTY_PATH 0x1000
 int user_path_at(int dirfd, const char __user *path, bool nofollow, struct fnode **out);
 int kern_path(struct fnode *cwd, const char *path, bool nofollow, struct fnode **out);
+/* The directory that holds a path's last component, and that component (FS_NAME_MAX + 1 bytes
+ * at last; "" for "/"); trailing says the path ended in '/'. */
+int kern_path_parent(struct fnode *cwd, const char *path, struct fnode **dir, char *last,
+		     bool *trailing);
+int user_path_parent(int dirfd, const char __user *path, struct fnode **dir, char *last,
+		     bool *trailing);
 
 /* kernel/fs/open.c */
 struct file *dentry_open(struct fnode *n, unsigned int flags, int *err);

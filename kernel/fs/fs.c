@@ -1,10 +1,11 @@
 /* The in-memory file tree: nodes, path resolution, and the read/write doors every file goes through. */
 #include "kernel/fs/fs.h"
+#include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
-static struct fnode root = { .name = "", .is_dir = true };
+static struct fnode root = { .name = "", .is_dir = true, .sb = &rootfs_sb };
 
 struct fnode *fs_root(void)
 {
@@ -19,23 +20,44 @@ struct fnode *fs_lookup(struct fnode *dir, const char *name, size_t len)
 	return NULL;
 }
 
-static struct fnode *add_node(struct fnode *parent, const char *name, bool is_dir)
+void fs_attach(struct fnode *parent, struct fnode *n, const char *name)
 {
-	struct fnode *n, **pp;
+	struct fnode **pp;
 
-	if (strlen(name) > FS_NAME_MAX || fs_lookup(parent, name, strlen(name)))
-		return NULL;
-	n = kzalloc(sizeof(*n));
-	if (!n)
-		return NULL;
 	strscpy(n->name, name, sizeof(n->name));
-	n->is_dir = is_dir;
 	n->parent = parent;
 	/* Keep children sorted so ls and completion list them in a stable order. */
 	for (pp = &parent->children; *pp && strcmp((*pp)->name, name) < 0; pp = &(*pp)->next)
 		;
 	n->next = *pp;
 	*pp = n;
+}
+
+void fs_detach(struct fnode *n)
+{
+	struct fnode **pp;
+
+	if (!n->parent)
+		return;
+	for (pp = &n->parent->children; *pp && *pp != n; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = n->next;
+	n->next = NULL;
+}
+
+static struct fnode *add_node(struct fnode *parent, const char *name, bool is_dir)
+{
+	struct fnode *n;
+
+	if (strlen(name) > FS_NAME_MAX || fs_lookup(parent, name, strlen(name)))
+		return NULL;
+	n = kzalloc(sizeof(*n));
+	if (!n)
+		return NULL;
+	n->is_dir = is_dir;
+	n->sb = parent->sb;
+	fs_attach(parent, n, name);
 	return n;
 }
 
@@ -76,33 +98,46 @@ static void free_tree(struct fnode *n)
 		n->children = c->next;
 		free_tree(c);
 	}
+	if (n->ops && n->ops->evict)
+		n->ops->evict(n);
 	kfree(n);
 }
 
 int fs_remove(struct fnode *n)
 {
-	struct fnode **pp;
-
 	if (fs_busy(n))
 		return -EBUSY;
-	if (n->parent) {
-		for (pp = &n->parent->children; *pp && *pp != n; pp = &(*pp)->next)
-			;
-		if (*pp)
-			*pp = n->next;
-	}
+	fs_detach(n);
 	free_tree(n);
 	return 0;
 }
 
+void fs_unlink(struct fnode *n)
+{
+	fs_detach(n);
+	/* No way back up: "..", getcwd and tracefs's mode walk stop here. */
+	n->parent = NULL;
+	n->unlinked = true;
+	if (!n->pins)
+		free_tree(n);
+}
+
+void fs_set_sb(struct fnode *n, struct super_block *sb)
+{
+	n->sb = sb;
+	for (struct fnode *c = n->children; c; c = c->next)
+		fs_set_sb(c, sb);
+}
+
 void fs_pin(struct fnode *n)
 {
-	n->pins++;
+	__atomic_add_fetch(&n->pins, 1, __ATOMIC_RELAXED);
 }
 
 void fs_unpin(struct fnode *n)
 {
-	n->pins--;
+	if (!__atomic_sub_fetch(&n->pins, 1, __ATOMIC_ACQ_REL) && n->unlinked)
+		free_tree(n);
 }
 
 struct fnode *fs_mkdir_p(const char *path)

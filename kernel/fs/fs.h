@@ -44,7 +44,15 @@ struct file_ops {
 	/* What a program's open() of it gives, when not the text of show/write (/dev/null, /dev/tty:
 	 * kernel/fs/devices.c). */
 	const struct file_operations *fops;
+	/* A directory that takes mkdir(2)/rmdir(2) of its own kind (not a ramfs's): dir is this
+	 * node; rmdir gets the child to remove. 0 or -errno. */
+	int (*mkdir)(struct fnode *dir, const char *name);
+	int (*rmdir)(struct fnode *victim);
+	/* Called as the node is freed, to let go of priv (a ramfs inode). */
+	void (*evict)(struct fnode *f);
 };
+
+struct super_block;
 
 struct fnode {
 	char name[FS_NAME_MAX + 1];
@@ -52,8 +60,11 @@ struct fnode {
 	const struct file_ops *ops;
 	void *priv;
 	struct fnode *parent, *children, *next; /* children kept in name order */
-	int pins;	       /* fs_pin(): someone stands here (the shell's working directory) */
-	struct fnode *mounted; /* a directory mounted here (kernel/fs/mount.c): lookups go there */
+	int pins;		/* fs_pin(): someone stands here (the shell's working directory) */
+	struct fnode *mounted;	/* a directory mounted here (kernel/fs/mount.c): lookups go there */
+	struct super_block *sb; /* the file system programs may create in here (kernel/fs/ramfs.h);
+				 * NULL for the kernel's own trees. A new child inherits it. */
+	bool unlinked;		/* gone from its directory, freed when the last pin goes */
 };
 
 struct fnode *fs_root(void);
@@ -71,6 +82,14 @@ bool fs_busy(const struct fnode *n);
 /* A directory someone stands in (the shell's cwd) is pinned: it cannot be removed under them. */
 void fs_pin(struct fnode *n);
 void fs_unpin(struct fnode *n);
+/* unlink(2) and rmdir(2)'s end: n leaves its directory at once, and is freed now or, if pinned
+ * (open, someone's cwd), at the last fs_unpin(), as Linux keeps an open file's inode. */
+void fs_unlink(struct fnode *n);
+/* rename(2)'s move: n (already out of its old directory, fs_detach()) under parent as name. */
+void fs_detach(struct fnode *n);
+void fs_attach(struct fnode *parent, struct fnode *n, const char *name);
+/* Marks n and everything under it as the kernel's own (no sb): mounts_init() for /proc, /sys. */
+void fs_set_sb(struct fnode *n, struct super_block *sb);
 /* Makes every directory of an absolute path, like mkdir -p. */
 struct fnode *fs_mkdir_p(const char *path);
 /* Resolves path (absolute, or relative to cwd; "." and ".." allowed); 0 or -ENOENT/-ENOTDIR. */

@@ -3,14 +3,17 @@
  * file system here, so a mount of tracefs, debugfs, proc, sysfs or devtmpfs joins the instance
  * that already exists: the target directory leads to it from then on (fnode->mounted) and
  * /proc/mounts lists it, as Linux lists a second mount of one superblock. /sys/kernel/debug/tracing
- * is tracefs again, as Linux's debugfs automount makes it. Only root mounts; a type this kernel
- * does not have is -ENODEV.
+ * is tracefs again, as Linux's debugfs automount makes it. tmpfs is the exception: each mount is
+ * a new, empty instance (kernel/fs/tmpfs.c), and /tmp is one from boot on. Only root mounts; a
+ * type this kernel does not have is -ENODEV.
  */
 #include "kernel/cred.h"
 #include "kernel/fs/file.h"
 #include "kernel/fs/fs.h"
 #include "kernel/fs/mount.h"
+#include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/syscalls.h"
 #include "kernel/uaccess.h"
@@ -25,6 +28,7 @@ struct mount {
 	char source[32];
 	struct fnode *point;
 	const char *opts;
+	struct fnode *tmpfs_root; /* a tmpfs mount's own tree, freed at umount */
 };
 
 static struct mount mounts[MAX_MOUNTS];
@@ -45,6 +49,7 @@ static void add_mount(const char *type, const char *source, struct fnode *point,
 {
 	if (nr_mounts == MAX_MOUNTS)
 		return;
+	mounts[nr_mounts].tmpfs_root = NULL;
 	mounts[nr_mounts].type = type;
 	strscpy(mounts[nr_mounts].source, source, sizeof(mounts[0].source));
 	mounts[nr_mounts].point = point;
@@ -66,6 +71,24 @@ static int mounts_show(struct seq_file *m, struct fnode *f)
 
 static const struct file_ops mounts_ops = { .show = mounts_show };
 
+/* A new tmpfs standing on point (which keeps what it had, hidden, as on Linux). */
+static int mount_tmpfs(const char *source, struct fnode *point, const char *options)
+{
+	struct fnode *root;
+	int err;
+
+	if (nr_mounts == MAX_MOUNTS)
+		return -ENOMEM;
+	if (point->mounted)
+		return -EBUSY; /* stacking mounts on one point is not built */
+	if ((err = tmpfs_fill_super(point, options, &root)))
+		return err;
+	point->mounted = root;
+	add_mount("tmpfs", source, point, "rw,relatime");
+	mounts[nr_mounts - 1].tmpfs_root = root;
+	return 0;
+}
+
 void mounts_init(void)
 {
 	tracefs_permission_init();
@@ -84,27 +107,41 @@ void mounts_init(void)
 		add_mount("tracefs", "tracefs", automount, MNT_FLAGS);
 	}
 	fs_create(fs_mkdir_p("/proc"), "mounts", &mounts_ops, NULL);
+	/* Programs create files in the rootfs and tmpfs only; these trees are the kernel's. */
+	fs_set_sb(fs_mkdir_p("/proc"), NULL);
+	fs_set_sb(fs_mkdir_p("/sys"), NULL);
+	fs_set_sb(fs_mkdir_p("/dev"), NULL);
+	tmpfs_init();
+	if (mount_tmpfs("tmpfs", fs_mkdir_p("/tmp"), NULL))
+		pr_err("tmpfs: cannot mount /tmp\n");
 }
 
 SYSCALL_DEFINE5(mount, const char __user *, dev_name, const char __user *, dir_name,
 		const char __user *, type, unsigned long, flags, void __user *, data)
 {
-	char name[16], source[32];
+	char name[16], source[32], options[128];
 	struct fnode *point, *root;
 	int err;
 
 	if (!capable_root())
 		return -EPERM;
 	if (!type || strncpy_from_user(name, type, sizeof(name)) < 0 ||
-	    (dev_name && strncpy_from_user(source, dev_name, sizeof(source)) < 0))
+	    (dev_name && strncpy_from_user(source, dev_name, sizeof(source)) < 0) ||
+	    (data && strncpy_from_user(options, data, sizeof(options)) < 0))
 		return -EFAULT;
-	name[sizeof(name) - 1] = source[sizeof(source) - 1] = '\0';
+	name[sizeof(name) - 1] = source[sizeof(source) - 1] = options[sizeof(options) - 1] = '\0';
 	if (!dev_name)
 		strscpy(source, "none", sizeof(source));
 	if ((err = user_path_at(AT_FDCWD, dir_name, false, &point)))
 		return err;
 	if (!point->is_dir)
 		return -ENOTDIR;
+	if (!strcmp(name, "tmpfs")) {
+		ramfs_lock();
+		err = mount_tmpfs(source, point, data ? options : NULL);
+		ramfs_unlock();
+		return err;
+	}
 	for (size_t i = 0; i < sizeof(fs_types) / sizeof(fs_types[0]); i++) {
 		if (strcmp(name, fs_types[i].type))
 			continue;
@@ -134,6 +171,8 @@ SYSCALL_DEFINE2(umount2, const char __user *, name, int, flags)
 		struct fnode *p = mounts[i].point;
 		if (p != point && p->mounted != point)
 			continue;
+		if (mounts[i].tmpfs_root && (err = tmpfs_kill_sb(mounts[i].tmpfs_root)))
+			return err; /* a file open or a cwd in it: -EBUSY */
 		if (p->mounted == point)
 			p->mounted = NULL;
 		memmove(&mounts[i], &mounts[i + 1], (nr_mounts - i - 1) * sizeof(mounts[0]));

@@ -96,22 +96,79 @@ static int getname(const char __user *upath, char **out)
 	return 0;
 }
 
-int user_path_at(int dirfd, const char __user *upath, bool nofollow, struct fnode **out)
+/* A user's path into a kernel copy, and where a relative one starts: the cwd or dirfd's
+ * directory. 0 (the caller kfree()s *path), or -EFAULT, -ENAMETOOLONG, -EBADF, -ENOTDIR. */
+static int user_path_start(int dirfd, const char __user *upath, char **path, struct fnode **start)
 {
-	struct fnode *start = current->cwd;
-	char *path = NULL;
-	int err;
+	int err = getname(upath, path);
 
-	if ((err = getname(upath, &path)))
-		return err;
-	if (path[0] != '/' && dirfd != AT_FDCWD) {
+	*start = current->cwd;
+	if (!err && (*path)[0] != '/' && dirfd != AT_FDCWD) {
 		struct file *f = fget(dirfd);
 		err = !f ? -EBADF : !f->node || !f->node->is_dir ? -ENOTDIR : 0;
 		if (!err)
-			start = f->node;
+			*start = f->node;
 	}
+	return err;
+}
+
+int user_path_at(int dirfd, const char __user *upath, bool nofollow, struct fnode **out)
+{
+	struct fnode *start;
+	char *path = NULL;
+	int err = user_path_start(dirfd, upath, &path, &start);
+
 	if (!err)
 		err = kern_path(start, path, nofollow, out);
+	kfree(path);
+	return err;
+}
+
+/* The directory that holds path's last component, and that component (into last, with its
+ * length limit): "a/b/" gives a and "b" with *trailing set; "/" and "a/.." give their own last
+ * ("" and ".."), which each caller refuses in Linux's way. */
+int kern_path_parent(struct fnode *cwd, const char *path, struct fnode **dir, char *last,
+		     bool *trailing)
+{
+	size_t len = strlen(path), start;
+	int links = 0, err;
+
+	if (!len)
+		return -ENOENT;
+	*trailing = false;
+	while (len > 1 && path[len - 1] == '/') {
+		len--;
+		*trailing = true;
+	}
+	for (start = len; start && path[start - 1] != '/'; start--)
+		;
+	if (len - start > 255)
+		return -ENAMETOOLONG;
+	if (len - start > FS_NAME_MAX)
+		return -ENAMETOOLONG; /* our names are shorter than Linux's 255 */
+	memcpy(last, path + start, len - start);
+	last[len - start] = '\0';
+	if (path[0] == '/' && len == 1)
+		last[0] = '\0';
+	if (!start) {
+		*dir = cwd ? cwd : fs_root();
+		return 0;
+	}
+	err = walk(cwd ? cwd : fs_root(), path, start, false, dir, &links);
+	if (!err && !(*dir)->is_dir)
+		err = -ENOTDIR;
+	return err ? err : fnode_permission(*dir, MAY_EXEC);
+}
+
+int user_path_parent(int dirfd, const char __user *upath, struct fnode **dir, char *last,
+		     bool *trailing)
+{
+	struct fnode *start;
+	char *path = NULL;
+	int err = user_path_start(dirfd, upath, &path, &start);
+
+	if (!err)
+		err = kern_path_parent(start, path, dir, last, trailing);
 	kfree(path);
 	return err;
 }

@@ -1,6 +1,6 @@
 /*
  * Opening a file of the tree for a program, and the kinds of open file it can be (Linux: fs/open.c):
- *   a ramfs file   read at f_pos straight from the initramfs bytes
+ *   a ramfs file   its bytes (the archive's or its pages) at f_pos, under ramfs_lock()
  *   a tracefs or /proc file   its show() rendered into a buffer at the first read (a snapshot,
  *                  as Linux's seq_file reads one), its write() handed each write() whole
  *   a directory    getdents64 walks its children, "." and ".." first
@@ -33,8 +33,23 @@ static ssize_t read_bytes(const char *data, size_t size, char __user *buf, size_
 
 static ssize_t ramfs_read(struct file *f, char __user *buf, size_t count, s64 *pos)
 {
-	struct ramfs_inode *i = ramfs_inode(f->node);
-	return read_bytes(i->data, i->size, buf, count, pos);
+	ssize_t n;
+
+	ramfs_lock();
+	n = ramfs_read_user(ramfs_inode(f->node), buf, count, pos);
+	ramfs_unlock();
+	return n;
+}
+
+static ssize_t ramfs_write(struct file *f, const char __user *buf, size_t count, s64 *pos)
+{
+	ssize_t n;
+
+	ramfs_lock();
+	/* pwrite64 on an O_APPEND file appends too, as Linux does. */
+	n = ramfs_write_user(ramfs_inode(f->node), buf, count, pos, f->f_flags & O_APPEND);
+	ramfs_unlock();
+	return n;
 }
 
 /* The whole text of a show() file, once: a buffer doubled until it holds it all. */
@@ -149,7 +164,11 @@ static int dir_getdents64(struct file *f, void __user *dirent, unsigned int coun
 	return used;
 }
 
-static const struct file_operations ramfs_fops = { .read = ramfs_read, .seekable = true };
+static const struct file_operations ramfs_fops = {
+	.read = ramfs_read,
+	.write = ramfs_write,
+	.seekable = true,
+};
 static const struct file_operations seq_fops = {
 	.read = seq_read,
 	.write = seq_write_user,
@@ -173,13 +192,17 @@ struct file *dentry_open(struct fnode *n, unsigned int flags, int *err)
 		*err = -ENOTDIR;
 	else if (fs_is_symlink(n))
 		*err = -ELOOP; /* O_NOFOLLOW met a symlink */
-	else if (ramfs_inode(n) && wr)
-		*err = -EROFS; /* the initramfs's bytes are the archive's: not writable yet */
 	else if ((!n->is_dir && !ramfs_inode(n) && !(n->ops && n->ops->fops)) &&
 		 ((rd && (!n->ops || !n->ops->show)) || (wr && (!n->ops || !n->ops->write))))
 		*err = -EACCES;
 	if (!*err)
-		*err = fnode_permission(n, (rd ? MAY_READ : 0) | (wr ? MAY_WRITE : 0));
+		*err = fnode_permission(n, (rd ? MAY_READ : 0) |
+						   (wr || (flags & O_TRUNC) ? MAY_WRITE : 0));
+	if (!*err && (flags & O_TRUNC) && ramfs_inode(n) && !n->is_dir) {
+		ramfs_lock();
+		*err = ramfs_truncate(ramfs_inode(n), 0);
+		ramfs_unlock();
+	}
 	if (*err)
 		return NULL;
 	if (n->is_dir)
@@ -197,21 +220,74 @@ struct file *dentry_open(struct fnode *n, unsigned int flags, int *err)
 	return f;
 }
 
+/*
+ * O_CREAT: the last component is looked up and, if missing, made a regular file of mode less the
+ * umask, all under ramfs_lock() so that of two O_EXCL creators exactly one wins. The file is
+ * opened with the access asked for, whatever its new mode says (Linux's rule for the creator).
+ */
+static int open_create(int dfd, const char __user *filename, int flags, unsigned int mode,
+		       struct file **out)
+{
+	char last[FS_NAME_MAX + 1];
+	struct fnode *dir, *n;
+	bool trailing, made = false;
+	int err = user_path_parent(dfd, filename, &dir, last, &trailing);
+
+	if (err)
+		return err;
+	if (!last[0] || !strcmp(last, ".") || !strcmp(last, ".."))
+		return -EISDIR; /* "/", "dir/.", "dir/..": a directory is never created by open */
+	ramfs_lock();
+	n = fs_lookup(dir, last, strlen(last));
+	if (n && fs_is_symlink(n) && !(flags & (O_EXCL | O_NOFOLLOW))) {
+		ramfs_unlock(); /* an existing link: open where it leads */
+		if ((err = user_path_at(dfd, filename, false, &n)))
+			return err;
+		ramfs_lock();
+	}
+	if (n && (flags & O_EXCL))
+		err = -EEXIST;
+	else if (n && n->is_dir)
+		err = -EISDIR;
+	else if (!n && trailing)
+		err = -EISDIR;
+	else if (!n && !(err = fnode_permission(dir, MAY_WRITE | MAY_EXEC))) {
+		err = ramfs_mknod(dir, last, S_IFREG | (mode & 07777 & ~current->umask), NULL, 0,
+				  &n);
+		if (err == -EPERM)
+			err = -EACCES; /* a kernel tree without create: Linux's lookup_open() */
+		made = !err;
+	}
+	ramfs_unlock();
+	if (err)
+		return err;
+	if (made) {
+		/* The creator's access, whatever the new mode allows. */
+		if (!(*out = alloc_file(&ramfs_fops, flags & ~(O_CREAT | O_EXCL | O_NOCTTY))))
+			return -ENOMEM;
+		(*out)->node = n;
+		fs_pin(n);
+		return 0;
+	}
+	*out = dentry_open(n, flags, &err);
+	return err;
+}
+
 static long do_sys_open(int dfd, const char __user *filename, int flags, unsigned int mode)
 {
 	struct fnode *n;
 	struct file *f;
-	int err = user_path_at(dfd, filename, flags & O_NOFOLLOW, &n);
 	long fd;
+	int err;
 
-	if (err == -ENOENT && (flags & O_CREAT))
-		return -EROFS; /* creating files is not built: the tree holds no writable bytes */
-	if (err)
+	if (flags & O_CREAT) {
+		if ((err = open_create(dfd, filename, flags, mode, &f)))
+			return err;
+	} else if ((err = user_path_at(dfd, filename, flags & O_NOFOLLOW, &n))) {
 		return err;
-	if ((flags & O_CREAT) && (flags & O_EXCL))
-		return -EEXIST;
-	if (!(f = dentry_open(n, flags, &err)))
+	} else if (!(f = dentry_open(n, flags, &err))) {
 		return err;
+	}
 	fd = fd_install_from(f, 0, flags & O_CLOEXEC);
 	fput(f);
 	return fd;
@@ -225,6 +301,11 @@ SYSCALL_DEFINE3(open, const char __user *, filename, int, flags, umode_t, mode)
 SYSCALL_DEFINE4(openat, int, dfd, const char __user *, filename, int, flags, umode_t, mode)
 {
 	return do_sys_open(dfd, filename, flags, mode);
+}
+
+SYSCALL_DEFINE2(creat, const char __user *, pathname, umode_t, mode)
+{
+	return do_sys_open(AT_FDCWD, pathname, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
 #define F_OK 0
@@ -244,8 +325,6 @@ static long do_faccessat(int dfd, const char __user *filename, int mode, int fla
 		return -EINVAL;
 	if ((err = user_path_at(dfd, filename, flags & AT_SYMLINK_NOFOLLOW, &n)))
 		return err;
-	if ((mode & W_OK) && ramfs_inode(n))
-		return -EROFS;
 	if ((mode & X_OK) && !n->is_dir && !(fs_mode(n) & 0111))
 		return -EACCES;
 	return 0;
@@ -281,6 +360,8 @@ SYSCALL_DEFINE2(getcwd, char __user *, buf, unsigned long, size)
 	char path[FS_PATH_MAX];
 	size_t len;
 
+	if (current->cwd->unlinked)
+		return -ENOENT; /* removed while we stood in it */
 	fs_path(current->cwd, path, sizeof(path));
 	len = strlen(path) + 1;
 	if (len > size)

@@ -63,6 +63,7 @@ int meminfo_show(struct seq_file *m, struct fnode *f)
 	meminfo_line(m, "Execmem:", kb_of(PAGE_USER_EXECMEM));
 	meminfo_line(m, "TraceBuffers:", kb_of(PAGE_USER_TRACE));
 	meminfo_line(m, "FtraceRecords:", kb_of(PAGE_USER_FTRACE));
+	meminfo_line(m, "Shmem:", kb_of(PAGE_USER_SHMEM));
 	meminfo_line(m, "Reserved:", kb_of(PAGE_USER_RESERVED));
 	meminfo_line(m, "OtherPages:", kb_of(PAGE_USER_OTHER));
 	return 0;
@@ -129,4 +130,5 @@ void procfs_init(void)
 {
 	if (!tracefs_create_files(NULL, proc_files, ARRAY_SIZE(proc_files)))
 		slabinfo_init();
+	proc_pid_init();
 }

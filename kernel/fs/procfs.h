@@ -13,6 +13,8 @@
 extern const char linux_banner[];
 
 void procfs_init(void);
+/* kernel/fs/proc_pid.c: /proc/self/stat, /proc/sys/kernel/sched_rt_runtime_us. */
+void proc_pid_init(void);
 int meminfo_show(struct seq_file *m, struct fnode *f);
 
 #endif

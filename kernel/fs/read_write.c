@@ -59,7 +59,8 @@ SYSCALL_DEFINE3(write, unsigned int, fd, const char __user *, buf, size_t, count
 	return f ? file_write(f, buf, count, &f->f_pos) : -EBADF;
 }
 
-SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, loff_t, pos)
+/* pread64 and pwrite64's file, or their errno: -EBADF, -EINVAL (pos < 0), -ESPIPE. */
+static long positioned(unsigned int fd, loff_t pos, struct file **out)
 {
 	struct file *f = fget(fd);
 
@@ -67,9 +68,24 @@ SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, lo
 		return -EBADF;
 	if (pos < 0)
 		return -EINVAL;
-	if (!f->f_op->seekable)
-		return -ESPIPE;
-	return file_read(f, buf, count, &pos);
+	*out = f;
+	return f->f_op->seekable ? 0 : -ESPIPE;
+}
+
+SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, loff_t, pos)
+{
+	struct file *f;
+	long err = positioned(fd, pos, &f);
+
+	return err ? err : file_read(f, buf, count, &pos);
+}
+
+SYSCALL_DEFINE4(pwrite64, unsigned int, fd, const char __user *, buf, size_t, count, loff_t, pos)
+{
+	struct file *f;
+	long err = positioned(fd, pos, &f);
+
+	return err ? err : file_write(f, buf, count, &pos);
 }
 
 struct iovec {

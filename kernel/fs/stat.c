@@ -2,6 +2,7 @@
 #include "kernel/fs/file.h"
 #include "kernel/fs/ramfs.h"
 #include "kernel/sched/sched.h"
+#include "kernel/time.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -22,6 +23,8 @@ _Static_assert(sizeof(struct stat) == 144, "Linux's x86-64 struct stat");
 
 static void fill_stat(struct stat *st, const struct fnode *n, const struct file *f)
 {
+	const struct ramfs_inode *i;
+
 	memset(st, 0, sizeof(*st));
 	st->st_blksize = PAGE_SIZE;
 	if (!n) { /* the console (/dev/console's numbers) or a pipe */
@@ -38,6 +41,13 @@ static void fill_stat(struct stat *st, const struct fnode *n, const struct file 
 	if (n->is_dir)
 		st->st_size = 0;
 	st->st_blocks = (st->st_size + 511) / 512;
+	if ((i = ramfs_inode(n))) { /* a file of ours: its owner, links and time */
+		st->st_nlink = i->nlink;
+		st->st_uid = i->uid;
+		st->st_gid = i->gid;
+		st->st_atime = st->st_mtime = st->st_ctime = i->mtime / NSEC_PER_SEC;
+		st->st_atime_nsec = st->st_mtime_nsec = st->st_ctime_nsec = i->mtime % NSEC_PER_SEC;
+	}
 }
 
 static long put_stat(const struct fnode *n, const struct file *f, struct stat __user *ust)

@@ -10,6 +10,7 @@
 #include "kernel/mm/mm_types.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
+#include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -215,6 +216,8 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 	pgd = mm->pgd;
 	*mm = *old;
 	mm->pgd = pgd;
+	if (mm->exe_inode)
+		ramfs_ihold(mm->exe_inode);
 	mm->mmap = NULL;
 	mm->rss = 0;
 	for (struct vm_area_struct *v = old->mmap; v; v = v->vm_next) {
@@ -258,6 +261,8 @@ void mmput(struct mm_struct *mm)
 		mm->mmap = v->vm_next;
 		kfree(v);
 	}
+	if (mm->exe_inode)
+		ramfs_iput(mm->exe_inode);
 	kfree(mm);
 }
 

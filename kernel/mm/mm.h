@@ -81,6 +81,7 @@ enum page_user {
 	PAGE_USER_EXECMEM,   /* frames behind trampoline pages */
 	PAGE_USER_TRACE,     /* ring-buffer pages */
 	PAGE_USER_FTRACE,    /* dyn_ftrace record pages */
+	PAGE_USER_SHMEM,     /* the bytes of ramfs and tmpfs files (kernel/fs/ramfs_file.c) */
 	NR_PAGE_USERS
 };
 unsigned long alloc_pages_for(size_t n, enum page_user user);

@@ -37,6 +37,9 @@ struct mm_struct {
 	unsigned long rss;	   /* user pages present, for /proc and the leak checks */
 	char exe[64];		   /* the executable's basename, for the segfault report */
 	unsigned long uprobes_xol; /* the uprobes XOL page (kernel/events/uprobes.h), or 0 */
+	/* The executable's inode, held (Linux's exe_file) so that no other file's inode can take
+	 * its address while the areas' vm_inode still name it. */
+	struct ramfs_inode *exe_inode;
 };
 
 /* kernel/mm/memory.c */

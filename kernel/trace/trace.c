@@ -265,53 +265,66 @@ static struct pipe_pending {
 } pending[NR_CPUS];
 static u8 pipe_next[PIPE_EVENT_MAX];
 
-int trace_pipe_cpu(struct seq_file *m, int only_cpu)
+void trace_pipe_open(struct trace_pipe_state *st)
 {
-	struct trace_buffer *b = &global_trace.buffer;
-	struct rb_iter its[NR_CPUS] = { 0 };
-	u64 seen_overrun[NR_CPUS];
-
+	memset(st->its, 0, sizeof(st->its));
 	for (int c = 0; c < NR_CPUS; c++) {
-		seen_overrun[c] = b->cpu[c].overrun;
+		st->seen_overrun[c] = global_trace.buffer.cpu[c].overrun;
 		pending[c].have = false;
 	}
-	while (!shell_interrupted()) {
-		int oldest = -1;
-		for (int c = 0; c < NR_CPUS; c++) {
-			struct pipe_pending *p = &pending[c];
-			if (only_cpu >= 0 && c != only_cpu)
-				continue;
-			if (!p->have && ring_buffer_consume(&b->cpu[c], &its[c], p->ev.bytes,
-							    sizeof(p->ev.bytes), &p->len, &p->ts)) {
-				p->have = true;
-				p->lost = b->cpu[c].overrun - seen_overrun[c];
-				seen_overrun[c] = b->cpu[c].overrun;
-			}
-			if (p->have && (oldest < 0 || p->ts < pending[oldest].ts))
-				oldest = c;
+}
+
+bool trace_pipe_step(struct seq_file *m, int only_cpu, struct trace_pipe_state *st)
+{
+	struct trace_buffer *b = &global_trace.buffer;
+	struct rb_iter *its = st->its;
+	int oldest = -1;
+	u32 len;
+	u64 ts;
+
+	for (int c = 0; c < NR_CPUS; c++) {
+		struct pipe_pending *p = &pending[c];
+		if (only_cpu >= 0 && c != only_cpu)
+			continue;
+		if (!p->have && ring_buffer_consume(&b->cpu[c], &its[c], p->ev.bytes,
+						    sizeof(p->ev.bytes), &p->len, &p->ts)) {
+			p->have = true;
+			p->lost = b->cpu[c].overrun - st->seen_overrun[c];
+			st->seen_overrun[c] = b->cpu[c].overrun;
 		}
-		if (oldest < 0) {
+		if (p->have && (oldest < 0 || p->ts < pending[oldest].ts))
+			oldest = c;
+	}
+	if (oldest < 0)
+		return false;
+	struct pipe_pending *p = &pending[oldest];
+	struct trace_iterator it = { .cpu = oldest,
+				     .ent = &p->ev.ent,
+				     .len = MIN(p->len, (u32)PIPE_EVENT_MAX),
+				     .ts = tsc_to_ktime(p->ts) };
+	if (p->lost)
+		seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", oldest, p->lost);
+	pipe_peek_next(&b->cpu[oldest], &its[oldest], &it, pipe_next, sizeof(pipe_next));
+	if (!global_trace.current_trace->print_line ||
+	    !global_trace.current_trace->print_line(m, &it))
+		trace_print_default(m, &it);
+	if (it.skip_next) /* printed with this one (a graph leaf): take it out too */
+		ring_buffer_consume(&b->cpu[oldest], &its[oldest], pipe_next, sizeof(pipe_next),
+				    &len, &ts);
+	p->have = false;
+	return true;
+}
+
+int trace_pipe_cpu(struct seq_file *m, int only_cpu)
+{
+	static struct trace_pipe_state st; /* one reader: the shell */
+
+	trace_pipe_open(&st);
+	while (!shell_interrupted()) {
+		if (!trace_pipe_step(m, only_cpu, &st)) {
 			seq_flush(m);
 			msleep(10);
-			continue;
 		}
-		struct pipe_pending *p = &pending[oldest];
-		struct trace_iterator it = { .cpu = oldest,
-					     .ent = &p->ev.ent,
-					     .len = MIN(p->len, (u32)PIPE_EVENT_MAX),
-					     .ts = tsc_to_ktime(p->ts) };
-		u32 len;
-		u64 ts;
-		if (p->lost)
-			seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", oldest, p->lost);
-		pipe_peek_next(&b->cpu[oldest], &its[oldest], &it, pipe_next, sizeof(pipe_next));
-		if (!global_trace.current_trace->print_line ||
-		    !global_trace.current_trace->print_line(m, &it))
-			trace_print_default(m, &it);
-		if (it.skip_next) /* printed with this one (a graph leaf): take it out too */
-			ring_buffer_consume(&b->cpu[oldest], &its[oldest], pipe_next,
-					    sizeof(pipe_next), &len, &ts);
-		p->have = false;
 	}
 	return 0;
 }
@@ -516,7 +529,7 @@ static const struct tracefs_ulong buffer_size = {
 };
 static const struct tracefs_file trace_files[] = {
 	TRACEFS_FILE(T "trace", trace_show, trace_write),
-	TRACEFS_FILE(T "trace_pipe", trace_pipe_show, NULL),
+	{ .name = T "trace_pipe", .fops = { .show = trace_pipe_show, .fops = &trace_pipe_fops } },
 	TRACEFS_ULONG(T "tracing_on", &tracing_on),
 	TRACEFS_FILE(T "available_tracers", available_tracers_show, NULL),
 	TRACEFS_FILE(T "current_tracer", current_tracer_show, current_tracer_write),

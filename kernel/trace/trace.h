@@ -224,6 +224,17 @@ void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg)
 /* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/). */
 int trace_show_cpu(struct seq_file *m, int only_cpu);
 int trace_pipe_cpu(struct seq_file *m, int only_cpu);
+/* One reader's place in trace_pipe: trace_pipe_open() starts it, each trace_pipe_step() prints
+ * the oldest unread event into m (false: none now). The shell's cat loops on it until Ctrl-C; a
+ * program's read() (kernel/trace/trace_pipe_read.c) until its buffer has something. */
+struct trace_pipe_state {
+	struct rb_iter its[NR_CPUS];
+	u64 seen_overrun[NR_CPUS];
+};
+void trace_pipe_open(struct trace_pipe_state *st);
+bool trace_pipe_step(struct seq_file *m, int only_cpu, struct trace_pipe_state *st);
+struct file_operations;
+extern const struct file_operations trace_pipe_fops;
 /* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
 void trace_dump(int only_cpu);
 void trace_functions_graph_init(void);

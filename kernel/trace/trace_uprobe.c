@@ -135,6 +135,8 @@ static void free_trace_uprobe(struct trace_uprobe *tu)
 	kfree(tu->call.fields);
 	kfree((char *)tu->call.print_fmt);
 	kfree(tu->filename);
+	if (tu->inode)
+		ramfs_iput((struct ramfs_inode *)tu->inode);
 	kfree(tu);
 }
 
@@ -176,6 +178,7 @@ static int parse_place(char *word, struct trace_uprobe *tu, struct probe_log *lo
 	if (kstrtoul(colon + 1, 0, &tu->offset))
 		return probe_log_err(log, colon + 1 - word, TP_ERR_BAD_UPROBE_OFFS), -EINVAL;
 	tu->inode = ramfs_inode(n);
+	ramfs_ihold(ramfs_inode(n)); /* the file may be unlinked; the probe keeps its inode */
 	tu->filename = probe_strndup(word, 256);
 	return tu->filename ? 0 : -ENOMEM;
 }

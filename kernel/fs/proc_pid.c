@@ -1,0 +1,88 @@
+/*
+ * /proc/self/stat (Linux: fs/proc/array.c, do_task_stat()) and the scheduler tunable
+ * /proc/sys/kernel/sched_rt_runtime_us, which ftracetest reads and sets at its start.
+ * /proc/self is whoever reads it: a file's text is made in the reader's own read().
+ */
+#include "kernel/fs/procfs.h"
+#include "kernel/fs/tracefs.h"
+#include "kernel/mm/mm_types.h"
+#include "kernel/sched/sched.h"
+#include "kernel/time.h"
+#include "lib/compiler.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+#define USER_HZ 100
+
+static char task_state_char(const struct task *t)
+{
+	if (t->exit_state)
+		return 'Z';
+	if (t->stopped)
+		return 'T';
+	return t->state == TASK_RUNNING ? 'R' : 'S';
+}
+
+/*
+ * The 52 fields of Linux's line, in its order. Those this kernel does not count (page faults,
+ * CPU times, priorities beyond the default) are 0, as Linux prints them for a task that has
+ * none; what it knows (ids, state, start time, memory layout, signal masks) is real.
+ */
+static int stat_show(struct seq_file *m, struct fnode *f)
+{
+	struct task *t = current;
+	struct mm_struct *mm = t->mm;
+	unsigned long vsize = 0;
+
+	(void)f;
+	if (mm)
+		for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next)
+			vsize += v->vm_end - v->vm_start;
+	seq_printf(m, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %llu %lu %lu %lu ",
+		   t->pid, t->comm, task_state_char(t), t->parent ? t->parent->pid : 0, t->pgid,
+		   t->sid, (unsigned long long)(t->start_ns / (NSEC_PER_SEC / USER_HZ)), vsize,
+		   mm ? mm->rss : 0, ~0UL);
+	seq_printf(m, "%lu %lu %lu 0 0 %llu %llu 0 0 0 0 0 17 %d 0 0 0 0 0 ",
+		   mm ? mm->start_code : 0, mm ? mm->end_code : 0, mm ? mm->start_stack : 0,
+		   (unsigned long long)(t->pending & 0x7fffffff),
+		   (unsigned long long)(t->blocked & 0x7fffffff), t->cpu);
+	seq_printf(m, "0 0 %lu %lu %lu %lu %lu %lu 0\n", mm ? mm->start_brk : 0, mm ? mm->brk : 0,
+		   mm ? mm->arg_start : 0, mm ? mm->arg_end : 0, mm ? mm->env_start : 0,
+		   mm ? mm->env_end : 0);
+	return 0;
+}
+
+/* There is no real-time bandwidth control here: the number is kept and read back, -1 meaning
+ * unlimited, as Linux's range is. */
+static long sched_rt_runtime_us = 950000;
+
+static int rt_runtime_show(struct seq_file *m, struct fnode *f)
+{
+	(void)f;
+	seq_printf(m, "%ld\n", sched_rt_runtime_us);
+	return 0;
+}
+
+static int rt_runtime_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[24];
+	long v;
+
+	(void)f;
+	(void)flags;
+	if (fs_write_text(text, sizeof(text), buf, len) || kstrtol(text, 10, &v) || v < -1 ||
+	    v > 0x7fffffffL)
+		return -EINVAL;
+	sched_rt_runtime_us = v;
+	return 0;
+}
+
+static const struct tracefs_file proc_pid_files[] = {
+	TRACEFS_FILE("/proc/self/stat", stat_show, NULL),
+	TRACEFS_FILE("/proc/sys/kernel/sched_rt_runtime_us", rt_runtime_show, rt_runtime_write),
+};
+
+void proc_pid_init(void)
+{
+	tracefs_create_files(NULL, proc_pid_files, ARRAY_SIZE(proc_pid_files));
+}

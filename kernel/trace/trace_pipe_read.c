@@ -1,0 +1,73 @@
+/*
+ * trace_pipe for programs (Linux: kernel/trace/trace.c, tracing_read_pipe()): a read() waits until
+ * there is at least one event, then consumes and formats events until the caller's buffer is full,
+ * keeping a line that did not fit for the next read. One reader at a time, as Linux serializes
+ * them; O_NONBLOCK gives -EAGAIN, a signal -ERESTARTSYS. The shell's `cat trace_pipe` is
+ * trace_pipe_cpu().
+ */
+#include "kernel/fs/file.h"
+#include "kernel/locking/mutex.h"
+#include "kernel/mm/mm.h"
+#include "kernel/signal.h"
+#include "kernel/trace/trace.h"
+#include "kernel/uaccess.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+#define PIPE_TEXT 4096
+#define LINE_MAX_TEXT 1500 /* room one more line needs: an event is at most PIPE_EVENT_MAX */
+
+struct pipe_reader {
+	struct trace_pipe_state st;
+	char text[PIPE_TEXT];
+	size_t len, off; /* formatted text not yet read: [off, len) */
+};
+
+static DEFINE_MUTEX(pipe_lock);
+
+/* Formats events into r->text until it is nearly full or none is left: false if none was. */
+static bool fill(struct pipe_reader *r)
+{
+	struct seq_file m = { .buf = r->text, .size = sizeof(r->text) };
+
+	while (m.count + LINE_MAX_TEXT < m.size && trace_pipe_step(&m, -1, &r->st))
+		;
+	r->off = 0;
+	r->len = m.count;
+	return m.count > 0;
+}
+
+static ssize_t trace_pipe_read(struct file *f, char __user *buf, size_t count, s64 *pos)
+{
+	struct pipe_reader *r = f->private_data;
+	size_t n;
+
+	if (!r) {
+		if (!(r = kzalloc(sizeof(*r))))
+			return -ENOMEM;
+		f->private_data = r;
+		mutex_lock(&pipe_lock);
+		trace_pipe_open(&r->st);
+		mutex_unlock(&pipe_lock);
+	}
+	mutex_lock(&pipe_lock);
+	while (r->off == r->len && !fill(r)) {
+		mutex_unlock(&pipe_lock);
+		if (f->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (signal_pending(current))
+			return -ERESTARTSYS;
+		msleep(10);
+		mutex_lock(&pipe_lock);
+	}
+	n = MIN(count, r->len - r->off);
+	if (copy_to_user(buf, r->text + r->off, n)) {
+		mutex_unlock(&pipe_lock);
+		return -EFAULT;
+	}
+	r->off += n;
+	mutex_unlock(&pipe_lock);
+	return n;
+}
+
+const struct file_operations trace_pipe_fops = { .read = trace_pipe_read };
