@@ -45,8 +45,7 @@ void set_irq_handler(int vector, irq_handler_t fn)
 	irq_handlers[vector] = fn;
 }
 
-/* A frame pointer we may follow: mapped, aligned, in the kernel half. Reading it must not fault. */
-static bool frame_ok(unsigned long fp)
+bool frame_ok(unsigned long fp)
 {
 	int level;
 	if (fp < PAGE_OFFSET || (fp & 7))
