@@ -289,16 +289,21 @@ static void validate_chain(struct lockdep_task *lt, struct held_lock *hl)
 		if (lt->held[i].class == hl->class) {
 			graph_unlock();
 			report_recursive(&lt->held[i], hl);
-			return;
+			graph_lock();
+			goto done;
 		}
 	}
 	/* Newest first; one taken by a plain lock already ordered everything older before it. */
 	for (i = lt->depth - 1; i >= 0 && lt->held[i].irq_ctx == hl->irq_ctx; i--) {
 		if (!check_prev_add(&lt->held[i], hl, &trace))
-			goto out;
+			break;
 		if (!lt->held[i].trylock)
 			break;
 	}
+	if (!READ_ONCE(debug_locks))
+		goto out;
+done:
+	/* Also after a report: the same sequence again says nothing new. */
 	if (!chain_add(hl->chain_key)) {
 		graph_unlock();
 		lockdep_off();

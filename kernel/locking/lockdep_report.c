@@ -59,7 +59,8 @@ static void print_banner(const char *title)
 		n = sizeof(rule) - 1;
 	memset(rule, '=', n);
 	rule[n] = 0;
-	printk(KERN_ERR "\n%s\n", rule);
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "%s\n", rule);
 	printk(KERN_ERR "%s\n", title);
 	memset(rule, '-', n);
 	printk(KERN_ERR "%s\n", rule);
@@ -107,7 +108,8 @@ static void print_scenario_two_cpus(const struct lock_class *held, const struct 
 	printk(KERN_ERR "                               lock(%s);\n", b);
 	printk(KERN_ERR "                               lock(%s);\n", a);
 	printk(KERN_ERR "  lock(%s);\n", c);
-	printk(KERN_ERR "\n *** DEADLOCK ***\n\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR " *** DEADLOCK ***\n\n");
 }
 
 /*
@@ -127,18 +129,24 @@ void report_circular(const struct held_lock *prev, const struct held_lock *next,
 
 	printk(KERN_ERR "%s/%d is trying to acquire lock:\n", t->comm, t->pid);
 	print_lock_line(next);
-	printk(KERN_ERR "\nbut task is already holding lock:\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "but task is already holding lock:\n");
 	print_lock_line(prev);
-	printk(KERN_ERR "\nwhich lock already depends on the new lock.\n\n");
-	printk(KERN_ERR "\nthe existing dependency chain (in reverse order) is:\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "which lock already depends on the new lock.\n\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "the existing dependency chain (in reverse order) is:\n");
 	for (int i = len - 1; i >= 0; i--) {
-		printk(KERN_ERR "\n-> #%d (%s):\n", i + 1, lockdep_class_name(path[i]->to, n));
+		printk(KERN_ERR "\n");
+		printk(KERN_ERR "-> #%d (%s):\n", i + 1, lockdep_class_name(path[i]->to, n));
 		lockdep_print_trace(&path[i]->trace, 7);
 	}
-	printk(KERN_ERR "\n-> #0 (%s):\n", lockdep_class_name(next->class, n));
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "-> #0 (%s):\n", lockdep_class_name(next->class, n));
 	lockdep_save_trace(&now);
 	lockdep_print_trace(&now, 7);
-	printk(KERN_ERR "\nother info that might help us debug this:\n\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "other info that might help us debug this:\n\n");
 	if (len > 1) {
 		printk(KERN_ERR "Chain exists of:\n");
 		printk(KERN_ERR "  %s", lockdep_class_name(next->class, n));
@@ -171,14 +179,16 @@ void report_inconsistent(const struct lock_class *class, enum lock_usage_bit was
 	printk(KERN_ERR "(%s), at: %pS\n", lockdep_class_name(class, n), (void *)ip);
 	printk(KERN_ERR "{%s} state was registered at:\n", usage_names[was]);
 	lockdep_print_trace(&class->usage_traces[was], 2);
-	printk(KERN_ERR "\nother info that might help us debug this:\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "other info that might help us debug this:\n");
 	printk(KERN_ERR " Possible unsafe locking scenario:\n\n");
 	printk(KERN_ERR "       CPU0\n");
 	printk(KERN_ERR "       ----\n");
 	printk(KERN_ERR "  lock(%s);\n", n);
 	printk(KERN_ERR "  <Interrupt>\n");
 	printk(KERN_ERR "    lock(%s);\n", n);
-	printk(KERN_ERR "\n *** DEADLOCK ***\n\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR " *** DEADLOCK ***\n\n");
 	(void)now_trace; /* the backtrace below is where it is now */
 	print_stack_backtrace();
 }
@@ -193,15 +203,18 @@ void report_recursive(const struct held_lock *prev, const struct held_lock *next
 
 	printk(KERN_ERR "%s/%d is trying to acquire lock:\n", t->comm, t->pid);
 	print_lock_line(next);
-	printk(KERN_ERR "\nbut task is already holding lock:\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "but task is already holding lock:\n");
 	print_lock_line(prev);
-	printk(KERN_ERR "\nother info that might help us debug this:\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "other info that might help us debug this:\n");
 	printk(KERN_ERR " Possible unsafe locking scenario:\n\n");
 	printk(KERN_ERR "       CPU0\n");
 	printk(KERN_ERR "       ----\n");
 	printk(KERN_ERR "  lock(%s);\n", lockdep_class_name(prev->class, n));
 	printk(KERN_ERR "  lock(%s);\n", lockdep_class_name(next->class, n));
-	printk(KERN_ERR "\n *** DEADLOCK ***\n\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR " *** DEADLOCK ***\n\n");
 	printk(KERN_ERR
 	       " Two locks of one class, one inside the other: if that is meant, say so\n");
 	printk(KERN_ERR " by taking the inner one with spin_lock_nested(lock, 1).\n\n");

@@ -128,6 +128,7 @@ void msleep(unsigned long ms);
 			__might_sleep(__FILE__, __LINE__);                                         \
 	} while (0)
 void __might_sleep(const char *file, int line);
+extern unsigned long might_sleep_reports; /* how many it printed: for the self-tests */
 /* Puts the current task to sleep until wake_up_process(); the caller sets up the wake first. */
 void sleep_until_woken(void);
 void wake_up_process(struct task *t);
