@@ -98,6 +98,7 @@ static void __noreturn die(const char *what, struct pt_regs *regs)
 	/* A fault while printing a fault: say so briefly instead of recursing. */
 	if (++oops_count > 1)
 		panic("Fatal exception in exception handler (%s)", what);
+	debug_locks_off(); /* as Linux's oops_enter(): the lock broken below was never ours */
 	console_force_unlock();
 	printk(KERN_EMERG "Oops: %s, error code 0x%04lx [#%d] CPU %d\n", what, regs->error_code,
 	       oops_count, smp_processor_id());

@@ -56,8 +56,7 @@ static void graph_unlock(void)
 	__atomic_store_n(&graph_word, 0, __ATOMIC_RELEASE);
 }
 
-/* The validator gives up (a table is full, a lock has no usable key): it says so once. */
-static void lockdep_off(void)
+void debug_locks_off(void)
 {
 	WRITE_ONCE(debug_locks, false);
 }
@@ -113,7 +112,7 @@ static struct lock_class *register_lock_class(struct lockdep_map *map, unsigned 
 	if (c)
 		goto out;
 	if (!static_obj(key)) {
-		lockdep_off();
+		debug_locks_off();
 		report_non_static_key(map);
 		return NULL;
 	}
@@ -125,7 +124,7 @@ static struct lock_class *register_lock_class(struct lockdep_map *map, unsigned 
 	}
 	if (nr_lock_classes == MAX_LOCKDEP_KEYS) {
 		graph_unlock();
-		lockdep_off();
+		debug_locks_off();
 		report_table_full("MAX_LOCKDEP_KEYS");
 		return NULL;
 	}
@@ -259,7 +258,7 @@ static bool check_prev_add(const struct held_lock *prev, const struct held_lock 
 		e = &list_entries[nr_list_entries++];
 	if (!e) {
 		graph_unlock();
-		lockdep_off();
+		debug_locks_off();
 		report_table_full("MAX_LOCKDEP_ENTRIES");
 		graph_lock();
 		return false;
@@ -306,7 +305,7 @@ done:
 	/* Also after a report: the same sequence again says nothing new. */
 	if (!chain_add(hl->chain_key)) {
 		graph_unlock();
-		lockdep_off();
+		debug_locks_off();
 		report_table_full("MAX_LOCKDEP_CHAINS");
 		return;
 	}
@@ -348,7 +347,7 @@ static void __lock_acquire(struct percpu *c, struct lockdep_map *map, unsigned i
 		return;
 	lockdep_stats.acquires++;
 	if (lt->depth == MAX_LOCK_DEPTH) {
-		lockdep_off();
+		debug_locks_off();
 		report_table_full("MAX_LOCK_DEPTH");
 		return;
 	}

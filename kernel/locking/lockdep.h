@@ -99,6 +99,9 @@ struct lockdep_stats {
 };
 extern struct lockdep_stats lockdep_stats;
 extern bool debug_locks; /* false once the validator gave up (a table full, a bad key) */
+/* The validator stops for good: it gave up, or the kernel is dying (an Oops or a panic breaks the
+ * console's lock, which whoever held it never lets go of). */
+void debug_locks_off(void);
 /* The class names of the last report: the lock being taken, and the one it collided with. */
 extern const char *lockdep_last_report_names[2];
 
@@ -117,6 +120,9 @@ static __always_inline void lock_release(struct lockdep_map *map, unsigned long 
 {
 }
 static __always_inline void lockdep_print_held_locks(void)
+{
+}
+static __always_inline void debug_locks_off(void)
 {
 }
 static __always_inline const struct lockdep_map *lockdep_held_spinlock(void)
