@@ -24,6 +24,8 @@ want libclang-rt-14-dev sh -c 'ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclan
 want clang-format    sh -c 'clang-format --version | grep -q "version 14\."'  # the tree is as Debian 12's clang-format 14 writes it
 want busybox-static  sh -c 'dpkg-query -W -f="\${Status}" busybox-static | grep -q "ok installed"'  # the initramfs's /bin/busybox
 want trace-cmd       command -v trace-cmd   # tools/trace-record's files are checked with `trace-cmd report`
+want grub-efi-amd64-bin test -d /usr/lib/grub/x86_64-efi  # grub-mkrescue makes the ISOs hybrid: UEFI too
+want ovmf            test -f /usr/share/OVMF/OVMF_CODE.fd  # UEFI firmware for QEMU (tests/integration/test_uefi.py)
 
 [ -z "$need" ] && exit 0
 
