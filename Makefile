@@ -24,8 +24,9 @@
 #   make stress     the stress tests (flips and toggles under load) at ten times their make-test size
 #   make LEAN=1 [all|run]   the product kernel without test code, in build-lean/: no in-kernel self-tests
 #                   (tests/kernel/, kernel/selftest.c: Linux's CONFIG_KUNIT) and no benches (kernel/bench/);
-#                   SELFTEST=0 or BENCH=0 leaves out one of them. The default kernel keeps both: the labs
-#                   type `selftest`, and docs/02's exercises `bench`
+#                   and no lock validator (kernel/locking/lockdep*.c: Linux's CONFIG_LOCKDEP); SELFTEST=0,
+#                   BENCH=0 or LOCKDEP=0 leaves out one of them. The default kernel keeps all three: the labs
+#                   type `selftest`, docs/02's exercises `bench`, and make test runs under the validator
 
 # --- What a user may override -------------------------------------------------------------
 CROSS   ?=
@@ -40,9 +41,11 @@ LEAN    ?= 0
 ifeq ($(LEAN),1)
 SELFTEST ?= 0
 BENCH   ?= 0
+LOCKDEP ?= 0
 endif
 SELFTEST ?= 1
 BENCH   ?= 1
+LOCKDEP ?= 1
 SYSCALL_FUZZ ?= 1 400 500
 INIT    ?=
 
@@ -75,6 +78,7 @@ NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/i
 	kernel/smp.c kernel/stop_machine.c kernel/percpu.c kernel/livepatch/core.c \
 	kernel/tracepoint.c arch/x86/insn.c $(wildcard arch/x86/kprobes/*.c) kernel/kprobes.c \
 	kernel/kretprobes.c kernel/mm/maccess.c kernel/locking/mutex.c arch/x86/text_insn.c \
+	kernel/locking/lockdep.c kernel/locking/lockdep_report.c \
 	arch/x86/mm/fault.c arch/x86/mm/extable.c
 # The benches of the ftrace core and the lab tools that drive it are part of the tracer too.
 NOTRACE_SRCS += kernel/bench/bench_events.c kernel/bench/bench_ftrace.c \
@@ -97,12 +101,10 @@ NASMFLAGS :=
 endif
 # Test code, like Linux's CONFIG_KUNIT and benchmark modules: in the kernel unless switched off, and
 # then in a build directory of its own (the objects differ).
-ifeq ($(SELFTEST)$(BENCH),00)
+ifeq ($(SELFTEST)$(BENCH)$(LOCKDEP),000)
 B := $(B)-lean
-else ifeq ($(SELFTEST),0)
-B := $(B)-noselftest
-else ifeq ($(BENCH),0)
-B := $(B)-nobench
+else
+B := $(B)$(if $(filter 0,$(SELFTEST)),-noselftest)$(if $(filter 0,$(BENCH)),-nobench)$(if $(filter 0,$(LOCKDEP)),-nolockdep)
 endif
 LEFT_OUT :=
 ifeq ($(SELFTEST),1)
@@ -114,6 +116,11 @@ ifeq ($(BENCH),1)
 KCFLAGS += -DCONFIG_BENCH
 else
 LEFT_OUT += kernel/bench/%.c
+endif
+ifeq ($(LOCKDEP),1)
+KCFLAGS += -DCONFIG_LOCKDEP
+else
+LEFT_OUT += kernel/locking/lockdep%.c
 endif
 SRCS_C   := $(filter-out arch/x86/asm-offsets.c $(LEFT_OUT),\
 	$(wildcard kernel/*.c kernel/*/*.c arch/x86/*.c arch/x86/*/*.c lib/*.c tests/kernel/*.c))

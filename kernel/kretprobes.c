@@ -141,6 +141,7 @@ static struct kretprobe_holder *alloc_holder(struct kretprobe *rp)
 
 	if (!rph)
 		return NULL;
+	spin_lock_init(&rph->lock);
 	rph->rp = rp;
 	for (int i = 0; i < rp->maxactive; i++) {
 		struct kretprobe_instance *ri = kzalloc(sizeof(*ri) + rp->data_size);

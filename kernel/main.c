@@ -13,6 +13,7 @@
 #include "kernel/livepatch/livepatch.h"
 #include "kernel/mm/mm.h"
 #include "kernel/multiboot.h"
+#include "kernel/selftest.h"
 #include "kernel/panic.h"
 #include "kernel/printk/printk.h"
 #include "kernel/fs/procfs.h"
@@ -62,6 +63,9 @@ static void init_thread(void *arg)
 
 static void shell_thread(void *arg)
 {
+#ifdef CONFIG_SELFTEST
+	selftest_from_cmdline();
+#endif
 	shell_run();
 }
 

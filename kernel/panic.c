@@ -2,6 +2,7 @@
 #include "kernel/panic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
+#include "kernel/locking/lockdep.h"
 #include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "lib/printf.h"
@@ -25,6 +26,7 @@ void panic(const char *fmt, ...)
 		for (;;)
 			halt(); /* a second panic (another CPU, or a fault while panicking) just stops */
 	smp_send_stop();	/* the others halt in their NMI handler: one CPU tells the story */
+	debug_locks_off();
 	console_force_unlock();
 
 	va_start(ap, fmt);

@@ -1,5 +1,6 @@
 /* Runs the registered self-tests and reports them in KTAP, which tests/ktap.py parses on the host. */
 #include "kernel/selftest.h"
+#include "kernel/multiboot.h"
 #include "kernel/printk/printk.h"
 #include "kernel/shell/shell.h"
 #include "kernel/trace/ftrace.h"
@@ -83,3 +84,29 @@ static int cmd_selftest(int argc, char **argv)
 	return selftest_run(argc == 2 ? argv[1] : NULL) ? 1 : 0;
 }
 SHELL_CMD(selftest, cmd_selftest, "selftest [GLOB]: run in-kernel self-tests, report KTAP");
+
+/*
+ * `selftest=GLOB[,GLOB...]` on the command line (Linux's kunit.filter_glob=): the shell runs these
+ * before its first prompt, one KTAP report per glob. For a machine whose serial line only goes to
+ * a file, so nobody can type (tests/integration/test_bochs.py boots Bochs that way).
+ */
+void selftest_from_cmdline(void)
+{
+	const char *p = boot_info.cmdline;
+	char globs[128];
+	size_t n = 0;
+
+	while ((p = strstr(p, "selftest=")) && p != boot_info.cmdline && p[-1] != ' ')
+		p++;
+	if (!p)
+		return;
+	p += strlen("selftest=");
+	while (p[n] && p[n] != ' ' && n < sizeof(globs) - 1) {
+		globs[n] = p[n] == ',' ? '\0' : p[n];
+		n++;
+	}
+	globs[n] = '\0';
+	for (size_t i = 0; i < n; i += strlen(globs + i) + 1)
+		if (globs[i])
+			selftest_run(globs + i);
+}

@@ -66,5 +66,7 @@ void ktest_skip(struct ktest *t, const char *why);
 
 /* Runs the cases whose name matches glob (all if NULL); prints KTAP; returns the failures. */
 int selftest_run(const char *glob);
+/* Runs the globs of `selftest=GLOB[,GLOB...]` on the kernel command line, if it is there. */
+void selftest_from_cmdline(void);
 
 #endif

@@ -57,6 +57,10 @@ BAD_PATTERNS = {                                # name -> regex; a test may disa
     "ftrace_bug": r"\[ ftrace bug \]",          # "------------[ ftrace bug ]------------"
     "jump_label_bug": r"\[ jump label bug \]",  # "------------[ jump label bug ]------------"
     "might_sleep": r"BUG: sleeping function called from invalid context",  # a sleep with a spinlock held
+    # The lock validator (kernel/locking/lockdep.c): any of its reports is a locking bug.
+    "lockdep": r"WARNING: (possible circular locking dependency detected|inconsistent lock state|"
+               r"possible recursive locking detected|bad unlock balance detected!)|"
+               r"INFO: trying to register non-static key|BUG: MAX_LOCK\w* too low!",
     "banner": BANNER,                           # only from the second one on
 }
 

@@ -25,6 +25,11 @@ want clang-format    sh -c 'clang-format --version | grep -q "version 14\."'  # 
 want busybox-static  sh -c 'dpkg-query -W -f="\${Status}" busybox-static | grep -q "ok installed"'  # the initramfs's /bin/busybox
 want trace-cmd       command -v trace-cmd   # tools/trace-record's files are checked with `trace-cmd report`
 want linux-source-6.1 test -f /usr/src/linux-source-6.1.tar.xz  # make ftracetest: Linux's tools/testing/selftests/ftrace
+want grub-efi-amd64-bin test -d /usr/lib/grub/x86_64-efi  # grub-mkrescue makes the ISOs hybrid: UEFI too
+want ovmf            test -f /usr/share/OVMF/OVMF_CODE.fd  # UEFI firmware for QEMU (tests/integration/test_uefi.py)
+want bochs           command -v bochs       # a second emulator (tests/integration/test_bochs.py)
+want bochsbios       test -f /usr/share/bochs/BIOS-bochs-latest
+want vgabios         test -f /usr/share/vgabios/vgabios.bin
 
 [ -z "$need" ] && exit 0
 

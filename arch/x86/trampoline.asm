@@ -55,12 +55,16 @@ tr_lm64:
 	mov rax, [TADDR(tr_entry)]
 	jmp rax
 
+; The descriptors are marked accessed already (type 0x9b, 0x93): loading a selector whose accessed
+; bit is clear makes the CPU write the bit into the GDT, and the 64-bit code selector is loaded after
+; paging is on, where this page is mapped read-only. Bochs takes that write as the #PF a real CPU
+; would (a triple fault: the IDT is still the real-mode one); QEMU sets the bit without a fault.
 align 8
 tr_gdt:
 	dq 0
-	dq 0x00cf9a000000ffff           ; 0x08: 32-bit code
-	dq 0x00cf92000000ffff           ; 0x10: data
-	dq 0x00af9a000000ffff           ; 0x18: 64-bit code
+	dq 0x00cf9b000000ffff           ; 0x08: 32-bit code
+	dq 0x00cf93000000ffff           ; 0x10: data
+	dq 0x00af9b000000ffff           ; 0x18: 64-bit code
 tr_gdt_ptr:
 	dw tr_gdt_ptr - tr_gdt - 1
 	dd TADDR(tr_gdt)

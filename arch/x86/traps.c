@@ -45,8 +45,7 @@ void set_irq_handler(int vector, irq_handler_t fn)
 	irq_handlers[vector] = fn;
 }
 
-/* A frame pointer we may follow: mapped, aligned, in the kernel half. Reading it must not fault. */
-static bool frame_ok(unsigned long fp)
+bool frame_ok(unsigned long fp)
 {
 	int level;
 	if (fp < PAGE_OFFSET || (fp & 7))
@@ -99,6 +98,7 @@ static void __noreturn die(const char *what, struct pt_regs *regs)
 	/* A fault while printing a fault: say so briefly instead of recursing. */
 	if (++oops_count > 1)
 		panic("Fatal exception in exception handler (%s)", what);
+	debug_locks_off(); /* as Linux's oops_enter(): the lock broken below was never ours */
 	console_force_unlock();
 	printk(KERN_EMERG "Oops: %s, error code 0x%04lx [#%d] CPU %d\n", what, regs->error_code,
 	       oops_count, smp_processor_id());

@@ -89,6 +89,8 @@ void irqentry_exit_to_user_mode(struct pt_regs *regs);
 void show_regs(const struct pt_regs *regs);
 /* Prints "Call Trace:" and one symbolized line per frame, following the frame pointer chain. */
 void show_stack(unsigned long ip, unsigned long bp);
+/* A frame pointer we may follow: mapped, aligned, in the kernel half. Reading it must not fault. */
+bool frame_ok(unsigned long fp);
 
 /* The number of the exception dump ("[#1]"), for tests that expect exactly one. */
 extern int oops_count;

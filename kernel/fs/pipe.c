@@ -167,6 +167,9 @@ static long do_pipe2(int __user *fildes, int flags)
 		kfree(wr);
 		return -ENOMEM;
 	}
+	spin_lock_init(&p->lock);
+	spin_lock_init(&p->rd_wait.lock);
+	spin_lock_init(&p->wr_wait.lock);
 	p->readers = p->writers = 1;
 	rd->private_data = wr->private_data = p;
 	fd[0] = fd_install_from(rd, 0, flags & O_CLOEXEC);

@@ -3,6 +3,7 @@
 #include "arch/x86/paging.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
+#include "kernel/locking/lockdep.h"
 #include "kernel/mm/mm.h"
 #include "kernel/multiboot.h"
 #include "kernel/printk/printk.h"
@@ -128,7 +129,11 @@ static const struct tracefs_file proc_files[] = {
 
 void procfs_init(void)
 {
-	if (!tracefs_create_files(NULL, proc_files, ARRAY_SIZE(proc_files)))
-		slabinfo_init();
+	if (tracefs_create_files(NULL, proc_files, ARRAY_SIZE(proc_files)))
+		return;
+	slabinfo_init();
 	proc_pid_init();
+#ifdef CONFIG_LOCKDEP
+	lockdep_proc_init();
+#endif
 }

@@ -30,7 +30,12 @@ static unsigned long owner_id(void)
 	return t ? (unsigned long)t : 2UL;
 }
 
-bool mutex_trylock(struct mutex *m)
+#ifdef CONFIG_LOCKDEP
+struct lock_class_key mutex_wait_lock_key;
+#endif
+
+/* The owner word alone; the validator hears of it from the callers. */
+static bool __mutex_trylock(struct mutex *m)
 {
 	unsigned long old = __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
 
@@ -56,7 +61,7 @@ static noinline void mutex_lock_slowpath(struct mutex *m)
 	unsigned long flags;
 
 	if (!can_sleep()) {
-		while (!mutex_trylock(m))
+		while (!__mutex_trylock(m))
 			cpu_relax();
 		return;
 	}
@@ -69,7 +74,7 @@ static noinline void mutex_lock_slowpath(struct mutex *m)
 	for (;;) {
 		/* Before the last try: an unlock from now on must take the slow path and wake us. */
 		__atomic_fetch_or(&m->owner, MUTEX_FLAG_WAITERS, __ATOMIC_SEQ_CST);
-		if (mutex_trylock(m))
+		if (__mutex_trylock(m))
 			break;
 		w.task->state = TASK_SLEEPING;
 		spin_unlock_irqrestore(&m->wait_lock, flags);
@@ -90,10 +95,19 @@ static noinline void mutex_lock_slowpath(struct mutex *m)
 	spin_unlock_irqrestore(&m->wait_lock, flags);
 }
 
+bool mutex_trylock(struct mutex *m)
+{
+	if (!__mutex_trylock(m))
+		return false;
+	lock_acquire(&m->dep_map, 0, 1, _RET_IP_);
+	return true;
+}
+
 void mutex_lock(struct mutex *m)
 {
 	might_sleep();
-	if (!mutex_trylock(m))
+	lock_acquire(&m->dep_map, 0, 0, _RET_IP_);
+	if (!__mutex_trylock(m))
 		mutex_lock_slowpath(m);
 }
 
@@ -113,6 +127,7 @@ void mutex_unlock(struct mutex *m)
 {
 	unsigned long id = owner_id();
 
+	lock_release(&m->dep_map, _RET_IP_);
 	if (!__atomic_compare_exchange_n(&m->owner, &id, 0, false, __ATOMIC_RELEASE,
 					 __ATOMIC_RELAXED))
 		mutex_unlock_slowpath(m);

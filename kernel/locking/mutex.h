@@ -20,15 +20,28 @@ struct mutex {
 	unsigned long owner;
 	spinlock_t wait_lock; /* guards the queue, never held across a sleep */
 	struct mutex_waiter *head, *tail;
+	struct lockdep_map dep_map; /* the validator's (kernel/locking/lockdep.c), if built in */
 };
 
 #define MUTEX_FLAG_WAITERS 1UL
 
-#define MUTEX_INIT                                                                                 \
+/* Every mutex's wait_lock is one class for the validator, as in Linux. */
+#ifdef CONFIG_LOCKDEP
+extern struct lock_class_key mutex_wait_lock_key;
+#define MUTEX_WAIT_LOCK_INIT                                                                       \
 	{                                                                                          \
-		.owner = 0, .wait_lock = SPINLOCK_INIT, .head = NULL, .tail = NULL                 \
+		.locked = 0, .dep_map = {.key = &mutex_wait_lock_key, .name = "&m->wait_lock" }    \
 	}
-#define DEFINE_MUTEX(x) struct mutex x = MUTEX_INIT
+#else
+#define MUTEX_WAIT_LOCK_INIT SPINLOCK_INIT
+#endif
+
+#define MUTEX_INIT(x)                                                                              \
+	{                                                                                          \
+		.owner = 0, .wait_lock = MUTEX_WAIT_LOCK_INIT, .head = NULL, .tail = NULL,         \
+		.dep_map = LOCKDEP_MAP_INIT(#x, LD_WAIT_SLEEP)                                     \
+	}
+#define DEFINE_MUTEX(x) struct mutex x = MUTEX_INIT(x)
 
 /* Takes m, sleeping until it is free; waiters are served in the order they came. */
 void mutex_lock(struct mutex *m);

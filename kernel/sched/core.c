@@ -188,20 +188,25 @@ void schedule(void)
 /*
  * Sleeping with a spinlock held: every other CPU that wants the lock spins for the whole sleep,
  * and a task on this CPU that wants it spins until the timer moves it aside. Reported once per
- * caller in a row (a loop of msleep(1) under a lock would flood the console otherwise).
+ * caller and innermost lock in a row (a loop of msleep(1) under a lock would flood the console
+ * otherwise); the lock validator, when built in, names the locks held.
  */
+unsigned long might_sleep_reports;
+
 void __might_sleep(const char *file, int line)
 {
 	static unsigned long last_caller;
 	unsigned long caller = (unsigned long)__builtin_return_address(0);
+	unsigned long key = caller ^ (unsigned long)lockdep_held_spinlock();
 	struct percpu *c = this_cpu();
 	struct task *t = c->curr;
 
 	if (likely(c->spinlocks_held <= 0 || c->irq_depth || c->nmi_depth))
 		return;
-	if (READ_ONCE(last_caller) == caller)
+	if (READ_ONCE(last_caller) == key)
 		return;
-	WRITE_ONCE(last_caller, caller);
+	WRITE_ONCE(last_caller, key);
+	might_sleep_reports++;
 	printk(KERN_ERR "BUG: sleeping function called from invalid context at %s:%d\n", file,
 	       line);
 	printk(KERN_ERR "in_atomic(): 1, irqs_disabled(): %d, pid: %d, name: %s\n", irqs_disabled(),
@@ -209,6 +214,7 @@ void __might_sleep(const char *file, int line)
 	printk(KERN_ERR "spinlocks held: %d, expected: 0 (called from %pS)\n", c->spinlocks_held,
 	       (void *)caller);
 	show_stack(0, (unsigned long)__builtin_frame_address(0));
+	lockdep_print_held_locks();
 }
 
 void cond_resched(void)

@@ -5,6 +5,7 @@
 #include "lib/types.h"
 #include "kernel/percpu.h"
 #include "kernel/panic.h"
+#include "kernel/locking/lockdep.h"
 
 #define TASK_COMM_LEN 16
 #define TASK_STACK_PAGES 4
@@ -50,6 +51,9 @@ struct task {
 	struct uprobe_task *utask; /* a uprobe's step in progress, uretprobe returns (NULL: none) */
 	unsigned int fail_nth; /* > 0: the fail_nth-th allocation from now fails (fault_inject.c) */
 	int spinlocks_held;    /* percpu spinlocks_held while it is switched out */
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_task lockdep; /* the locks it holds, for the validator */
+#endif
 
 	/*
 	 * A process (docs/17-user-space.md): all NULL or 0 for a kernel thread. One thread per
@@ -124,6 +128,7 @@ void msleep(unsigned long ms);
 			__might_sleep(__FILE__, __LINE__);                                         \
 	} while (0)
 void __might_sleep(const char *file, int line);
+extern unsigned long might_sleep_reports; /* how many it printed: for the self-tests */
 /* Puts the current task to sleep until wake_up_process(); the caller sets up the wake first. */
 void sleep_until_woken(void);
 void wake_up_process(struct task *t);

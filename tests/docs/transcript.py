@@ -14,7 +14,8 @@ one comment, separated by `;`. Written on the lines just before a block, they ap
     <!-- replay: unordered -->         the lines may come in any order (a hash table's walk)
     <!-- replay: expect banner -->     this block prints what the console otherwise fails on at once:
                                        banner (dmesg shows the boot banner again), ftrace_bug,
-                                       jump_label_bug, crash (an Oops and a panic), might_sleep
+                                       jump_label_bug, crash (an Oops and a panic), might_sleep,
+                                       lockdep (a lock validator report)
     <!-- replay: let 118 = line of kfree in available_filter_functions -->
                                        a build-dependent number in a command, computed before typing it
     <!-- replay: let 0xffffffff8020971a = address of kmain+0xa -->
@@ -105,7 +106,7 @@ class Block:
 
 DIRECTIVE_RX = re.compile(r"<!--\s*replay:(.*?)-->", re.S)
 EXPECTABLE = {"banner": ("banner",), "ftrace_bug": ("ftrace_bug",), "jump_label_bug": ("jump_label_bug",),
-              "crash": ("oops", "panic"), "might_sleep": ("might_sleep",)}
+              "crash": ("oops", "panic"), "might_sleep": ("might_sleep",), "lockdep": ("lockdep",)}
 LET_RX = re.compile(r"^(\d+) = line of (\S+) in (\S+)$")
 LET_ADDR_RX = re.compile(r"^(0x[0-9a-f]+) = address of (\w+)\+(0x[0-9a-f]+)$")
 LET_FILE_RX = re.compile(r"^(0x[0-9a-f]+) = file offset of (\w+) in /tests/(\w+)$")

@@ -1,8 +1,9 @@
 """tests/integration/test_lean.py: the product kernel without test code (make LEAN=1, build-lean/).
 
-`make test` builds it and this module boots it once: the in-kernel self-tests (tests/kernel/, kernel/selftest.c)
-and the benches (kernel/bench/) are not linked in, not one of their symbols, and what a user and the labs need
-(the shell, tracefs, the function tracer, events, the lab commands) works without them.
+`make test` builds it and this module boots it once: the in-kernel self-tests (tests/kernel/, kernel/selftest.c),
+the benches (kernel/bench/) and the lock validator (kernel/locking/lockdep*.c) are not linked in, not one of their
+symbols, and what a user and the labs need (the shell, tracefs, the function tracer, events, the lab commands)
+works without them.
 """
 
 import glob
@@ -14,7 +15,8 @@ from tests.console import ROOT
 
 ISO = os.path.join(ROOT, "build-lean", "ftrace-os-test.iso")
 LEAN_SYMS = os.path.join(ROOT, "build-lean", "kernel.sym")
-TEST_OBJS = ["kernel/selftest.o", "tests/kernel/*.o", "kernel/bench/*.o"]   # as built into build/
+TEST_OBJS = ["kernel/selftest.o", "tests/kernel/*.o", "kernel/bench/*.o",   # as built into build/
+             "kernel/locking/lockdep*.o"]
 
 
 def defined(paths):
@@ -31,6 +33,13 @@ def test_no_test_code_is_linked_in():
         lean = {line.split()[2] for line in f if len(line.split()) == 3}
     assert not test_syms & lean, sorted(test_syms & lean)[:20]
     assert not {s for s in lean if "selftest" in s and s not in ("__start_selftests", "__stop_selftests")}
+    # The locks call the validator only when it is built in: no hook is left behind.
+    assert not {s for s in lean if s.startswith(("lock_acquire", "lock_release", "lockdep"))}, \
+        sorted(s for s in lean if s.startswith(("lock_acquire", "lock_release", "lockdep")))
+
+
+def test_no_lock_validator_files(console):
+    assert console.run("cat /proc/lockdep_stats") == "cat: /proc/lockdep_stats: No such file or directory"
 
 
 def test_no_selftest_or_bench_command(console):

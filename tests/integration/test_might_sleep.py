@@ -33,6 +33,10 @@ def test_sleep_with_spinlock_held_is_reported(console):
     assert re.match(CALL_TRACE, rows[start + 3]), rows[start:start + 4]
     frames = [m.group("sym") for m in (re.match(FRAME, r) for r in rows[start + 4:]) if m]
     assert "fault_sleep_locked" in frames and "cmd_fault" in frames, frames   # the sleeper, then who asked
+    # The lock validator names the lock held across the sleep, and where it was taken.
+    held = next(i for i, r in enumerate(rows) if re.match(r"^1 lock held by sh/\d+:$", r))
+    assert re.match(r"^ #0: [0-9a-f]{16} \(fault_lock\), at: fault_sleep_locked\+0x[0-9a-f]+/0x[0-9a-f]+$",
+                    rows[held + 1]), rows[held:held + 2]
     assert rows[-1] == "fault: slept 1 ms holding a spinlock", rows[-1]        # it slept, and came back
     # The same caller again in a row is not reported twice (a loop would flood the console)...
     with console.disable_check("might_sleep") as seen:
