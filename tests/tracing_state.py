@@ -17,7 +17,8 @@ from tests.console import INITIAL_CWD
 # VALUES are one line each (a missing file's error too), put back by writing what they read at boot.
 VALUES = ["current_tracer", "tracing_on", "buffer_size_kb", "max_graph_depth", "tracing_thresh",
           "function_profile_enabled", "/proc/sys/kernel/stack_tracer_enabled", "/proc/sys/kernel/ftrace_enabled",
-          "/proc/sys/kernel/jump_label_demo", "/proc/sys/kernel/jump_label_demo_true", "events/enable"]
+          "/proc/sys/kernel/jump_label_demo", "/proc/sys/kernel/jump_label_demo_true", "events/enable",
+          "/proc/sys/debug/kprobes-optimization", "/sys/kernel/debug/kprobes/enabled"]
 SETS = [
     ["set_ftrace_filter", "set_ftrace_notrace", "set_graph_function", "set_graph_notrace", "set_ftrace_pid",
      "set_event", "set_event_pid", "kprobe_events", "func_hits", "patch_method", "livepatch_enable"],
