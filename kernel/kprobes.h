@@ -160,6 +160,8 @@ void kretprobe_flush_task(struct task *t);
 
 /* /proc/sys/debug/kprobes-optimization (Linux's sysctl): 0 keeps every site an int3. */
 extern unsigned long kprobes_optimization;
+/* The same switch without the sysctl's message (self-tests, bench); true if it changed. */
+bool kprobes_set_optimization(bool v);
 /* Linux's wait_for_kprobe_optimizer(): returns once no optimization is waiting or under way. */
 void wait_for_kprobe_optimizer(void);
 /* kprobes/enabled: arm again every probe not disabled (0 or -EBUSY), or disarm all. */

@@ -62,8 +62,7 @@ static int blacklist_show(struct seq_file *m, struct fnode *f)
 		if ((type != 't' && type != 'T') || !is_kernel_text(addr) ||
 		    !kallsyms_lookup(addr, &size, &off) || off || !size || ftrace_lookup_ip(addr))
 			continue;
-		seq_printf(m, "0x%016lx-0x%016lx\t%ps\n", addr, addr + size,
-			   (void *)addr);
+		seq_printf(m, "0x%016lx-0x%016lx\t%ps\n", addr, addr + size, (void *)addr);
 	}
 	return 0;
 }

@@ -143,7 +143,6 @@ void kick_kprobe_optimizer(void);
 /* /proc/sys/debug/kprobes-optimization written v (0 or 1); 0. The same without its message:
  * true if it changed anything. */
 int kprobes_optimization_set(void *data, unsigned long v);
-bool kprobes_set_optimization(bool v);
 /* kernel/kprobes_files.c: list, enabled, blacklist, the sysctl. */
 void kprobes_files_init(void);
 
