@@ -442,7 +442,7 @@ void unregister_kprobe(struct kprobe *p)
 		kprobe_opt_check(s);
 	gone = unhash_if_empty(s);
 	if (gone)
-		kick_kprobe_optimizer(); /* a site whose range held this one may now optimize */
+		kick_kprobe_candidates(); /* a site whose range held this one may optimize now */
 	mutex_unlock(&kprobe_mutex);
 	kprobes_synchronize();
 	p->site = NULL;

@@ -140,6 +140,8 @@ void kprobe_opt_check(struct kprobe_site *s);
 /* Back to the int3, at once (the int3 protocol or stop_machine), if it was a jmp. */
 void kprobe_unoptimize(struct kprobe_site *s);
 void kick_kprobe_optimizer(void);
+/* Kicks it only if some armed int3 site may still become a jmp (no thread for nothing). */
+void kick_kprobe_candidates(void);
 /* /proc/sys/debug/kprobes-optimization written v (0 or 1); 0. The same without its message:
  * true if it changed anything. */
 int kprobes_optimization_set(void *data, unsigned long v);

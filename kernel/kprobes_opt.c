@@ -196,10 +196,16 @@ static void unoptimize_one(struct kprobe_site *s, void *unused)
 	kprobe_unoptimize(s);
 }
 
-static void kick_if_armed(struct kprobe_site *s, void *unused)
+static void kick_if_candidate(struct kprobe_site *s, void *unused)
 {
-	if (s->armed)
+	/* Among them, one an int3 only because of a neighbour, which may be gone now. */
+	if (s->opt_state == KPROBE_OPT_NONE && opt_candidate(s))
 		kick_kprobe_optimizer();
+}
+
+void kick_kprobe_candidates(void)
+{
+	kprobe_for_each_site(kick_if_candidate, NULL);
 }
 
 /* Linux's optimize_all_kprobes() and unoptimize_all_kprobes(); false if v was in force already. */
@@ -211,7 +217,7 @@ bool kprobes_set_optimization(bool v)
 	changed = v != kprobes_optimization;
 	kprobes_optimization = v;
 	if (changed)
-		kprobe_for_each_site(v ? kick_if_armed : unoptimize_one, NULL);
+		kprobe_for_each_site(v ? kick_if_candidate : unoptimize_one, NULL);
 	mutex_unlock(&kprobe_mutex);
 	return changed;
 }
