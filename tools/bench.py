@@ -323,7 +323,7 @@ from it with `iretq`, which on real hardware costs far more than an instruction;
 looks as cheap as a call through ftrace, and the stepped probe only a little dearer than the
 emulated one, though it takes two exceptions to the emulated one's one. The optimized row is the
 `push %rbp` probe again once the optimizer has made its site a `jmp` to a detour buffer (docs/15, section
-9): no exception at all, but the buffer's template stores a whole `pt_regs`, calls `optimized_callback()`
+12): no exception at all, but the buffer's template stores a whole `pt_regs`, calls `optimized_callback()`
 (interrupts off, the pre handlers), loads every register back, runs the copied `push %rbp; mov %rsp,%rbp;
 lea 0x1(%rdi),%eax` and jumps back. Issue 27's goal for that row is at most +60.
 
