@@ -146,31 +146,3 @@ int kstrtoint(const char *s, unsigned int base, int *res)
 	*res = v;
 	return 0;
 }
-
-/* Linux's kstrtobool(): only the first character counts (two for "on" and "off"). */
-int kstrtobool(const char *s, bool *res)
-{
-	switch (s[0]) {
-	case 'y':
-	case 'Y':
-	case 't':
-	case 'T':
-	case '1':
-		*res = true;
-		return 0;
-	case 'n':
-	case 'N':
-	case 'f':
-	case 'F':
-	case '0':
-		*res = false;
-		return 0;
-	case 'o':
-	case 'O':
-		if (s[1] == 'n' || s[1] == 'N' || s[1] == 'f' || s[1] == 'F') {
-			*res = s[1] == 'n' || s[1] == 'N';
-			return 0;
-		}
-	}
-	return -EINVAL;
-}

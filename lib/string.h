@@ -32,6 +32,5 @@ int kstrtol(const char *s, unsigned int base, long *res);
 int kstrtou64(const char *s, unsigned int base, u64 *res);
 int kstrtouint(const char *s, unsigned int base, unsigned int *res);
 int kstrtoint(const char *s, unsigned int base, int *res);
-int kstrtobool(const char *s, bool *res);
 
 #endif

@@ -148,28 +148,3 @@ KTEST(kstrtoul_widths)
 	EXPECT_EQ(kstrtoint("12\n", 0, &i), 0);
 	EXPECT_EQ(i, 12);
 }
-
-/* Linux's kstrtobool(): the first character decides (two for on and off); the rest is not read. */
-KTEST(kstrtobool_words)
-{
-	static const char *const yes[] = { "1", "y", "Y", "yes", "t", "True", "on", "ON", "1x" };
-	static const char *const no[] = { "0", "n", "N", "no", "f", "False", "off", "oFF", "0\n" };
-	static const char *const bad[] = { "", "2", "x", "o", "ok", " 1", "-1" };
-	bool v;
-
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		v = false;
-		EXPECT_EQ(kstrtobool(yes[i], &v), 0);
-		EXPECT_EQ(v, true);
-	}
-	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
-		v = true;
-		EXPECT_EQ(kstrtobool(no[i], &v), 0);
-		EXPECT_EQ(v, false);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = true;
-		EXPECT_EQ(kstrtobool(bad[i], &v), -EINVAL);
-		EXPECT_EQ(v, true); /* left as it was */
-	}
-}
