@@ -16,6 +16,7 @@
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
+#include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 #include "kernel/trace/ftrace.h"
 #include "lib/errno.h"
@@ -27,7 +28,9 @@
 static struct kprobe_site *kprobe_table[1 << KPROBE_HASH_BITS];
 /* Every change to the table, a site's list or its armed state. A mutex: arming a site patches
  * code, which waits for other CPUs. */
-static DEFINE_MUTEX(kprobe_mutex);
+DEFINE_MUTEX(kprobe_mutex);
+/* kprobes/enabled written 0: every probe stays registered, none is armed (Linux's name). */
+bool kprobes_all_disarmed;
 static struct text_patch_batch kprobe_batch = { .client = "kprobe" };
 
 /* Probes with a post handler move ip (to the "stepped" NOP), hence IPMODIFY: as on Linux, only
@@ -93,15 +96,44 @@ void kprobe_site_missed(struct kprobe_site *s)
 		__atomic_add_fetch(&p->nmissed, 1, __ATOMIC_RELAXED);
 }
 
+/* The optimized site whose jmp's rel32 covers addr, or NULL: at most 4 bytes back. */
+static struct kprobe_site *jmp_covering(unsigned long addr)
+{
+	for (int back = 1; back < JMP32_INSN_SIZE; back++) {
+		struct kprobe_site *s = kprobe_site_lookup((void *)(addr - back));
+
+		if (s && READ_ONCE(s->opt_state) == KPROBE_OPT_JUMP)
+			return s;
+	}
+	return NULL;
+}
+
 bool kprobe_text_poked(unsigned long addr, u8 *orig_byte)
 {
 	struct kprobe_site *s = kprobe_site_lookup((void *)addr);
 
-	if (!s || s->ftrace || !s->armed)
+	if (!s) {
+		s = jmp_covering(addr);
+		if (!s)
+			return false;
+		if (orig_byte)
+			*orig_byte = s->optinsn.copied_insn[addr - (unsigned long)s->addr - 1];
+		return true;
+	}
+	if (s->ftrace || !s->armed)
 		return false;
 	if (orig_byte)
 		*orig_byte = s->opcode;
 	return true;
+}
+
+void kprobe_for_each_site(void (*fn)(struct kprobe_site *s, void *arg), void *arg)
+{
+	for (int i = 0; i < (1 << KPROBE_HASH_BITS); i++)
+		for (struct kprobe_site *s = kprobe_table[i], *next; s; s = next) {
+			next = s->hnext;
+			fn(s, arg);
+		}
 }
 
 static void sync_noop(void *unused)
@@ -117,8 +149,9 @@ void kprobes_synchronize(void)
 
 /* --- where a probe may go ------------------------------------------------------------------- */
 
-/* n bytes of text at addr as the compiler left them: our own int3s replaced by what they cover. */
-static void read_orig(unsigned long addr, u8 *buf, int n)
+/* n bytes of text at addr as the compiler left them: our own int3s and jmps replaced by what
+ * they cover. */
+void kprobe_read_orig(unsigned long addr, u8 *buf, int n)
 {
 	memcpy(buf, (const void *)addr, n);
 	for (int i = 0; i < n; i++)
@@ -160,7 +193,7 @@ static int check_site(struct kprobe_site *s, unsigned long addr, const char **wh
 	if (s->ftrace)
 		return 0;
 	for (pos = func + MCOUNT_INSN_SIZE; pos < addr; pos += in.length) {
-		read_orig(pos, buf, MIN((unsigned long)MAX_INSN_SIZE, end - pos));
+		kprobe_read_orig(pos, buf, MIN((unsigned long)MAX_INSN_SIZE, end - pos));
 		if (insn_decode(&in, buf, MIN((unsigned long)MAX_INSN_SIZE, end - pos)))
 			break;
 	}
@@ -168,7 +201,7 @@ static int check_site(struct kprobe_site *s, unsigned long addr, const char **wh
 		*why = "not an instruction boundary";
 		return -EILSEQ;
 	}
-	read_orig(addr, s->ainsn.insn, MIN((unsigned long)MAX_INSN_SIZE, end - addr));
+	kprobe_read_orig(addr, s->ainsn.insn, MIN((unsigned long)MAX_INSN_SIZE, end - addr));
 	s->opcode = s->ainsn.insn[0];
 	return arch_prepare_kprobe(s, why);
 }
@@ -243,11 +276,13 @@ static int arm_site(struct kprobe_site *s)
 {
 	int err;
 
-	if (s->armed)
+	if (s->armed || kprobes_all_disarmed)
 		return 0;
 	err = s->ftrace ? arm_ftrace_site(s) : poke_site(s, true);
-	if (!err)
+	if (!err) {
 		s->armed = true;
+		kprobe_opt_check(s);
+	}
 	return err;
 }
 
@@ -255,6 +290,7 @@ static void disarm_site(struct kprobe_site *s)
 {
 	if (!s->armed)
 		return;
+	kprobe_unoptimize(s);
 	if (s->ftrace)
 		disarm_ftrace_site(s);
 	else
@@ -343,10 +379,16 @@ int register_kprobe(struct kprobe *p)
 		s = new_site(addr, &err);
 		if (!s)
 			goto out;
+		/* Our int3 would land under another site's jmp: that one goes back to its int3, and
+		 * stays one while we are inside its range (arch_optimized_range_busy()). */
+		if (jmp_covering(addr))
+			kprobe_unoptimize(jmp_covering(addr));
 		head = &kprobe_table[hash_ptr(s->addr, KPROBE_HASH_BITS)];
 		s->hnext = *head;
 		__atomic_store_n(head, s, __ATOMIC_RELEASE);
 	}
+	if (p->post_handler)
+		kprobe_unoptimize(s); /* a jump has no step for the post handler to follow */
 	p->addr = s->addr;
 	p->nmissed = 0;
 	p->flags &= KPROBE_FLAG_DISABLED;
@@ -361,6 +403,8 @@ int register_kprobe(struct kprobe *p)
 			return err;
 		}
 	}
+	if (s->armed)
+		kprobe_opt_check(s);
 out:
 	mutex_unlock(&kprobe_mutex);
 	return err;
@@ -394,11 +438,19 @@ void unregister_kprobe(struct kprobe *p)
 	__atomic_store_n(pp, p->next_at_site, __ATOMIC_RELEASE);
 	if (!site_wanted(s))
 		disarm_site(s);
+	else
+		kprobe_opt_check(s);
 	gone = unhash_if_empty(s);
+	if (gone)
+		kick_kprobe_candidates(); /* a site whose range held this one may optimize now */
 	mutex_unlock(&kprobe_mutex);
 	kprobes_synchronize();
 	p->site = NULL;
 	if (gone) {
+		/* A task preempted in the buffer's copy of the range must leave it first. */
+		if (s->optinsn.insn)
+			synchronize_rcu_tasks();
+		arch_remove_optimized_kprobe(s);
 		arch_remove_kprobe(s);
 		kfree(s);
 	}
@@ -441,9 +493,10 @@ static void report_probe(struct seq_file *m, const struct kprobe *p)
 	unsigned long off;
 	const char *sym = kallsyms_lookup((unsigned long)p->addr, NULL, &off);
 
-	seq_printf(m, "%016lx  %s  %s+0x%lx    %s%s\n", (unsigned long)p->addr,
+	seq_printf(m, "%016lx  %s  %s+0x%lx    %s%s%s\n", (unsigned long)p->addr,
 		   p->pre_handler == pre_handler_kretprobe ? "r" : "k", sym ? sym : "?", off,
-		   kprobe_disabled(p) ? "[DISABLED]" : "", kprobe_ftrace(p) ? "[FTRACE]" : "");
+		   kprobe_disabled(p) ? "[DISABLED]" : "", kprobe_optimized(p) ? "[OPTIMIZED]" : "",
+		   kprobe_ftrace(p) ? "[FTRACE]" : "");
 }
 
 void kprobes_list_show(struct seq_file *m)
@@ -456,17 +509,34 @@ void kprobes_list_show(struct seq_file *m)
 	mutex_unlock(&kprobe_mutex);
 }
 
-static int list_show(struct seq_file *m, struct fnode *f)
+/* kprobes/enabled: Linux's arm_all_kprobes() and disarm_all_kprobes(). Probes stay registered. */
+int arm_all_kprobes(void)
 {
-	kprobes_list_show(m);
-	return 0;
+	int err = 0;
+
+	mutex_lock(&kprobe_mutex);
+	kprobes_all_disarmed = false;
+	for (int i = 0; i < (1 << KPROBE_HASH_BITS); i++)
+		for (struct kprobe_site *s = kprobe_table[i]; s; s = s->hnext)
+			if (site_wanted(s) && arm_site(s) && !err)
+				err = -EBUSY;
+	mutex_unlock(&kprobe_mutex);
+	return err;
 }
 
-static const struct tracefs_file list_file =
-	TRACEFS_FILE("/sys/kernel/debug/kprobes/list", list_show, NULL);
+void disarm_all_kprobes(void)
+{
+	mutex_lock(&kprobe_mutex);
+	kprobes_all_disarmed = true;
+	for (int i = 0; i < (1 << KPROBE_HASH_BITS); i++)
+		for (struct kprobe_site *s = kprobe_table[i]; s; s = s->hnext)
+			disarm_site(s);
+	mutex_unlock(&kprobe_mutex);
+	kprobes_synchronize();
+}
 
 void kprobes_init(void)
 {
 	arch_kprobes_init();
-	tracefs_create_files(NULL, &list_file, 1);
+	kprobes_files_init();
 }

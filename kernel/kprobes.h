@@ -9,8 +9,12 @@
  *   hit                     pre_handler(p, regs); the original instruction runs out of line
  *                           (single-stepped in a slot) or is emulated; post_handler(p, regs, 0)
  *
- * Several probes may share one address: they share the int3 (or the ftrace call) and are run in
- * the order they were registered.
+ *   (optimized)             a while after arming, an int3 site whose instructions can run
+ *                           elsewhere becomes a jmp to a detour buffer (kernel/kprobes_opt.c,
+ *                           arch/x86/kprobes/opt.c); it is an int3 again before it is removed
+ *
+ * Several probes may share one address: they share the int3 (or the ftrace call, or the jmp) and
+ * are run in the order they were registered.
  */
 #ifndef KERNEL_KPROBES_H
 #define KERNEL_KPROBES_H
@@ -30,9 +34,10 @@ typedef int (*kprobe_pre_handler_t)(struct kprobe *p, struct pt_regs *regs);
 typedef void (*kprobe_post_handler_t)(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
 
 /* kprobe->flags */
-#define KPROBE_FLAG_GONE 1U	/* Linux's: never set here (no modules to unload) */
-#define KPROBE_FLAG_DISABLED 2U /* registered, not armed */
-#define KPROBE_FLAG_FTRACE 8U	/* rides on the function's ftrace site (offset 0), no int3 */
+#define KPROBE_FLAG_GONE 1U	 /* Linux's: never set here (no modules to unload) */
+#define KPROBE_FLAG_DISABLED 2U	 /* registered, not armed */
+#define KPROBE_FLAG_OPTIMIZED 4U /* the site is a jmp to a detour buffer, not an int3 */
+#define KPROBE_FLAG_FTRACE 8U	 /* rides on the function's ftrace site (offset 0), no int3 */
 
 struct kprobe {
 	/* Set by the caller: a symbol and offset, or an address (offset then added to it). */
@@ -70,6 +75,10 @@ int disable_kprobe(struct kprobe *p);
 static inline bool kprobe_disabled(const struct kprobe *p)
 {
 	return p->flags & KPROBE_FLAG_DISABLED;
+}
+static inline bool kprobe_optimized(const struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_OPTIMIZED;
 }
 static inline bool kprobe_ftrace(const struct kprobe *p)
 {
@@ -148,6 +157,17 @@ bool kprobe_running(void);
 /* Gives back the instances of calls a task will never return from (it is exiting). */
 struct task;
 void kretprobe_flush_task(struct task *t);
+
+/* /proc/sys/debug/kprobes-optimization (Linux's sysctl): 0 keeps every site an int3. */
+extern unsigned long kprobes_optimization;
+/* The same switch without the sysctl's message (self-tests, bench); true if it changed. */
+bool kprobes_set_optimization(bool v);
+/* Linux's wait_for_kprobe_optimizer(): returns once no optimization is waiting or under way. */
+void wait_for_kprobe_optimizer(void);
+/* kprobes/enabled: arm again every probe not disabled (0 or -EBUSY), or disarm all. */
+int arm_all_kprobes(void);
+void disarm_all_kprobes(void);
+extern bool kprobes_all_disarmed;
 
 void kprobes_init(void);
 

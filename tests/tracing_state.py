@@ -13,11 +13,13 @@ import re
 
 from tests.console import INITIAL_CWD
 
-# What a test may change that a later one would see: read after every test.  At most 250 characters a line.
+# What a test may change that a later one would see: read after every test.  At most 250 characters a line
+# (VALUES in two).
 # VALUES are one line each (a missing file's error too), put back by writing what they read at boot.
 VALUES = ["current_tracer", "tracing_on", "buffer_size_kb", "max_graph_depth", "tracing_thresh",
           "function_profile_enabled", "/proc/sys/kernel/stack_tracer_enabled", "/proc/sys/kernel/ftrace_enabled",
-          "/proc/sys/kernel/jump_label_demo", "/proc/sys/kernel/jump_label_demo_true", "events/enable"]
+          "/proc/sys/kernel/jump_label_demo", "/proc/sys/kernel/jump_label_demo_true", "events/enable",
+          "/proc/sys/debug/kprobes-optimization", "/sys/kernel/debug/kprobes/enabled"]
 SETS = [
     ["set_ftrace_filter", "set_ftrace_notrace", "set_graph_function", "set_graph_notrace", "set_ftrace_pid",
      "set_event", "set_event_pid", "kprobe_events", "func_hits", "patch_method", "livepatch_enable"],
@@ -44,8 +46,9 @@ FUNC_COMMAND = re.compile(r"^(\S+):(\w+):")      # a function command line of se
 def read_state(console):
     """{file or group of files: contents}; func_hits' counts left out (they grow)."""
     state = {}
-    values = console.run("cat " + " ".join(VALUES), timeout=60).split("\n")
-    state.update(zip(VALUES, values + [""] * (len(VALUES) - len(values))))
+    for names in (VALUES[:11], VALUES[11:]):          # two lines: the shell takes at most 255 characters
+        values = console.run("cat " + " ".join(names), timeout=60).split("\n")
+        state.update(zip(names, values + [""] * (len(names) - len(values))))
     for files in SETS:
         text = console.run("cat " + " ".join(files), timeout=60)
         state[" ".join(files)] = "\n".join(l for l in text.split("\n") if not re.match(r"^  \S+ +\d+$", l))

@@ -321,7 +321,11 @@ row adds the return trampoline to a probe on ftrace. Read the int3 rows with car
 instructions the handlers execute, not what the CPU spends delivering an exception and returning
 from it with `iretq`, which on real hardware costs far more than an instruction; so here an int3 hit
 looks as cheap as a call through ftrace, and the stepped probe only a little dearer than the
-emulated one, though it takes two exceptions to the emulated one's one.
+emulated one, though it takes two exceptions to the emulated one's one. The optimized row is the
+`push %rbp` probe again once the optimizer has made its site a `jmp` to a detour buffer (docs/15, section
+12): no exception at all, but the buffer's template stores a whole `pt_regs`, calls `optimized_callback()`
+(interrupts off, the pre handlers), loads every register back, runs the copied `push %rbp; mov %rsp,%rbp;
+lea 0x1(%rdi),%eax` and jumps back. Issue 27's goal for that row is at most +60.
 
 For scale, measured the same way on Linux 6.1: its function tracer costs 542 guest instructions per
 event and function_graph 1328 per traced call. This project's goals are at most 45 and at most 120 above

@@ -89,8 +89,9 @@ static bool poke_int3_handler(struct pt_regs *regs)
 		vec = __atomic_load_n(&bp_vec, __ATOMIC_ACQUIRE);
 		if (vec)
 			tp = bsearch(ip, vec, bp_nr, sizeof(*vec), cmp_key);
-		if (tp && tp->len == 1) {
-			/* A kprobe's int3 going in or out: only kprobes can replay what it covers. */
+		if (tp && (tp->len == 1 || tp->new[0] == INT3_INSN_OPCODE)) {
+			/* A kprobe's int3 going in or out, or an optimized kprobe's jmp going back to
+			 * its int3: only kprobes can replay what it covers. */
 			tp = NULL;
 			break;
 		}

@@ -65,9 +65,13 @@ static void print_site_note(unsigned long addr)
 
 	if (e)
 		cprintf("   # jump label %ps", (void *)jump_entry_key(e));
-	if (p && kprobe_text_poked(addr, &orig))
+	if (p && kprobe_optimized(p)) {
+		cprintf("   # optimized kprobe: jmp over");
+		for (int i = 0; i < JMP32_INSN_SIZE && kprobe_text_poked(addr + i, &orig); i++)
+			cprintf(" %02x", orig);
+	} else if (p && kprobe_text_poked(addr, &orig)) {
 		cprintf("   # kprobe: int3 over %02x", orig);
-	else if (p && kprobe_ftrace(p))
+	} else if (p && kprobe_ftrace(p))
 		cprintf("   # kprobe on ftrace%s", kprobe_disabled(p) ? " (disarmed)" : "");
 	else if (p)
 		cprintf("   # kprobe (disarmed)");

@@ -399,7 +399,8 @@ static int trace_kprobe_create(int argc, const char **argv)
 	struct kprobe_head h;
 	int ret;
 
-	if ((argv[0][0] != 'p' && argv[0][0] != 'r') || argc < 2)
+	/* A path is a uprobe's place (trace_uprobe.c): no kernel symbol holds a '/'. */
+	if ((argv[0][0] != 'p' && argv[0][0] != 'r') || argc < 2 || strchr(argv[1], '/'))
 		return -ECANCELED;
 	if (argc > DYN_EVENT_MAX_WORDS) {
 		log.index = MAX_TRACE_ARGS + 2;

@@ -3,6 +3,7 @@
  *   echo 'p:myup /tests/tracee:0x1170 a=%di s=+0(%si):ustring' >> uprobe_events
  *   echo 'r:uprobes/myret /tests/tracee:0x1170 ret=$retval' >> uprobe_events
  *   echo '-:myup' >> uprobe_events                 remove it; `>` removes them all
+ *   echo 'p:u2 /tests/tracee:0x1170' >> dynamic_events   the same kind, listed in both files
  *   events/uprobes/myup/{enable,filter,format,id,trigger} as any event's
  *   uprobe_profile                                 the file, the event, its hits
  *
@@ -14,7 +15,9 @@
  * Linux: kernel/trace/trace_uprobe.c (__trace_uprobe_create(), uprobe_dispatcher(),
  * uretprobe_dispatcher(), print_uprobe_event(), probes_seq_show(), probes_profile_seq_show()).
  * Not here: the reference counter `(REF_CTR_OFFSET)`, `%return`, several probes on one event,
- * perf and BPF.
+ * perf and BPF. dynamic_events (trace_dynevent.c) takes a `p` or `r` line whose place has a '/'
+ * and a digit after its last ':' as Linux's trace_uprobe_create() does; uprobe_events takes
+ * every `p` and `r` line.
  */
 #include "kernel/events/uprobes.h"
 #include "kernel/fs/file.h"
@@ -24,8 +27,10 @@
 #include "kernel/sched/sched.h"
 #include "kernel/locking/mutex.h"
 #include "kernel/spinlock.h"
+#include "kernel/trace/trace_dynevent.h"
 #include "kernel/trace/trace_events.h"
 #include "kernel/trace/trace_kprobe_parse.h"
+#include "lib/ctype.h"
 #include "kernel/trace/trace_probe.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -34,7 +39,7 @@
 #define UPROBE_WRITE_MAX 4096
 
 struct trace_uprobe {
-	struct trace_uprobe *next;
+	struct dyn_event devent;
 	struct uprobe_consumer consumer;
 	const struct ramfs_inode *inode;
 	char *filename;
@@ -46,8 +51,16 @@ struct trace_uprobe {
 	struct trace_probe tp; /* last: its arguments follow */
 };
 
-static DEFINE_MUTEX(probe_lock);
-static struct trace_uprobe *trace_uprobes;
+static struct dyn_event_operations trace_uprobe_ops;
+
+static struct trace_uprobe *to_trace_uprobe(struct dyn_event *ev)
+{
+	return container_of(ev, struct trace_uprobe, devent);
+}
+
+/* The uprobe events among the dynamic events, oldest first (dyn_event_lock() held). */
+#define for_each_trace_uprobe(tu, ev)                                                              \
+	for_each_dyn_event(ev) if (ev->ops == &trace_uprobe_ops && ((tu) = to_trace_uprobe(ev)))
 
 /* --- at a hit (in the int3's exception, the process's registers in regs) ------------------- */
 
@@ -142,9 +155,11 @@ static void free_trace_uprobe(struct trace_uprobe *tu)
 
 static struct trace_uprobe *find_trace_uprobe(const char *event, const char *group)
 {
-	for (struct trace_uprobe *tu = trace_uprobes; tu; tu = tu->next)
-		if (!strcmp(tu->event, event) && !strcmp(tu->group, group))
-			return tu;
+	struct trace_uprobe *tu;
+	struct dyn_event *ev;
+
+	for_each_trace_uprobe(tu, ev) if (!strcmp(tu->event, event) &&
+					  !strcmp(tu->group, group)) return tu;
 	return NULL;
 }
 
@@ -184,7 +199,7 @@ static int parse_place(char *word, struct trace_uprobe *tu, struct probe_log *lo
 }
 
 /* p[:[GRP/]EVENT] PATH:OFFSET [FETCHARGS], or r... */
-static int trace_uprobe_create(int argc, const char **argv, struct probe_log *log)
+static int __trace_uprobe_create(int argc, const char **argv, struct probe_log *log)
 {
 	const char *event = NULL, *group = "uprobes", *base;
 	char gbuf[MAX_EVENT_NAME_LEN], name[MAX_EVENT_NAME_LEN], place[256];
@@ -242,137 +257,130 @@ static int trace_uprobe_create(int argc, const char **argv, struct probe_log *lo
 		free_trace_uprobe(tu);
 		return ret;
 	}
-	tu->next = trace_uprobes;
-	trace_uprobes = tu;
+	dyn_event_add(&tu->devent, &trace_uprobe_ops);
 	return 0;
 }
 
-static int unregister_trace_uprobe(struct trace_uprobe *tu)
+/* A line of uprobe_events (every p or r line is ours) or of dynamic_events (only one whose place
+ * names a path and an offset: a kprobe's symbol never holds a '/'). */
+static int uprobe_create(int argc, const char **argv, bool any)
 {
-	struct trace_uprobe **pp;
+	struct probe_log log = { .argc = MIN(argc, DYN_EVENT_MAX_WORDS),
+				 .argv = argv,
+				 .err = TP_ERR_NONE };
+	const char *colon = argc >= 2 ? strrchr(argv[1], ':') : NULL;
+	int ret;
+
+	if (!any && ((argv[0][0] != 'p' && argv[0][0] != 'r') || argc < 2 ||
+		     !strchr(argv[1], '/') || !colon || !isdigit(colon[1])))
+		return -ECANCELED;
+	ret = __trace_uprobe_create(argc, argv, &log);
+	if (ret)
+		dyn_event_log_err("trace_uprobe", &log);
+	return ret;
+}
+
+static int trace_uprobe_create(int argc, const char **argv)
+{
+	return uprobe_create(argc, argv, false);
+}
+
+/* Gone with its event (-EBUSY while enabled, triggered, or the shell stands in it). */
+static int trace_uprobe_release(struct dyn_event *ev)
+{
+	struct trace_uprobe *tu = to_trace_uprobe(ev);
 	int ret = trace_remove_event_call(&tu->call);
 
 	if (ret)
 		return ret;
-	for (pp = &trace_uprobes; *pp != tu; pp = &(*pp)->next)
-		;
-	*pp = tu->next;
+	dyn_event_remove(ev);
 	free_trace_uprobe(tu);
 	return 0;
 }
 
-/* -:[GRP/]EVENT */
-static int trace_uprobe_release(const char *word)
+static bool trace_uprobe_is_busy(struct dyn_event *ev)
 {
-	char buf[2 * MAX_EVENT_NAME_LEN + 2], *event = buf, *group = NULL, *slash;
-	struct trace_uprobe *tu, *next;
-	int ret = -ENOENT;
+	struct trace_uprobe *tu = to_trace_uprobe(ev);
 
-	if (word[1] != ':')
-		return -EINVAL;
-	strscpy(buf, word + 2, sizeof(buf));
-	slash = strchr(buf, '/');
-	if (slash) {
-		*slash = '\0';
-		group = buf;
-		event = slash + 1;
-	}
-	for (tu = trace_uprobes; tu; tu = next) {
-		next = tu->next;
-		if ((*event && strcmp(tu->event, event)) || (group && strcmp(tu->group, group)))
-			continue;
-		ret = unregister_trace_uprobe(tu);
-		if (ret)
-			break;
-	}
-	return ret;
+	return (tu->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE)) ||
+	       trace_event_files_busy(&tu->call);
 }
 
-static int release_all(void)
+/* `-:[GRP/]EVENT [PATH:OFFSET [ARGS]]`, as Linux's trace_uprobe_match(). */
+static bool trace_uprobe_match(const char *system, const char *event, int argc, const char **argv,
+			       struct dyn_event *ev)
 {
-	int ret = 0;
+	struct trace_uprobe *tu = to_trace_uprobe(ev);
+	char place[300];
 
-	event_mutex_lock();
-	for (struct trace_uprobe *tu = trace_uprobes; tu; tu = tu->next)
-		if ((tu->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE)) ||
-		    trace_event_files_busy(&tu->call))
-			ret = -EBUSY;
-	event_mutex_unlock();
-	while (!ret && trace_uprobes)
-		ret = unregister_trace_uprobe(trace_uprobes);
-	return ret;
+	if ((system && strcmp(tu->group, system)) || (event[0] && strcmp(tu->event, event)))
+		return false;
+	if (argc < 1)
+		return true;
+	snprintf(place, sizeof(place), "%s:0x%lx", tu->filename, tu->offset);
+	if (strcmp(place, argv[0])) {
+		snprintf(place, sizeof(place), "%s:0x%016lx", tu->filename, tu->offset);
+		if (strcmp(place, argv[0]))
+			return false;
+	}
+	return traceprobe_match_command_args(&tu->tp, argc - 1, argv + 1);
 }
 
-static int run_command(char *line)
+/* p:uprobes/myup /tests/tracee:0x0000000000001170 a=%di, as Linux's trace_uprobe_show() */
+static int trace_uprobe_show(struct seq_file *m, struct dyn_event *ev)
 {
-	static const char *argv[MAX_TRACE_ARGS + 3];
-	int argc = kprobe_split_words(line, argv, ARRAY_SIZE(argv) - 1);
-	struct probe_log log = { .argc = MIN(argc, (int)ARRAY_SIZE(argv) - 1),
-				 .argv = argv,
-				 .err = TP_ERR_NONE };
-	char cmd[512];
-	int ret;
+	struct trace_uprobe *tu = to_trace_uprobe(ev);
 
-	if (!argc)
-		return 0;
+	seq_printf(m, "%c:%s/%s %s:0x%016lx", tu->is_return ? 'r' : 'p', tu->group, tu->event,
+		   tu->filename, tu->offset);
+	for (int i = 0; i < tu->tp.nr_args; i++)
+		seq_printf(m, " %s=%s", tu->tp.args[i].name, tu->tp.args[i].comm);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static struct dyn_event_operations trace_uprobe_ops = {
+	.create = trace_uprobe_create,
+	.show = trace_uprobe_show,
+	.is_busy = trace_uprobe_is_busy,
+	.free = trace_uprobe_release,
+	.match = trace_uprobe_match,
+};
+
+/* A line of uprobe_events: a removal among the uprobe events, or a definition. */
+static int create_or_delete_trace_uprobe(int argc, const char **argv)
+{
 	if (argv[0][0] == '-')
-		return trace_uprobe_release(argv[0]);
-	ret = argc >= (int)ARRAY_SIZE(argv) ? -E2BIG : trace_uprobe_create(argc, argv, &log);
-	if (ret && log.err != TP_ERR_NONE) {
-		probe_log_command(&log, cmd, sizeof(cmd));
-		tracing_log_err("trace_uprobe", cmd, probe_err_text(log.err), probe_log_pos(&log));
-	}
-	return ret == -E2BIG ? -EINVAL : ret;
+		return dyn_event_release(argc, argv, &trace_uprobe_ops);
+	return uprobe_create(argc, argv, true);
 }
 
 static int uprobe_events_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char *text = probe_strndup(buf, MIN(len, (size_t)UPROBE_WRITE_MAX)), *p, *line;
-	int ret = 0;
-
-	if (!text)
-		return -ENOMEM;
-	mutex_lock(&probe_lock);
-	if (flags & FS_TRUNC)
-		ret = release_all();
-	for (p = text; !ret && (line = strsep(&p, "\n")) != NULL;) {
-		if (strchr(line, '#'))
-			*strchr(line, '#') = '\0';
-		ret = run_command(line);
-	}
-	mutex_unlock(&probe_lock);
-	kfree(text);
-	return ret;
+	return dyn_event_write(buf, len, flags, &trace_uprobe_ops, create_or_delete_trace_uprobe);
 }
 
-/* p:uprobes/myup /tests/tracee:0x0000000000001170 a=%di (Linux's order, oldest last) */
+/* The uprobe events of dynamic_events, as it shows them. */
 static int uprobe_events_show(struct seq_file *m, struct fnode *f)
 {
-	struct trace_uprobe *list[64];
-	int n = 0;
+	struct trace_uprobe *tu;
+	struct dyn_event *ev;
 
-	mutex_lock(&probe_lock);
-	for (struct trace_uprobe *tu = trace_uprobes; tu && n < 64; tu = tu->next)
-		list[n++] = tu;
-	while (n--) {
-		struct trace_uprobe *tu = list[n];
-
-		seq_printf(m, "%c:%s/%s %s:0x%016lx", tu->is_return ? 'r' : 'p', tu->group,
-			   tu->event, tu->filename, tu->offset);
-		for (int i = 0; i < tu->tp.nr_args; i++)
-			seq_printf(m, " %s=%s", tu->tp.args[i].name, tu->tp.args[i].comm);
-		seq_putc(m, '\n');
-	}
-	mutex_unlock(&probe_lock);
+	dyn_event_lock();
+	for_each_trace_uprobe(tu, ev) trace_uprobe_show(m, ev);
+	dyn_event_unlock();
 	return 0;
 }
 
 static int uprobe_profile_show(struct seq_file *m, struct fnode *f)
 {
-	mutex_lock(&probe_lock);
-	for (struct trace_uprobe *tu = trace_uprobes; tu; tu = tu->next)
+	struct trace_uprobe *tu;
+	struct dyn_event *ev;
+
+	dyn_event_lock();
+	for_each_trace_uprobe(tu, ev)
 		seq_printf(m, "  %s %-44s %15lu\n", tu->filename, tu->event, READ_ONCE(tu->nhit));
-	mutex_unlock(&probe_lock);
+	dyn_event_unlock();
 	return 0;
 }
 
@@ -386,4 +394,5 @@ void init_uprobe_trace(void)
 
 	fs_create(top, "uprobe_events", &uprobe_events_fops, NULL);
 	fs_create(top, "uprobe_profile", &uprobe_profile_fops, NULL);
+	dyn_event_register(&trace_uprobe_ops);
 }

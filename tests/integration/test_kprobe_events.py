@@ -351,6 +351,8 @@ def test_symbol_and_stack_fetches(console):
 
 
 def test_probe_inside_a_function_and_the_kprobes_list(console):
+    # The int3 stays an int3: optimized kprobes (tests/integration/test_optprobes.py) would turn +5 into a jmp.
+    assert "jump-optimization is disabled" in console.run("echo 0 > /proc/sys/debug/kprobes-optimization")
     define(console, "p:mid vfs_read+5 n=%dx:u64")
     define(console, "p:top vfs_read")
     armed = r"^[0-9a-f]{16}  k  vfs_read\+0x%s +%s$"

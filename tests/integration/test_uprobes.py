@@ -117,6 +117,38 @@ def test_bad_definitions_are_refused_with_linux_errors(console):
     assert console.run("cat uprobe_events") == ""
 
 
+def test_uprobe_events_in_dynamic_events(console):
+    """dynamic_events takes `p:... /path:offset` as Linux's does: listed in both files, beside a kprobe event
+    (kprobe_events lists only its own), hits recorded, removal by name or by place and arguments, EBUSY while
+    enabled, `>` on uprobe_events removing only uprobe events."""
+    console.run("echo > dynamic_events")
+    assert console.run(f"echo 'p:du /tests/tracee:{OFF:#x} a=%di' >> dynamic_events") == ""
+    assert console.run("echo 'p:kp vfs_read' >> dynamic_events") == ""
+    assert console.run(f"echo 'r:uprobes/dr /tests/tracee:{OFF:#x} ret=$retval:s64' >> uprobe_events") == ""
+    du = f"p:uprobes/du /tests/tracee:0x{OFF:016x} a=%di"
+    dr = f"r:uprobes/dr /tests/tracee:0x{OFF:016x} ret=$retval:s64"
+    assert console.run("cat dynamic_events").split("\n") == [du, "p:kprobes/kp vfs_read", dr]
+    assert console.run("cat uprobe_events").split("\n") == [du, dr]
+    assert console.run("cat kprobe_events") == "p:kprobes/kp vfs_read"
+    console.run("echo 1 > events/uprobes/du/enable")
+    assert program_lines(console.run("/tests/tracee")) == ["tracee"]
+    body = [r for c, p, r in trace_body(console) if c == "tracee"]
+    assert body == [f"du: ({VADDR:#x}) a={a:#x}" for a in (10, 20, 30)]
+    assert "Device or resource busy" in console.run("echo '-:du' >> dynamic_events")
+    assert "Device or resource busy" in console.run("echo > uprobe_events")
+    assert console.run("cat dynamic_events").split("\n") == [du, "p:kprobes/kp vfs_read", dr]
+    console.run("echo 0 > events/uprobes/du/enable")
+    assert "No such file or directory" in console.run(f"echo '-:du /tests/tracee:{OFF:#x} a=%si' >> dynamic_events")
+    assert console.run(f"echo '-:uprobes/du /tests/tracee:{OFF:#x} a=%di' >> dynamic_events") == ""
+    assert console.run("echo > uprobe_events") == ""
+    assert console.run("cat dynamic_events") == "p:kprobes/kp vfs_read"
+    console.run("echo > error_log")
+    assert "No such file or directory" in console.run("echo 'p:bad /tests/nosuch:0x10' >> dynamic_events")
+    assert re.sub(r"^\[ *\d+\.\d+\] ", "", console.run("cat error_log").split("\n")[0]) == \
+        "trace_uprobe: error: Failed to find the given file"
+    assert console.run("echo > dynamic_events") == ""
+
+
 def test_userstacktrace_below_events(console):
     """The userstacktrace option: each event of the process is followed by its user stack, Linux's lines
     (tracee is built without frame pointers, so the stack is where ring 3 was: the probe, the syscall's

@@ -54,9 +54,30 @@ void kprobe_set_current(struct kprobe_site *s, enum kprobe_status status)
 	kcb->status = status;
 }
 
+/* Linux's setup_detour_execution(): a site on its way to or from a jmp (kernel/kprobes_opt.c)
+ * runs its whole range from the detour buffer, which comes back after it. Stepping the first
+ * instruction alone would return inside the range, whose bytes may be changing. */
+static bool setup_detour_execution(struct kprobe_site *s, struct pt_regs *regs,
+				   struct kprobe_ctlblk *kcb, bool reenter)
+{
+	if (__atomic_load_n(&s->opt_state, __ATOMIC_ACQUIRE) == KPROBE_OPT_NONE)
+		return false;
+	regs->ip = arch_optimized_copy(s);
+	if (reenter) {
+		kcb->site = kcb->prev.site;
+		kcb->status = kcb->prev.status;
+		kcb->old_flags = kcb->prev.old_flags;
+	} else {
+		kcb->site = NULL;
+	}
+	return true;
+}
+
 static void setup_singlestep(struct kprobe_site *s, struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 			     bool reenter)
 {
+	if (setup_detour_execution(s, regs, kcb, reenter))
+		return;
 	if (s->ainsn.replay > KP_STEP_ABS) {
 		kprobe_emulate(s, regs);
 		if (reenter) {

@@ -7,64 +7,9 @@
  *                                        reads addr + 7 + 0x2ed1, whatever s is
  */
 #include "kernel/kprobes_internal.h"
-#include "kernel/mm/mm.h"
-#include "kernel/spinlock.h"
 #include "arch/x86/text_poke.h"
 #include "lib/errno.h"
 #include "lib/string.h"
-
-/* --- slots: 32 bytes of execmem each, 128 to a page ------------------------------------------ */
-
-#define SLOT_SIZE 32
-#define SLOTS_PER_PAGE (PAGE_SIZE / SLOT_SIZE)
-#define SLOT_PAGES 4
-
-static struct slot_page {
-	u8 *page;
-	unsigned long used[SLOTS_PER_PAGE / 64];
-} slot_pages[SLOT_PAGES];
-static DEFINE_SPINLOCK(slot_lock);
-
-static unsigned int next_slot; /* next fit: a slot just freed is the last to be used again */
-
-/* A free slot, or NULL. Pages of slots are allocated as they are first needed. */
-static u8 *get_insn_slot(void)
-{
-	u8 *ret = NULL;
-
-	spin_lock(&slot_lock);
-	for (unsigned int n = 0; n < SLOT_PAGES * SLOTS_PER_PAGE && !ret; n++) {
-		unsigned int i = (next_slot + n) % (SLOT_PAGES * SLOTS_PER_PAGE);
-		struct slot_page *sp = &slot_pages[i / SLOTS_PER_PAGE];
-		unsigned int j = i % SLOTS_PER_PAGE;
-
-		if (!sp->page && !(sp->page = execmem_alloc(PAGE_SIZE)))
-			continue;
-		if (sp->used[j / 64] & (1UL << (j % 64)))
-			continue;
-		sp->used[j / 64] |= 1UL << (j % 64);
-		ret = sp->page + j * SLOT_SIZE;
-		next_slot = i + 1;
-	}
-	spin_unlock(&slot_lock);
-	return ret;
-}
-
-/* Only after kprobes_synchronize(): no CPU is still stepping in it. Refilled with int3, so a
- * CPU that jumps here anyway traps loudly. */
-static void free_insn_slot(u8 *slot)
-{
-	text_poke_set(slot, INT3_INSN_OPCODE, SLOT_SIZE);
-	spin_lock(&slot_lock);
-	for (int p = 0; p < SLOT_PAGES; p++) {
-		struct slot_page *sp = &slot_pages[p];
-		if (sp->page && slot >= sp->page && slot < sp->page + PAGE_SIZE) {
-			unsigned int i = (slot - sp->page) / SLOT_SIZE;
-			sp->used[i / 64] &= ~(1UL << (i % 64));
-		}
-	}
-	spin_unlock(&slot_lock);
-}
 
 /* --- what may not be probed, and what must be emulated --------------------------------------- */
 
@@ -180,7 +125,7 @@ static int fill_slot(struct arch_specific_insn *a, const struct insn *in, unsign
 {
 	u8 buf[MAX_INSN_SIZE];
 
-	a->slot = get_insn_slot();
+	a->slot = __get_insn_slot(&kprobe_insn_slots);
 	if (!a->slot) {
 		*why = "no free instruction slot";
 		return -ENOMEM;
@@ -190,7 +135,7 @@ static int fill_slot(struct arch_specific_insn *a, const struct insn *in, unsign
 		s64 disp = in->disp + (s64)(addr - (unsigned long)a->slot);
 		s32 d32 = (s32)disp;
 		if (d32 != disp) {
-			free_insn_slot(a->slot);
+			__free_insn_slot(&kprobe_insn_slots, a->slot);
 			a->slot = NULL;
 			*why = "rip-relative target out of the slot's reach";
 			return -EINVAL;
@@ -224,6 +169,6 @@ int arch_prepare_kprobe(struct kprobe_site *s, const char **why)
 void arch_remove_kprobe(struct kprobe_site *s)
 {
 	if (s->ainsn.slot)
-		free_insn_slot(s->ainsn.slot);
+		__free_insn_slot(&kprobe_insn_slots, s->ainsn.slot);
 	s->ainsn.slot = NULL;
 }
