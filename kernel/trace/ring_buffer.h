@@ -272,6 +272,15 @@ int ring_buffer_unread_pages(struct ring_buffer_per_cpu *cb, int *pages, int max
 u64 ring_buffer_bytes_cpu(struct ring_buffer_per_cpu *cb);
 u64 ring_buffer_oldest_event_ts(struct ring_buffer_per_cpu *cb);
 
+/*
+ * The max buffer's swap (Linux's ring_buffer_swap_cpu()): cpu's part of a and of b (every CPU's,
+ * cpu < 0) trade their pages and counters; the writer words stay where they are, so a writer
+ * that comes after finds the other pages under the same word. Constant in the buffer's size: a
+ * few descriptors, never a page. -EAGAIN, nothing swapped, if recording is off on either side
+ * (a reader holds it, as Linux's record_disabled); -EINVAL if the sizes differ.
+ */
+int ring_buffer_swap(struct trace_buffer *a, struct trace_buffer *b, int cpu);
+
 /* Events in the buffer; *written: those plus the ones overwritten (Linux's pair of numbers). */
 u64 ring_buffer_entries(struct trace_buffer *b, u64 *written);
 

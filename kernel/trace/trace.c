@@ -17,6 +17,7 @@
 #include "kernel/shell/shell.h"
 #include "kernel/smp.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/trace_snapshot.h"
 #include "kernel/mm/mm.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
@@ -134,14 +135,10 @@ static bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_ite
 	return true;
 }
 
-int trace_show_cpu(struct seq_file *m, int only_cpu)
+void trace_print_header(struct seq_file *m, struct trace_buffer *b)
 {
-	struct trace_buffer *b = &global_trace.buffer;
-	struct rb_iter its[NR_CPUS];
 	u64 written, in;
-	int cpu;
 
-	ring_buffer_record_off(b);
 	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
 	if (global_trace.current_trace->print_header) {
 		global_trace.current_trace->print_header(m);
@@ -151,6 +148,17 @@ int trace_show_cpu(struct seq_file *m, int only_cpu)
 			   written, num_online_cpus());
 		print_func_help_header(m);
 	}
+}
+
+int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
+		      void (*header)(struct seq_file *m, struct trace_buffer *b))
+{
+	struct rb_iter its[NR_CPUS];
+	int cpu;
+
+	/* Held off, writers cannot move under us and the max buffer cannot be swapped away. */
+	ring_buffer_record_off(b);
+	header(m, b);
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
 	for (;;) {
@@ -171,6 +179,16 @@ int trace_show_cpu(struct seq_file *m, int only_cpu)
 	}
 	ring_buffer_record_on(b);
 	return 0;
+}
+
+/* A latency tracer's trace is its worst section: the max buffer (Linux's print_max). */
+int trace_show_cpu(struct seq_file *m, int only_cpu)
+{
+	struct trace_array *tr = &global_trace;
+	struct trace_buffer *b =
+		tr->current_trace->print_max && tr->max_buffer ? tr->max_buffer : &tr->buffer;
+
+	return trace_show_buffer(m, b, only_cpu, trace_print_header);
 }
 
 static int trace_show(struct seq_file *m, struct fnode *f)
@@ -222,8 +240,15 @@ void trace_dump(int only_cpu)
 
 static int trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	if (flags & FS_TRUNC)
-		ring_buffer_reset(&global_trace.buffer);
+	struct trace_array *tr = &global_trace;
+
+	if (!(flags & FS_TRUNC))
+		return 0;
+	/* As Linux: what `trace` shows is what empties, the max buffer under a latency tracer. */
+	if (tr->current_trace->print_max && tr->max_buffer)
+		ring_buffer_reset(tr->max_buffer);
+	else
+		ring_buffer_reset(&tr->buffer);
 	return 0;
 }
 
@@ -369,15 +394,26 @@ int tracing_set_tracer(const char *name)
 		return -EINVAL;
 	mutex_lock(&trace_lock);
 	if (t != global_trace.current_trace) {
+		bool had_max_tr = global_trace.current_trace->use_max_tr;
+
+		/* As Linux: a tracer that swaps the max buffer gets one, and takes it away again. */
+		if (t->use_max_tr && !had_max_tr) {
+			err = tracing_alloc_snapshot_instance(&global_trace);
+			if (err)
+				goto out;
+		}
 		if (global_trace.current_trace->reset)
 			global_trace.current_trace->reset();
 		global_trace.current_trace = &nop_trace;
+		if (had_max_tr && !t->use_max_tr)
+			free_snapshot(&global_trace);
 		/* Linux empties the buffer when the tracer changes. */
 		ring_buffer_reset(&global_trace.buffer);
 		err = t->init ? t->init() : 0;
 		if (!err)
 			global_trace.current_trace = t;
 	}
+out:
 	mutex_unlock(&trace_lock);
 	return err;
 }
@@ -388,6 +424,11 @@ static int buffer_size_set(void *data, unsigned long kb)
 
 	if (ring_buffer_alloc(&fresh, kb))
 		return -ENOMEM;
+	/* The max buffer keeps the live one's size, so the two can always be swapped. */
+	if (tracing_resize_max_buffer(&global_trace, kb)) {
+		ring_buffer_free(&fresh);
+		return -ENOMEM;
+	}
 	/* Swap buffers with every writer held off; the old pages go once nobody can write them. */
 	ring_buffer_record_off(&global_trace.buffer);
 	struct trace_buffer old = global_trace.buffer;
@@ -543,5 +584,6 @@ void trace_init(void)
 	if (tracefs_create_files(NULL, trace_files, ARRAY_SIZE(trace_files)))
 		pr_err("tracing: cannot create the tracing files\n");
 	trace_per_cpu_init();
+	trace_snapshot_init();
 	trace_export_files_init();
 }

@@ -109,6 +109,9 @@ struct tracer {
 	int (*init)(void);
 	void (*reset)(void);
 	void (*print_header)(struct seq_file *m); /* NULL: the function tracer's header */
+	/* The latency tracers' (Linux's): it swaps the max buffer itself, so the user's snapshot
+	 * commands get EBUSY (use_max_tr), and `trace` shows the max buffer (print_max). */
+	bool use_max_tr, print_max;
 	/* Prints one event; returns false if the event is not one this tracer knows. */
 	bool (*print_line)(struct seq_file *m, struct trace_iterator *it);
 	struct tracer *next;
@@ -148,6 +151,10 @@ struct trace_array {
 	unsigned long options; /* a bit per enum trace_option_bit */
 	int pids[32];	       /* set_ftrace_pid; nr_pids == 0: every task */
 	int nr_pids;
+	/* The snapshot, Linux's max_tr: a buffer like the live one, NULL until allocated
+	 * (kernel/trace/trace_snapshot.c). */
+	struct trace_buffer *max_buffer;
+	unsigned long max_latency; /* tracing_max_latency, in ns */
 };
 
 extern struct trace_array global_trace;
@@ -225,11 +232,18 @@ void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg)
 			  unsigned long arg);
 /* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/). */
 int trace_show_cpu(struct seq_file *m, int only_cpu);
+/* The same from any buffer of tr (the max buffer: snapshot), with the given header printer. */
+int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
+		      void (*header)(struct seq_file *m, struct trace_buffer *b));
+/* trace's own header: `# tracer:`, then the tracer's or the function tracer's columns. */
+void trace_print_header(struct seq_file *m, struct trace_buffer *b);
 int trace_pipe_cpu(struct seq_file *m, int only_cpu);
 /* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
 void trace_dump(int only_cpu);
 void trace_functions_graph_init(void);
 void trace_per_cpu_init(void);
+/* trace_pipe_raw's read of any buffer's part (the live one, or the max buffer's snapshot_raw). */
+int trace_pipe_raw_cpu(struct seq_file *m, struct trace_buffer *b, int cpu);
 void trace_export_files_init(void);
 void ftrace_profile_init(void);
 void stack_trace_init(void);
