@@ -91,7 +91,9 @@ struct ring_buffer_per_cpu {
 } __attribute__((aligned(128))); /* a power of two: finding this CPU's is a shift */
 
 struct trace_buffer {
-	int nr_pages; /* per CPU */
+	int nr_pages;	/* per CPU */
+	u64 time_start; /* TSC of the last reset (Linux's array_buffer.time_start); in the max
+			 * buffer, the worst section's start: readers skip what came before */
 	struct ring_buffer_per_cpu cpu[NR_CPUS];
 };
 

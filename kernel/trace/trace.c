@@ -18,6 +18,7 @@
 #include "kernel/smp.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace_snapshot.h"
+#include "kernel/trace/trace_irqsoff.h"
 #include "kernel/mm/mm.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
@@ -28,7 +29,8 @@ struct trace_array global_trace = { .tracing_on = true,
 				    .graph_slow = 1,
 				    .buffer_kb = RB_DEFAULT_KB,
 				    .options = (1UL << TRACE_OPT_GRAPH_DURATION) |
-					       (1UL << TRACE_OPT_GRAPH_IRQS) };
+					       (1UL << TRACE_OPT_GRAPH_IRQS) |
+					       (1UL << TRACE_OPT_FUNCTION_TRACE) };
 static const char *const option_names[NR_TRACE_OPTS] = {
 	[TRACE_OPT_FUNC_STACK_TRACE] = "func_stack_trace",
 	[TRACE_OPT_GRAPH_PROC] = "funcgraph-proc",
@@ -40,6 +42,8 @@ static const char *const option_names[NR_TRACE_OPTS] = {
 	[TRACE_OPT_USERSTACKTRACE] = "userstacktrace",
 	[TRACE_OPT_EVENT_FORK] = "event-fork",
 	[TRACE_OPT_FUNCTION_FORK] = "function-fork",
+	[TRACE_OPT_LATENCY_FMT] = "latency-format",
+	[TRACE_OPT_FUNCTION_TRACE] = "function-trace",
 };
 static struct tracer *trace_types;
 static DEFINE_MUTEX(trace_lock);
@@ -135,13 +139,15 @@ static bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_ite
 	return true;
 }
 
-void trace_print_header(struct seq_file *m, struct trace_buffer *b)
+void trace_print_header(struct seq_file *m, struct trace_buffer *b, u64 skipped)
 {
 	u64 written, in;
 
 	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
 	if (global_trace.current_trace->print_header) {
 		global_trace.current_trace->print_header(m);
+	} else if (trace_option(TRACE_OPT_LATENCY_FMT)) {
+		trace_latency_header(m, b, skipped);
 	} else {
 		in = ring_buffer_entries(b, &written);
 		seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in,
@@ -150,26 +156,50 @@ void trace_print_header(struct seq_file *m, struct trace_buffer *b)
 	}
 }
 
+/* Events before the buffer's time_start, which readers skip (Linux's skipped_entries): what an
+ * older section left on the other CPUs of the max buffer. */
+static u64 count_skipped(struct trace_buffer *b, int only_cpu)
+{
+	struct rb_iter it;
+	u64 n = 0, ts;
+	u32 len;
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (only_cpu >= 0 && cpu != only_cpu)
+			continue;
+		rb_iter_start(&it, &b->cpu[cpu]);
+		for (; rb_iter_peek(&it, &len, &ts) && ts < b->time_start; rb_iter_advance(&it))
+			n++;
+	}
+	return n;
+}
+
 int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
-		      void (*header)(struct seq_file *m, struct trace_buffer *b))
+		      void (*header)(struct seq_file *m, struct trace_buffer *b, u64 skipped))
 {
 	struct rb_iter its[NR_CPUS];
+	u64 start = tsc_to_ktime(b->time_start), ts2;
+	u32 len;
 	int cpu;
 
 	/* Held off, writers cannot move under us and the max buffer cannot be swapped away. */
 	ring_buffer_record_off(b);
-	header(m, b);
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
+	header(m, b, count_skipped(b, only_cpu));
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
+		while (rb_iter_peek(&its[cpu], &len, &ts2) && ts2 < b->time_start)
+			rb_iter_advance(&its[cpu]);
+	}
 	for (;;) {
 		struct trace_iterator it;
 		if (!trace_next_event(its, only_cpu, &it) || shell_interrupted())
 			break;
 		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
 		struct rb_iter ahead = its[it.cpu];
-		u64 ts2;
 		rb_iter_advance(&ahead);
 		it.next = rb_iter_peek(&ahead, &it.next_len, &ts2);
+		it.next_ts = it.next ? tsc_to_ktime(ts2) : 0;
+		it.time_start = start;
 		if (!global_trace.current_trace->print_line ||
 		    !global_trace.current_trace->print_line(m, &it))
 			trace_print_default(m, &it);
@@ -487,14 +517,26 @@ static int options_write(struct fnode *f, const char *buf, size_t len, unsigned 
 		}
 	}
 	for (int i = 0; i < NR_TRACE_OPTS; i++) {
+		struct tracer *t = global_trace.current_trace;
+		bool was = trace_option(i);
+		int err;
 		if (strcmp(name, option_names[i]))
 			continue;
-		unsigned long o = global_trace.options;
-		WRITE_ONCE(global_trace.options, on ? o | (1UL << i) : o & ~(1UL << i));
-		trace_update_fn_slow();
-		return 0;
+		trace_set_option(i, on);
+		err = t->option_changed && was != on ? t->option_changed(i, on) : 0;
+		if (err)
+			trace_set_option(i, was);
+		return err;
 	}
 	return -EINVAL;
+}
+
+void trace_set_option(enum trace_option_bit o, bool on)
+{
+	unsigned long old = global_trace.options;
+
+	WRITE_ONCE(global_trace.options, on ? old | (1UL << o) : old & ~(1UL << o));
+	trace_update_fn_slow();
 }
 
 void trace_update_fn_slow(void)
@@ -581,6 +623,8 @@ void trace_init(void)
 	trace_functions_graph_init();
 	ftrace_profile_init();
 	stack_trace_init();
+	trace_preemptirq_init();
+	trace_irqsoff_init();
 	if (tracefs_create_files(NULL, trace_files, ARRAY_SIZE(trace_files)))
 		pr_err("tracing: cannot create the tracing files\n");
 	trace_per_cpu_init();

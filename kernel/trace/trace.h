@@ -102,6 +102,8 @@ struct trace_iterator {
 	struct trace_entry *next;
 	u32 next_len;
 	bool skip_next; /* set by print_line: the next event was printed with this one */
+	u64 next_ts;	/* the next event's time on this CPU (0: none), for latency-format */
+	u64 time_start; /* the buffer's time_start in ns: latency-format counts from it */
 };
 
 struct tracer {
@@ -112,6 +114,9 @@ struct tracer {
 	/* The latency tracers' (Linux's): it swaps the max buffer itself, so the user's snapshot
 	 * commands get EBUSY (use_max_tr), and `trace` shows the max buffer (print_max). */
 	bool use_max_tr, print_max;
+	/* An option changed while this tracer runs (Linux's flag_changed): 0, or -errno and the
+	 * option is put back. */
+	int (*option_changed)(int option, bool on);
 	/* Prints one event; returns false if the event is not one this tracer knows. */
 	bool (*print_line)(struct seq_file *m, struct trace_iterator *it);
 	struct tracer *next;
@@ -129,6 +134,8 @@ enum trace_option_bit {
 	TRACE_OPT_USERSTACKTRACE,
 	TRACE_OPT_EVENT_FORK,
 	TRACE_OPT_FUNCTION_FORK,
+	TRACE_OPT_LATENCY_FMT,	  /* latency-format: trace_lat_output.c */
+	TRACE_OPT_FUNCTION_TRACE, /* function-trace: the latency tracers record functions too */
 	NR_TRACE_OPTS
 };
 
@@ -168,6 +175,9 @@ static __always_inline bool trace_option(enum trace_option_bit o)
 {
 	return READ_ONCE(global_trace.options) & (1UL << o);
 }
+
+/* Sets an option as a tracer does for itself (irqsoff turns latency-format on). */
+void trace_set_option(enum trace_option_bit o, bool on);
 
 void register_tracer(struct tracer *t);
 /* What a write to current_tracer does: reset the old tracer, empty the buffer, start the new. */
@@ -234,9 +244,14 @@ void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg)
 int trace_show_cpu(struct seq_file *m, int only_cpu);
 /* The same from any buffer of tr (the max buffer: snapshot), with the given header printer. */
 int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
-		      void (*header)(struct seq_file *m, struct trace_buffer *b));
-/* trace's own header: `# tracer:`, then the tracer's or the function tracer's columns. */
-void trace_print_header(struct seq_file *m, struct trace_buffer *b);
+		      void (*header)(struct seq_file *m, struct trace_buffer *b, u64 skipped));
+/* trace's own header: `# tracer:`, then the tracer's, the latency or the function tracer's
+ * columns (skipped: events before the buffer's time_start, not shown). */
+void trace_print_header(struct seq_file *m, struct trace_buffer *b, u64 skipped);
+/* latency-format (trace_lat_output.c): the header, and the context a line starts with. */
+void trace_latency_header(struct seq_file *m, struct trace_buffer *b, u64 skipped);
+void trace_print_lat_context(struct seq_file *m, struct trace_iterator *it);
+char trace_hardsoft_irq(u8 flags);
 int trace_pipe_cpu(struct seq_file *m, int only_cpu);
 /* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
 void trace_dump(int only_cpu);

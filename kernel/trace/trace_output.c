@@ -62,7 +62,7 @@ void print_func_help_header(struct seq_file *m)
 		    "#              | |         |   |||||     |         |\n");
 }
 
-static char hardsoft_irq(u8 flags)
+char trace_hardsoft_irq(u8 flags)
 {
 	bool nmi = flags & TRACE_FLAG_NMI, hard = flags & TRACE_FLAG_HARDIRQ;
 
@@ -74,9 +74,13 @@ void trace_print_context(struct seq_file *m, struct trace_iterator *it)
 	const struct trace_entry *e = it->ent;
 	u8 depth = MIN(e->preempt_count, 15); /* one hex digit, as Linux shows it */
 
+	if (trace_option(TRACE_OPT_LATENCY_FMT)) {
+		trace_print_lat_context(m, it);
+		return;
+	}
 	seq_printf(m, "%16s-%-7d [%03d] %c%c%c%c%c %5llu.%06llu: ", trace_find_cmdline(e->pid),
 		   e->pid, it->cpu, e->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.',
-		   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.', hardsoft_irq(e->flags),
+		   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.', trace_hardsoft_irq(e->flags),
 		   depth ? "0123456789abcdef"[depth] : '.', '.', it->ts / 1000000000ULL,
 		   (it->ts / 1000) % 1000000);
 }

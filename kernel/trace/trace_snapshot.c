@@ -94,6 +94,17 @@ static void note_max(struct trace_array *tr, struct task *task, int cpu)
 	strscpy(trace_max_data.comm, task && task->pid ? task->comm : "<idle>",
 		sizeof(trace_max_data.comm));
 	trace_max_data.saved_latency = tr->max_latency;
+	/* Readers start the max buffer at the section's start (0, a snapshot's: everything). */
+	tr->max_buffer->time_start = trace_max_data.time_start;
+}
+
+/* A snapshot taken by the user, not at a section's end: nothing to skip, no section to name. */
+static int update_max_tr_snapshot(struct trace_array *tr, struct task *task, int cpu, int swap_cpu)
+{
+	trace_max_data.critical_start = trace_max_data.critical_end = 0;
+	trace_max_data.time_start = 0;
+	return swap_cpu < 0 ? update_max_tr(tr, task, cpu)
+			    : update_max_tr_single(tr, task, swap_cpu);
 }
 
 static int swap_and_note(struct trace_array *tr, struct task *task, int cpu, int swap_cpu)
@@ -154,7 +165,7 @@ void tracing_snapshot_instance(struct trace_array *tr)
 		return;
 	}
 	flags = local_irq_save();
-	update_max_tr(tr, current, smp_processor_id());
+	update_max_tr_snapshot(tr, current, smp_processor_id(), -1);
 	local_irq_restore(flags);
 }
 
@@ -222,6 +233,24 @@ static void snapshot_help(struct seq_file *m, bool allocated, int only_cpu)
 		    "#                       is not a '0' or '1')\n");
 }
 
+static int snapshot_show(struct seq_file *m, struct fnode *f);
+
+/* tracing_max_latency: shown in us, kept in ns; a write sets it (0: start over), as Linux's. */
+static unsigned long max_latency_get(void *data)
+{
+	return READ_ONCE(global_trace.max_latency) / 1000;
+}
+
+static int max_latency_set(void *data, unsigned long us)
+{
+	WRITE_ONCE(global_trace.max_latency, us * 1000);
+	return 0;
+}
+
+static const struct tracefs_ulong max_latency_file = { .max = ~0UL / 1000,
+						       .get = max_latency_get,
+						       .set = max_latency_set };
+
 static int snapshot_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_buffer *b = global_trace.max_buffer;
@@ -257,8 +286,7 @@ static int snapshot_write(struct fnode *f, const char *buf, size_t len, unsigned
 		if (err)
 			return err;
 		irq = local_irq_save();
-		err = cpu == ALL_CPUS ? update_max_tr(tr, current, smp_processor_id())
-				      : update_max_tr_single(tr, current, cpu);
+		err = update_max_tr_snapshot(tr, current, smp_processor_id(), cpu);
 		local_irq_restore(irq);
 		return err == -EAGAIN ? -EBUSY : err;
 	default:
@@ -288,7 +316,12 @@ void trace_snapshot_init(void)
 	struct fnode *top = tracefs_create_path("/sys/kernel/tracing");
 	char path[64];
 
-	if (!tracefs_create_file("snapshot", top, (void *)ALL_CPUS, &snapshot_fops))
+	static const struct tracefs_file max_files[] = {
+		TRACEFS_ULONG("tracing_max_latency", &max_latency_file),
+	};
+
+	if (!tracefs_create_file("snapshot", top, (void *)ALL_CPUS, &snapshot_fops) ||
+	    tracefs_create_files(top, max_files, ARRAY_SIZE(max_files)))
 		return;
 	for (int cpu = 0; cpu < nr_cpus_possible && cpu < NR_CPUS; cpu++) {
 		snprintf(path, sizeof(path), "/sys/kernel/tracing/per_cpu/cpu%d", cpu);
