@@ -19,8 +19,17 @@ DECLARE_STATIC_KEY_FALSE(trace_irqflags_key);
 DECLARE_STATIC_KEY_FALSE(trace_preempt_key);
 void trace_hardirqs_off(void);
 void trace_hardirqs_on(void);
-void trace_preempt_off(void);
-void trace_preempt_on(void);
+/* What the thunks call: ip, the site; fp, the frame of the function holding it. */
+void __trace_hardirqs_off(unsigned long ip, unsigned long fp);
+void __trace_hardirqs_on(unsigned long ip, unsigned long fp);
+void trace_preempt_off(unsigned long ip, unsigned long fp);
+void trace_preempt_on(unsigned long ip, unsigned long fp);
+
+/*
+ * A site's hook call: into a thunk of arch/x86/irqflags_thunk.asm, which keeps every register, so
+ * gcc spills nothing around the site for it and the site costs its NOP and nothing else.
+ */
+#define irqflags_hook(thunk) __asm__ volatile("call " #thunk : : : "memory", "cc")
 
 #ifdef TRACE_IRQFLAGS_RAW
 #define irqflags_traced() false
@@ -34,13 +43,13 @@ static __always_inline void local_irq_disable(void)
 {
 	raw_local_irq_disable();
 	if (irqflags_traced())
-		trace_hardirqs_off();
+		irqflags_hook(trace_hardirqs_off_thunk);
 }
 
 static __always_inline void local_irq_enable(void)
 {
 	if (irqflags_traced())
-		trace_hardirqs_on();
+		irqflags_hook(trace_hardirqs_on_thunk);
 	raw_local_irq_enable();
 }
 
@@ -49,7 +58,7 @@ static __always_inline unsigned long local_irq_save(void)
 	unsigned long f = raw_local_irq_save();
 
 	if (irqflags_traced() && (f & X86_EFLAGS_IF))
-		trace_hardirqs_off();
+		irqflags_hook(trace_hardirqs_off_thunk);
 	return f;
 }
 
@@ -58,7 +67,7 @@ static __always_inline void local_irq_restore(unsigned long f)
 	if (!(f & X86_EFLAGS_IF))
 		return;
 	if (irqflags_traced())
-		trace_hardirqs_on();
+		irqflags_hook(trace_hardirqs_on_thunk);
 	raw_local_irq_enable();
 }
 
@@ -66,7 +75,7 @@ static __always_inline void local_irq_restore(unsigned long f)
 static __always_inline void safe_halt(void)
 {
 	if (irqflags_traced())
-		trace_hardirqs_on();
+		irqflags_hook(trace_hardirqs_on_thunk);
 	raw_safe_halt();
 }
 

@@ -148,14 +148,14 @@ static __always_inline void preempt_disable(void)
 {
 	this_cpu()->preempt_count++;
 	barrier();
-	if (preempt_traced() && this_cpu_read(preempt_count) == 1)
-		trace_preempt_off();
+	if (preempt_traced())
+		irqflags_hook(trace_preempt_off_thunk); /* acts if the count just became 1 */
 }
 
 static __always_inline void preempt_enable_no_resched(void)
 {
-	if (preempt_traced() && this_cpu_read(preempt_count) == 1)
-		trace_preempt_on();
+	if (preempt_traced())
+		irqflags_hook(trace_preempt_on_thunk); /* acts if the count is about to become 0 */
 	barrier();
 	this_cpu()->preempt_count--;
 }

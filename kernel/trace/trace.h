@@ -242,6 +242,10 @@ void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg)
 			  unsigned long arg);
 /* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/). */
 int trace_show_cpu(struct seq_file *m, int only_cpu);
+struct rb_iter;
+/* The oldest event across the CPUs' iterators (only_cpu >= 0: that CPU only), its time in ns;
+ * false at the end. */
+bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *it);
 /* The same from any buffer of tr (the max buffer: snapshot), with the given header printer. */
 int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
 		      void (*header)(struct seq_file *m, struct trace_buffer *b, u64 skipped));

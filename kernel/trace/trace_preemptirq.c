@@ -22,57 +22,80 @@ DEFINE_STATIC_KEY_FALSE(trace_preempt_key);
  * only acts on a change: a cli with interrupts already off is not the start of anything. */
 static u8 tracing_irq_cpu[NR_CPUS];
 
-#define CALLER_ADDR0 ((unsigned long)__builtin_return_address(0))
-#define CALLER_ADDR1 caller_addr1(__builtin_frame_address(0))
-
-/* The return address one frame further up (what Linux's CALLER_ADDR1 reads): every function has
- * a frame here (-fno-omit-frame-pointer), but the one that called us may have been entered from
- * assembly with anything in rbp, so its saved rbp is checked before it is followed. */
-static __always_inline unsigned long caller_addr1(void *frame)
+/* The return address in the frame fp (what Linux's CALLER_ADDR1 reads): the function with the
+ * site may have been entered from assembly with anything in rbp, so fp is checked first. */
+static unsigned long frame_return(unsigned long fp, unsigned long below)
 {
-	unsigned long fp = ((unsigned long *)frame)[0];
-
-	if (fp < PAGE_OFFSET || (fp & 7) || fp <= (unsigned long)frame)
+	if (fp < PAGE_OFFSET || (fp & 7) || fp <= below)
 		return 0;
 	return ((unsigned long *)fp)[1];
 }
 
-void trace_hardirqs_off(void)
+/* Interrupts went off at ip, in a function whose frame is fp (the thunks' entry). */
+void __trace_hardirqs_off(unsigned long ip, unsigned long fp)
 {
 	int cpu = smp_processor_id();
+	unsigned long parent;
 
 	if (tracing_irq_cpu[cpu])
 		return;
 	tracing_irq_cpu[cpu] = 1;
-	tracer_hardirqs_off(CALLER_ADDR0, CALLER_ADDR1);
+	parent = frame_return(fp, (unsigned long)__builtin_frame_address(0));
+	tracer_hardirqs_off(ip, parent);
 	if (!this_cpu_read(nmi_depth))
-		trace_irq_disable(CALLER_ADDR0, CALLER_ADDR1);
+		trace_irq_disable(ip, parent);
+}
+
+void __trace_hardirqs_on(unsigned long ip, unsigned long fp)
+{
+	int cpu = smp_processor_id();
+	unsigned long parent;
+
+	if (!tracing_irq_cpu[cpu])
+		return;
+	parent = frame_return(fp, (unsigned long)__builtin_frame_address(0));
+	if (!this_cpu_read(nmi_depth))
+		trace_irq_enable(ip, parent);
+	tracer_hardirqs_on(ip, parent);
+	tracing_irq_cpu[cpu] = 0;
+}
+
+/* The count went 0 -> 1 (it is 1 now); nested disables are not the start of anything. */
+void trace_preempt_off(unsigned long ip, unsigned long fp)
+{
+	unsigned long parent;
+
+	if (this_cpu_read(preempt_count) != 1)
+		return;
+	parent = frame_return(fp, (unsigned long)__builtin_frame_address(0));
+	if (!this_cpu_read(nmi_depth))
+		trace_preempt_disable(ip, parent);
+	tracer_preempt_off(ip, parent);
+}
+
+void trace_preempt_on(unsigned long ip, unsigned long fp)
+{
+	unsigned long parent;
+
+	if (this_cpu_read(preempt_count) != 1)
+		return;
+	parent = frame_return(fp, (unsigned long)__builtin_frame_address(0));
+	if (!this_cpu_read(nmi_depth))
+		trace_preempt_enable(ip, parent);
+	tracer_preempt_on(ip, parent);
+}
+
+/* The C entries, for C that calls a hook itself (the interrupt entry, do_irq()). */
+void trace_hardirqs_off(void)
+{
+	__trace_hardirqs_off((unsigned long)__builtin_return_address(0),
+			     *(unsigned long *)__builtin_frame_address(0));
 }
 
 void trace_hardirqs_on(void)
 {
-	int cpu = smp_processor_id();
-
-	if (!tracing_irq_cpu[cpu])
-		return;
-	if (!this_cpu_read(nmi_depth))
-		trace_irq_enable(CALLER_ADDR0, CALLER_ADDR1);
-	tracer_hardirqs_on(CALLER_ADDR0, CALLER_ADDR1);
-	tracing_irq_cpu[cpu] = 0;
-}
-
-void trace_preempt_off(void)
-{
-	if (!this_cpu_read(nmi_depth))
-		trace_preempt_disable(CALLER_ADDR0, CALLER_ADDR1);
-	tracer_preempt_off(CALLER_ADDR0, CALLER_ADDR1);
-}
-
-void trace_preempt_on(void)
-{
-	if (!this_cpu_read(nmi_depth))
-		trace_preempt_enable(CALLER_ADDR0, CALLER_ADDR1);
-	tracer_preempt_on(CALLER_ADDR0, CALLER_ADDR1);
+	__trace_hardirqs_on((unsigned long)__builtin_return_address(0),
+			    *(unsigned long *)__builtin_frame_address(0));
 }
 
 /*
