@@ -114,10 +114,13 @@ void bench_latency(u64 baseline)
 	bench_row("preempt count ++/-- (no hooks)", raw, raw);
 	pair_rows("preempt_disable/enable pair", bench_preempt_pair, "preemptoff", raw);
 
-	cprintf("\n| %-40s | %4s | %10s | %10s |\n", "update_max_tr() swap (ring_buffer_swap)",
-		"CPUs", "KiB/CPU", "ticks");
-	cprintf("|------------------------------------------|-----:|-----------:|-----------:|\n");
-	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
-		cprintf("| %-40s | %4d | %10lu | %10llu |\n", "swap every CPU's part",
-			num_online_cpus(), sizes[i], swap_ticks(sizes[i]));
+	cprintf("\n| %-40s | %4s | %10s |\n", "update_max_tr()'s swap, every CPU's part", "CPUs",
+		"ticks");
+	cprintf("|------------------------------------------|-----:|-----------:|\n");
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		char row[48];
+
+		snprintf(row, sizeof(row), "swap, %lu KiB per CPU", sizes[i]);
+		cprintf("| %-40s | %4d | %10llu |\n", row, num_online_cpus(), swap_ticks(sizes[i]));
+	}
 }
