@@ -84,6 +84,8 @@ NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/i
 NOTRACE_SRCS += kernel/bench/bench_events.c kernel/bench/bench_ftrace.c \
 	kernel/bench/bench_patch.c kernel/bench/bench_scale.c kernel/bench/bench_trace.c \
 	kernel/lab/func_hits.c kernel/lab/site_cycle.c kernel/lab/patch_step.c kernel/lab/verify_sites.c
+# Never traced, and never running the latency tracers' hooks either (kernel/irqflags.h).
+NOTRACE_CFLAGS := -DTRACE_IRQFLAGS_RAW
 LDFLAGS := -n -nostdlib -T linker.ld -z max-page-size=0x1000 -z noexecstack
 
 # The one switch between the two builds: CONFIG_STATIC_FTRACE, seen by C and by nasm.
@@ -151,7 +153,7 @@ all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftr
 
 $(B)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) $(if $(filter $<,$(NOTRACE_SRCS)),,$(FTRACE_CFLAGS)) $(CFLAGS) -c $< -o $@
+	$(CC) $(KCFLAGS) $(if $(filter $<,$(NOTRACE_SRCS)),$(NOTRACE_CFLAGS),$(FTRACE_CFLAGS)) $(CFLAGS) -c $< -o $@
 
 $(B)/kallsyms%.o: $(B)/kallsyms%.c
 	$(CC) $(KCFLAGS) $(CFLAGS) -c $< -o $@

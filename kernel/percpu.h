@@ -4,6 +4,7 @@
 
 #include "lib/types.h"
 #include "lib/compiler.h"
+#include "kernel/irqflags.h"
 
 #define NR_CPUS 8
 
@@ -141,14 +142,20 @@ static __always_inline struct pt_regs *get_irq_regs(void)
 /* Points GS at this CPU's area; the first thing each CPU does. */
 void percpu_setup(int cpu);
 
+/* The hooks run where the count leaves or comes back to 0 (Linux's preempt_count_add/sub()): what
+ * preemptoff and the preempt_disable/enable events hear; a NOP each with no listener. */
 static __always_inline void preempt_disable(void)
 {
 	this_cpu()->preempt_count++;
 	barrier();
+	if (preempt_traced())
+		irqflags_hook(trace_preempt_off_thunk); /* acts if the count just became 1 */
 }
 
 static __always_inline void preempt_enable_no_resched(void)
 {
+	if (preempt_traced())
+		irqflags_hook(trace_preempt_on_thunk); /* acts if the count is about to become 0 */
 	barrier();
 	this_cpu()->preempt_count--;
 }

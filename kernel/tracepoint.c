@@ -60,10 +60,17 @@ static int tp_swap(struct tracepoint *tp, struct tracepoint_func *new, int old_n
 	int err;
 
 	if (!old_n && new_n) {
+		err = tp->regfunc ? tp->regfunc() : 0;
+		if (err) {
+			kfree(new);
+			return err;
+		}
 		/* The array first, then the NOPs become jmps: a call never finds no array. */
 		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
 		err = static_key_slow_inc(&tp->key.key);
 		if (err) {
+			if (tp->unregfunc)
+				tp->unregfunc();
 			/* The sites stayed NOPs: nobody can be walking new. */
 			__atomic_store_n(&tp->funcs, old, __ATOMIC_RELEASE);
 			kfree(new);
@@ -76,6 +83,8 @@ static int tp_swap(struct tracepoint *tp, struct tracepoint_func *new, int old_n
 			return err;
 		}
 		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
+		if (tp->unregfunc)
+			tp->unregfunc();
 	} else {
 		__atomic_store_n(&tp->funcs, new, __ATOMIC_RELEASE);
 	}

@@ -33,6 +33,10 @@ struct tracepoint {
 	 * (tracepoint_synchronize_unregister).
 	 */
 	struct tracepoint_func *funcs;
+	/* Linux's: called before the first probe attaches (0 or -errno: then none does) and after
+	 * the last detaches; the preemptirq events switch their hooks on with these. */
+	int (*regfunc)(void);
+	void (*unregfunc)(void);
 };
 
 /* 0, or -EEXIST (that probe and data already attached), -ENOENT (not attached), -ENOMEM (register

@@ -25,13 +25,15 @@ SETS = [
      "set_event", "set_event_pid", "kprobe_events", "func_hits", "patch_method", "livepatch_enable"],
     ["direct_count", "events/sched/filter", "events/sched/sched_switch/trigger", "events/sched/sched_wakeup/trigger",
      "events/sched/sched_waking/trigger", "events/sched/sched_process_exit/trigger", "trace_options"],
+    ["tracing_max_latency", "snapshot"],
 ]
 STATE = [VALUES] + SETS
 OPTIONS = "trace_options"
 SCHED_EVENTS = ["sched_switch", "sched_wakeup", "sched_waking", "sched_process_exit"]
 
 # From any state back to the boot one (VALUES are then written back).  Writes a build lacks fail harmlessly.
-RESET = (["kill all", "echo 0 > tracing_on", "echo nop > current_tracer", "echo 0 > func_hits",
+RESET = (["kill all", "echo 0 > tracing_on", "echo nop > current_tracer", "echo 0 > snapshot",
+           "echo 0 > tracing_max_latency", "echo 0 > func_hits",
           "echo 0 > function_profile_enabled", "echo 0 > /proc/sys/kernel/stack_tracer_enabled",
           "echo 0 > stack_max_size", "echo 0 > events/enable", "echo > set_event", "echo > set_event_pid"]
          + ["echo > events/sched/%s/trigger" % e for e in SCHED_EVENTS]

@@ -139,27 +139,29 @@ static __always_inline unsigned long read_flags(void)
 	return f;
 }
 
-static __always_inline void local_irq_disable(void)
+/* The bare instructions (Linux's raw_local_irq_*()); kernel/irqflags.h builds local_irq_*() on
+ * them with the latency tracers' hooks. */
+static __always_inline void raw_local_irq_disable(void)
 {
 	__asm__ volatile("cli" : : : "memory");
 }
 
-static __always_inline void local_irq_enable(void)
+static __always_inline void raw_local_irq_enable(void)
 {
 	__asm__ volatile("sti" : : : "memory");
 }
 
-static __always_inline unsigned long local_irq_save(void)
+static __always_inline unsigned long raw_local_irq_save(void)
 {
 	unsigned long f = read_flags();
-	local_irq_disable();
+	raw_local_irq_disable();
 	return f;
 }
 
-static __always_inline void local_irq_restore(unsigned long f)
+static __always_inline void raw_local_irq_restore(unsigned long f)
 {
 	if (f & X86_EFLAGS_IF)
-		local_irq_enable();
+		raw_local_irq_enable();
 }
 
 static __always_inline bool irqs_disabled(void)
@@ -178,7 +180,7 @@ static __always_inline void halt(void)
 }
 
 /* sti takes effect after the next instruction, so no interrupt can slip in between and be missed. */
-static __always_inline void safe_halt(void)
+static __always_inline void raw_safe_halt(void)
 {
 	__asm__ volatile("sti; hlt" : : : "memory");
 }
@@ -192,5 +194,8 @@ static __always_inline void sync_core(void)
 	u32 a, b, c, d;
 	cpuid(0, 0, &a, &b, &c, &d);
 }
+
+/* local_irq_*() and safe_halt(): the instructions above plus the latency tracers' hooks. */
+#include "kernel/irqflags.h"
 
 #endif

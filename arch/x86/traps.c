@@ -147,6 +147,8 @@ static void do_exception(struct pt_regs *regs)
 	die(v < 32 && exception_names[v] ? exception_names[v] : "reserved exception", regs);
 }
 
+static void do_device_irq(struct pt_regs *regs, struct percpu *c, int v);
+
 /* Entered from entry.asm for every vector. Keeps count of nesting so ftrace knows its context. */
 void do_irq(struct pt_regs *regs)
 {
@@ -165,6 +167,17 @@ void do_irq(struct pt_regs *regs)
 	}
 	if (v == SPURIOUS_VECTOR)
 		return; /* spurious interrupts are not acknowledged */
+	/* The interrupt turned interrupts off as a cli would: the latency tracers hear it, and
+	 * hear them come back on at the return (Linux's irqentry_enter/exit do the same). */
+	if (static_branch_unlikely(&trace_irqflags_key) && (regs->flags & X86_EFLAGS_IF))
+		trace_hardirqs_off();
+	do_device_irq(regs, c, v);
+	if (static_branch_unlikely(&trace_irqflags_key) && (regs->flags & X86_EFLAGS_IF))
+		trace_hardirqs_on();
+}
+
+static void do_device_irq(struct pt_regs *regs, struct percpu *c, int v)
+{
 	if (!c->irq_depth++)
 		ctx_flags_set(CTX_HARDIRQ);
 	c->irq_regs = regs; /* handlers do not nest: interrupts stay off until iret */

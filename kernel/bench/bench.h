@@ -41,6 +41,7 @@ void bench_patching(u64 baseline);
 void bench_tracers(u64 baseline);
 void bench_events(u64 baseline);
 void bench_jump_label(u64 baseline);
+void bench_latency(u64 baseline); /* the latency hooks and the max buffer's swap */
 void bench_kprobes(u64 baseline);
 void bench_probes(u64 baseline); /* fprobes and probe events (bench_probes.c) */
 void bench_scale(void);		 /* `bench sites` */

@@ -6,8 +6,8 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
-const char *const ftrace_probe_names[NR_PROBE_CMDS] = { "traceon", "traceoff", "stacktrace", "dump",
-							"cpudump" };
+const char *const ftrace_probe_names[NR_PROBE_CMDS] = { "traceon", "traceoff", "stacktrace",
+							"dump",	   "cpudump",  "snapshot" };
 
 int ftrace_filter_split(char *text, char *plain, size_t size, char **cmds, int max)
 {

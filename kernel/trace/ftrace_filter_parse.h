@@ -11,6 +11,7 @@ enum probe_cmd {
 	PROBE_STACKTRACE,
 	PROBE_DUMP,
 	PROBE_CPUDUMP,
+	PROBE_SNAPSHOT,
 	NR_PROBE_CMDS
 };
 extern const char *const ftrace_probe_names[NR_PROBE_CMDS];

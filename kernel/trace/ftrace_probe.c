@@ -4,7 +4,8 @@
  *   echo 'vfs_read:stacktrace' >> set_ftrace_filter  a stack trace in the buffer at each call
  *   echo '!kfree:traceoff' >> set_ftrace_filter      remove it
  *
- * Commands: traceon, traceoff, stacktrace, dump (print every CPU's buffer), cpudump (this CPU's).
+ * Commands: traceon, traceoff, stacktrace, dump (print every CPU's buffer), cpudump (this CPU's),
+ * snapshot (swap the live buffer into the max buffer, trace_snapshot.c).
  * They have an ftrace_ops of their own (probe_ops) whose filter is the set of functions with a
  * command, so they live apart from the function filter: a `>` of plain functions leaves them.
  */
@@ -15,6 +16,7 @@
 #include "kernel/smp.h"
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_trigger_count.h"
+#include "kernel/trace/trace_snapshot.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
@@ -62,6 +64,9 @@ static void probe_run(struct ftrace_probe *p, unsigned long ip)
 		break;
 	case PROBE_CPUDUMP:
 		trace_dump(smp_processor_id());
+		break;
+	case PROBE_SNAPSHOT:
+		tracing_snapshot();
 		break;
 	}
 }
@@ -191,6 +196,9 @@ static struct probe_set *probe_apply(const struct probe_set *base, char *tok, in
 	*err = probe_parse(tok, &remove, &c, &count, hits);
 	if (!*err && remove && !probe_present(base, c, hits))
 		*err = -EINVAL;
+	/* Linux's snapshot command allocates the max buffer when it is registered. */
+	if (!*err && !remove && c == PROBE_SNAPSHOT)
+		*err = tracing_snapshot_cmd_prepare();
 	if (*err)
 		goto out;
 	set = set_alloc(n + (remove ? 0 : (int)hits->count));

@@ -63,6 +63,7 @@ int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu)
 
 	memset(b, 0, sizeof(*b));
 	b->nr_pages = n;
+	b->time_start = rdtsc();
 	for (int c = 0; c < NR_CPUS; c++) {
 		struct ring_buffer_per_cpu *cb = &b->cpu[c];
 		cb->cpu = c;
@@ -116,6 +117,7 @@ void ring_buffer_reset(struct trace_buffer *b)
 	for (int c = 0; c < NR_CPUS; c++)
 		if (b->cpu[c].pages)
 			reset_cpu(&b->cpu[c]);
+	b->time_start = rdtsc();
 	ring_buffer_record_on(b);
 }
 

@@ -91,7 +91,9 @@ struct ring_buffer_per_cpu {
 } __attribute__((aligned(128))); /* a power of two: finding this CPU's is a shift */
 
 struct trace_buffer {
-	int nr_pages; /* per CPU */
+	int nr_pages;	/* per CPU */
+	u64 time_start; /* TSC of the last reset (Linux's array_buffer.time_start); in the max
+			 * buffer, the worst section's start: readers skip what came before */
 	struct ring_buffer_per_cpu cpu[NR_CPUS];
 };
 
@@ -271,6 +273,15 @@ int ring_buffer_unread_pages(struct ring_buffer_per_cpu *cb, int *pages, int max
  * held off (ring_buffer_record_off) for the answer to be one moment's. */
 u64 ring_buffer_bytes_cpu(struct ring_buffer_per_cpu *cb);
 u64 ring_buffer_oldest_event_ts(struct ring_buffer_per_cpu *cb);
+
+/*
+ * The max buffer's swap (Linux's ring_buffer_swap_cpu()): cpu's part of a and of b (every CPU's,
+ * cpu < 0) trade their pages and counters; the writer words stay where they are, so a writer
+ * that comes after finds the other pages under the same word. Constant in the buffer's size: a
+ * few descriptors, never a page. -EAGAIN, nothing swapped, if recording is off on either side
+ * (a reader holds it, as Linux's record_disabled); -EINVAL if the sizes differ.
+ */
+int ring_buffer_swap(struct trace_buffer *a, struct trace_buffer *b, int cpu);
 
 /* Events in the buffer; *written: those plus the ones overwritten (Linux's pair of numbers). */
 u64 ring_buffer_entries(struct trace_buffer *b, u64 *written);

@@ -17,6 +17,8 @@
 #include "kernel/shell/shell.h"
 #include "kernel/smp.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/trace_snapshot.h"
+#include "kernel/trace/trace_irqsoff.h"
 #include "kernel/mm/mm.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
@@ -27,7 +29,8 @@ struct trace_array global_trace = { .tracing_on = true,
 				    .graph_slow = 1,
 				    .buffer_kb = RB_DEFAULT_KB,
 				    .options = (1UL << TRACE_OPT_GRAPH_DURATION) |
-					       (1UL << TRACE_OPT_GRAPH_IRQS) };
+					       (1UL << TRACE_OPT_GRAPH_IRQS) |
+					       (1UL << TRACE_OPT_FUNCTION_TRACE) };
 static const char *const option_names[NR_TRACE_OPTS] = {
 	[TRACE_OPT_FUNC_STACK_TRACE] = "func_stack_trace",
 	[TRACE_OPT_GRAPH_PROC] = "funcgraph-proc",
@@ -39,6 +42,8 @@ static const char *const option_names[NR_TRACE_OPTS] = {
 	[TRACE_OPT_USERSTACKTRACE] = "userstacktrace",
 	[TRACE_OPT_EVENT_FORK] = "event-fork",
 	[TRACE_OPT_FUNCTION_FORK] = "function-fork",
+	[TRACE_OPT_LATENCY_FMT] = "latency-format",
+	[TRACE_OPT_FUNCTION_TRACE] = "function-trace",
 };
 static struct tracer *trace_types;
 static DEFINE_MUTEX(trace_lock);
@@ -114,63 +119,16 @@ void trace_record_stack(unsigned long ip)
 	__trace_record_stack(returns_to_site, ip);
 }
 
-/* --- trace: every CPU's events, oldest first -------------------------------------------- */
+/* --- trace: every CPU's events, oldest first (merged by trace_output.c) ------------------ */
 
-/* The oldest event across the CPUs' iterators (only_cpu >= 0: that CPU only); false at the end. */
-static bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *it)
-{
-	*it = (struct trace_iterator){ .cpu = -1 };
-	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
-		u32 len;
-		u64 ts;
-		void *d =
-			only_cpu < 0 || only_cpu == cpu ? rb_iter_peek(&its[cpu], &len, &ts) : NULL;
-		if (d && (it->cpu < 0 || ts < it->ts))
-			*it = (struct trace_iterator){ .cpu = cpu, .ts = ts, .ent = d, .len = len };
-	}
-	if (it->cpu < 0)
-		return false;
-	it->ts = tsc_to_ktime(it->ts);
-	return true;
-}
-
+/* A latency tracer's trace is its worst section: the max buffer (Linux's print_max). */
 int trace_show_cpu(struct seq_file *m, int only_cpu)
 {
-	struct trace_buffer *b = &global_trace.buffer;
-	struct rb_iter its[NR_CPUS];
-	u64 written, in;
-	int cpu;
+	struct trace_array *tr = &global_trace;
+	struct trace_buffer *b =
+		tr->current_trace->print_max && tr->max_buffer ? tr->max_buffer : &tr->buffer;
 
-	ring_buffer_record_off(b);
-	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
-	if (global_trace.current_trace->print_header) {
-		global_trace.current_trace->print_header(m);
-	} else {
-		in = ring_buffer_entries(b, &written);
-		seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in,
-			   written, num_online_cpus());
-		print_func_help_header(m);
-	}
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		rb_iter_start(&its[cpu], &b->cpu[cpu]);
-	for (;;) {
-		struct trace_iterator it;
-		if (!trace_next_event(its, only_cpu, &it) || shell_interrupted())
-			break;
-		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
-		struct rb_iter ahead = its[it.cpu];
-		u64 ts2;
-		rb_iter_advance(&ahead);
-		it.next = rb_iter_peek(&ahead, &it.next_len, &ts2);
-		if (!global_trace.current_trace->print_line ||
-		    !global_trace.current_trace->print_line(m, &it))
-			trace_print_default(m, &it);
-		rb_iter_advance(&its[it.cpu]);
-		if (it.skip_next && rb_iter_peek(&its[it.cpu], &it.next_len, &ts2))
-			rb_iter_advance(&its[it.cpu]);
-	}
-	ring_buffer_record_on(b);
-	return 0;
+	return trace_show_buffer(m, b, only_cpu, trace_print_header);
 }
 
 static int trace_show(struct seq_file *m, struct fnode *f)
@@ -222,8 +180,15 @@ void trace_dump(int only_cpu)
 
 static int trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	if (flags & FS_TRUNC)
-		ring_buffer_reset(&global_trace.buffer);
+	struct trace_array *tr = &global_trace;
+
+	if (!(flags & FS_TRUNC))
+		return 0;
+	/* As Linux: what `trace` shows is what empties, the max buffer under a latency tracer. */
+	if (tr->current_trace->print_max && tr->max_buffer)
+		ring_buffer_reset(tr->max_buffer);
+	else
+		ring_buffer_reset(&tr->buffer);
 	return 0;
 }
 
@@ -382,15 +347,26 @@ int tracing_set_tracer(const char *name)
 		return -EINVAL;
 	mutex_lock(&trace_lock);
 	if (t != global_trace.current_trace) {
+		bool had_max_tr = global_trace.current_trace->use_max_tr;
+
+		/* As Linux: a tracer that swaps the max buffer gets one, and takes it away again. */
+		if (t->use_max_tr && !had_max_tr) {
+			err = tracing_alloc_snapshot_instance(&global_trace);
+			if (err)
+				goto out;
+		}
 		if (global_trace.current_trace->reset)
 			global_trace.current_trace->reset();
 		global_trace.current_trace = &nop_trace;
+		if (had_max_tr && !t->use_max_tr)
+			free_snapshot(&global_trace);
 		/* Linux empties the buffer when the tracer changes. */
 		ring_buffer_reset(&global_trace.buffer);
 		err = t->init ? t->init() : 0;
 		if (!err)
 			global_trace.current_trace = t;
 	}
+out:
 	mutex_unlock(&trace_lock);
 	return err;
 }
@@ -401,6 +377,11 @@ static int buffer_size_set(void *data, unsigned long kb)
 
 	if (ring_buffer_alloc(&fresh, kb))
 		return -ENOMEM;
+	/* The max buffer keeps the live one's size, so the two can always be swapped. */
+	if (tracing_resize_max_buffer(&global_trace, kb)) {
+		ring_buffer_free(&fresh);
+		return -ENOMEM;
+	}
 	/* Swap buffers with every writer held off; the old pages go once nobody can write them. */
 	ring_buffer_record_off(&global_trace.buffer);
 	struct trace_buffer old = global_trace.buffer;
@@ -459,14 +440,26 @@ static int options_write(struct fnode *f, const char *buf, size_t len, unsigned 
 		}
 	}
 	for (int i = 0; i < NR_TRACE_OPTS; i++) {
+		struct tracer *t = global_trace.current_trace;
+		bool was = trace_option(i);
+		int err;
 		if (strcmp(name, option_names[i]))
 			continue;
-		unsigned long o = global_trace.options;
-		WRITE_ONCE(global_trace.options, on ? o | (1UL << i) : o & ~(1UL << i));
-		trace_update_fn_slow();
-		return 0;
+		trace_set_option(i, on);
+		err = t->option_changed && was != on ? t->option_changed(i, on) : 0;
+		if (err)
+			trace_set_option(i, was);
+		return err;
 	}
 	return -EINVAL;
+}
+
+void trace_set_option(enum trace_option_bit o, bool on)
+{
+	unsigned long old = global_trace.options;
+
+	WRITE_ONCE(global_trace.options, on ? old | (1UL << o) : old & ~(1UL << o));
+	trace_update_fn_slow();
 }
 
 void trace_update_fn_slow(void)
@@ -553,8 +546,11 @@ void trace_init(void)
 	trace_functions_graph_init();
 	ftrace_profile_init();
 	stack_trace_init();
+	trace_preemptirq_init();
+	trace_irqsoff_init();
 	if (tracefs_create_files(NULL, trace_files, ARRAY_SIZE(trace_files)))
 		pr_err("tracing: cannot create the tracing files\n");
 	trace_per_cpu_init();
+	trace_snapshot_init();
 	trace_export_files_init();
 }

@@ -100,6 +100,8 @@ struct trace_iterator {
 	struct trace_entry *next;
 	u32 next_len;
 	bool skip_next; /* set by print_line: the next event was printed with this one */
+	u64 next_ts;	/* the next event's time on this CPU (0: none), for latency-format */
+	u64 time_start; /* the buffer's time_start in ns: latency-format counts from it */
 };
 
 struct tracer {
@@ -107,6 +109,12 @@ struct tracer {
 	int (*init)(void);
 	void (*reset)(void);
 	void (*print_header)(struct seq_file *m); /* NULL: the function tracer's header */
+	/* The latency tracers' (Linux's): it swaps the max buffer itself, so the user's snapshot
+	 * commands get EBUSY (use_max_tr), and `trace` shows the max buffer (print_max). */
+	bool use_max_tr, print_max;
+	/* An option changed while this tracer runs (Linux's flag_changed): 0, or -errno and the
+	 * option is put back. */
+	int (*option_changed)(int option, bool on);
 	/* Prints one event; returns false if the event is not one this tracer knows. */
 	bool (*print_line)(struct seq_file *m, struct trace_iterator *it);
 	struct tracer *next;
@@ -124,6 +132,8 @@ enum trace_option_bit {
 	TRACE_OPT_USERSTACKTRACE,
 	TRACE_OPT_EVENT_FORK,
 	TRACE_OPT_FUNCTION_FORK,
+	TRACE_OPT_LATENCY_FMT,	  /* latency-format: trace_lat_output.c */
+	TRACE_OPT_FUNCTION_TRACE, /* function-trace: the latency tracers record functions too */
 	NR_TRACE_OPTS
 };
 
@@ -146,6 +156,10 @@ struct trace_array {
 	unsigned long options; /* a bit per enum trace_option_bit */
 	int pids[32];	       /* set_ftrace_pid; nr_pids == 0: every task */
 	int nr_pids;
+	/* The snapshot, Linux's max_tr: a buffer like the live one, NULL until allocated
+	 * (kernel/trace/trace_snapshot.c). */
+	struct trace_buffer *max_buffer;
+	unsigned long max_latency; /* tracing_max_latency, in ns */
 };
 
 extern struct trace_array global_trace;
@@ -159,6 +173,9 @@ static __always_inline bool trace_option(enum trace_option_bit o)
 {
 	return READ_ONCE(global_trace.options) & (1UL << o);
 }
+
+/* Sets an option as a tracer does for itself (irqsoff turns latency-format on). */
+void trace_set_option(enum trace_option_bit o, bool on);
 
 void register_tracer(struct tracer *t);
 /* What a write to current_tracer does: reset the old tracer, empty the buffer, start the new. */
@@ -223,6 +240,20 @@ void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg)
 			  unsigned long arg);
 /* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/). */
 int trace_show_cpu(struct seq_file *m, int only_cpu);
+struct rb_iter;
+/* The oldest event across the CPUs' iterators (only_cpu >= 0: that CPU only), its time in ns;
+ * false at the end. */
+bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *it);
+/* The same from any buffer of tr (the max buffer: snapshot), with the given header printer. */
+int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
+		      void (*header)(struct seq_file *m, struct trace_buffer *b, u64 skipped));
+/* trace's own header: `# tracer:`, then the tracer's, the latency or the function tracer's
+ * columns (skipped: events before the buffer's time_start, not shown). */
+void trace_print_header(struct seq_file *m, struct trace_buffer *b, u64 skipped);
+/* latency-format (trace_lat_output.c): the header, and the context a line starts with. */
+void trace_latency_header(struct seq_file *m, struct trace_buffer *b, u64 skipped);
+void trace_print_lat_context(struct seq_file *m, struct trace_iterator *it);
+char trace_hardsoft_irq(u8 flags);
 int trace_pipe_cpu(struct seq_file *m, int only_cpu);
 /* One reader's place in trace_pipe: trace_pipe_open() starts it, each trace_pipe_step() prints
  * the oldest unread event into m (false: none now). The shell's cat loops on it until Ctrl-C; a
@@ -239,6 +270,8 @@ extern const struct file_operations trace_pipe_fops;
 void trace_dump(int only_cpu);
 void trace_functions_graph_init(void);
 void trace_per_cpu_init(void);
+/* trace_pipe_raw's read of any buffer's part (the live one, or the max buffer's snapshot_raw). */
+int trace_pipe_raw_cpu(struct seq_file *m, struct trace_buffer *b, int cpu);
 void trace_export_files_init(void);
 void ftrace_profile_init(void);
 void stack_trace_init(void);

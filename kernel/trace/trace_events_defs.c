@@ -7,6 +7,7 @@
 #include "kernel/trace/events/syscalls.h"
 #include "kernel/trace/events/task.h"
 #include "kernel/trace/events/irq.h"
+#include "kernel/trace/events/preemptirq.h"
 #include "kernel/trace/events/ipi.h"
 #include "kernel/trace/events/timer.h"
 #include "kernel/trace/events/kmem.h"

@@ -5,12 +5,13 @@
  *   echo stacktrace >> trigger                 record where the event was hit, every time
  *   echo '!traceoff' >> trigger                remove it
  *
- * Commands: traceon, traceoff, stacktrace (no snapshot buffer exists here). A trigger attaches
+ * Commands: traceon, traceoff, snapshot (swap in the max buffer: trace_snapshot.c), stacktrace. A trigger attaches
  * the event's probe even while the event itself is off (enable then reads 0*), as in Linux;
  * its condition is its own filter, independent of the event's filter.
  */
 #include "kernel/trace/trace_events.h"
 #include "kernel/trace/trace_trigger_count.h"
+#include "kernel/trace/trace_snapshot.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "lib/errno.h"
@@ -19,11 +20,13 @@
 enum trigger_type {
 	ETT_TRACE_ONOFF_ON,
 	ETT_TRACE_ONOFF_OFF,
+	ETT_SNAPSHOT,
 	ETT_STACKTRACE,
 	NR_ETT,
 	ETT_EVENT_EPROBE
 };
-static const char *const trigger_names[NR_ETT] = { "traceon", "traceoff", "stacktrace" };
+static const char *const trigger_names[NR_ETT] = { "traceon", "traceoff", "snapshot",
+						   "stacktrace" };
 
 struct event_trigger_data {
 	enum trigger_type type;
@@ -54,6 +57,10 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 			trigger_count_switch(&d->count, &global_trace.tracing_on,
 					     d->type == ETT_TRACE_ONOFF_ON);
 			break;
+		case ETT_SNAPSHOT:
+			if (trigger_count_take(&d->count))
+				tracing_snapshot_instance(&global_trace);
+			break;
 		case ETT_STACKTRACE:
 			if (trigger_count_take(&d->count))
 				__trace_record_stack(in_traceiter, 0);
@@ -71,7 +78,7 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 void event_trigger_show(struct seq_file *m, struct trace_event_call *call)
 {
 	if (!call->triggers) {
-		seq_puts(m, "# Available triggers:\n# traceon traceoff stacktrace\n");
+		seq_puts(m, "# Available triggers:\n# traceon traceoff snapshot stacktrace\n");
 		return;
 	}
 	for (struct event_trigger_data *d = call->triggers; d; d = d->next) {
@@ -228,6 +235,8 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 	}
 	if (type == NR_ETT) {
 		err = 0;
+	} else if (!remove && type == ETT_SNAPSHOT && (err = tracing_snapshot_cmd_prepare())) {
+		; /* Linux's register_snapshot_trigger(): the buffer first, or no trigger */
 	} else if (remove) {
 		gone = trigger_unlink(call, type);
 		err = gone || old_list ? 0 : -ENOENT;

@@ -8,6 +8,9 @@
 #include "kernel/kallsyms.h"
 #include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
+#include "kernel/shell/shell.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
 #include "lib/string.h"
 
 static struct {
@@ -62,7 +65,7 @@ void print_func_help_header(struct seq_file *m)
 		    "#              | |         |   |||||     |         |\n");
 }
 
-static char hardsoft_irq(u8 flags)
+char trace_hardsoft_irq(u8 flags)
 {
 	bool nmi = flags & TRACE_FLAG_NMI, hard = flags & TRACE_FLAG_HARDIRQ;
 
@@ -74,9 +77,13 @@ void trace_print_context(struct seq_file *m, struct trace_iterator *it)
 	const struct trace_entry *e = it->ent;
 	u8 depth = MIN(e->preempt_count, 15); /* one hex digit, as Linux shows it */
 
+	if (trace_option(TRACE_OPT_LATENCY_FMT)) {
+		trace_print_lat_context(m, it);
+		return;
+	}
 	seq_printf(m, "%16s-%-7d [%03d] %c%c%c%c%c %5llu.%06llu: ", trace_find_cmdline(e->pid),
 		   e->pid, it->cpu, e->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.',
-		   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.', hardsoft_irq(e->flags),
+		   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.', trace_hardsoft_irq(e->flags),
 		   depth ? "0123456789abcdef"[depth] : '.', '.', it->ts / 1000000000ULL,
 		   (it->ts / 1000) % 1000000);
 }
@@ -132,4 +139,96 @@ bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 		return true;
 	}
 	return false;
+}
+
+/* --- trace: every CPU's events, oldest first -------------------------------------------- */
+
+/* The oldest event across the CPUs' iterators (only_cpu >= 0: that CPU only); false at the end. */
+bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *it)
+{
+	*it = (struct trace_iterator){ .cpu = -1 };
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		u32 len;
+		u64 ts;
+		void *d =
+			only_cpu < 0 || only_cpu == cpu ? rb_iter_peek(&its[cpu], &len, &ts) : NULL;
+		if (d && (it->cpu < 0 || ts < it->ts))
+			*it = (struct trace_iterator){ .cpu = cpu, .ts = ts, .ent = d, .len = len };
+	}
+	if (it->cpu < 0)
+		return false;
+	it->ts = tsc_to_ktime(it->ts);
+	return true;
+}
+
+void trace_print_header(struct seq_file *m, struct trace_buffer *b, u64 skipped)
+{
+	u64 written, in;
+
+	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
+	if (global_trace.current_trace->print_header) {
+		global_trace.current_trace->print_header(m);
+	} else if (trace_option(TRACE_OPT_LATENCY_FMT)) {
+		trace_latency_header(m, b, skipped);
+	} else {
+		in = ring_buffer_entries(b, &written);
+		seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in,
+			   written, num_online_cpus());
+		print_func_help_header(m);
+	}
+}
+
+/* Events before the buffer's time_start, which readers skip (Linux's skipped_entries): what an
+ * older section left on the other CPUs of the max buffer. */
+static u64 count_skipped(struct trace_buffer *b, int only_cpu)
+{
+	struct rb_iter it;
+	u64 n = 0, ts;
+	u32 len;
+
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (only_cpu >= 0 && cpu != only_cpu)
+			continue;
+		rb_iter_start(&it, &b->cpu[cpu]);
+		for (; rb_iter_peek(&it, &len, &ts) && ts < b->time_start; rb_iter_advance(&it))
+			n++;
+	}
+	return n;
+}
+
+int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
+		      void (*header)(struct seq_file *m, struct trace_buffer *b, u64 skipped))
+{
+	struct rb_iter its[NR_CPUS];
+	u64 start = tsc_to_ktime(b->time_start), ts2;
+	u32 len;
+	int cpu;
+
+	/* Held off, writers cannot move under us and the max buffer cannot be swapped away. */
+	ring_buffer_record_off(b);
+	header(m, b, count_skipped(b, only_cpu));
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		rb_iter_start(&its[cpu], &b->cpu[cpu]);
+		while (rb_iter_peek(&its[cpu], &len, &ts2) && ts2 < b->time_start)
+			rb_iter_advance(&its[cpu]);
+	}
+	for (;;) {
+		struct trace_iterator it;
+		if (!trace_next_event(its, only_cpu, &it) || shell_interrupted())
+			break;
+		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
+		struct rb_iter ahead = its[it.cpu];
+		rb_iter_advance(&ahead);
+		it.next = rb_iter_peek(&ahead, &it.next_len, &ts2);
+		it.next_ts = it.next ? tsc_to_ktime(ts2) : 0;
+		it.time_start = start;
+		if (!global_trace.current_trace->print_line ||
+		    !global_trace.current_trace->print_line(m, &it))
+			trace_print_default(m, &it);
+		rb_iter_advance(&its[it.cpu]);
+		if (it.skip_next && rb_iter_peek(&its[it.cpu], &it.next_len, &ts2))
+			rb_iter_advance(&its[it.cpu]);
+	}
+	ring_buffer_record_on(b);
+	return 0;
 }

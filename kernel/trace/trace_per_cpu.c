@@ -53,15 +53,12 @@ static int cpu_trace_pipe_show(struct seq_file *m, struct fnode *f)
  * written, can be handed out too (its commit says how much is valid). A page the output cannot
  * take (out of memory) stays in the buffer: the read is short, not lossy.
  */
-static int cpu_trace_pipe_raw_show(struct seq_file *m, struct fnode *f)
+int trace_pipe_raw_cpu(struct seq_file *m, struct trace_buffer *b, int cpu)
 {
-	struct trace_buffer *b = &global_trace.buffer;
-	struct ring_buffer_per_cpu *cb = &b->cpu[file_cpu(f)];
+	struct ring_buffer_per_cpu *cb = &b->cpu[cpu];
 	struct rb_page_pos pos;
 	void *page;
 
-	if (READ_ONCE(global_trace.tracing_on))
-		return -EBUSY;
 	if (!cb->pages)
 		return 0;
 	page = kmalloc(PAGE_SIZE);
@@ -80,6 +77,13 @@ static int cpu_trace_pipe_raw_show(struct seq_file *m, struct fnode *f)
 	ring_buffer_record_on(b);
 	kfree(page);
 	return 0;
+}
+
+static int cpu_trace_pipe_raw_show(struct seq_file *m, struct fnode *f)
+{
+	if (READ_ONCE(global_trace.tracing_on))
+		return -EBUSY;
+	return trace_pipe_raw_cpu(m, &global_trace.buffer, file_cpu(f));
 }
 
 static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)

@@ -41,6 +41,7 @@ any change to the code or any run changes them:
 These vary only in a block that names them:
     num    any other decimal number (counts, pids, sizes)
     dur    a duration: the number before "us" (function_graph's DURATION column), with its +/! mark
+    lat    latency-format's time column: the microseconds and the mark after them (1234us+:)
     hex    any other 0x number, and the bytes `dis` prints
     lines  how many lines: each line printed must match some line of the block (and one must be printed)
 A line that is exactly `...` in the expected output matches any number of lines. A run of spaces matches
@@ -66,6 +67,8 @@ CLASSES = {
     # A duration with the mark function_graph puts before it (+ over 10 us, ! over 100 us, ...), which
     # follows from the number: "+ 53.349 us" may be printed as "! 109.271 us" or "  9.870 us".
     "dur": (r"(?:[$@*#!+] )?\b\d+\.\d{1,3}(?= us\b)", r"(?:[$@*#!+] +)?\d+\.\d+"),
+    # latency-format's "%4lluus%c: ": the time since the section began, and the mark for the gap to the next.
+    "lat": (r"\b\d+us[$@*#!+ ](?=:)", r"\d+us[$@*#!+ ]"),
     "hex": (r"\b0x[0-9a-f]+\b|(?<![\w.])[0-9a-f]{2}(?= |$)", r"(?:0x[0-9a-f]+|[0-9a-f]{2})"),
     "num": (r"(?<![\w.])\d+(?![\w.])", r"\d+"),
 }

@@ -222,7 +222,7 @@ def tracing_turns_off(console, polls=50):
 
 def test_triggers_traceoff_count_and_removal(console):
     trig = "events/sched/sched_switch/trigger"
-    assert console.run("cat %s" % trig) == "# Available triggers:\n# traceon traceoff stacktrace"
+    assert console.run("cat %s" % trig) == "# Available triggers:\n# traceon traceoff snapshot stacktrace"
     assert console.run("echo traceoff:2 > %s" % trig) == ""
     # The trigger alone attaches the probe: the event is off but "soft" enabled. The shell's own
     # next switch (it sleeps for input) fires it at once.

@@ -140,7 +140,8 @@ def test_tracers_switched_under_load(console):
 def test_trace_options_shape_the_output(console):
     assert console.run("cat trace_options").splitlines() == [
         "nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "funcgraph-irqs", "nofuncgraph-tail",
-        "nofuncgraph-retval", "nofuncgraph-abstime", "nouserstacktrace", "noevent-fork", "nofunction-fork"]
+        "nofuncgraph-retval", "nofuncgraph-abstime", "nouserstacktrace", "noevent-fork", "nofunction-fork",
+        "nolatency-format", "function-trace"]
     try:
         for opt in ("funcgraph-proc", "nofuncgraph-duration", "funcgraph-tail"):
             assert console.run("echo %s > trace_options" % opt) == ""

@@ -1,0 +1,273 @@
+/* irqsoff, preemptoff, preemptirqsoff: the longest section with interrupts (or preemption) off.
+ *
+ *   trace_hardirqs_off()  start_critical_timing(): note the time and where; a function event
+ *      ... functions called inside are recorded by irqsoff_tracer_call() (function-trace) ...
+ *   trace_hardirqs_on()   stop_critical_timing(): a function event; if the section beats
+ *                         tracing_max_latency (or passes tracing_thresh), a stack trace, then
+ *                         update_max_tr_single() swaps this CPU's buffer into the max buffer
+ *
+ * `trace` then shows the max buffer from the section's start (print_max), in latency format
+ * (trace_lat_output.c). As Linux's: one section per CPU at a time; preemptirqsoff times the
+ * union (a section starts when the first of the two goes off and ends when both are back on).
+ */
+#include "kernel/trace/trace_irqsoff.h"
+#include "kernel/trace/trace_snapshot.h"
+#include "kernel/trace/ftrace.h"
+#include "kernel/spinlock.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+
+#define TRACER_IRQS_OFF 1
+#define TRACER_PREEMPT_OFF 2
+
+/* Linux's per-CPU tracing_cpu and trace_array_cpu fields this tracer uses. */
+struct irqsoff_cpu {
+	bool tracing;	       /* inside a section we time */
+	bool disabled;	       /* this CPU is inside the tracer itself */
+	int critical_sequence; /* max_sequence when the section began */
+	u64 preempt_timestamp; /* TSC at its start */
+	unsigned long critical_start;
+};
+
+static struct irqsoff_cpu irqsoff_data[NR_CPUS];
+static int trace_type;	      /* TRACER_* of the tracer running, 0: none */
+static bool tracer_enabled;   /* set once started, cleared before it stops */
+static bool function_enabled; /* irqsoff_tracer_call is registered */
+static int max_sequence;      /* bumped at each new maximum: a section that began before one
+				* on another CPU must not claim it */
+static DEFINE_SPINLOCK(max_trace_lock);
+extern unsigned long tracing_thresh; /* ns (trace_functions_graph.c) */
+
+static bool preempt_trace(void)
+{
+	return (trace_type & TRACER_PREEMPT_OFF) && this_cpu_read(preempt_count);
+}
+
+static bool irq_trace(void)
+{
+	return (trace_type & TRACER_IRQS_OFF) && irqs_disabled();
+}
+
+/* A function event in the live buffer, with the interrupt state the caller has now. */
+static void trace_function(unsigned long ip, unsigned long parent_ip)
+{
+	struct rb_reserve r;
+	struct ftrace_entry *e = trace_reserve(&r, TRACE_FN, sizeof(*e), read_flags(), 0);
+
+	if (!e)
+		return;
+	e->ip = ip;
+	e->parent_ip = parent_ip;
+	ring_buffer_unlock_commit(&r);
+}
+
+/* Functions called inside a section, on a CPU that is in one (Linux's func_prolog_dec()). */
+static void irqsoff_tracer_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+				struct pt_regs *regs)
+{
+	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
+
+	if (!data->tracing || (!irqs_disabled() && !this_cpu_read(preempt_count)) || data->disabled)
+		return;
+	data->disabled = true;
+	trace_function(ip, parent_ip);
+	data->disabled = false;
+}
+
+static bool report_latency(struct trace_array *tr, u64 delta)
+{
+	if (READ_ONCE(tracing_thresh))
+		return delta >= tracing_thresh;
+	return delta > tr->max_latency;
+}
+
+static bool stack_from(unsigned long ret, unsigned long ip)
+{
+	return ret == ip;
+}
+
+/* hook: the hook that ended the section, whose name the event after it shows (as Linux's). */
+static void check_critical_timing(struct irqsoff_cpu *data, unsigned long ip,
+				  unsigned long parent_ip, int cpu, unsigned long hook)
+{
+	struct trace_array *tr = &global_trace;
+	u64 delta = tsc_to_ns(rdtsc() - data->preempt_timestamp);
+
+	if (!report_latency(tr, delta))
+		goto out;
+	spin_lock(&max_trace_lock);
+	if (!report_latency(tr, delta)) /* another CPU's, meanwhile */
+		goto out_unlock;
+	trace_function(hook, parent_ip);
+	__trace_record_stack(stack_from, ip);
+	if (data->critical_sequence != max_sequence)
+		goto out_unlock;
+	if (READ_ONCE(tr->tracing_on)) {
+		tr->max_latency = delta;
+		trace_max_data.critical_start = data->critical_start;
+		trace_max_data.critical_end = parent_ip ? parent_ip : ip;
+		trace_max_data.time_start = data->preempt_timestamp;
+		update_max_tr_single(tr, current, cpu);
+	}
+	max_sequence++;
+out_unlock:
+	spin_unlock(&max_trace_lock);
+out:
+	data->critical_sequence = max_sequence;
+	data->preempt_timestamp = rdtsc();
+}
+
+static void start_critical_timing(unsigned long ip, unsigned long parent_ip)
+{
+	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
+
+	if (!READ_ONCE(tracer_enabled) || !READ_ONCE(global_trace.tracing_on) || data->tracing ||
+	    data->disabled)
+		return;
+	data->disabled = true;
+	data->critical_sequence = max_sequence;
+	data->preempt_timestamp = rdtsc();
+	data->critical_start = parent_ip ? parent_ip : ip;
+	trace_function(ip, parent_ip);
+	data->tracing = true;
+	data->disabled = false;
+}
+
+static void stop_critical_timing(unsigned long ip, unsigned long parent_ip, unsigned long hook)
+{
+	int cpu = smp_processor_id();
+	struct irqsoff_cpu *data = &irqsoff_data[cpu];
+
+	if (!data->tracing)
+		return;
+	data->tracing = false;
+	if (!READ_ONCE(tracer_enabled) || !READ_ONCE(global_trace.tracing_on) ||
+	    !data->critical_start || data->disabled)
+		return;
+	data->disabled = true;
+	trace_function(ip, parent_ip);
+	check_critical_timing(data, ip, parent_ip, cpu, hook);
+	data->critical_start = 0;
+	data->disabled = false;
+}
+
+void tracer_hardirqs_on(unsigned long ip, unsigned long parent_ip)
+{
+	if (!preempt_trace() && irq_trace())
+		stop_critical_timing(ip, parent_ip, (unsigned long)trace_hardirqs_on);
+}
+
+void tracer_hardirqs_off(unsigned long ip, unsigned long parent_ip)
+{
+	if (!preempt_trace() && irq_trace())
+		start_critical_timing(ip, parent_ip);
+}
+
+void tracer_preempt_on(unsigned long ip, unsigned long parent_ip)
+{
+	if (preempt_trace() && !irq_trace())
+		stop_critical_timing(ip, parent_ip, (unsigned long)trace_preempt_on);
+}
+
+void tracer_preempt_off(unsigned long ip, unsigned long parent_ip)
+{
+	if (preempt_trace() && !irq_trace())
+		start_critical_timing(ip, parent_ip);
+}
+
+/* --- the tracers ---------------------------------------------------------------------------- */
+
+static int irqsoff_function_set(bool on)
+{
+	int err = 0;
+
+	if (on && !function_enabled) {
+		global_ops.func = irqsoff_tracer_call;
+		global_ops.private = &global_trace;
+		global_ops.flags |= FTRACE_OPS_FL_RECURSION;
+		err = register_ftrace_function(&global_ops);
+		function_enabled = !err;
+	} else if (!on && function_enabled) {
+		unregister_ftrace_function(&global_ops);
+		function_enabled = false;
+	}
+	return err;
+}
+
+static int irqsoff_start(int type)
+{
+	int err = 0;
+
+	for (int c = 0; c < NR_CPUS; c++)
+		irqsoff_data[c] = (struct irqsoff_cpu){ 0 };
+	global_trace.max_latency = 0;
+	trace_type = type;
+	if ((type & TRACER_IRQS_OFF) && (err = trace_irqflags_hooks_get()))
+		goto fail;
+	if ((type & TRACER_PREEMPT_OFF) && (err = trace_preempt_hooks_get()))
+		goto fail_irq;
+	if (trace_option(TRACE_OPT_FUNCTION_TRACE) && (err = irqsoff_function_set(true)))
+		goto fail_preempt;
+	trace_set_option(TRACE_OPT_LATENCY_FMT, true);
+	WRITE_ONCE(tracer_enabled, true);
+	return 0;
+fail_preempt:
+	if (type & TRACER_PREEMPT_OFF)
+		trace_preempt_hooks_put();
+fail_irq:
+	if (type & TRACER_IRQS_OFF)
+		trace_irqflags_hooks_put();
+fail:
+	trace_type = 0;
+	return err;
+}
+
+static void irqsoff_reset(void)
+{
+	WRITE_ONCE(tracer_enabled, false);
+	irqsoff_function_set(false);
+	if (trace_type & TRACER_PREEMPT_OFF)
+		trace_preempt_hooks_put();
+	if (trace_type & TRACER_IRQS_OFF)
+		trace_irqflags_hooks_put();
+	trace_type = 0;
+	trace_set_option(TRACE_OPT_LATENCY_FMT, false);
+}
+
+/* function-trace switched while we run: add or drop the functions inside sections. */
+static int irqsoff_option_changed(int o, bool on)
+{
+	return o == TRACE_OPT_FUNCTION_TRACE ? irqsoff_function_set(on) : 0;
+}
+
+static int irqsoff_tracer_init(void)
+{
+	return irqsoff_start(TRACER_IRQS_OFF);
+}
+
+static int preemptoff_tracer_init(void)
+{
+	return irqsoff_start(TRACER_PREEMPT_OFF);
+}
+
+static int preemptirqsoff_tracer_init(void)
+{
+	return irqsoff_start(TRACER_IRQS_OFF | TRACER_PREEMPT_OFF);
+}
+
+#define LATENCY_TRACER(_name, _init)                                                               \
+	{                                                                                          \
+		.name = _name, .init = _init, .reset = irqsoff_reset,                              \
+		.option_changed = irqsoff_option_changed, .use_max_tr = true, .print_max = true    \
+	}
+static struct tracer irqsoff_tracers[] = {
+	LATENCY_TRACER("irqsoff", irqsoff_tracer_init),
+	LATENCY_TRACER("preemptoff", preemptoff_tracer_init),
+	LATENCY_TRACER("preemptirqsoff", preemptirqsoff_tracer_init),
+};
+
+void trace_irqsoff_init(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(irqsoff_tracers); i++)
+		register_tracer(&irqsoff_tracers[i]);
+}

@@ -1,0 +1,333 @@
+/* The snapshot (max) buffer: Linux's max_tr, a second buffer per CPU swapped with the live one.
+ *
+ *   snapshot                   read: the max buffer, in trace's format (empty: Linux's help);
+ *                              write 0: free it; 1: allocate it if needed, then swap it with
+ *                              the live buffer; any other number: empty it (if allocated)
+ *   per_cpu/cpuN/snapshot      the same for one CPU's part (0 is EINVAL there, as Linux)
+ *   per_cpu/cpuN/snapshot_raw  that CPU's max-buffer pages, binary, as trace_pipe_raw
+ *
+ *     live  (global_trace.buffer)  cpu0 [pages A]  cpu1 [pages B]       after update_max_tr():
+ *     max   (global_trace.max_buffer) cpu0 [pages C]  cpu1 [pages D]    live C D, max A B
+ *
+ * The swap trades each CPU's descriptor (ring_buffer_swap()): the pages never move, so taking a
+ * snapshot costs the same whatever the buffer's size. A latency tracer (use_max_tr) calls
+ * update_max_tr() at each new maximum; the user's commands then get EBUSY, as in Linux.
+ */
+#include "kernel/trace/trace_snapshot.h"
+#include "kernel/fs/tracefs.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+struct trace_max_data trace_max_data;
+/* Orders swaps with the notes about them, and with a free or resize of the max buffer. */
+static DEFINE_SPINLOCK(max_lock);
+
+static struct trace_buffer *snapshot_buffer_alloc(unsigned long kb)
+{
+	struct trace_buffer *b = kzalloc(sizeof(*b));
+
+	if (b && ring_buffer_alloc(b, kb)) {
+		kfree(b);
+		b = NULL;
+	}
+	return b;
+}
+
+int tracing_alloc_snapshot_instance(struct trace_array *tr)
+{
+	struct trace_buffer *b;
+
+	if (tr->max_buffer)
+		return 0;
+	b = snapshot_buffer_alloc(tr->buffer_kb);
+	if (!b)
+		return -ENOMEM;
+	unsigned long flags = spin_lock_irqsave(&max_lock);
+	__atomic_store_n(&tr->max_buffer, b, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&max_lock, flags);
+	return 0;
+}
+
+void free_snapshot(struct trace_array *tr)
+{
+	unsigned long flags = spin_lock_irqsave(&max_lock);
+	struct trace_buffer *b = tr->max_buffer;
+
+	/* A swap reads the pointer under the lock: after this no CPU can reach the pages. */
+	WRITE_ONCE(tr->max_buffer, NULL);
+	spin_unlock_irqrestore(&max_lock, flags);
+	if (b) {
+		ring_buffer_free(b);
+		kfree(b);
+	}
+}
+
+int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb)
+{
+	struct trace_buffer *fresh, *old;
+	unsigned long flags;
+
+	if (!tr->max_buffer)
+		return 0;
+	fresh = snapshot_buffer_alloc(kb);
+	if (!fresh)
+		return -ENOMEM;
+	flags = spin_lock_irqsave(&max_lock);
+	old = tr->max_buffer;
+	WRITE_ONCE(tr->max_buffer, fresh);
+	spin_unlock_irqrestore(&max_lock, flags);
+	ring_buffer_free(old);
+	kfree(old);
+	return 0;
+}
+
+/* What __update_max_tr() notes in Linux: the task that caused it and where. */
+static void note_max(struct trace_array *tr, struct task *task, int cpu)
+{
+	trace_max_data.cpu = cpu;
+	trace_max_data.pid = task ? task->pid : 0;
+	strscpy(trace_max_data.comm, task && task->pid ? task->comm : "<idle>",
+		sizeof(trace_max_data.comm));
+	trace_max_data.saved_latency = tr->max_latency;
+	/* Readers start the max buffer at the section's start (0, a snapshot's: everything). */
+	tr->max_buffer->time_start = trace_max_data.time_start;
+}
+
+/* A snapshot taken by the user, not at a section's end: nothing to skip, no section to name. */
+static int update_max_tr_snapshot(struct trace_array *tr, struct task *task, int cpu, int swap_cpu)
+{
+	trace_max_data.critical_start = trace_max_data.critical_end = 0;
+	trace_max_data.time_start = 0;
+	return swap_cpu < 0 ? update_max_tr(tr, task, cpu)
+			    : update_max_tr_single(tr, task, swap_cpu);
+}
+
+static int swap_and_note(struct trace_array *tr, struct task *task, int cpu, int swap_cpu)
+{
+	int err = -ENODEV;
+
+	spin_lock(&max_lock);
+	if (tr->max_buffer)
+		err = ring_buffer_swap(&tr->buffer, tr->max_buffer, swap_cpu);
+	if (!err)
+		note_max(tr, task, cpu);
+	spin_unlock(&max_lock);
+	return err;
+}
+
+int update_max_tr(struct trace_array *tr, struct task *task, int cpu)
+{
+	return swap_and_note(tr, task, cpu, -1);
+}
+
+int update_max_tr_single(struct trace_array *tr, struct task *task, int cpu)
+{
+	return swap_and_note(tr, task, cpu, cpu);
+}
+
+/* Linux's trace_array_puts(): a line of text in the live buffer, as trace_marker writes. */
+static void snapshot_puts(const char *text)
+{
+	size_t len = strlen(text);
+	struct rb_reserve r;
+	struct print_entry *p = trace_reserve(&r, TRACE_PRINT, sizeof(*p) + len + 1, 0, 0);
+
+	if (!p)
+		return;
+	p->ip = (unsigned long)tracing_snapshot_instance;
+	memcpy(p->buf, text, len + 1);
+	ring_buffer_unlock_commit(&r);
+}
+
+void tracing_snapshot_instance(struct trace_array *tr)
+{
+	unsigned long flags;
+
+	if (this_cpu_read(nmi_depth)) {
+		snapshot_puts("*** SNAPSHOT CALLED FROM NMI CONTEXT ***\n");
+		snapshot_puts("*** snapshot is being ignored        ***\n");
+		return;
+	}
+	if (!READ_ONCE(tr->max_buffer)) {
+		snapshot_puts("*** SNAPSHOT NOT ALLOCATED ***\n");
+		snapshot_puts("*** stopping trace here!   ***\n");
+		WRITE_ONCE(tr->tracing_on, false);
+		return;
+	}
+	if (tr->current_trace->use_max_tr) {
+		snapshot_puts("*** LATENCY TRACER ACTIVE ***\n");
+		snapshot_puts("*** Can not use snapshot (sorry) ***\n");
+		return;
+	}
+	flags = local_irq_save();
+	update_max_tr_snapshot(tr, current, smp_processor_id(), -1);
+	local_irq_restore(flags);
+}
+
+void tracing_snapshot(void)
+{
+	tracing_snapshot_instance(&global_trace);
+}
+
+int tracing_snapshot_alloc(void)
+{
+	int err = tracing_alloc_snapshot_instance(&global_trace);
+
+	if (!err)
+		tracing_snapshot();
+	return err;
+}
+
+int tracing_snapshot_cmd_prepare(void)
+{
+	return tracing_alloc_snapshot_instance(&global_trace);
+}
+
+/* --- the files ---------------------------------------------------------------------------- */
+
+#define ALL_CPUS (-1)
+
+static int file_cpu(struct fnode *f)
+{
+	return f->priv == (void *)ALL_CPUS ? ALL_CPUS : (int)(long)f->parent->priv;
+}
+
+static bool buffer_empty(struct trace_buffer *b, int only_cpu)
+{
+	for (int c = 0; c < NR_CPUS; c++) {
+		struct ring_buffer_per_cpu *cb = &b->cpu[c];
+		if ((only_cpu < 0 || c == only_cpu) && cb->entries - cb->overrun - cb->read)
+			return false;
+	}
+	return true;
+}
+
+static void snapshot_help(struct seq_file *m, bool allocated, int only_cpu)
+{
+	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
+	seq_printf(m, "#\n# * Snapshot is %s *\n#\n", allocated ? "allocated" : "freed");
+	seq_puts(m, "# Snapshot commands:\n");
+	if (only_cpu < 0) {
+		seq_puts(m, "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+			    "# echo 1 > snapshot : Allocates snapshot buffer, if not already "
+			    "allocated.\n"
+			    "#                      Takes a snapshot of the main buffer.\n"
+			    "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate "
+			    "or free)\n");
+	} else {
+		seq_puts(
+			m,
+			"# echo 0 > snapshot : Invalid for per_cpu snapshot file.\n"
+			"# echo 1 > snapshot : Allocates snapshot buffer, if not already "
+			"allocated.\n"
+			"#                      Takes a snapshot of the main buffer for this cpu.\n"
+			"# echo 2 > snapshot : Clears this cpu's snapshot buffer (but does not "
+			"allocate)\n");
+	}
+	seq_puts(m, "#                      (Doesn't have to be '2' works with any number that\n"
+		    "#                       is not a '0' or '1')\n");
+}
+
+static int snapshot_show(struct seq_file *m, struct fnode *f);
+
+/* tracing_max_latency: shown in us, kept in ns; a write sets it (0: start over), as Linux's. */
+static unsigned long max_latency_get(void *data)
+{
+	return READ_ONCE(global_trace.max_latency) / 1000;
+}
+
+static int max_latency_set(void *data, unsigned long us)
+{
+	WRITE_ONCE(global_trace.max_latency, us * 1000);
+	return 0;
+}
+
+static const struct tracefs_ulong max_latency_file = { .max = ~0UL / 1000,
+						       .get = max_latency_get,
+						       .set = max_latency_set };
+
+static int snapshot_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_buffer *b = global_trace.max_buffer;
+	int cpu = file_cpu(f);
+
+	if (!b || buffer_empty(b, cpu)) {
+		snapshot_help(m, b != NULL, cpu);
+		return 0;
+	}
+	return trace_show_buffer(m, b, cpu, trace_print_header);
+}
+
+/* The switch of Linux's tracing_snapshot_write(); tr's state is untouched on any error. */
+static int snapshot_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	struct trace_array *tr = &global_trace;
+	int cpu = file_cpu(f), err = 0;
+	unsigned long val, irq;
+	char text[24];
+
+	if (fs_write_text(text, sizeof(text), buf, len) || kstrtoul(text, 10, &val))
+		return -EINVAL;
+	if (tr->current_trace->use_max_tr)
+		return -EBUSY;
+	switch (val) {
+	case 0:
+		if (cpu != ALL_CPUS)
+			return -EINVAL;
+		free_snapshot(tr);
+		return 0;
+	case 1:
+		err = tracing_alloc_snapshot_instance(tr);
+		if (err)
+			return err;
+		irq = local_irq_save();
+		err = update_max_tr_snapshot(tr, current, smp_processor_id(), cpu);
+		local_irq_restore(irq);
+		return err == -EAGAIN ? -EBUSY : err;
+	default:
+		if (!tr->max_buffer)
+			return 0;
+		ring_buffer_record_off(tr->max_buffer);
+		for (int c = 0; c < NR_CPUS; c++)
+			if ((cpu == ALL_CPUS || c == cpu) && tr->max_buffer->cpu[c].pages)
+				ring_buffer_reset_cpu(tr->max_buffer, c);
+		ring_buffer_record_on(tr->max_buffer);
+		return 0;
+	}
+}
+
+static int snapshot_raw_show(struct seq_file *m, struct fnode *f)
+{
+	struct trace_buffer *b = global_trace.max_buffer;
+
+	return b ? trace_pipe_raw_cpu(m, b, file_cpu(f)) : 0;
+}
+
+static const struct file_ops snapshot_fops = { .show = snapshot_show, .write = snapshot_write };
+static const struct file_ops snapshot_raw_fops = { .show = snapshot_raw_show, .binary = true };
+
+void trace_snapshot_init(void)
+{
+	struct fnode *top = tracefs_create_path("/sys/kernel/tracing");
+	char path[64];
+
+	static const struct tracefs_file max_files[] = {
+		TRACEFS_ULONG("tracing_max_latency", &max_latency_file),
+	};
+
+	if (!tracefs_create_file("snapshot", top, (void *)ALL_CPUS, &snapshot_fops) ||
+	    tracefs_create_files(top, max_files, ARRAY_SIZE(max_files)))
+		return;
+	for (int cpu = 0; cpu < nr_cpus_possible && cpu < NR_CPUS; cpu++) {
+		snprintf(path, sizeof(path), "/sys/kernel/tracing/per_cpu/cpu%d", cpu);
+		struct fnode *d = tracefs_create_path(path);
+		if (!d || !tracefs_create_file("snapshot", d, NULL, &snapshot_fops) ||
+		    !tracefs_create_file("snapshot_raw", d, NULL, &snapshot_raw_fops))
+			pr_err("trace: cannot create %s/snapshot\n", path);
+	}
+}

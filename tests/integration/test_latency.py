@@ -1,0 +1,209 @@
+"""tests/integration/test_latency.py: irqsoff, preemptoff and preemptirqsoff on 4 CPUs with three of them busy:
+sections of known length (spin_noirq, spin_nopreempt) reported within stated bounds and named by their start
+and end functions, tracing_max_latency growing only with a longer section, tracing_thresh mode, Linux's
+latency output, the preemptirq events, bad input refused with state unchanged, every site intact after.
+
+The bound: a section of US microseconds is reported as at least US and at most what the spin command measured
+around it (the tracer's own clock readings sit inside that interval), so the check holds however slow QEMU
+runs.  Sections the tests do not make (an interrupt handler stalled by the host) can be long under load, so
+the lengths used are tens of milliseconds, far above any the kernel makes by itself."""
+
+import re
+
+import pytest
+
+SMP = 4
+EINVAL = "echo: write error: Invalid argument"
+EBUSY = "echo: write error: Device or resource busy"
+LAT_LINE = re.compile(r"^# latency: (\d+) us, #(\d+)/(\d+), CPU#(\d) \| \(M:preempt VP:0, KP:0, SP:0 HP:0 #P:4\)$")
+CONTEXT = re.compile(r"^ {0,8}\S{1,8}-\d+ +\d+[d.][N.][hzZ.][0-9a-f.]\. +\d+us.: ")
+
+
+@pytest.fixture
+def load(console):
+    pids = re.findall(r"^\[(\d+)\]", console.run("run compute 1-3"), re.M)
+    assert len(pids) == 3
+    yield
+    console.run("kill " + " ".join(pids))
+
+
+def spin(console, cmd, us):
+    out = console.run("%s %d" % (cmd, us), timeout=120)
+    m = re.match(r"^(irqs|preemption) off for (\d+) us$", out)
+    assert m, out
+    return int(m.group(2))
+
+
+def max_latency(console):
+    return int(console.run("cat tracing_max_latency"))
+
+
+def header(console):
+    """(latency, started at, ended at) of the trace's header, and its lines."""
+    lines = console.run("cat trace", timeout=60).splitlines()
+    m = next(LAT_LINE.match(l) for l in lines if l.startswith("# latency:"))
+    start = [l.split(": ", 1)[1] for l in lines if l.startswith("#  => started at:")]
+    end = [l.split(": ", 1)[1].strip() for l in lines if l.startswith("#  => ended at:")]
+    return int(m.group(1)), start, end, lines
+
+
+def verify_sites(console):
+    out = console.run("cat verify_sites", timeout=60)
+    assert re.search(r"^ftrace sites: \d+ checked, \d+ calling ftrace: ok$", out, re.M), out
+    assert re.search(r"^jump label sites: \d+ checked: ok$", out, re.M), out
+    assert "ftrace_bug reports: 0, jump label bugs: 0" in out, out
+
+
+def test_tracers_are_listed(console):
+    tracers = console.run("cat available_tracers").split()
+    assert {"irqsoff", "preemptoff", "preemptirqsoff"} <= set(tracers)
+
+
+def test_irqsoff_measures_a_known_section(console, load):
+    assert console.run("echo irqsoff > current_tracer") == ""
+    measured = spin(console, "spin_noirq", 30000)
+    lat = max_latency(console)
+    assert 30000 <= lat <= measured, (lat, measured)
+    reported, start, end, lines = header(console)
+    assert reported == lat
+    assert lines[:4] == ["# tracer: irqsoff", "#", "# irqsoff latency trace v1.1.5 on 0.1.0",
+                         "# " + "-" * 68]
+    assert start == ["spin_cmd"] and end == ["spin_cmd"], lines[:12]
+    assert "#    | task: sh-1 (uid:0 nice:0 policy:0 rt_prio:0)" in lines
+    body = [l for l in lines if not l.startswith("#")]
+    # The section's first event (at its start, give or take the cost of writing it), its end, the hook that ended it, then where interrupts came on.
+    assert CONTEXT.match(body[0]) and body[0].endswith("latency_spin_irqs_off <-spin_cmd"), body[:3]
+    assert any(l.endswith(": trace_hardirqs_on <-spin_cmd") for l in body), body
+    stack = body[body.index(next(l for l in body if l.endswith("<stack trace>"))) + 1:]
+    assert stack[:2] == [" => latency_spin_irqs_off", " => spin_cmd"], stack
+    for l in body:
+        assert CONTEXT.match(l) or l.startswith(" => "), l
+        if CONTEXT.match(l):
+            assert re.match(r"^ {0,8}\S+-\d+ +0d", l), l   # the shell's CPU, interrupts off throughout
+
+
+def test_max_grows_only_with_a_longer_section(console, load):
+    console.run("echo irqsoff > current_tracer")
+    spin(console, "spin_noirq", 30000)
+    first = max_latency(console)
+    spin(console, "spin_noirq", 5000)
+    assert max_latency(console) >= first
+    reported, _, _, lines = header(console)
+    assert reported >= first       # the shorter section did not replace the worst one
+    measured = spin(console, "spin_noirq", 2 * first)
+    second = max_latency(console)
+    assert 2 * first <= second <= measured
+    assert header(console)[0] == second
+    assert console.run("echo 0 > tracing_max_latency") == ""
+    measured = spin(console, "spin_noirq", 20000)
+    assert 20000 <= max_latency(console) <= measured   # reset: a shorter one is the worst again
+
+
+def test_tracing_thresh_records_every_section_above_it(console, load):
+    console.run("echo irqsoff > current_tracer")
+    assert console.run("echo 20000 > tracing_thresh") == ""
+    m1 = spin(console, "spin_noirq", 40000)
+    l1 = max_latency(console)
+    assert 40000 <= l1 <= m1
+    spin(console, "spin_noirq", 10000)                 # below: not recorded
+    assert max_latency(console) == l1 and header(console)[0] == l1
+    m2 = spin(console, "spin_noirq", 25000)            # above, though shorter than the worst: recorded
+    l2 = max_latency(console)
+    assert 25000 <= l2 <= m2 and l2 < l1
+    assert header(console)[0] == l2
+    console.run("echo 0 > tracing_thresh")
+
+
+def test_preemptoff_measures_preemption_off(console, load):
+    assert console.run("echo preemptoff > current_tracer") == ""
+    measured = spin(console, "spin_nopreempt", 30000)
+    lat = max_latency(console)
+    assert 30000 <= lat <= measured
+    reported, start, end, lines = header(console)
+    assert lines[2] == "# preemptoff latency trace v1.1.5 on 0.1.0"
+    assert start == ["spin_cmd"] and end == ["spin_cmd"]
+    body = [l for l in lines if not l.startswith("#")]
+    assert re.match(r"^ {0,8}sh-1 +0\.\.\.1\. +\d+us.: latency_spin_preempt_off <-spin_cmd$", body[0]), body[0]
+    assert any(l.endswith(": trace_preempt_on <-spin_cmd") for l in body)
+    # Interrupts stay on while preemption is off: irqsoff would not see this section at all.
+    console.run("echo irqsoff > current_tracer")
+    spin(console, "spin_nopreempt", 30000)
+    assert max_latency(console) < 30000
+
+
+def test_preemptirqsoff_sees_both(console, load):
+    console.run("echo preemptirqsoff > current_tracer")
+    measured = spin(console, "spin_nopreempt", 30000)
+    assert 30000 <= max_latency(console) <= measured
+    measured = spin(console, "spin_noirq", 60000)
+    assert 60000 <= max_latency(console) <= measured
+
+
+def test_function_trace_records_functions_inside(console):
+    console.run("echo irqsoff > current_tracer")
+    spin(console, "spin_noirq", 30000)
+    with_funcs = header(console)[3]
+    console.run("echo 0 > tracing_max_latency")
+    assert console.run("echo nofunction-trace > trace_options") == ""
+    spin(console, "spin_noirq", 30000)
+    without = [l for l in header(console)[3] if not l.startswith("#")]
+    # Only the start, the end, the hook's own line and the stack: nothing called in between.
+    assert [l.rsplit(": ", 1)[1] for l in without if CONTEXT.match(l)] == [
+        "latency_spin_irqs_off <-spin_cmd", "latency_spin_irqs_off <-spin_cmd", "trace_hardirqs_on <-spin_cmd",
+        "<stack trace>"], without
+    console.run("echo function-trace > trace_options")
+    assert "latency-format" in console.run("cat trace_options").splitlines()
+    console.run("echo nop > current_tracer")
+    assert "nolatency-format" in console.run("cat trace_options").splitlines()
+    assert len(with_funcs) > 0
+
+
+def test_bad_input_changes_nothing(console):
+    console.run("echo irqsoff > current_tracer")
+    spin(console, "spin_noirq", 30000)
+    before = max_latency(console)
+    for bad in ["abc", "-5", "12x", ""]:
+        assert console.run("echo '%s' > tracing_max_latency" % bad) == EINVAL, bad
+    assert max_latency(console) == before
+    # The max buffer is the tracer's: the user's snapshot commands are refused, as Linux's.
+    for v in ["0", "1", "2"]:
+        assert console.run("echo %s > snapshot" % v) == EBUSY, v
+        assert console.run("echo %s > per_cpu/cpu1/snapshot" % v) == EBUSY, v
+    assert header(console)[0] == before
+    assert console.run("spin_noirq lots") == "usage: spin_noirq US (at most 1000000)"
+    assert console.run("spin_noirq 1000001") == "usage: spin_noirq US (at most 1000000)"
+
+
+def test_switching_away_frees_the_max_buffer(console):
+    console.run("echo irqsoff > current_tracer")
+    spin(console, "spin_noirq", 20000)
+    console.run("echo nop > current_tracer")
+    assert console.run("cat snapshot").splitlines()[3] == "# * Snapshot is freed *"
+
+
+def test_preemptirq_events(console):
+    assert console.run("cat events/preemptirq/irq_disable/format").splitlines()[:2] == [
+        "name: irq_disable", "ID: " + console.run("cat events/preemptirq/irq_disable/id")]
+    console.run("echo 1 > events/preemptirq/irq_disable/enable")
+    console.run("echo 1 > events/preemptirq/irq_enable/enable")
+    spin(console, "spin_noirq", 1000)
+    console.run("echo 0 > events/preemptirq/enable")
+    trace = console.run("cat trace", timeout=60)
+    assert re.search(r"irq_disable: caller=latency_spin_irqs_off\+0x[0-9a-f]+/0x[0-9a-f]+ "
+                     r"parent=spin_cmd\+0x[0-9a-f]+/0x[0-9a-f]+$", trace, re.M), trace[-3000:]
+    assert re.search(r"irq_enable: caller=latency_spin_irqs_off\+0x[0-9a-f]+/0x[0-9a-f]+ ", trace, re.M)
+    console.run("echo 1 > events/preemptirq/preempt_disable/enable")
+    spin(console, "spin_nopreempt", 1000)
+    console.run("echo 0 > events/preemptirq/enable")
+    assert re.search(r"preempt_disable: caller=latency_spin_preempt_off\+", console.run("cat trace", timeout=60))
+    verify_sites(console)
+
+
+def test_tracers_under_load_leave_every_site_intact(console, load):
+    for tracer in ["irqsoff", "preemptoff", "preemptirqsoff", "irqsoff"]:
+        assert console.run("echo %s > current_tracer" % tracer) == ""
+        console.run("run fs 1-3 1")
+        console.run("selftest timer_ticks")
+        header(console)
+    console.run("echo nop > current_tracer")
+    verify_sites(console)
