@@ -188,6 +188,8 @@ void trace_events_init(void);
 void trace_events_files_init(void);
 /* syscalls:sys_enter_NAME / sys_exit_NAME for every call the table has (trace_syscalls.c). */
 void init_ftrace_syscalls(void);
+/* synthetic_events (trace_events_synth.c). */
+void init_synth_events(void);
 /* format and id in dir (NULL: its mkdir failed), for call (trace_events_files.c); 0 or -ENOMEM. */
 int trace_event_format_files(struct fnode *dir, struct trace_event_call *call);
 /* An event's directory and files, and its system's when it is the first (trace_events_files.c);

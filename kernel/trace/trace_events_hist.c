@@ -89,6 +89,11 @@ static struct hist_trigger_data *find_var(const char *system, const char *event,
 	return NULL;
 }
 
+static bool event_exists(const char *system, const char *event)
+{
+	return trace_event_find(system, event);
+}
+
 static void hist_log_err(struct trace_event_call *call, const char *cmd, enum hist_err err, int pos)
 {
 	char loc[48];
@@ -350,6 +355,7 @@ static int hist_remove(struct trace_event_call *call, struct event_trigger_data 
 	if (th->named)
 		th->named->named_users--;
 	hist_synth_ref(call, -1);
+	hist_actions_ref(th, -1);
 	*gone = t;
 	return 1;
 }
@@ -388,6 +394,7 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 				      .event = call->name,
 				      .find_var = find_var,
 				      .find_synth = hist_find_synth,
+				      .event_exists = event_exists,
 				      .cmd = p->cmd };
 	struct filter_parse_error pe = { 0 };
 	struct hist_trigger_data *hd = NULL;
@@ -439,6 +446,7 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 		if (hd->var_refs[i]->ref_hist != hd)
 			hd->var_refs[i]->ref_hist->refcount++;
 	hist_synth_ref(call, 1);
+	hist_actions_ref(hd, 1);
 	goto out;
 log:
 	if (ctx.err)

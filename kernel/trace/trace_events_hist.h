@@ -135,7 +135,9 @@ struct action_data {
 	unsigned int n_params;
 	char *params[SYNTH_FIELDS_MAX];
 	struct hist_field *param_fields[SYNTH_FIELDS_MAX];
-	int save_idx[SYNTH_FIELDS_MAX]; /* save(): a map variable per parameter */
+	int save_idx; /* save(): the first map variable of its values; strings go in private data */
+	int save_str; /* the first string slot of this save() in each element's private data */
+	bool use_trace_keyword; /* .trace(name, ...) rather than .name(...) */
 };
 
 struct hist_trigger_attrs {
@@ -159,6 +161,8 @@ struct hist_parse_ctx {
 					      const char *var, int *var_idx,
 					      struct hist_trigger_data *self);
 	struct synth_event *(*find_synth)(const char *name);
+	bool (*event_exists)(const char *system, const char *event);
+	bool timestamps; /* common_timestamp appeared: the hist reads the clock */
 	/* The first error: Linux logs one line per refused command. */
 	enum hist_err err;
 	int err_pos;
@@ -181,8 +185,9 @@ struct hist_trigger_data {
 	struct action_data *actions[HIST_ACTIONS_MAX];
 	unsigned int n_actions;
 	unsigned int n_save_vars;
-	int refcount; /* other hists' $references to this one's variables */
-	bool paused;  /* :pause, disable_hist; also the state of a named hist's sharers */
+	unsigned int n_action_vars; /* map variables after the named ones */
+	int refcount;		    /* other hists' $references to this one's variables */
+	bool paused; /* :pause, disable_hist; also the state of a named hist's sharers */
 	/* name=: the hist whose map this one shares (itself for the first), and how many use it */
 	struct hist_trigger_data *named;
 	int named_users;
@@ -199,6 +204,13 @@ char *hist_kstrdup(const char *s);
 char *hist_strsep(char **s, const char *delims);
 /* Values, variables, keys, sort keys and the map's fields, from hd->attrs. */
 int hist_create_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd);
+/* The map for them, with the actions' variables after the named ones. */
+int hist_create_map(struct hist_trigger_data *hd);
+/* A field of this event or a $reference, as an action's parameter (trace_events_hist_fields.c). */
+struct hist_field *hist_parse_param(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				    char *str);
+/* Its type as a synthetic event's field would name it ("u64", "pid_t", "char[16]"). */
+const char *hist_field_type(const struct hist_field *hf);
 void hist_field_free(struct hist_field *hf);
 
 /* Parses the spec after `hist:` (or `!hist:`) into a histogram with its map sized but not
@@ -224,15 +236,22 @@ void hist_actions_free(struct hist_trigger_data *hd);
 /* After the element was updated: onmatch, onmax, onchange (trace_events_hist_vars.c). */
 void hist_actions_run(struct hist_trigger_data *hd, struct tracing_map_elt *elt, const void *rec,
 		      u32 len, void *key, u64 *refs, u64 ts);
-/* The actions in the trigger's line, their saved values beside an entry, the snapshot note. */
+/* The actions in the trigger's line, their saved values beside an entry; the synthetic events
+ * their actions fire are held while the hist is listed (+1) and let go (-1). */
 void hist_actions_print_spec(struct seq_file *m, struct hist_trigger_data *hd);
 void hist_actions_print_elt(struct seq_file *m, struct hist_trigger_data *hd,
 			    struct tracing_map_elt *elt);
-void hist_actions_print_snapshot(struct seq_file *m, struct hist_trigger_data *hd);
+void hist_actions_ref(struct hist_trigger_data *hd, int delta);
 /* Synthetic events (trace_events_synth.c): by name; a hist on one holds it (delta +1 or -1). */
 struct synth_event *hist_find_synth(const char *name);
 struct trace_event_call;
 void hist_synth_ref(struct trace_event_call *call, int delta);
+void synth_event_ref(struct synth_event *se, int delta);
+void synth_event_trace(struct synth_event *se, const u64 *vals);
+bool synth_field_is_string(const struct synth_event *se, unsigned int i);
+const char *synth_field_type(const struct synth_event *se, unsigned int i);
+unsigned int synth_event_n_fields(const struct synth_event *se);
+const char *synth_event_name(const struct synth_event *se);
 /* events/<system>/<event>/hist (trace_events_hist_print.c). */
 void event_hist_show(struct seq_file *m, struct trace_event_call *call);
 

@@ -81,6 +81,7 @@ static struct hist_field *parse_field(struct hist_parse_ctx *ctx, char *str, uns
 	}
 	if (!strcmp(name, "common_timestamp")) {
 		flags |= HIST_FIELD_FL_TIMESTAMP;
+		ctx->timestamps = true;
 	} else if (!strcmp(name, "common_cpu") || !strcmp(name, "cpu") || !strcmp(name, "CPU")) {
 		field = find_event_field(ctx, name); /* an event's own `cpu` field wins */
 		if (!field)
@@ -154,7 +155,9 @@ static struct hist_field *parse_var_ref(struct hist_parse_ctx *ctx, struct hist_
 	hf->ref_var_idx = idx;
 	hf->ref_slot = hd->n_var_refs;
 	hd->var_refs[hd->n_var_refs++] = hf;
-	if (own)
+	if (!own)
+		own = find_own_var(target, name);
+	if (own) /* a timestamp keeps its units through the variable */
 		hf->flags |= own->flags & HIST_FIELD_FL_TIMESTAMP_USECS;
 	return hf;
 }
@@ -164,8 +167,18 @@ static struct hist_field *parse_atom(struct hist_parse_ctx *ctx, struct hist_tri
 {
 	struct hist_field *hf;
 
-	if (*str == '$')
+	if (*str == '$') {
+		/* A variable of this trigger that is just a field stands for the field (Linux's
+		 * local_field_var_ref(): `keys=$saved_pid:saved_pid=pid` keys on pid). */
+		struct hist_field *own = find_own_var(hd, str + 1);
+		if (own && own->field &&
+		    !(own->flags & (HIST_FIELD_FL_EXPR | HIST_FIELD_FL_VAR_REF))) {
+			char name[64];
+			strscpy(name, own->field->name, sizeof(name));
+			return parse_field(ctx, name, flags);
+		}
 		return parse_var_ref(ctx, hd, str + 1);
+	}
 	if (*str >= '0' && *str <= '9') {
 		hf = field_alloc(HIST_FIELD_FL_CONST);
 		if (hf && kstrtoull(str, 0, &hf->constant)) {
@@ -198,6 +211,9 @@ static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_tri
 	if (!expr)
 		return NULL;
 	expr->op = *op == '+' ? FIELD_OP_PLUS : FIELD_OP_MINUS;
+	expr->ref_name = hist_kstrdup(str); /* named by its text, before the atoms are cut up */
+	if (!expr->ref_name)
+		goto fail;
 	*op = 0;
 	a = expr->operands[0] = parse_atom(ctx, hd, str, 0);
 	b = a ? (expr->operands[1] = parse_atom(ctx, hd, op + 1, 0)) : NULL;
@@ -217,9 +233,6 @@ static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_tri
 		goto fail;
 	}
 	expr->flags |= (a->flags | b->flags) & HIST_FIELD_FL_TIMESTAMP_USECS;
-	expr->ref_name = hist_kstrdup(str); /* an expression is named by its text */
-	if (!expr->ref_name)
-		goto fail;
 	return expr;
 fail:
 	hist_field_free(expr);
@@ -408,7 +421,7 @@ static int create_sort_keys(struct hist_parse_ctx *ctx, struct hist_trigger_data
 }
 
 /* The map's fields in Linux's order: a sum per value, a slot per variable, then the keys. */
-static int create_map(struct hist_trigger_data *hd)
+int hist_create_map(struct hist_trigger_data *hd)
 {
 	unsigned int bits = hd->attrs->map_bits ?: TRACING_MAP_BITS_DEFAULT, i;
 
@@ -423,6 +436,9 @@ static int create_map(struct hist_trigger_data *hd)
 		if (ret < 0)
 			return ret;
 	}
+	for (i = 0; i < hd->n_action_vars; i++) /* onmax()'s maximum, save()'s values */
+		if (tracing_map_add_var(hd->map) < 0)
+			return -EINVAL;
 	for_each_hist_key_field(i, hd)
 	{
 		struct hist_field *hf = hd->fields[i];
@@ -447,8 +463,6 @@ int hist_create_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
 		err = create_key_fields(ctx, hd);
 	if (!err)
 		err = create_sort_keys(ctx, hd);
-	if (!err)
-		err = create_map(hd);
 	return err;
 }
 
@@ -475,4 +489,29 @@ const char *hist_field_flags_str(const struct hist_field *hf)
 		if (hf->flags & modifiers[i].flag)
 			return modifiers[i].name;
 	return hf->flags & HIST_FIELD_FL_BUCKET ? "buckets" : NULL;
+}
+
+struct hist_field *hist_parse_param(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				    char *str)
+{
+	if (*str == '$')
+		return parse_var_ref(ctx, hd, str + 1);
+	return parse_field(ctx, str, HIST_FIELD_FL_VAR);
+}
+
+/* Linux's hist_field->type: what a synthetic event's field must be declared as to take it. */
+const char *hist_field_type(const struct hist_field *hf)
+{
+	if (hf->flags & HIST_FIELD_FL_VAR_REF) {
+		const struct hist_trigger_data *vh = hf->ref_hist;
+		for (unsigned int i = 0; i < vh->n_vals; i++)
+			if (vh->fields[i]->var_name && vh->fields[i]->var_idx == hf->ref_var_idx)
+				return hist_field_type(vh->fields[i]);
+		return "u64";
+	}
+	if (hf->field)
+		return hf->field->type;
+	if (hf->flags & HIST_FIELD_FL_CPU)
+		return "unsigned int";
+	return "u64";
 }

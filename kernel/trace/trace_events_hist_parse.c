@@ -231,8 +231,11 @@ int hist_trigger_parse(struct hist_parse_ctx *ctx, char *spec, struct hist_trigg
 	hd->system = ctx->system;
 	hd->event = ctx->event;
 	err = hist_create_fields(ctx, hd);
+	hd->enable_timestamps = ctx->timestamps;
 	if (!err)
 		err = hist_parse_actions(ctx, hd);
+	if (!err)
+		err = hist_create_map(hd);
 	if (err)
 		goto fail;
 	*out = hd;

@@ -197,7 +197,6 @@ static void hist_show_one(struct seq_file *m, struct event_trigger_data *d, int 
 		entry_print(m, hd, entries[i]->key, entries[i]->elt);
 	if (nr >= 0)
 		tracing_map_destroy_sort_entries(entries, nr);
-	hist_actions_print_snapshot(m, hd);
 	seq_printf(m, "\nTotals:\n    Hits: %llu\n    Entries: %u\n    Dropped: %llu\n",
 		   (unsigned long long)READ_ONCE(owner->map->hits), nr < 0 ? 0 : nr,
 		   (unsigned long long)READ_ONCE(owner->map->drops));
