@@ -66,13 +66,13 @@ void event_enable_unregister(struct event_trigger_data *d)
 	event_trigger_update_mode(target); /* detaching a probe does not fail */
 }
 
-/* The tracing path: Linux's rule for counts, a use spent only when the state changes. */
-static void switch_event(struct event_trigger_data *d, bool on)
+/* The tracing path: Linux's rule for counts, a use spent only when the state changes. Also the
+ * enable_event/disable_event function commands' (ftrace_probe.c). */
+void event_enable_switch(struct trace_event_call *target, long *count, bool on)
 {
-	struct trace_event_call *target = d->private_data;
 	unsigned int flags = READ_ONCE(target->flags);
 
-	if (!!(flags & EVENT_FL_ENABLED) == on || !trigger_count_take(&d->count))
+	if (!!(flags & EVENT_FL_ENABLED) == on || !trigger_count_take(count))
 		return;
 	if (on)
 		event_flags_set(target, EVENT_FL_ENABLED | EVENT_FL_WAS_ENABLED);
@@ -95,7 +95,7 @@ static void switch_hists(struct event_trigger_data *d, bool on)
 void event_enable_run(struct event_trigger_data *d)
 {
 	if (d->type == ETT_EVENT_ENABLE || d->type == ETT_EVENT_DISABLE)
-		switch_event(d, d->type == ETT_EVENT_ENABLE);
+		event_enable_switch(d->private_data, &d->count, d->type == ETT_EVENT_ENABLE);
 	else
 		switch_hists(d, d->type == ETT_HIST_ENABLE);
 }
