@@ -198,7 +198,7 @@ static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_tri
 	char *op = NULL;
 	struct hist_field *expr, *a, *b;
 
-	for (char *p = str + 1; *p && !op; p++)
+	for (char *p = *str ? str + 1 : str; *p && !op; p++) /* a leading '-' is no operator */
 		if (*p == '+' || *p == '-')
 			op = p;
 	if (!op)

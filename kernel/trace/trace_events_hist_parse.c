@@ -9,8 +9,8 @@
 static const char *const err_text[NR_HIST_ERRS] = {
 	"No error",
 	"Variable already defined",
-	"Variable name not unique, need to use fully qualified name (subsys.event.var) for "
-	"variable",
+	("Variable name not unique, need to use fully qualified name (subsys.event.var) for "
+	 "variable"),
 	"Too many variables defined",
 	"Malformed assignment",
 	"Named hist trigger doesn't match existing named trigger (includes variables)",

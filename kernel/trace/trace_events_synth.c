@@ -11,6 +11,7 @@
  * Not here: dynamic strings (char[]), stacktrace fields, and listing in dynamic_events.
  */
 #include "kernel/trace/trace_events_hist.h"
+#include "kernel/trace/trace_synth.h"
 #include "kernel/trace/trace_events.h"
 #include "kernel/trace/trace_entry.h"
 #include "kernel/fs/tracefs.h"
@@ -19,14 +20,7 @@
 #include "lib/errno.h"
 #include "lib/printf.h"
 
-#define STR_VAR_LEN_MAX 256
 #define SYNTH_NEST_MAX 4 /* a synthetic event's own actions may fire another, this deep */
-
-struct synth_field {
-	char type[24], name[32];
-	unsigned int size, offset; /* offset in the record */
-	bool is_signed, is_string;
-};
 
 struct synth_event {
 	struct trace_event_call call;
@@ -41,34 +35,12 @@ static struct synth_event *synth_events; /* changed under event_mutex */
 static u8 synth_scratch[NR_CPUS][SYNTH_NEST_MAX][TRACE_EVENT_MAX_SIZE] __aligned(8);
 static int synth_nest[NR_CPUS];
 
-static const char *const err_text[] = {
-	"Illegal name",
-	"Command must be of the form: <name> field[;field] ...",
-	"Command must be of the form: s or -:[synthetic/]<name> field[;field] ...",
-	"Event already exists",
-	"Too many fields",
-	"Incomplete type",
-	"Invalid type",
-	"Invalid field",
-	"Invalid array specification",
-};
-enum {
-	BAD_NAME,
-	INVALID_CMD,
-	INVALID_DYN_CMD,
-	EVENT_EXISTS,
-	TOO_MANY_FIELDS,
-	INCOMPLETE_TYPE,
-	INVALID_TYPE,
-	INVALID_FIELD,
-	INVALID_ARRAY_SPEC
-};
-
-static void synth_err(const char *cmd, int err, const char *at)
+static void synth_err(const char *cmd, enum synth_err err, const char *at)
 {
 	const char *found = at ? strstr(cmd, at) : NULL;
 
-	tracing_log_err("synthetic_events", cmd, err_text[err], found ? (int)(found - cmd) : 0);
+	tracing_log_err("synthetic_events", cmd, synth_err_text(err),
+			found ? (int)(found - cmd) : 0);
 }
 
 struct synth_event *hist_find_synth(const char *name)
@@ -86,71 +58,7 @@ void hist_synth_ref(struct trace_event_call *call, int delta)
 			se->ref += delta;
 }
 
-/* --- types -------------------------------------------------------------------------------- */
-
-static const struct {
-	const char *type, *fmt;
-	u8 size, is_signed;
-} synth_types[] = {
-	{ "s64", "%lld", 8, 1 }, { "u64", "%llu", 8, 0 },
-	{ "s32", "%d", 4, 1 },	 { "u32", "%u", 4, 0 },
-	{ "s16", "%d", 2, 1 },	 { "u16", "%u", 2, 0 },
-	{ "s8", "%d", 1, 1 },	 { "u8", "%u", 1, 0 },
-	{ "char", "%d", 1, 1 },	 { "unsigned char", "%u", 1, 0 },
-	{ "int", "%d", 4, 1 },	 { "unsigned int", "%u", 4, 0 },
-	{ "long", "%ld", 8, 1 }, { "unsigned long", "%lu", 8, 0 },
-	{ "bool", "%d", 1, 0 },	 { "pid_t", "%d", 4, 1 },
-	{ "gfp_t", "%x", 4, 0 },
-};
-
-static int type_index(const char *type)
-{
-	for (unsigned int i = 0; i < ARRAY_SIZE(synth_types); i++)
-		if (!strcmp(type, synth_types[i].type))
-			return i;
-	return -1;
-}
-
-/* char[N], 0 < N <= 256: its N; 0 for char[] (not offered); -1 for anything else. */
-static int string_size(const char *type)
-{
-	unsigned long n;
-	char num[8];
-	size_t len;
-
-	if (strncmp(type, "char[", 5))
-		return -1;
-	len = strlen(type + 5);
-	if (!len || type[5 + len - 1] != ']' || len - 1 > 3)
-		return -1;
-	memcpy(num, type + 5, len - 1);
-	num[len - 1] = 0;
-	if (!num[0])
-		return 0;
-	if (kstrtoul(num, 0, &n) || !n || n > STR_VAR_LEN_MAX)
-		return -1;
-	return n;
-}
-
-static bool good_name(const char *s)
-{
-	if (!*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
-		      (*s >= '0' && *s <= '9')))
-			return false;
-	return true;
-}
-
 /* --- the event's record, format and output ---------------------------------------------------- */
-
-static const char *field_fmt(const struct synth_field *f)
-{
-	int i = type_index(f->type);
-
-	return f->is_string ? "%s" : i >= 0 ? synth_types[i].fmt : "%llu";
-}
 
 /* `lat=12 pid=7 prio=120`, each value cut to its type's size as Linux prints it. */
 static void synth_print(struct seq_file *m, const struct trace_entry *ent)
@@ -163,7 +71,7 @@ static void synth_print(struct seq_file *m, const struct trace_entry *ent)
 		const u8 *p = (const u8 *)ent + f->offset;
 		u64 v = *(const u64 *)p;
 		const char *sep = i == se->n_fields - 1 ? "" : " ";
-		snprintf(fmt, sizeof(fmt), "%%s=%s%%s", field_fmt(f));
+		snprintf(fmt, sizeof(fmt), "%%s=%s%%s", synth_field_fmt(f));
 		if (f->is_string)
 			seq_printf(m, fmt, f->name, (const char *)p, sep);
 		else if (f->size == 1)
@@ -215,13 +123,13 @@ static int synth_call_init(struct synth_event *se)
 						  .is_signed = sf->is_signed,
 						  .kind = sf->is_string ? FILTER_STATIC_STRING
 									: FILTER_OTHER };
-		snprintf(fmt + strlen(fmt), len - strlen(fmt), "%s=%s%s", sf->name, field_fmt(sf),
-			 i == se->n_fields - 1 ? "\"" : ", ");
+		snprintf(fmt + strlen(fmt), len - strlen(fmt), "%s=%s%s", sf->name,
+			 synth_field_fmt(sf), i == se->n_fields - 1 ? "\"" : ", ");
 	}
 	for (unsigned int i = 0; i < se->n_fields; i++)
 		snprintf(fmt + strlen(fmt), len - strlen(fmt), ", REC->%s", se->fields[i].name);
 	call->name = se->name;
-	call->system = "synthetic";
+	call->system = SYNTH_SYSTEM;
 	call->fields = fields;
 	call->nr_fields = TRACE_NR_COMMON_FIELDS + se->n_fields;
 	call->size = se->rec_size;
@@ -286,69 +194,6 @@ const char *synth_event_name(const struct synth_event *se)
 
 /* --- synthetic_events: defining and removing ------------------------------------------------- */
 
-/* `type name` or `unsigned type name` from the words at *w; the field filled, or an error logged. */
-static int parse_field(const char *cmd, char **w, int nw, int *used, struct synth_field *f)
-{
-	const char *type = w[0], *name;
-	char *bracket;
-	int ti, n;
-
-	if (!strcmp(type, "unsigned")) {
-		if (nw < 3) {
-			synth_err(cmd, INCOMPLETE_TYPE, type);
-			return -EINVAL;
-		}
-		snprintf(f->type, sizeof(f->type), "unsigned %s", w[1]);
-		name = w[2];
-		*used = 3;
-	} else {
-		if (nw < 2) {
-			synth_err(cmd, INVALID_FIELD, type);
-			return -EINVAL;
-		}
-		strscpy(f->type, type, sizeof(f->type));
-		name = w[1];
-		*used = 2;
-	}
-	strscpy(f->name, name, sizeof(f->name));
-	bracket = strchr(f->name, '[');
-	if (bracket) { /* `char name[16]`: the array belongs to the type, as Linux reads it */
-		strscpy(f->type + strlen(f->type), bracket, sizeof(f->type) - strlen(f->type));
-		*bracket = 0;
-	}
-	if (!good_name(f->name) || strlen(name) >= sizeof(f->name)) {
-		synth_err(cmd, BAD_NAME, name);
-		return -EINVAL;
-	}
-	ti = type_index(f->type);
-	n = ti < 0 ? string_size(f->type) : 0;
-	if (ti < 0 && n <= 0) {
-		synth_err(cmd, bracket ? INVALID_ARRAY_SPEC : INVALID_TYPE, bracket ? name : type);
-		return -EINVAL;
-	}
-	f->is_string = ti < 0;
-	f->size = ti < 0 ? (unsigned int)n : synth_types[ti].size;
-	f->is_signed = ti >= 0 && synth_types[ti].is_signed;
-	return 0;
-}
-
-/* Splits s at blanks in place: up to max words. */
-static int split_words(char *s, char **w, int max)
-{
-	int n = 0;
-
-	while (*s && n < max) {
-		while (*s == ' ' || *s == '\t')
-			*s++ = 0;
-		if (!*s)
-			break;
-		w[n++] = s;
-		while (*s && *s != ' ' && *s != '\t')
-			s++;
-	}
-	return n;
-}
-
 /* In definition order, as Linux lists them. */
 static void synth_list_add(struct synth_event *se)
 {
@@ -365,48 +210,36 @@ static void synth_list_add(struct synth_event *se)
 static int synth_create(const char *cmd, char *name, char *rest)
 {
 	struct synth_field fields[SYNTH_FIELDS_MAX];
-	unsigned int n = 0, off = sizeof(struct trace_entry);
+	struct synth_parse_err e = { 0 };
+	unsigned int n, size;
 	struct synth_event *se;
-	char *part, *w[8];
 	int err;
 
-	if (!good_name(name) || strlen(name) >= sizeof(se->name)) {
-		synth_err(cmd, BAD_NAME, name);
+	if (!synth_good_name(name) || strlen(name) >= sizeof(se->name)) {
+		synth_err(cmd, SYNTH_ERR_BAD_NAME, name);
 		return -EINVAL;
 	}
 	event_mutex_lock();
 	se = hist_find_synth(name);
 	event_mutex_unlock();
-	if (se || trace_event_find("synthetic", name)) {
-		synth_err(cmd, EVENT_EXISTS, name);
+	if (se || trace_event_find(SYNTH_SYSTEM, name)) {
+		synth_err(cmd, SYNTH_ERR_EVENT_EXISTS, name);
 		return -EEXIST;
 	}
-	while ((part = hist_strsep(&rest, ";"))) {
-		int nw = split_words(part, w, ARRAY_SIZE(w)), used = 0;
-		for (int i = 0; i < nw; i += used) {
-			if (n == SYNTH_FIELDS_MAX) {
-				synth_err(cmd, TOO_MANY_FIELDS, NULL);
-				return -EINVAL;
-			}
-			memset(&fields[n], 0, sizeof(fields[n]));
-			err = parse_field(cmd, w + i, nw - i, &used, &fields[n]);
-			if (err)
-				return err;
-			fields[n].offset = off;
-			off += fields[n].is_string ? STR_VAR_LEN_MAX : 8;
-			n++;
-		}
-	}
-	if (!n || off > TRACE_EVENT_MAX_SIZE) {
-		synth_err(cmd, n ? TOO_MANY_FIELDS : INVALID_CMD, NULL);
-		return -EINVAL;
+	err = synth_parse_fields(rest, fields, SYNTH_FIELDS_MAX, &n, &size, &e);
+	if (!err && size > TRACE_EVENT_MAX_SIZE)
+		err = -EINVAL,
+		e = (struct synth_parse_err){ SYNTH_ERR_TOO_MANY_FIELDS, NULL, true };
+	if (err) {
+		synth_err(cmd, e.err, e.at);
+		return err;
 	}
 	se = kzalloc(sizeof(*se) + n * sizeof(fields[0]));
 	if (!se)
 		return -ENOMEM;
 	strscpy(se->name, name, sizeof(se->name));
 	se->n_fields = n;
-	se->rec_size = off;
+	se->rec_size = size;
 	memcpy(se->fields, fields, n * sizeof(fields[0]));
 	err = synth_call_init(se);
 	if (!err)
