@@ -51,7 +51,7 @@ int hist_trigger_parse_cmd(struct trace_event_call *call, char *spec, char *cond
 	}
 	d->type = ETT_EVENT_HIST;
 	d->count = TRIGGER_COUNT_UNLIMITED;
-	d->private_data = p;
+	d->pending = p;
 	*out = d;
 	return 0;
 }
@@ -339,23 +339,38 @@ static void put_var_refs(struct hist_trigger_data *hd)
 			hd->var_refs[i]->ref_hist->refcount--;
 }
 
-static int hist_remove(struct trace_event_call *call, struct event_trigger_data *t,
-		       struct event_trigger_data **gone)
+bool hist_trigger_busy(struct event_trigger_data *t)
 {
 	struct hist_trigger_data *th = t->private_data;
 
-	if (th->refcount || (!th->named && th->named_users))
-		return -EBUSY; /* its variables or its map are in use elsewhere */
-	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next)
-		if (*pp == t) {
-			WRITE_ONCE(*pp, t->next);
-			break;
-		}
+	/* its variables are read by another hist, or its map is shared under its name */
+	return th && (th->refcount || (!th->named && th->named_users));
+}
+
+void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *t)
+{
+	struct hist_trigger_data *th = t->private_data;
+
+	if (!th)
+		return;
 	put_var_refs(th);
 	if (th->named)
 		th->named->named_users--;
 	hist_synth_ref(call, -1);
 	hist_actions_ref(th, -1);
+}
+
+static int hist_remove(struct trace_event_call *call, struct event_trigger_data *t,
+		       struct event_trigger_data **gone)
+{
+	if (hist_trigger_busy(t))
+		return -EBUSY;
+	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next)
+		if (*pp == t) {
+			WRITE_ONCE(*pp, t->next);
+			break;
+		}
+	hist_trigger_unlinked(call, t);
 	*gone = t;
 	return 1;
 }
@@ -387,7 +402,7 @@ static int hist_attach_map(struct hist_parse_ctx *ctx, struct hist_trigger_data 
 int hist_trigger_register(struct trace_event_call *call, struct event_trigger_data *d, bool remove,
 			  struct event_trigger_data **gone)
 {
-	struct hist_pending *p = d->private_data;
+	struct hist_pending *p = d->pending;
 	struct hist_parse_ctx ctx = { .fields = call->fields,
 				      .nr_fields = call->nr_fields,
 				      .system = call->system,
@@ -452,19 +467,13 @@ log:
 	if (ctx.err)
 		hist_log_err(call, p->cmd, ctx.err, ctx.err_pos);
 out:
-	if (d->private_data == p)
-		hist_trigger_data_free(hd);
 	kfree(p);
-	if (d->private_data == p)
-		d->private_data = NULL;
+	d->pending = NULL;
 	return err;
 }
 
 void hist_trigger_free(struct event_trigger_data *d)
 {
-	struct hist_trigger_data *hd = d->private_data;
-
-	if (!hd)
-		return;
-	hist_trigger_data_free(hd);
+	kfree(d->pending);
+	hist_trigger_data_free(d->private_data);
 }

@@ -231,8 +231,8 @@ static void trigger_list_restore(struct trace_event_call *call, struct event_tri
 	trigger_update_mode(call);
 }
 
-/* An unlinked enable command lets its target go (under event_mutex). */
-static void trigger_unlinked(struct event_trigger_data *d)
+/* An unlinked enable command lets its target go, a hist what it held (under event_mutex). */
+static void trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *d)
 {
 	if (d && is_enable_cmd(d->type))
 		event_enable_unregister(d);
@@ -282,6 +282,13 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 		return err; /* an empty write (`echo > trigger`) only clears */
 	event_mutex_lock();
 	if (flags & FS_TRUNC) { /* `>` opens with O_TRUNC: Linux drops every command first */
+		for (struct event_trigger_data *p = call->triggers; p; p = p->next)
+			if (p->type == ETT_EVENT_HIST && hist_trigger_busy(p)) {
+				event_mutex_unlock();
+				if (d)
+					trigger_free(d);
+				return -EBUSY; /* another hist still reads it: nothing changes */
+			}
 		old_list = call->triggers;
 		WRITE_ONCE(call->triggers, first_probe(call));
 		if (old_list == call->triggers)
@@ -302,9 +309,13 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 	} else if (old_list) {
 		trigger_list_restore(call, NULL, &gone, &old_list);
 	}
-	trigger_unlinked(gone);
-	for (struct event_trigger_data *p = old_list; p && p->type != ETT_EVENT_EPROBE; p = p->next)
-		trigger_unlinked(p);
+	trigger_unlinked(call, gone);
+	for (struct event_trigger_data *p = old_list; p && p->type != ETT_EVENT_EPROBE;
+	     p = p->next) {
+		trigger_unlinked(call, p);
+		if (p->type == ETT_EVENT_HIST)
+			hist_trigger_unlinked(call, p); /* a single removal did this already */
+	}
 	event_mutex_unlock();
 	if (d && !listed) {
 		tracepoint_synchronize_unregister(); /* it may have been published a moment */

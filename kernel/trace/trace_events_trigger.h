@@ -30,6 +30,7 @@ struct event_trigger_data {
 	void *probe_data;
 	/* hist: its struct hist_trigger_data; enable_*: the target event */
 	void *private_data;
+	void *pending; /* hist: the command as written, until it is parsed under event_mutex */
 };
 
 /* Soft mode follows the triggers on call and the enable commands aiming at it (sm_ref). */
@@ -45,6 +46,10 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 void hist_trigger_run(struct event_trigger_data *d, const void *rec, u32 len);
 void hist_trigger_print(struct seq_file *m, struct event_trigger_data *d);
 void hist_trigger_free(struct event_trigger_data *d);
+/* Under event_mutex: may it go (no other hist reads its variables or shares its map), and what
+ * its going lets go of. */
+bool hist_trigger_busy(struct event_trigger_data *d);
+void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *d);
 /* enable_hist/disable_hist and enable_event/disable_event: `sys:event[:count]` (trace_events_enable.c). */
 int event_enable_parse(enum trigger_type type, char *arg, struct event_trigger_data *d);
 int event_enable_register(struct event_trigger_data *d);
