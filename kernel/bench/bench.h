@@ -40,6 +40,7 @@ void bench_ftrace_static(u64 baseline);
 void bench_patching(u64 baseline);
 void bench_tracers(u64 baseline);
 void bench_events(u64 baseline);
+void bench_hist(u64 baseline); /* hist triggers (bench_hist.c) */
 void bench_jump_label(u64 baseline);
 void bench_kprobes(u64 baseline);
 void bench_probes(u64 baseline); /* fprobes and probe events (bench_probes.c) */

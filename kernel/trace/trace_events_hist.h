@@ -247,6 +247,8 @@ struct synth_event *hist_find_synth(const char *name);
 struct trace_event_call;
 void hist_synth_ref(struct trace_event_call *call, int delta);
 void synth_event_ref(struct synth_event *se, int delta);
+/* A line of synthetic_events (`name fields`, `!name`); trunc: remove every unused one first. */
+int synth_events_cmd(char *text, bool trunc);
 void synth_event_trace(struct synth_event *se, const u64 *vals);
 bool synth_field_is_string(const struct synth_event *se, unsigned int i);
 const char *synth_field_type(const struct synth_event *se, unsigned int i);

@@ -282,12 +282,19 @@ static int synth_remove(struct synth_event *se)
 
 static int synthetic_events_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[512], cmd[512], *name, *rest;
-	int err = 0;
+	char text[512];
 
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
-	if (flags & FS_TRUNC) /* `>`: every unused synthetic event goes first, as Linux */
+	return synth_events_cmd(text, flags & FS_TRUNC);
+}
+
+int synth_events_cmd(char *text, bool trunc)
+{
+	char cmd[512], *name, *rest;
+	int err = 0;
+
+	if (trunc) /* `>`: every unused synthetic event goes first, as Linux */
 		for (struct synth_event *se = synth_events, *next; se; se = next) {
 			next = se->next;
 			err = synth_remove(se);
