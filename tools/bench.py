@@ -313,6 +313,13 @@ callee-saved register, so the function saves and restores one (`dis bench_target
 belongs to the function, not to the site, and a function that already uses callee-saved registers
 (most real ones, `__schedule()` among them) pays only the NOP.
 
+The hist rows time the same `bench_target_tp()` with hist triggers on its event and the event itself
+off, so only the triggers run, on the scratch copy (kernel/bench/bench_hist.c, docs/22): `keys=common_pid`
+finds one entry of a tracing_map and adds to its hitcount; `keys=common_pid,x:vals=x` builds a 16-byte
+compound key over up to 1000 entries and adds a sum; the third row has two triggers, one saving
+`common_timestamp.usecs` in a variable, the other reading the previous event's value and firing a synthetic
+event (recorded) through `onmatch()`, which is what the wakeup-latency recipe costs per event.
+
 The kprobe rows put one probe with an empty handler on `bench_target`, the function of the
 function-tracer rows (kernel/bench/bench_kprobes.c, docs/15): on its fentry site (ftrace calls the handler
 through a regs trampoline), on its `push %rbp` (int3, emulated in the handler) and on its
