@@ -34,7 +34,8 @@ void bench_hist(u64 baseline)
 
 	if (!call)
 		return;
-	hist_row(call, "hist trigger, keys=common_pid (hitcount)", "hist:keys=common_pid", baseline);
+	hist_row(call, "hist trigger, keys=common_pid (hitcount)", "hist:keys=common_pid",
+		 baseline);
 	hist_row(call, "hist trigger, keys=common_pid,x:vals=x", "hist:keys=common_pid,x:vals=x",
 		 baseline);
 	/* Each event reads the ts0 the one before it saved, fires bench_lat, then saves its own. */
