@@ -38,7 +38,8 @@ void bench_hist(u64 baseline)
 		 baseline);
 	hist_row(call, "hist trigger, keys=common_pid,x:vals=x", "hist:keys=common_pid,x:vals=x",
 		 baseline);
-	/* Each event reads the ts0 the one before it saved, fires bench_lat, then saves its own. */
+	/* Each event saves ts0, then (hists run oldest first, as in Linux) reads it back and fires
+	 * bench_lat: the work of a wakeup-latency pair, on one event. */
 	if (synth_events_cmd(def, false))
 		return;
 	synth = trace_event_find("synthetic", "bench_lat");

@@ -339,12 +339,27 @@ static void put_var_refs(struct hist_trigger_data *hd)
 			hd->var_refs[i]->ref_hist->refcount--;
 }
 
-bool hist_trigger_busy(struct event_trigger_data *t)
+/* References to th's variables from the hists on list (the ones a `>` drops with it). */
+static int refs_from(struct hist_trigger_data *th, struct event_trigger_data *list)
+{
+	int n = 0;
+
+	for (; list; list = list->next) {
+		struct hist_trigger_data *hd = list->private_data;
+		if (list->type != ETT_EVENT_HIST || !hd)
+			continue;
+		for (unsigned int i = 0; i < hd->n_var_refs; i++)
+			n += hd->var_refs[i]->ref_hist == th && hd != th;
+	}
+	return n;
+}
+
+bool hist_trigger_busy(struct event_trigger_data *t, struct event_trigger_data *going)
 {
 	struct hist_trigger_data *th = t->private_data;
 
-	/* its variables are read by another hist, or its map is shared under its name */
-	return th && (th->refcount || (!th->named && th->named_users));
+	/* its variables are read by a hist that stays, or its map is shared under its name */
+	return th && (th->refcount > refs_from(th, going) || (!th->named && th->named_users));
 }
 
 void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *t)
@@ -363,7 +378,7 @@ void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_d
 static int hist_remove(struct trace_event_call *call, struct event_trigger_data *t,
 		       struct event_trigger_data **gone)
 {
-	if (hist_trigger_busy(t))
+	if (hist_trigger_busy(t, NULL))
 		return -EBUSY;
 	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next)
 		if (*pp == t) {

@@ -202,7 +202,7 @@ static void hist_show_one(struct seq_file *m, struct event_trigger_data *d, int 
 		   (unsigned long long)READ_ONCE(owner->map->drops));
 }
 
-/* Every hist trigger of the event, newest first (the trigger list's order, as Linux). */
+/* Every hist trigger of the event, oldest first (the trigger list's order, as Linux). */
 void event_hist_show(struct seq_file *m, struct trace_event_call *call)
 {
 	int n = 0;

@@ -217,8 +217,11 @@ static void trigger_list_restore(struct trace_event_call *call, struct event_tri
 				 struct event_trigger_data **gone,
 				 struct event_trigger_data **old_list)
 {
-	if (added && call->triggers == added)
-		WRITE_ONCE(call->triggers, added->next);
+	for (struct event_trigger_data **pp = &call->triggers; added && *pp; pp = &(*pp)->next)
+		if (*pp == added) {
+			WRITE_ONCE(*pp, added->next);
+			break;
+		}
 	if (*gone) {
 		(*gone)->next = call->triggers;
 		__atomic_store_n(&call->triggers, *gone, __ATOMIC_RELEASE);
@@ -260,11 +263,21 @@ static int trigger_apply(struct trace_event_call *call, struct event_trigger_dat
 		if (is_enable_cmd(d->type) && (err = event_enable_register(d)))
 			return err;
 	}
+	*listed = true;
+	if (d->type == ETT_EVENT_HIST) {
+		/* At the tail (before eprobe hooks), as Linux's hist_register_trigger() does with
+		 * list_add_tail_rcu(): hists run and are listed oldest first. */
+		struct event_trigger_data **pp = &call->triggers;
+		while (*pp && (*pp)->type != ETT_EVENT_EPROBE)
+			pp = &(*pp)->next;
+		d->next = *pp;
+		__atomic_store_n(pp, d, __ATOMIC_RELEASE);
+		return 0;
+	}
 	/* At the head, as Linux's list_add_rcu(): the newest runs (and is listed) first, so
 	 * `stacktrace` added after `traceoff` still records before tracing stops. */
 	d->next = call->triggers;
 	__atomic_store_n(&call->triggers, d, __ATOMIC_RELEASE);
-	*listed = true;
 	return 0;
 }
 
@@ -283,7 +296,7 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 	event_mutex_lock();
 	if (flags & FS_TRUNC) { /* `>` opens with O_TRUNC: Linux drops every command first */
 		for (struct event_trigger_data *p = call->triggers; p; p = p->next)
-			if (p->type == ETT_EVENT_HIST && hist_trigger_busy(p)) {
+			if (p->type == ETT_EVENT_HIST && hist_trigger_busy(p, call->triggers)) {
 				event_mutex_unlock();
 				if (d)
 					trigger_free(d);
@@ -303,6 +316,8 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 		if (err) {
 			if (listed && is_enable_cmd(d->type))
 				event_enable_unregister(d);
+			if (listed && d->type == ETT_EVENT_HIST)
+				hist_trigger_unlinked(call, d);
 			trigger_list_restore(call, listed ? d : NULL, &gone, &old_list);
 			listed = false;
 		}

@@ -46,9 +46,9 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 void hist_trigger_run(struct event_trigger_data *d, const void *rec, u32 len);
 void hist_trigger_print(struct seq_file *m, struct event_trigger_data *d);
 void hist_trigger_free(struct event_trigger_data *d);
-/* Under event_mutex: may it go (no other hist reads its variables or shares its map), and what
- * its going lets go of. */
-bool hist_trigger_busy(struct event_trigger_data *d);
+/* Under event_mutex: must it stay (a hist not among those going reads its variables, or another
+ * shares its map), and what its going lets go of. */
+bool hist_trigger_busy(struct event_trigger_data *d, struct event_trigger_data *going);
 void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *d);
 /* enable_hist/disable_hist and enable_event/disable_event: `sys:event[:count]` (trace_events_enable.c). */
 int event_enable_parse(enum trigger_type type, char *arg, struct event_trigger_data *d);

@@ -40,8 +40,8 @@ def test_sched_switch_on_4_cpus_under_load(console):
         hist = console.run("cat events/sched/sched_switch/hist", timeout=60)
         parts = hist.split("\n\n\n# event histogram")
         assert len(parts) == 2
-        # Newest first: the size=128 one, then the per-CPU count.
-        small, per_cpu = parts
+        # Oldest first, as Linux lists hist triggers: the per-CPU count, then the size=128 one.
+        per_cpu, small = parts
         hits, entries, dropped = map(int, TOTALS.search(per_cpu + "\n").groups())
         assert hits == len(lines) > 128 and dropped == 0
         cpus = {}
