@@ -6,14 +6,6 @@
  */
 #include "ulib.h"
 
-static long atol(const char *s)
-{
-	long v = 0;
-	while (*s >= '0' && *s <= '9')
-		v = v * 10 + (*s++ - '0');
-	return v;
-}
-
 int main(int argc, char **argv, char **envp)
 {
 	long loops = argc > 1 ? atol(argv[1]) : 10, us = argc > 2 ? atol(argv[2]) : 1000;
