@@ -271,8 +271,8 @@ static int create_val_fields(struct hist_parse_ctx *ctx, struct hist_trigger_dat
 		if (hd->n_vals == TRACING_MAP_VALS_MAX)
 			return -EINVAL; /* Linux refuses it without a log line */
 		hf = parse_expr(ctx, hd, str, 0);
-		if (!hf)
-			return -EINVAL;
+		if (!hf) /* refused (and logged), or no memory */
+			return ctx->err ? -EINVAL : -ENOMEM;
 		if (hf->flags &
 		    (HIST_FIELD_FL_BUCKET | HIST_FIELD_FL_LOG2 | HIST_FIELD_FL_SYM |
 		     HIST_FIELD_FL_SYM_OFFSET | HIST_FIELD_FL_SYSCALL | HIST_FIELD_FL_STRING)) {
@@ -310,7 +310,7 @@ static int create_var_fields(struct hist_parse_ctx *ctx, struct hist_trigger_dat
 			}
 			hf = parse_expr(ctx, hd, eq + 1, HIST_FIELD_FL_VAR);
 			if (!hf)
-				return -EINVAL;
+				return ctx->err ? -EINVAL : -ENOMEM;
 			hf->flags |= HIST_FIELD_FL_VAR;
 			if (hf->flags & (HIST_FIELD_FL_BUCKET | HIST_FIELD_FL_LOG2)) {
 				hist_err(ctx, HIST_ERR_BAD_FIELD_MODIFIER, eq + 1);

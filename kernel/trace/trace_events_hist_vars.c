@@ -71,11 +71,8 @@ static int resolve_params(struct hist_parse_ctx *ctx, struct hist_trigger_data *
 		struct hist_field *hf;
 		strscpy(buf, a->params[i], sizeof(buf));
 		hf = hist_parse_param(ctx, hd, buf);
-		if (!hf) {
-			if (!ctx->err)
-				hist_err(ctx, HIST_ERR_PARAM_NOT_FOUND, a->params[i]);
-			return -EINVAL;
-		}
+		if (!hf) /* not found (logged by the parser), or no memory */
+			return ctx->err ? -EINVAL : -ENOMEM;
 		a->param_fields[i] = hf;
 		if (a->synth) {
 			unsigned int f = i - first;
@@ -127,7 +124,7 @@ static int parse_track(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
 		if (hd->fields[i]->var_name && !strcmp(hd->fields[i]->var_name, arg + 1)) {
 			a->track_var = hist_parse_param(ctx, hd, arg);
 			if (!a->track_var)
-				return -EINVAL;
+				return ctx->err ? -EINVAL : -ENOMEM;
 			a->track_idx = hd->n_vars + hd->n_action_vars++;
 			return 0;
 		}
