@@ -304,6 +304,9 @@ def last_error(console):
 
 def test_bad_specs_are_logged_and_change_nothing(console):
     trig = "events/sched/sched_switch/trigger"
+    # A hist that stays, with the event firing all along (a workload beside the shell, timer interrupts).
+    assert console.run("echo 'hist:keys=prev_pid' > " + trig) == ""
+    assert re.match(r"^\[\d+\] compute on CPU 0$", console.run("run compute 0 3"))
     before = console.run("cat " + trig)
     for event, spec, text, at in BAD:
         assert console.run("echo '%s' >> events/%s/trigger" % (spec, event)) != "", spec
@@ -317,11 +320,13 @@ def test_bad_specs_are_logged_and_change_nothing(console):
     lines = console.run("cat error_log")
     assert console.run("echo 'hist:keys=prev_pid,next_pid,prev_prio,next_prio' >> " + trig) == EINVAL
     assert console.run("cat error_log") == lines
+    assert hist(console, "sched/sched_switch")[2] > 0     # the one that stayed kept counting
     # The same trigger twice.
     assert console.run("echo 'hist:keys=next_pid' >> " + trig) == ""
     assert console.run("echo 'hist:keys=next_pid' >> " + trig) == "echo: write error: File exists"
     assert last_error(console)[0].endswith("error: Hist trigger already exists")
     console.run("echo > " + trig)
+    console.run("kill all")
     # A synthetic event with a bad type.
     spec = "bad_ev u64 lat; floats x"
     assert console.run("echo '%s' >> synthetic_events" % spec) == EINVAL
