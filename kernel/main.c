@@ -107,6 +107,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	trace_init();
 	trace_events_files_init();
 	init_dynamic_event();
+	init_synth_events();
 	trace_events_eprobe_init();
 	init_fprobe_trace();
 	init_ftrace_syscalls();

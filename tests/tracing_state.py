@@ -24,7 +24,8 @@ SETS = [
     ["set_ftrace_filter", "set_ftrace_notrace", "set_graph_function", "set_graph_notrace", "set_ftrace_pid",
      "set_event", "set_event_pid", "kprobe_events", "func_hits", "patch_method", "livepatch_enable"],
     ["direct_count", "events/sched/filter", "events/sched/sched_switch/trigger", "events/sched/sched_wakeup/trigger",
-     "events/sched/sched_waking/trigger", "events/sched/sched_process_exit/trigger", "trace_options"],
+     "events/sched/sched_waking/trigger", "events/sched/sched_process_exit/trigger", "trace_options",
+     "synthetic_events"],
     ["tracing_max_latency", "snapshot"],
 ]
 STATE = [VALUES] + SETS
@@ -40,9 +41,10 @@ RESET = (["kill all", "echo 0 > tracing_on", "echo nop > current_tracer", "echo 
          + ["echo 0 > events/sched/filter", "echo > kprobe_events", "echo > set_ftrace_filter",
             "echo > set_ftrace_notrace", "echo > set_graph_function", "echo > set_graph_notrace",
             "echo > set_ftrace_pid", "echo > livepatch_enable", "echo > direct_count", "echo breakpoint > patch_method",
-            "echo > error_log"])
+            "echo > synthetic_events", "echo > error_log"])
 
-FUNC_COMMAND = re.compile(r"^(\S+):(\w+):")      # a function command line of set_ftrace_filter: func:cmd:...
+# A function command line of set_ftrace_filter: func:cmd:..., with enable_event's system:event.
+FUNC_COMMAND = re.compile(r"^(\S+?):(\w+)(:\w+:\w+)?:(?:unlimited|count=\d+)$")
 
 
 def read_state(console):
@@ -69,7 +71,7 @@ def _remove_commands(console):
     for line in console.run("cat set_ftrace_filter").splitlines():
         m = FUNC_COMMAND.match(line)
         if m:
-            console.run("echo '!%s:%s' >> set_ftrace_filter" % m.groups())
+            console.run("echo '!%s:%s%s' >> set_ftrace_filter" % (m.group(1), m.group(2), m.group(3) or ""))
 
 
 def _put_back(console, state):

@@ -122,6 +122,7 @@ static int cmd_bench(int argc, char **argv)
 	bench_ftrace_core(baseline);
 	bench_tracers(baseline);
 	bench_events(baseline);
+	bench_hist(baseline);
 	bench_kprobes(baseline);
 	bench_probes(baseline);
 	bench_patching(baseline);

@@ -325,12 +325,16 @@ void sleep_until_woken(void)
  * A sleep's timer expired (from scheduler_tick, rq lock held): the task runs again. Linux's
  * sleepers have hrtimer_wakeup here; this is the function the timer events name.
  */
+/* The sleep ran out: a wakeup like any other, so it is traced as Linux's hrtimer_wakeup() ->
+ * wake_up_process() traces it (wakeup-latency histograms start at this sched_waking). */
 static noinline void msleep_wakeup(struct task *t)
 {
+	trace_sched_waking(t);
 	t->state = TASK_RUNNING;
 	t->wake_at = 0;
 	if (percpu_area[t->cpu].curr != t)
 		enqueue(&runqueues[t->cpu], t);
+	trace_sched_wakeup(t);
 }
 
 void msleep(unsigned long ms)

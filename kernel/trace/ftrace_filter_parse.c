@@ -6,8 +6,9 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
-const char *const ftrace_probe_names[NR_PROBE_CMDS] = { "traceon", "traceoff", "stacktrace",
-							"dump",	   "cpudump",  "snapshot" };
+const char *const ftrace_probe_names[NR_PROBE_CMDS] = {
+	"traceon", "traceoff", "stacktrace", "dump", "cpudump", "snapshot", "enable_event", "disable_event",
+};
 
 int ftrace_filter_split(char *text, char *plain, size_t size, char **cmds, int max)
 {
@@ -50,6 +51,21 @@ int ftrace_probe_parse(char *tok, struct probe_spec *spec)
 		;
 	if (c == NR_PROBE_CMDS)
 		return -EINVAL;
+	spec->system = spec->event = NULL;
+	if (c == PROBE_ENABLE_EVENT || c == PROBE_DISABLE_EVENT) {
+		/* system:event, then the count (Linux's event_enable_func()) */
+		spec->system = param;
+		param = param ? strchr(param, ':') : NULL;
+		if (!param)
+			return -EINVAL;
+		*param++ = '\0';
+		spec->event = param;
+		param = strchr(param, ':');
+		if (param)
+			*param++ = '\0';
+		if (!*spec->system || !*spec->event)
+			return -EINVAL;
+	}
 	/* Removal takes Linux's documented forms, `!f:traceoff` and `!f:traceoff:0`: a count there
 	 * only says which of Linux's two probes (counted or not) to remove; we keep one of each. */
 	if (param && (kstrtol(param, 10, &spec->count) || spec->count < 0 ||

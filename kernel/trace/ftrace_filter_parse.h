@@ -12,6 +12,8 @@ enum probe_cmd {
 	PROBE_DUMP,
 	PROBE_CPUDUMP,
 	PROBE_SNAPSHOT,
+	PROBE_ENABLE_EVENT,  /* func:enable_event:system:event[:count] */
+	PROBE_DISABLE_EVENT, /* func:disable_event:system:event[:count] */
 	NR_PROBE_CMDS
 };
 extern const char *const ftrace_probe_names[NR_PROBE_CMDS];
@@ -22,6 +24,7 @@ struct probe_spec {
 	enum probe_cmd cmd;
 	long count; /* calls to act on; -1: unlimited (and always for a removal) */
 	bool remove;
+	const char *system, *event; /* enable_event/disable_event's target, in the token */
 };
 
 /*
@@ -31,7 +34,8 @@ struct probe_spec {
  * strlen(text) + 1 bytes).
  */
 int ftrace_filter_split(char *text, char *plain, size_t size, char **cmds, int max);
-/* Splits "[!]func:cmd[:count]" (in place) into spec: 0 or -EINVAL. */
+/* Splits "[!]func:cmd[:count]" or "[!]func:enable_event:system:event[:count]" (in place) into
+ * spec: 0 or -EINVAL. */
 int ftrace_probe_parse(char *tok, struct probe_spec *spec);
 
 #endif

@@ -4,8 +4,12 @@
  *   echo 'vfs_read:stacktrace' >> set_ftrace_filter  a stack trace in the buffer at each call
  *   echo '!kfree:traceoff' >> set_ftrace_filter      remove it
  *
+ *   echo 'vfs_read:enable_event:kmem:kmalloc:1' >> set_ftrace_filter    switch an event on
+ *
  * Commands: traceon, traceoff, stacktrace, dump (print every CPU's buffer), cpudump (this CPU's),
- * snapshot (swap the live buffer into the max buffer, trace_snapshot.c).
+ * snapshot (swap the live buffer into the max buffer, trace_snapshot.c), enable_event and
+ * disable_event (the event stays in soft mode while a command aims at it, as with the event
+ * triggers of the same name: trace_events_enable.c).
  * They have an ftrace_ops of their own (probe_ops) whose filter is the set of functions with a
  * command, so they live apart from the function filter: a `>` of plain functions leaves them.
  */
@@ -15,6 +19,7 @@
 #include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/trace/trace.h"
+#include "kernel/trace/trace_events_trigger.h"
 #include "kernel/trace/trace_trigger_count.h"
 #include "kernel/trace/trace_snapshot.h"
 #include "lib/errno.h"
@@ -23,7 +28,8 @@
 struct ftrace_probe {
 	unsigned long ip;
 	enum probe_cmd cmd;
-	long count; /* calls still to act on, or TRIGGER_COUNT_UNLIMITED */
+	long count;			 /* calls still to act on, or TRIGGER_COUNT_UNLIMITED */
+	struct trace_event_call *target; /* enable_event, disable_event */
 };
 
 struct probe_set {
@@ -43,6 +49,10 @@ static void probe_run(struct ftrace_probe *p, unsigned long ip)
 	case PROBE_TRACEON:
 	case PROBE_TRACEOFF:
 		trigger_count_switch(&p->count, &global_trace.tracing_on, p->cmd == PROBE_TRACEON);
+		return;
+	case PROBE_ENABLE_EVENT:
+	case PROBE_DISABLE_EVENT:
+		event_enable_switch(p->target, &p->count, p->cmd == PROBE_ENABLE_EVENT);
 		return;
 	case PROBE_STACKTRACE:
 		/* As Linux: with tracing off there is nowhere to record, and no count is spent. */
@@ -92,6 +102,20 @@ static struct ftrace_ops probe_ops = { .func = probe_call,
 				       .name = "probes",
 				       .flags = FTRACE_OPS_FL_RECURSION };
 
+/* enable_event/disable_event targets enter soft mode for a set (+1) and leave it (-1). */
+static void probes_soft_mode(const struct probe_set *set, int delta)
+{
+	event_mutex_lock();
+	for (int i = 0; set && i < set->nr; i++) {
+		struct trace_event_call *t = set->p[i].target;
+		if (!t)
+			continue;
+		t->sm_ref += delta;
+		event_trigger_update_mode(t);
+	}
+	event_mutex_unlock();
+}
+
 /*
  * Installs a set built by ftrace_probe_prepare(): the ops's filter follows it, the old set goes
  * once no CPU can read it. Nothing here allocates, so once the set is built only a failure to
@@ -120,6 +144,7 @@ static int probes_replace(struct probe_set *set)
 	 * command for itself, or its old one, never a freed one. */
 	WRITE_ONCE(probes, set->nr ? set : NULL);
 	ftrace_synchronize();
+	probes_soft_mode(old, -1);
 	kfree(old);
 	if (!set->nr)
 		kfree(set);
@@ -141,7 +166,8 @@ void ftrace_probe_discard(struct probe_set *set)
 
 /* Splits "[!]func:cmd[:count]" (in place, ftrace_filter_parse.c) and finds the functions it
  * names; 0, -EINVAL, or -ENOMEM when hits could not hold them all. */
-static int probe_parse(char *tok, bool *remove, int *cmd_out, long *count, struct ftrace_hash *hits)
+static int probe_parse(char *tok, bool *remove, int *cmd_out, long *count, struct ftrace_hash *hits,
+		       struct trace_event_call **target)
 {
 	struct probe_spec spec;
 	int err;
@@ -151,16 +177,21 @@ static int probe_parse(char *tok, bool *remove, int *cmd_out, long *count, struc
 	*remove = spec.remove;
 	*count = spec.count;
 	*cmd_out = spec.cmd;
+	*target = spec.system ? trace_event_find(spec.system, spec.event) : NULL;
+	if (spec.system && !*target)
+		return -EINVAL; /* no such event */
 	err = ftrace_match_glob(hits, spec.func);
 	return err < 0 ? err : 0;
 }
 
 /* A removal must find something to remove, as Linux's unregister of a probe that is not there
  * fails with EINVAL. */
-static bool probe_present(const struct probe_set *set, int cmd, const struct ftrace_hash *hits)
+static bool probe_present(const struct probe_set *set, int cmd, const struct ftrace_hash *hits,
+			  const struct trace_event_call *target)
 {
 	for (int i = 0; set && i < set->nr; i++)
-		if (set->p[i].cmd == (enum probe_cmd)cmd && ftrace_lookup_hash(hits, set->p[i].ip))
+		if (set->p[i].cmd == (enum probe_cmd)cmd && set->p[i].target == target &&
+		    ftrace_lookup_hash(hits, set->p[i].ip))
 			return true;
 	return false;
 }
@@ -169,13 +200,14 @@ int ftrace_probe_check(const char *tok)
 {
 	char copy[128];
 	struct ftrace_hash *hits = alloc_ftrace_hash(0);
+	struct trace_event_call *target;
 	bool remove;
 	long count;
 	int c, err = -EINVAL;
 
 	if (hits && strscpy(copy, tok, sizeof(copy)) >= 0)
-		err = probe_parse(copy, &remove, &c, &count, hits);
-	if (!err && remove && !probe_present(probes, c, hits))
+		err = probe_parse(copy, &remove, &c, &count, hits, &target);
+	if (!err && remove && !probe_present(probes, c, hits, target))
 		err = -EINVAL;
 	free_ftrace_hash(hits);
 	return hits ? err : -ENOMEM;
@@ -186,6 +218,7 @@ static struct probe_set *probe_apply(const struct probe_set *base, char *tok, in
 {
 	struct ftrace_hash *hits = alloc_ftrace_hash(0);
 	struct probe_set *set = NULL;
+	struct trace_event_call *target;
 	int c, n = base ? base->nr : 0;
 	bool remove;
 	long count;
@@ -193,8 +226,8 @@ static struct probe_set *probe_apply(const struct probe_set *base, char *tok, in
 	*err = -ENOMEM;
 	if (!hits)
 		return NULL;
-	*err = probe_parse(tok, &remove, &c, &count, hits);
-	if (!*err && remove && !probe_present(base, c, hits))
+	*err = probe_parse(tok, &remove, &c, &count, hits, &target);
+	if (!*err && remove && !probe_present(base, c, hits, target))
 		*err = -EINVAL;
 	/* Linux's snapshot command allocates the max buffer when it is registered. */
 	if (!*err && !remove && c == PROBE_SNAPSHOT)
@@ -208,12 +241,14 @@ static struct probe_set *probe_apply(const struct probe_set *base, char *tok, in
 	*err = 0;
 	/* Keep the others (and, for a new command, drop the one it replaces on that function). */
 	for (int i = 0; i < n; i++)
-		if (base->p[i].cmd != (enum probe_cmd)c || !ftrace_lookup_hash(hits, base->p[i].ip))
+		if (base->p[i].cmd != (enum probe_cmd)c || base->p[i].target != target ||
+		    !ftrace_lookup_hash(hits, base->p[i].ip))
 			set->p[set->nr++] = base->p[i];
 	if (!remove) {
 		for (unsigned long b = 0; b < (1UL << hits->size_bits); b++)
 			for (struct ftrace_func_entry *e = hits->buckets[b]; e; e = e->next)
-				set->p[set->nr++] = (struct ftrace_probe){ e->ip, c, count };
+				set->p[set->nr++] =
+					(struct ftrace_probe){ e->ip, c, count, target };
 	}
 out:
 	free_ftrace_hash(hits);
@@ -247,6 +282,7 @@ struct probe_set *ftrace_probe_prepare(char **cmds, int ncmd, int *err)
 
 int ftrace_probe_commit(struct probe_set *set)
 {
+	probes_soft_mode(set, 1); /* before the commands can fire */
 	return probes_replace(set);
 }
 
@@ -257,6 +293,15 @@ void ftrace_probes_show(struct seq_file *m)
 
 	for (int i = 0; set && i < set->nr; i++) {
 		const struct ftrace_probe *p = &set->p[i];
+		if (p->target) { /* Linux's event_enable_probe_print() */
+			seq_printf(m, "%ps:%s:%s:%s", (void *)p->ip, ftrace_probe_names[p->cmd],
+				   p->target->system, p->target->name);
+			if (p->count < 0)
+				seq_puts(m, ":unlimited\n");
+			else
+				seq_printf(m, ":count=%ld\n", p->count);
+			continue;
+		}
 		if (p->count < 0)
 			seq_printf(m, "%ps:%s:unlimited\n", (void *)p->ip,
 				   ftrace_probe_names[p->cmd]);

@@ -164,25 +164,29 @@ int trace_event_update_probe(struct trace_event_call *call)
 		err = tracepoint_probe_register(call->tp, call->probe, call);
 	else
 		err = tracepoint_probe_unregister(call->tp, call->probe, call);
-	if (!err && want != have)
-		call->flags ^= EVENT_FL_PROBED;
+	if (!err && want)
+		event_flags_set(call, EVENT_FL_PROBED);
+	else if (!err)
+		event_flags_clear(call, EVENT_FL_PROBED);
 	return err;
 }
 
 int trace_event_enable_disable(struct trace_event_call *call, bool enable)
 {
-	unsigned int old = call->flags;
+	bool was = call->flags & EVENT_FL_ENABLED;
 	int err;
 
 	if (enable)
-		call->flags |= EVENT_FL_ENABLED;
+		event_flags_set(call, EVENT_FL_ENABLED);
 	else
-		call->flags &= ~EVENT_FL_ENABLED;
+		event_flags_clear(call, EVENT_FL_ENABLED);
 	err = trace_event_update_probe(call);
-	if (err)
-		call->flags = old;
+	if (err && was)
+		event_flags_set(call, EVENT_FL_ENABLED);
+	else if (err)
+		event_flags_clear(call, EVENT_FL_ENABLED);
 	else if (enable)
-		call->flags |= EVENT_FL_WAS_ENABLED;
+		event_flags_set(call, EVENT_FL_WAS_ENABLED);
 	return err;
 }
 

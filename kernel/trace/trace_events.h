@@ -67,6 +67,9 @@ struct trace_event_call {
 	unsigned int flags;
 	struct event_filter *filter;
 	struct event_trigger_data *triggers; /* singly linked, newest first */
+	/* enable_event/disable_event triggers aiming at this event: while any exist, its probe
+	 * stays attached (soft mode) and they switch EVENT_FL_ENABLED from the tracing path. */
+	int sm_ref;
 	/* Offset of a pid field set_event_pid also accepts (sched_switch's next_pid), or 0: none. */
 	u16 pid_field_offset;
 	/* Dynamic events (kprobe events) have no tracepoint: reg attaches and detaches their probe,
@@ -75,6 +78,18 @@ struct trace_event_call {
 	void *data;
 	struct fnode *dir; /* events/<system>/<name>/ of a dynamic event */
 };
+
+/* call->flags changes under event_mutex and, for EVENT_FL_ENABLED, also from an enable_event or
+ * disable_event trigger firing on another CPU: every change is one atomic operation. */
+static inline void event_flags_set(struct trace_event_call *call, unsigned int bits)
+{
+	__atomic_fetch_or(&call->flags, bits, __ATOMIC_RELAXED);
+}
+
+static inline void event_flags_clear(struct trace_event_call *call, unsigned int bits)
+{
+	__atomic_fetch_and(&call->flags, ~bits, __ATOMIC_RELAXED);
+}
 
 /* Every event the kernel was built with (linker section _ftrace_events, in no useful order). */
 extern struct trace_event_call *const __start_ftrace_events[], *const __stop_ftrace_events[];
@@ -173,6 +188,8 @@ void trace_events_init(void);
 void trace_events_files_init(void);
 /* syscalls:sys_enter_NAME / sys_exit_NAME for every call the table has (trace_syscalls.c). */
 void init_ftrace_syscalls(void);
+/* synthetic_events (trace_events_synth.c). */
+void init_synth_events(void);
 /* format and id in dir (NULL: its mkdir failed), for call (trace_events_files.c); 0 or -ENOMEM. */
 int trace_event_format_files(struct fnode *dir, struct trace_event_call *call);
 /* An event's directory and files, and its system's when it is the first (trace_events_files.c);

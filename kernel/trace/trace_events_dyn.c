@@ -103,7 +103,7 @@ int trace_remove_event_call(struct trace_event_call *call)
 	trace_event_files_remove(call);
 	filter = call->filter;
 	WRITE_ONCE(call->filter, NULL);
-	call->flags &= ~EVENT_FL_FILTERED;
+	event_flags_clear(call, EVENT_FL_FILTERED);
 	was_enabled = call->flags & EVENT_FL_WAS_ENABLED;
 	event_mutex_unlock();
 	tracepoint_synchronize_unregister(); /* nobody still runs its filter */

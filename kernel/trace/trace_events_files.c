@@ -11,9 +11,12 @@
  *                          /format        the record's layout and print fmt
  *                          /id            the record's type number in the ring buffer
  *                          /filter        which records are kept
- *                          /trigger       traceon, traceoff, stacktrace (trace_events_trigger.c)
+ *                          /hist          its histograms (trace_events_hist_print.c)
+ *                          /trigger       traceon, traceoff, stacktrace, enable_event, hist...
+ *                                         (trace_events_trigger.c)
  */
 #include "kernel/trace/trace_events_files.h"
+#include "kernel/trace/trace_events_hist.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
@@ -29,9 +32,9 @@ void event_set_filter(struct trace_event_call *call, struct event_filter *filter
 
 	if (filter) {
 		WRITE_ONCE(call->filter, filter);
-		call->flags |= EVENT_FL_FILTERED;
+		event_flags_set(call, EVENT_FL_FILTERED);
 	} else {
-		call->flags &= ~EVENT_FL_FILTERED;
+		event_flags_clear(call, EVENT_FL_FILTERED);
 		WRITE_ONCE(call->filter, NULL);
 	}
 	if (old) {
@@ -167,22 +170,28 @@ static int trigger_write(struct fnode *f, const char *buf, size_t len, unsigned 
 	return event_trigger_write(f->parent->priv, buf, len, flags);
 }
 
+static int hist_show(struct seq_file *m, struct fnode *f)
+{
+	event_hist_show(m, f->parent->priv);
+	return 0;
+}
+
 static const struct tracefs_file event_files[] = {
-	TRACEFS_FILE("enable", event_enable_show, event_enable_write),
-	TRACEFS_FILE("filter", filter_show, filter_write),
 	TRACEFS_FILE("format", format_show, NULL),
 	TRACEFS_FILE("id", id_show, NULL),
+	TRACEFS_FILE("enable", event_enable_show, event_enable_write),
+	TRACEFS_FILE("filter", filter_show, filter_write),
+	TRACEFS_FILE("hist", hist_show, NULL),
 	TRACEFS_FILE("trigger", trigger_show, trigger_write),
 };
-/* The fixed types of events/ftrace/ have only these two. */
-static const struct tracefs_file *const format_files = &event_files[2];
 
+/* The fixed types of events/ftrace/ have only the first two. */
 int trace_event_format_files(struct fnode *dir, struct trace_event_call *call)
 {
 	if (!dir)
 		return -ENOMEM;
 	dir->priv = call;
-	return tracefs_create_files(dir, format_files, 2);
+	return tracefs_create_files(dir, event_files, 2);
 }
 
 static struct fnode *events_dir;

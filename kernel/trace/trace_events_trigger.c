@@ -3,38 +3,25 @@
  *   echo traceoff > trigger                    stop tracing the first time the event fires
  *   echo 'traceoff:3 if prev_pid == 1' > ...   the next 3 times it fires with prev_pid 1
  *   echo stacktrace >> trigger                 record where the event was hit, every time
+ *   echo 'enable_event:sched:sched_wakeup:2'   switch another event on (soft mode, twice)
+ *   echo 'hist:keys=next_pid' >> trigger        a histogram (trace_events_hist.c)
  *   echo '!traceoff' >> trigger                remove it
  *
- * Commands: traceon, traceoff, snapshot (swap in the max buffer: trace_snapshot.c), stacktrace. A trigger attaches
- * the event's probe even while the event itself is off (enable then reads 0*), as in Linux;
- * its condition is its own filter, independent of the event's filter.
+ * Commands: traceon, traceoff, snapshot (swap in the max buffer: trace_snapshot.c), stacktrace,
+ * enable_event, disable_event, enable_hist, disable_hist, hist. A trigger attaches the event's probe even
+ * while the event itself is off (enable then reads 0*), as in Linux; its condition is its own
+ * filter, independent of the event's filter.
  */
-#include "kernel/trace/trace_events.h"
+#include "kernel/trace/trace_events_trigger.h"
 #include "kernel/trace/trace_trigger_count.h"
 #include "kernel/trace/trace_snapshot.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "lib/errno.h"
 
-/* ETT_EVENT_EPROBE is no command: an eprobe's hook (event_trigger_probe_add()), never listed. */
-enum trigger_type {
-	ETT_TRACE_ONOFF_ON,
-	ETT_TRACE_ONOFF_OFF,
-	ETT_SNAPSHOT,
-	ETT_STACKTRACE,
-	NR_ETT,
-	ETT_EVENT_EPROBE
-};
-static const char *const trigger_names[NR_ETT] = { "traceon", "traceoff", "snapshot",
-						   "stacktrace" };
-
-struct event_trigger_data {
-	enum trigger_type type;
-	long count; /* uses left, or TRIGGER_COUNT_UNLIMITED */
-	struct event_filter *filter;
-	struct event_trigger_data *next;
-	void (*probe)(void *data, const void *rec, u32 len); /* ETT_EVENT_EPROBE's */
-	void *probe_data;
+static const char *const trigger_names[NR_ETT] = {
+	"traceon",	"traceoff",    "snapshot",     "stacktrace", "enable_event",
+	"disable_event", "enable_hist", "disable_hist", "hist",
 };
 
 /* The first frame shown is the one that hit the tracepoint (its return lands in the iterator). */
@@ -65,6 +52,15 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 			if (trigger_count_take(&d->count))
 				__trace_record_stack(in_traceiter, 0);
 			break;
+		case ETT_EVENT_ENABLE:
+		case ETT_EVENT_DISABLE:
+		case ETT_HIST_ENABLE:
+		case ETT_HIST_DISABLE:
+			event_enable_run(d);
+			break;
+		case ETT_EVENT_HIST:
+			hist_trigger_run(d, rec, len);
+			break;
 		case ETT_EVENT_EPROBE:
 			d->probe(d->probe_data, rec, len);
 			continue;
@@ -78,13 +74,21 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 void event_trigger_show(struct seq_file *m, struct trace_event_call *call)
 {
 	if (!call->triggers) {
-		seq_puts(m, "# Available triggers:\n# traceon traceoff snapshot stacktrace\n");
+		seq_puts(m, "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event "
+			    "disable_event enable_hist disable_hist hist\n");
 		return;
 	}
 	for (struct event_trigger_data *d = call->triggers; d; d = d->next) {
 		if (d->type == ETT_EVENT_EPROBE)
 			continue; /* Linux's eprobe_trigger_print() prints nothing */
-		seq_puts(m, trigger_names[d->type]);
+		if (d->type == ETT_EVENT_HIST) {
+			hist_trigger_print(m, d);
+			continue;
+		}
+		if (d->type >= ETT_EVENT_ENABLE)
+			event_enable_print(m, d, trigger_names[d->type]);
+		else
+			seq_puts(m, trigger_names[d->type]);
 		if (d->count < 0)
 			seq_puts(m, ":unlimited");
 		else
@@ -95,20 +99,35 @@ void event_trigger_show(struct seq_file *m, struct trace_event_call *call)
 	}
 }
 
+static bool is_enable_cmd(enum trigger_type type)
+{
+	return type >= ETT_EVENT_ENABLE && type <= ETT_HIST_DISABLE;
+}
+
+/* Frees a trigger nobody can be running any more (the caller waited). */
 static void trigger_free(struct event_trigger_data *d)
 {
+	if (d->type == ETT_EVENT_HIST)
+		hist_trigger_free(d);
 	if (d->filter)
 		filter_free(d->filter);
 	kfree(d);
 }
 
-/* Takes the trigger of that type off the list; the caller frees it once nobody runs it. */
+/* What `!cmd` removes and what cannot be added twice: one of each simple command per event,
+ * one enable command per command and target (hist triggers match by spec, in their file). */
+static bool trigger_same(const struct event_trigger_data *a, const struct event_trigger_data *b)
+{
+	return a->type == b->type && (!is_enable_cmd(a->type) || event_enable_same(a, b));
+}
+
+/* Takes the trigger like d off the list; the caller frees it once nobody runs it. */
 static struct event_trigger_data *trigger_unlink(struct trace_event_call *call,
-						 enum trigger_type type)
+						 const struct event_trigger_data *like)
 {
 	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next) {
 		struct event_trigger_data *d = *pp;
-		if (d->type == type) {
+		if (trigger_same(d, like)) {
 			WRITE_ONCE(*pp, d->next);
 			return d;
 		}
@@ -127,24 +146,31 @@ static struct event_trigger_data *first_probe(struct trace_event_call *call)
 	return d;
 }
 
-/* Attach or detach the probe for the triggers' sake (soft mode), after the list changed. */
+/* Attach or detach the probe for the triggers' sake (soft mode), after the list changed: also
+ * while other events' enable_event triggers aim at this one. */
 static int trigger_update_mode(struct trace_event_call *call)
 {
-	if (call->triggers)
-		call->flags |= EVENT_FL_SOFT_MODE;
+	if (call->triggers || call->sm_ref)
+		event_flags_set(call, EVENT_FL_SOFT_MODE);
 	else
-		call->flags &= ~EVENT_FL_SOFT_MODE;
+		event_flags_clear(call, EVENT_FL_SOFT_MODE);
 	return trace_event_update_probe(call);
 }
 
-/* `cmd[:count] [if filter]`: into *out, or -EINVAL with nothing allocated. */
+int event_trigger_update_mode(struct trace_event_call *call)
+{
+	return trigger_update_mode(call);
+}
+
+/* `cmd[:arg] [if filter]`: into *out (also for a removal: it says what to remove), or -errno
+ * with nothing allocated. */
 static int trigger_parse(struct trace_event_call *call, char *text, struct event_trigger_data **out,
-			 bool *remove, enum trigger_type *type)
+			 bool *remove)
 {
 	char *cond = strstr(text, " if "), *colon, *word = text;
 	struct event_trigger_data *d;
 	struct filter_parse_error pe = { 0 };
-	int err, i;
+	int err = 0, i;
 
 	*remove = *word == '!';
 	if (*remove)
@@ -163,27 +189,26 @@ static int trigger_parse(struct trace_event_call *call, char *text, struct event
 		;
 	if (i == NR_ETT)
 		return -EINVAL;
-	*type = i;
-	if (*remove)
-		return 0; /* Linux removes by command; a count or condition given is ignored */
+	if (i == ETT_EVENT_HIST)
+		return hist_trigger_parse_cmd(call, colon ? colon : "", cond, *remove, out);
 	d = kzalloc(sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	d->type = i;
 	d->count = TRIGGER_COUNT_UNLIMITED;
-	if (colon && (kstrtol(colon, 0, &d->count) || d->count < 0)) {
-		kfree(d);
-		return -EINVAL;
-	}
-	if (cond) {
+	if (is_enable_cmd(i))
+		err = event_enable_parse(i, colon, d);
+	else if (colon && (kstrtol(colon, 0, &d->count) || d->count < 0))
+		err = -EINVAL;
+	if (!err && cond && !*remove) { /* Linux removes by command: a condition is ignored */
 		err = filter_compile(call->fields, call->nr_fields, cond, &d->filter, &pe);
-		if (err) {
-			if (err == -EINVAL)
-				tracing_log_err("event filter parse error", cond,
-						filter_err_text(pe.err), pe.pos);
-			kfree(d);
-			return err;
-		}
+		if (err == -EINVAL)
+			tracing_log_err("event filter parse error", cond, filter_err_text(pe.err),
+					pe.pos);
+	}
+	if (err) {
+		kfree(d);
+		return err;
 	}
 	*out = d;
 	return 0;
@@ -197,8 +222,11 @@ static void trigger_list_restore(struct trace_event_call *call, struct event_tri
 				 struct event_trigger_data **gone,
 				 struct event_trigger_data **old_list)
 {
-	if (added && call->triggers == added)
-		WRITE_ONCE(call->triggers, added->next);
+	for (struct event_trigger_data **pp = &call->triggers; added && *pp; pp = &(*pp)->next)
+		if (*pp == added) {
+			WRITE_ONCE(*pp, added->next);
+			break;
+		}
 	if (*gone) {
 		(*gone)->next = call->triggers;
 		__atomic_store_n(&call->triggers, *gone, __ATOMIC_RELEASE);
@@ -211,53 +239,108 @@ static void trigger_list_restore(struct trace_event_call *call, struct event_tri
 	trigger_update_mode(call);
 }
 
+/* An unlinked enable command lets its target go, a hist what it held (under event_mutex). */
+static void trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *d)
+{
+	if (d && is_enable_cmd(d->type))
+		event_enable_unregister(d);
+}
+
+/* Adds d (new, parsed) or removes what it names: 0 or -errno, the list as before then. */
+static int trigger_apply(struct trace_event_call *call, struct event_trigger_data *d, bool remove,
+			 struct event_trigger_data **gone, bool *listed)
+{
+	struct event_trigger_data *p = call->triggers;
+	int err;
+
+	if (d->type == ETT_EVENT_HIST) {
+		err = hist_trigger_register(call, d, remove, gone);
+		if (err)
+			return err < 0 ? err : 0;
+	} else if (remove) {
+		*gone = trigger_unlink(call, d);
+		return *gone ? 0 : -ENOENT;
+	} else {
+		while (p && !trigger_same(p, d))
+			p = p->next;
+		if (p)
+			return -EEXIST;
+		/* Linux's register_snapshot_trigger(): the buffer first, or no trigger */
+		if (d->type == ETT_SNAPSHOT && (err = tracing_snapshot_cmd_prepare()))
+			return err;
+		if (is_enable_cmd(d->type) && (err = event_enable_register(d)))
+			return err;
+	}
+	*listed = true;
+	if (d->type == ETT_EVENT_HIST) {
+		/* At the tail (before eprobe hooks), as Linux's hist_register_trigger() does with
+		 * list_add_tail_rcu(): hists run and are listed oldest first. */
+		struct event_trigger_data **pp = &call->triggers;
+		while (*pp && (*pp)->type != ETT_EVENT_EPROBE)
+			pp = &(*pp)->next;
+		d->next = *pp;
+		__atomic_store_n(pp, d, __ATOMIC_RELEASE);
+		return 0;
+	}
+	/* At the head, as Linux's list_add_rcu(): the newest runs (and is listed) first, so
+	 * `stacktrace` added after `traceoff` still records before tracing stops. */
+	d->next = call->triggers;
+	__atomic_store_n(&call->triggers, d, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int event_trigger_write(struct trace_event_call *call, const char *buf, size_t len,
 			unsigned int flags)
 {
 	char text[512];
 	struct event_trigger_data *d = NULL, *gone = NULL, *old_list = NULL;
-	enum trigger_type type;
-	bool remove;
-	int err;
+	bool remove = false, listed = false;
+	int err = 0;
 
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
-	if (!*text)
-		remove = true, type = NR_ETT; /* nothing to add: `echo > trigger` only clears */
-	else if ((err = trigger_parse(call, text, &d, &remove, &type)))
-		return err;
+	if (*text && (err = trigger_parse(call, text, &d, &remove)))
+		return err; /* an empty write (`echo > trigger`) only clears */
 	event_mutex_lock();
 	if (flags & FS_TRUNC) { /* `>` opens with O_TRUNC: Linux drops every command first */
+		for (struct event_trigger_data *p = call->triggers; p; p = p->next)
+			if (p->type == ETT_EVENT_HIST && hist_trigger_busy(p, call->triggers)) {
+				event_mutex_unlock();
+				if (d)
+					trigger_free(d);
+				return -EBUSY; /* another hist still reads it: nothing changes */
+			}
 		old_list = call->triggers;
 		WRITE_ONCE(call->triggers, first_probe(call));
 		if (old_list == call->triggers)
 			old_list = NULL;
 	}
-	if (type == NR_ETT) {
-		err = 0;
-	} else if (!remove && type == ETT_SNAPSHOT && (err = tracing_snapshot_cmd_prepare())) {
-		; /* Linux's register_snapshot_trigger(): the buffer first, or no trigger */
-	} else if (remove) {
-		gone = trigger_unlink(call, type);
-		err = gone || old_list ? 0 : -ENOENT;
-	} else {
-		struct event_trigger_data *p = call->triggers;
-		while (p && p->type != type)
-			p = p->next;
-		err = p ? -EEXIST : 0; /* one of each command per event, as Linux */
-		/* At the head, as Linux's list_add_rcu(): the newest runs (and is listed) first, so
-		 * `stacktrace` added after `traceoff` still records before tracing stops. */
-		d->next = call->triggers;
-		if (!err)
-			__atomic_store_n(&call->triggers, d, __ATOMIC_RELEASE);
-	}
+	if (d)
+		err = trigger_apply(call, d, remove, &gone, &listed);
+	if (err == -ENOENT && old_list)
+		err = 0; /* `echo '!cmd' > trigger` already dropped it */
 	if (!err) {
 		err = trigger_update_mode(call);
-		if (err)
-			trigger_list_restore(call, d, &gone, &old_list);
+		if (err) {
+			if (listed && is_enable_cmd(d->type))
+				event_enable_unregister(d);
+			if (listed && d->type == ETT_EVENT_HIST)
+				hist_trigger_unlinked(call, d);
+			trigger_list_restore(call, listed ? d : NULL, &gone, &old_list);
+			listed = false;
+		}
+	} else if (old_list) {
+		trigger_list_restore(call, NULL, &gone, &old_list);
+	}
+	trigger_unlinked(call, gone);
+	for (struct event_trigger_data *p = old_list; p && p->type != ETT_EVENT_EPROBE;
+	     p = p->next) {
+		trigger_unlinked(call, p);
+		if (p->type == ETT_EVENT_HIST)
+			hist_trigger_unlinked(call, p); /* a single removal did this already */
 	}
 	event_mutex_unlock();
-	if (err && d && !remove && call->triggers != d) {
+	if (d && !listed) {
 		tracepoint_synchronize_unregister(); /* it may have been published a moment */
 		trigger_free(d);
 	}

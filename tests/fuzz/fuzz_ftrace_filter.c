@@ -125,6 +125,20 @@ static int model_command(char *tok, struct probe_spec *want)
 	if (c == NR_PROBE_CMDS)
 		return -EINVAL;
 	want->cmd = c;
+	want->system = want->event = NULL;
+	if (c == PROBE_ENABLE_EVENT || c == PROBE_DISABLE_EVENT) {
+		/* system:event[:count] in what followed the command */
+		if (!param || !(p = strchr(param, ':')))
+			return -EINVAL;
+		*p++ = '\0';
+		want->system = param;
+		want->event = p;
+		param = strchr(p, ':');
+		if (param)
+			*param++ = '\0';
+		if (!*want->system || !*want->event)
+			return -EINVAL;
+	}
 	if (!param)
 		return 0;
 	p = param + (*param == '+' || *param == '-');
@@ -171,7 +185,9 @@ static void check_command(const char *tok)
 	FUZZ_CHECK(err == werr, "command \"%s\": %d, expected %d", tok, err, werr);
 	if (!err) {
 		FUZZ_CHECK(!strcmp(got.func, want.func) && got.cmd == want.cmd &&
-				   got.count == want.count && got.remove == want.remove,
+				   got.count == want.count && got.remove == want.remove &&
+				   !strcmp(got.system ?: "", want.system ?: "") &&
+				   !strcmp(got.event ?: "", want.event ?: ""),
 			   "command \"%s\" read as %s:%d:%ld", tok, got.func, got.cmd, got.count);
 		hits = alloc_ftrace_hash(0);
 		found = ftrace_match_glob(hits, got.func);

@@ -25,6 +25,7 @@ RUNS = {
     "ftrace_filter": 7000,
     "event_filter": 35000,
     "kprobe_events": 25000,
+    "hist": 20000,
 }
 _built = None
 

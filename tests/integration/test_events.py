@@ -78,8 +78,8 @@ def test_available_events_and_tree(console):
         ["enable", "header_event", "header_page", "ftrace/"] + ["%s/" % s for s in systems])
     listing = console.run("ls events/sched").split()
     assert listing[:2] == ["enable", "filter"]
-    assert console.run("ls events/sched/sched_switch").split() == ["enable", "filter", "format", "id",
-                                                                    "trigger"]
+    assert console.run("ls events/sched/sched_switch").split() == ["enable", "filter", "format",
+                                                                    "hist", "id", "trigger"]
 
 
 def test_format_and_id_match_linux_layout(console):
@@ -222,7 +222,9 @@ def tracing_turns_off(console, polls=50):
 
 def test_triggers_traceoff_count_and_removal(console):
     trig = "events/sched/sched_switch/trigger"
-    assert console.run("cat %s" % trig) == "# Available triggers:\n# traceon traceoff snapshot stacktrace"
+    assert console.run("cat %s" % trig) == ("# Available triggers:\n# traceon traceoff snapshot stacktrace"
+                                            " enable_event disable_event enable_hist"
+                                            " disable_hist hist")
     assert console.run("echo traceoff:2 > %s" % trig) == ""
     # The trigger alone attaches the probe: the event is off but "soft" enabled. The shell's own
     # next switch (it sleeps for input) fires it at once.

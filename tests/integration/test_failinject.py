@@ -28,6 +28,7 @@ STATE = [
     "events/sched/sched_switch/enable", "events/kmem/enable", "patch_method", "livepatch_enable", "direct_count",
     "saved_cmdlines_size", "func_hits", "tracing_on", "events/sched/filter", "events/sched/sched_switch/filter",
     "events/sched/sched_wakeup/filter", "events/sched/sched_waking/filter", "events/sched/sched_process_exit/filter",
+    "synthetic_events", "events/kmem/kfree/enable",
 ]
 SITES = ["schedule", "kfree", "demo_greeting"]   # dis: bytes of call sites the actions touch
 
@@ -56,6 +57,14 @@ CASES = [
     ("system_filter", [], "echo 'common_pid != 0' > events/sched/filter", ["echo 0 > events/sched/filter"]),
     ("trigger_with_filter", [], "echo 'stacktrace if prev_pid == 1' > events/sched/sched_switch/trigger",
      ["echo '!stacktrace' > events/sched/sched_switch/trigger"]),
+    ("hist_trigger", [], "echo 'hist:keys=next_pid,prev_comm:vals=prev_prio if prev_pid == 1' >> "
+     "events/sched/sched_switch/trigger", ["echo > events/sched/sched_switch/trigger"]),
+    ("synthetic_event", [], "echo 'fi_lat u64 lat; pid_t pid; char comm[16]' >> synthetic_events",
+     ["echo '!fi_lat' >> synthetic_events"]),
+    ("enable_event_trigger", [], "echo 'enable_event:kmem:kfree:2' > events/sched/sched_switch/trigger",
+     ["echo > events/sched/sched_switch/trigger"]),
+    ("enable_event_command", [], "echo 'kfree:enable_event:kmem:kmalloc' >> set_ftrace_filter",
+     ["echo '!kfree:enable_event:kmem:kmalloc' >> set_ftrace_filter"]),
     ("tracer_function_filtered", ["echo 'k*' > set_ftrace_filter"], "echo function > current_tracer",
      ["echo nop > current_tracer"]),
     ("ftrace_pid", [], "echo 1 > set_ftrace_pid", ["echo > set_ftrace_pid"]),

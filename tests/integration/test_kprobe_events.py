@@ -147,7 +147,8 @@ def test_events_tree_lists_and_ids(console):
     define(console, "p:a vfs_read")
     define(console, "p:grp/b vfs_open")
     assert console.run("ls events/kprobes").split() == ["a/", "enable", "filter"]
-    assert console.run("ls events/kprobes/a").split() == ["enable", "filter", "format", "id", "trigger"]
+    assert console.run("ls events/kprobes/a").split() == ["enable", "filter", "format", "hist", "id",
+                                                          "trigger"]
     assert console.run("ls events/grp").split() == ["b/", "enable", "filter"]
     assert console.run("cat available_events").splitlines() == sorted(
         before + ["kprobes:a", "grp:b"], key=lambda s: s.split(":"))

@@ -13,14 +13,6 @@ static unsigned long rdtsc(void)
 	return (unsigned long)hi << 32 | lo;
 }
 
-static long atol(const char *s)
-{
-	long v = 0;
-	while (*s >= '0' && *s <= '9')
-		v = v * 10 + (*s++ - '0');
-	return v;
-}
-
 int main(int argc, char **argv, char **envp)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, reps = argc > 2 ? atol(argv[2]) : 5;

@@ -55,15 +55,6 @@ static void loop(long n, long reps)
 	}
 }
 
-static long atol_(const char *s)
-{
-	long v = 0;
-
-	while (*s >= '0' && *s <= '9')
-		v = v * 10 + *s++ - '0';
-	return v;
-}
-
 static int forks(long n)
 {
 	static char *const argv[] = { "/tests/hello", 0 };
@@ -114,9 +105,9 @@ int main(int argc, char **argv, char **envp)
 	long sum = 0;
 
 	if (argc > 2 && !strcmp(argv[1], "fork"))
-		return forks(atol_(argv[2]));
+		return forks(atol(argv[2]));
 	if (argc > 3 && !strcmp(argv[1], "loop"))
-		loop(atol_(argv[2]) > 0 ? atol_(argv[2]) : 1, atol_(argv[3]));
+		loop(atol(argv[2]) > 0 ? atol(argv[2]) : 1, atol(argv[3]));
 	if (argc > 1 && !strcmp(argv[1], "peek"))
 		peek();
 	if (argc > 2 && !strcmp(argv[1], "enable"))

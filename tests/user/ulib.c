@@ -32,6 +32,16 @@ int strcmp(const char *a, const char *b)
 	return (unsigned char)*a - (unsigned char)*b;
 }
 
+/* The leading decimal digits of s (the programs' arguments are counts). */
+long atol(const char *s)
+{
+	long v = 0;
+
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (*s++ - '0');
+	return v;
+}
+
 int memcmp_prefix(const char *s, const char *prefix)
 {
 	while (*prefix)

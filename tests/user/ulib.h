@@ -84,6 +84,7 @@ static inline long syscall6(long n, long a, long b, long c, long d, long e, long
 
 size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
+long atol(const char *s);
 /* 0 when s starts with prefix. */
 int memcmp_prefix(const char *s, const char *prefix);
 void *memset(void *d, int c, size_t n);

@@ -1,0 +1,109 @@
+/* enable_event, disable_event, enable_hist and disable_hist: triggers that switch another event
+ * (or its histograms) when this one fires, `enable_event:sched:sched_wakeup[:count]`.
+ *
+ * Linux's soft mode: while an enable_event or disable_event trigger aims at an event, that
+ * event's probe stays attached (enable reads 0* or 1*), so that the trigger, firing in any
+ * context, only flips EVENT_FL_ENABLED and never has to attach a probe (which patches code and
+ * takes a mutex). When the last such trigger goes, the event keeps the state it was left in.
+ */
+#include "kernel/trace/trace_events_trigger.h"
+#include "kernel/trace/trace_events_hist.h"
+#include "kernel/trace/trace_trigger_count.h"
+#include "lib/errno.h"
+
+/* `system:event[:count]` after the command's colon. */
+int event_enable_parse(enum trigger_type type, char *arg, struct event_trigger_data *d)
+{
+	char *system = arg, *event, *count;
+	struct trace_event_call *target;
+
+	if (!arg)
+		return -EINVAL;
+	event = strchr(system, ':');
+	if (!event)
+		return -EINVAL;
+	*event++ = 0;
+	count = strchr(event, ':');
+	if (count)
+		*count++ = 0;
+	target = trace_event_find(system, event);
+	if (!target)
+		return -EINVAL; /* Linux: no such event, and no error_log line */
+	if (count && (kstrtol(count, 0, &d->count) || d->count < 0))
+		return -EINVAL;
+	d->private_data = target;
+	return 0;
+}
+
+bool event_enable_same(const struct event_trigger_data *a, const struct event_trigger_data *b)
+{
+	return a->private_data == b->private_data;
+}
+
+/* Under event_mutex: the target enters soft mode (its probe attached) for d. */
+int event_enable_register(struct event_trigger_data *d)
+{
+	struct trace_event_call *target = d->private_data;
+	int err;
+
+	if (d->type == ETT_HIST_ENABLE || d->type == ETT_HIST_DISABLE)
+		return 0; /* the target's histograms are found when it fires */
+	target->sm_ref++;
+	err = event_trigger_update_mode(target);
+	if (err)
+		target->sm_ref--;
+	return err;
+}
+
+/* Under event_mutex, d unlinked: the target leaves soft mode if d was the last. */
+void event_enable_unregister(struct event_trigger_data *d)
+{
+	struct trace_event_call *target = d->private_data;
+
+	if (d->type == ETT_HIST_ENABLE || d->type == ETT_HIST_DISABLE)
+		return;
+	target->sm_ref--;
+	event_trigger_update_mode(target); /* detaching a probe does not fail */
+}
+
+/* The tracing path: Linux's rule for counts, a use spent only when the state changes. Also the
+ * enable_event/disable_event function commands' (ftrace_probe.c). */
+void event_enable_switch(struct trace_event_call *target, long *count, bool on)
+{
+	unsigned int flags = READ_ONCE(target->flags);
+
+	if (!!(flags & EVENT_FL_ENABLED) == on || !trigger_count_take(count))
+		return;
+	if (on)
+		event_flags_set(target, EVENT_FL_ENABLED | EVENT_FL_WAS_ENABLED);
+	else
+		event_flags_clear(target, EVENT_FL_ENABLED);
+}
+
+/* enable_hist/disable_hist: every histogram on the target resumes or pauses. */
+static void switch_hists(struct event_trigger_data *d, bool on)
+{
+	struct trace_event_call *target = d->private_data;
+
+	if (!trigger_count_take(&d->count))
+		return;
+	for (struct event_trigger_data *t = READ_ONCE(target->triggers); t; t = READ_ONCE(t->next))
+		if (t->type == ETT_EVENT_HIST)
+			WRITE_ONCE(((struct hist_trigger_data *)t->private_data)->paused, !on);
+}
+
+void event_enable_run(struct event_trigger_data *d)
+{
+	if (d->type == ETT_EVENT_ENABLE || d->type == ETT_EVENT_DISABLE)
+		event_enable_switch(d->private_data, &d->count, d->type == ETT_EVENT_ENABLE);
+	else
+		switch_hists(d, d->type == ETT_HIST_ENABLE);
+}
+
+/* Linux's listing: `enable_event:sched:sched_wakeup:count=2`; the caller adds count and filter. */
+void event_enable_print(struct seq_file *m, struct event_trigger_data *d, const char *name)
+{
+	struct trace_event_call *target = d->private_data;
+
+	seq_printf(m, "%s:%s:%s", name, target->system, target->name);
+}

@@ -1,0 +1,517 @@
+/* The hist trigger's fields: keys, values and variables, each an event field with its modifier
+ * (`call_site.sym`, `lat.buckets=10`), a pseudo-field (common_timestamp, common_cpu, stacktrace),
+ * a `$reference` or an expression of two of them; then the sort keys and the map they need. */
+#include "kernel/trace/trace_events_hist.h"
+#include "kernel/mm/mm.h"
+#include "lib/compiler.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+void hist_field_free(struct hist_field *hf)
+{
+	if (!hf)
+		return;
+	hist_field_free(hf->operands[0]);
+	hist_field_free(hf->operands[1]);
+	kfree(hf->var_name);
+	kfree(hf->ref_name);
+	kfree(hf->ref_system);
+	kfree(hf->ref_event);
+	kfree(hf);
+}
+
+static struct hist_field *field_alloc(unsigned long flags)
+{
+	struct hist_field *hf = kzalloc(sizeof(*hf));
+
+	if (hf) {
+		hf->flags = flags;
+		hf->size = 8;
+		hf->var_idx = -1;
+	}
+	return hf;
+}
+
+static const struct ftrace_event_field *find_event_field(struct hist_parse_ctx *ctx,
+							 const char *name)
+{
+	for (int i = 0; i < ctx->nr_fields; i++)
+		if (!strcmp(ctx->fields[i].name, name))
+			return &ctx->fields[i];
+	return NULL;
+}
+
+static const struct {
+	const char *name;
+	unsigned long flag;
+} modifiers[] = {
+	{ "hex", HIST_FIELD_FL_HEX },
+	{ "sym", HIST_FIELD_FL_SYM },
+	{ "symXoffset", HIST_FIELD_FL_SYM_OFFSET },
+	{ "execname", HIST_FIELD_FL_EXECNAME },
+	{ "syscall", HIST_FIELD_FL_SYSCALL },
+	{ "log2", HIST_FIELD_FL_LOG2 },
+	{ "usecs", HIST_FIELD_FL_TIMESTAMP_USECS },
+};
+
+/* `name.modifier` or `name.buckets=N`: one field of the event (or a pseudo-field). */
+static struct hist_field *parse_field(struct hist_parse_ctx *ctx, char *str, unsigned long flags)
+{
+	char *name = str, *mod = strchr(str, '.');
+	const struct ftrace_event_field *field = NULL;
+	unsigned long buckets = 0;
+	struct hist_field *hf;
+
+	if (mod) {
+		unsigned int i;
+		*mod++ = 0;
+		for (i = 0; i < ARRAY_SIZE(modifiers) && strcmp(mod, modifiers[i].name); i++)
+			;
+		if (i < ARRAY_SIZE(modifiers) &&
+		    (modifiers[i].flag != HIST_FIELD_FL_EXECNAME || !strcmp(name, "common_pid"))) {
+			flags |= modifiers[i].flag;
+		} else if (!strncmp(mod, "bucket", 6)) {
+			char *n = mod + 6 + (mod[6] == 's');
+			if (*n != '=' || kstrtoul(n + 1, 0, &buckets) || !buckets)
+				goto bad_mod;
+			flags |= HIST_FIELD_FL_BUCKET;
+		} else {
+			goto bad_mod;
+		}
+	}
+	if (!strcmp(name, "common_timestamp")) {
+		flags |= HIST_FIELD_FL_TIMESTAMP;
+		ctx->timestamps = true;
+	} else if (!strcmp(name, "common_cpu") || !strcmp(name, "cpu") || !strcmp(name, "CPU")) {
+		field = find_event_field(ctx, name); /* an event's own `cpu` field wins */
+		if (!field)
+			flags |= HIST_FIELD_FL_CPU;
+	} else {
+		field = find_event_field(ctx, name);
+		if (!field || !field->size) {
+			hist_err(ctx, HIST_ERR_FIELD_NOT_FOUND, name);
+			return NULL;
+		}
+	}
+	/* A modifier on a type it cannot apply to (Linux's create_hist_field() checks). */
+	if (field && field->kind != FILTER_OTHER &&
+	    (flags & (HIST_FIELD_FL_HEX | HIST_FIELD_FL_SYM | HIST_FIELD_FL_SYM_OFFSET |
+		      HIST_FIELD_FL_SYSCALL | HIST_FIELD_FL_LOG2 | HIST_FIELD_FL_BUCKET)))
+		goto bad_mod;
+	if ((flags & HIST_FIELD_FL_TIMESTAMP_USECS) && !(flags & HIST_FIELD_FL_TIMESTAMP))
+		goto bad_mod;
+	hf = field_alloc(flags);
+	if (!hf)
+		return NULL;
+	hf->field = field;
+	hf->buckets = buckets;
+	if (field) {
+		hf->is_signed = field->is_signed;
+		if (field->kind != FILTER_OTHER) {
+			hf->flags |= HIST_FIELD_FL_STRING;
+			hf->size =
+				field->kind == FILTER_STATIC_STRING ? field->size : HIST_STRING_MAX;
+		}
+	}
+	return hf;
+bad_mod:
+	hist_err(ctx, HIST_ERR_BAD_FIELD_MODIFIER, mod);
+	return NULL;
+}
+
+static struct hist_field *find_own_var(struct hist_trigger_data *hd, const char *name)
+{
+	for (unsigned int i = 0; i < hd->n_fields; i++)
+		if (hd->fields[i] && hd->fields[i]->var_name &&
+		    !strcmp(hd->fields[i]->var_name, name))
+			return hd->fields[i];
+	return NULL;
+}
+
+/* `$var`: a variable of this histogram or of another event's (Linux's parse_var_ref()). */
+static struct hist_field *parse_var_ref(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+					const char *name)
+{
+	struct hist_field *own = find_own_var(hd, name), *hf;
+	struct hist_trigger_data *target = hd;
+	int idx = own ? own->var_idx : -1;
+
+	if (!own && ctx->find_var)
+		target = ctx->find_var(NULL, NULL, name, &idx, hd);
+	if (!target || idx < 0) {
+		hist_err(ctx, HIST_ERR_VAR_NOT_FOUND, name);
+		return NULL;
+	}
+	if (hd->n_var_refs == HIST_VAR_REFS_MAX) {
+		hist_err(ctx, HIST_ERR_TOO_MANY_VARS, name);
+		return NULL;
+	}
+	hf = field_alloc(HIST_FIELD_FL_VAR_REF);
+	if (!hf || !(hf->ref_name = hist_kstrdup(name))) {
+		hist_field_free(hf);
+		return NULL;
+	}
+	hf->ref_hist = target;
+	hf->ref_var_idx = idx;
+	hf->ref_slot = hd->n_var_refs;
+	hd->var_refs[hd->n_var_refs++] = hf;
+	if (!own)
+		own = find_own_var(target, name);
+	if (own) /* a timestamp keeps its units through the variable */
+		hf->flags |= own->flags & HIST_FIELD_FL_TIMESTAMP_USECS;
+	return hf;
+}
+
+static struct hist_field *parse_atom(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				     char *str, unsigned long flags)
+{
+	struct hist_field *hf;
+
+	if (*str == '$') {
+		/* A variable of this trigger that is just a field stands for the field (Linux's
+		 * local_field_var_ref(): `keys=$saved_pid:saved_pid=pid` keys on pid). */
+		struct hist_field *own = find_own_var(hd, str + 1);
+		if (own && own->field &&
+		    !(own->flags & (HIST_FIELD_FL_EXPR | HIST_FIELD_FL_VAR_REF))) {
+			char name[64];
+			strscpy(name, own->field->name, sizeof(name));
+			return parse_field(ctx, name, flags);
+		}
+		return parse_var_ref(ctx, hd, str + 1);
+	}
+	if (*str >= '0' && *str <= '9') {
+		hf = field_alloc(HIST_FIELD_FL_CONST);
+		if (hf && kstrtoull(str, 0, &hf->constant)) {
+			hist_err(ctx, HIST_ERR_EXPECT_NUMBER, str);
+			hist_field_free(hf);
+			return NULL;
+		}
+		return hf;
+	}
+	return parse_field(ctx, str, flags);
+}
+
+/* `a-b` or `a+b` of two atoms (Linux also has * and /; not offered here), or one atom. */
+static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				     char *str, unsigned long flags)
+{
+	char *op = NULL;
+	struct hist_field *expr, *a, *b;
+
+	for (char *p = *str ? str + 1 : str; *p && !op; p++) /* a leading '-' is no operator */
+		if (*p == '+' || *p == '-')
+			op = p;
+	if (!op)
+		return parse_atom(ctx, hd, str, flags);
+	if (strchr(op + 1, '+') || strchr(op + 1, '-')) {
+		hist_err(ctx, HIST_ERR_TOO_MANY_SUBEXPR, str);
+		return NULL;
+	}
+	expr = field_alloc(HIST_FIELD_FL_EXPR | (flags & HIST_FIELD_FL_VAR));
+	if (!expr)
+		return NULL;
+	expr->op = *op == '+' ? FIELD_OP_PLUS : FIELD_OP_MINUS;
+	expr->ref_name = hist_kstrdup(str); /* named by its text, before the atoms are cut up */
+	if (!expr->ref_name)
+		goto fail;
+	*op = 0;
+	a = expr->operands[0] = parse_atom(ctx, hd, str, 0);
+	b = a ? (expr->operands[1] = parse_atom(ctx, hd, op + 1, 0)) : NULL;
+	*op = expr->op == FIELD_OP_PLUS ? '+' : '-';
+	if (!a || !b)
+		goto fail;
+	if ((a->flags | b->flags) & HIST_FIELD_FL_STRING) {
+		hist_err(ctx, HIST_ERR_INVALID_STR_OPERAND, str);
+		goto fail;
+	}
+	/* Both timestamps in the same units, or none (Linux's check_expr_operands()). */
+	if ((a->flags & (HIST_FIELD_FL_TIMESTAMP | HIST_FIELD_FL_VAR_REF)) &&
+	    (b->flags & (HIST_FIELD_FL_TIMESTAMP | HIST_FIELD_FL_VAR_REF)) &&
+	    (a->flags & HIST_FIELD_FL_TIMESTAMP_USECS) !=
+		    (b->flags & HIST_FIELD_FL_TIMESTAMP_USECS)) {
+		hist_err(ctx, HIST_ERR_TIMESTAMP_MISMATCH, NULL);
+		goto fail;
+	}
+	expr->flags |= (a->flags | b->flags) & HIST_FIELD_FL_TIMESTAMP_USECS;
+	return expr;
+fail:
+	hist_field_free(expr);
+	return NULL;
+}
+
+static bool has_var_ref(const struct hist_field *hf)
+{
+	return hf && ((hf->flags & HIST_FIELD_FL_VAR_REF) || has_var_ref(hf->operands[0]) ||
+		      has_var_ref(hf->operands[1]));
+}
+
+/* --- the histogram: values, variables, keys, sort ------------------------------------------- */
+
+static int add_field(struct hist_trigger_data *hd, struct hist_field *hf)
+{
+	if (hd->n_fields == HIST_FIELDS_MAX) {
+		hist_field_free(hf);
+		return -EINVAL;
+	}
+	hd->fields[hd->n_fields++] = hf;
+	return 0;
+}
+
+static int create_val_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
+{
+	char *s = hd->attrs->vals_str, *str;
+	struct hist_field *hf = field_alloc(HIST_FIELD_FL_HITCOUNT);
+
+	if (!hf || add_field(hd, hf))
+		return -ENOMEM;
+	hd->n_vals = 1;
+	while ((str = hist_strsep(&s, ","))) {
+		if (!strcmp(str, "hitcount"))
+			continue;
+		if (hd->n_vals == TRACING_MAP_VALS_MAX)
+			return -EINVAL; /* Linux refuses it without a log line */
+		hf = parse_expr(ctx, hd, str, 0);
+		if (!hf) /* refused (and logged), or no memory */
+			return ctx->err ? -EINVAL : -ENOMEM;
+		if (hf->flags &
+		    (HIST_FIELD_FL_BUCKET | HIST_FIELD_FL_LOG2 | HIST_FIELD_FL_SYM |
+		     HIST_FIELD_FL_SYM_OFFSET | HIST_FIELD_FL_SYSCALL | HIST_FIELD_FL_STRING)) {
+			hist_err(ctx, HIST_ERR_BAD_FIELD_MODIFIER, str);
+			hist_field_free(hf);
+			return -EINVAL;
+		}
+		if (add_field(hd, hf))
+			return -EINVAL;
+		hd->n_vals++;
+	}
+	return 0;
+}
+
+/* `name=expr[,name=expr]` assignments: variables, kept per key in the map. */
+static int create_var_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
+{
+	for (unsigned int i = 0; i < hd->attrs->n_assignments; i++) {
+		char *s = hd->attrs->assignment_str[i], *str;
+		while ((str = hist_strsep(&s, ","))) {
+			char *eq = strchr(str, '=');
+			struct hist_field *hf;
+			if (!eq || eq == str) {
+				hist_err(ctx, HIST_ERR_MALFORMED_ASSIGNMENT, str);
+				return -EINVAL;
+			}
+			*eq = 0;
+			if (find_own_var(hd, str)) {
+				hist_err(ctx, HIST_ERR_DUPLICATE_VAR, str);
+				return -EINVAL;
+			}
+			if (hd->n_vars == TRACING_MAP_VARS_MAX) {
+				hist_err(ctx, HIST_ERR_TOO_MANY_VARS, str);
+				return -EINVAL;
+			}
+			hf = parse_expr(ctx, hd, eq + 1, HIST_FIELD_FL_VAR);
+			if (!hf)
+				return ctx->err ? -EINVAL : -ENOMEM;
+			hf->flags |= HIST_FIELD_FL_VAR;
+			if (hf->flags & (HIST_FIELD_FL_BUCKET | HIST_FIELD_FL_LOG2)) {
+				hist_err(ctx, HIST_ERR_BAD_FIELD_MODIFIER, eq + 1);
+				hist_field_free(hf);
+				return -EINVAL;
+			}
+			hf->var_name = hist_kstrdup(str);
+			if (!hf->var_name) {
+				hist_field_free(hf);
+				return -ENOMEM;
+			}
+			hf->var_idx = hd->n_vars++;
+			if (add_field(hd, hf))
+				return -EINVAL;
+			hd->n_vals++;
+		}
+	}
+	return 0;
+}
+
+static int create_key_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
+{
+	char *s = hd->attrs->keys_str, *str;
+
+	while ((str = hist_strsep(&s, ","))) {
+		struct hist_field *hf;
+		if (hd->n_keys == TRACING_MAP_KEYS_MAX)
+			return -EINVAL; /* too many keys: Linux logs nothing either */
+		if (!strcmp(str, "stacktrace")) {
+			hf = field_alloc(HIST_FIELD_FL_KEY | HIST_FIELD_FL_STACKTRACE);
+			if (hf)
+				hf->size = HIST_STACKTRACE_SIZE;
+		} else {
+			hf = parse_expr(ctx, hd, str, HIST_FIELD_FL_KEY);
+			if (hf && has_var_ref(hf)) {
+				hist_err(ctx, HIST_ERR_INVALID_REF_KEY, str);
+				hist_field_free(hf);
+				return -EINVAL;
+			}
+		}
+		if (!hf)
+			return ctx->err ? -EINVAL : -ENOMEM;
+		hf->flags |= HIST_FIELD_FL_KEY;
+		hf->size = ALIGN(hf->size, 8);
+		hf->offset = hd->key_size;
+		hd->key_size += hf->size;
+		if (hd->key_size > HIST_KEY_SIZE_MAX || add_field(hd, hf))
+			return -EINVAL;
+		hd->n_keys++;
+	}
+	return hd->n_keys ? 0 : -EINVAL;
+}
+
+static int is_descending(struct hist_parse_ctx *ctx, const char *mod)
+{
+	if (!mod || !strcmp(mod, "ascending"))
+		return 0;
+	if (!strcmp(mod, "descending"))
+		return 1;
+	hist_err(ctx, HIST_ERR_INVALID_SORT_MODIFIER, mod);
+	return -EINVAL;
+}
+
+/* sort=a[.descending][,b]: by hitcount, a value or a key (Linux's create_sort_keys()). */
+static int create_sort_keys(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
+{
+	char *s = hd->attrs->sort_key_str, *str;
+	unsigned int i;
+
+	hd->n_sort_keys = 1; /* hitcount, ascending, unless told otherwise */
+	if (!s)
+		return 0;
+	for (i = 0; i < TRACING_MAP_SORT_KEYS_MAX && (str = hist_strsep(&s, ",")); i++) {
+		struct tracing_map_sort_key *sk = &hd->sort_keys[i];
+		char *name = hist_strsep(&str, ".");
+		unsigned int j, k;
+		int desc;
+		if (!*name) {
+			hist_err(ctx, HIST_ERR_EMPTY_SORT_FIELD, "sort=");
+			return -EINVAL;
+		}
+		if (i == TRACING_MAP_SORT_KEYS_MAX - 1 && s) {
+			hist_err(ctx, HIST_ERR_TOO_MANY_SORT_FIELDS, "sort=");
+			return -EINVAL;
+		}
+		sk->field_idx = 0;
+		if (strcmp(name, "hitcount")) {
+			for (j = 1, k = 1; j < hd->n_fields; j++) {
+				if (hd->fields[j]->flags & HIST_FIELD_FL_VAR)
+					continue;
+				if (!strcmp(name, hist_field_name(hd->fields[j])))
+					break;
+				k++;
+			}
+			if (j == hd->n_fields) {
+				hist_err(ctx, HIST_ERR_INVALID_SORT_FIELD, name);
+				return -EINVAL;
+			}
+			sk->field_idx = k;
+		}
+		desc = is_descending(ctx, str);
+		if (desc < 0)
+			return desc;
+		sk->descending = desc;
+	}
+	hd->n_sort_keys = i;
+	return 0;
+}
+
+/* The map's fields in Linux's order: a sum per value, a slot per variable, then the keys. */
+int hist_create_map(struct hist_trigger_data *hd)
+{
+	unsigned int bits = hd->attrs->map_bits ?: TRACING_MAP_BITS_DEFAULT, i;
+
+	hd->map = tracing_map_create(bits, hd->key_size);
+	if (!hd->map)
+		return -ENOMEM;
+	for_each_hist_val_field(i, hd)
+	{
+		struct hist_field *hf = hd->fields[i];
+		int ret = hf->flags & HIST_FIELD_FL_VAR ? tracing_map_add_var(hd->map)
+							: tracing_map_add_sum_field(hd->map);
+		if (ret < 0)
+			return ret;
+	}
+	for (i = 0; i < hd->n_action_vars; i++) /* onmax()'s maximum, save()'s values */
+		if (tracing_map_add_var(hd->map) < 0)
+			return -EINVAL;
+	for_each_hist_key_field(i, hd)
+	{
+		struct hist_field *hf = hd->fields[i];
+		tracing_map_cmp_fn_t cmp =
+			hf->flags & HIST_FIELD_FL_STACKTRACE ? tracing_map_cmp_none
+			: hf->flags & HIST_FIELD_FL_STRING   ? tracing_map_cmp_string
+							   : tracing_map_cmp_num(8, hf->is_signed);
+		int ret = tracing_map_add_key_field(hd->map, hf->offset, cmp);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int hist_create_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
+{
+	int err = create_val_fields(ctx, hd);
+
+	if (!err)
+		err = create_var_fields(ctx, hd);
+	if (!err)
+		err = create_key_fields(ctx, hd);
+	if (!err)
+		err = create_sort_keys(ctx, hd);
+	return err;
+}
+
+const char *hist_field_name(const struct hist_field *hf)
+{
+	if (hf->field)
+		return hf->field->name;
+	if (hf->flags & HIST_FIELD_FL_HITCOUNT)
+		return "hitcount";
+	if (hf->flags & HIST_FIELD_FL_CPU)
+		return "common_cpu";
+	if (hf->flags & (HIST_FIELD_FL_EXPR | HIST_FIELD_FL_VAR_REF))
+		return hf->ref_name;
+	if (hf->flags & HIST_FIELD_FL_TIMESTAMP)
+		return "common_timestamp";
+	if (hf->flags & HIST_FIELD_FL_STACKTRACE)
+		return "stacktrace";
+	return "";
+}
+
+const char *hist_field_flags_str(const struct hist_field *hf)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(modifiers); i++)
+		if (hf->flags & modifiers[i].flag)
+			return modifiers[i].name;
+	return hf->flags & HIST_FIELD_FL_BUCKET ? "buckets" : NULL;
+}
+
+struct hist_field *hist_parse_param(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				    char *str)
+{
+	if (*str == '$')
+		return parse_var_ref(ctx, hd, str + 1);
+	return parse_field(ctx, str, HIST_FIELD_FL_VAR);
+}
+
+/* Linux's hist_field->type: what a synthetic event's field must be declared as to take it. */
+const char *hist_field_type(const struct hist_field *hf)
+{
+	if (hf->flags & HIST_FIELD_FL_VAR_REF) {
+		const struct hist_trigger_data *vh = hf->ref_hist;
+		for (unsigned int i = 0; i < vh->n_vals; i++)
+			if (vh->fields[i]->var_name && vh->fields[i]->var_idx == hf->ref_var_idx)
+				return hist_field_type(vh->fields[i]);
+		return "u64";
+	}
+	if (hf->field)
+		return hf->field->type;
+	if (hf->flags & HIST_FIELD_FL_CPU)
+		return "unsigned int";
+	return "u64";
+}

@@ -1,0 +1,357 @@
+/* Hist trigger actions: what happens after an event updated its entry, Linux's handlers and
+ * actions:
+ *
+ *   onmatch(sched.sched_waking).wakeup_latency($wakeup_lat,next_pid,next_prio)
+ *        the $references resolved (the matching event set them for this key): fire the
+ *        synthetic event with these values (also written .trace(wakeup_latency,...))
+ *   onmax($wakeup_lat).save(next_comm,prev_pid)
+ *        a new maximum for this key: remember it and these values beside the entry
+ *   onchange($var).save(...)   the same whenever the value differs from the last
+ *
+ * A parameter is a $reference or a field of this event (read from the record when the action
+ * runs). Not here: .snapshot() (no snapshot buffer on this branch) and Linux's fields of other
+ * events as parameters (its hidden "field variable" histograms).
+ */
+#include "kernel/trace/trace_events_hist.h"
+#include "kernel/mm/mm.h"
+#include "kernel/fs/fs.h"
+#include "lib/errno.h"
+#include "lib/string.h"
+
+static void action_free(struct action_data *a)
+{
+	if (!a)
+		return;
+	for (unsigned int i = 0; i < a->n_params; i++) {
+		kfree(a->params[i]);
+		hist_field_free(a->param_fields[i]);
+	}
+	hist_field_free(a->track_var);
+	kfree(a->action_str);
+	kfree(a->match_system);
+	kfree(a->match_event);
+	kfree(a->track_var_str);
+	kfree(a->synth_name);
+	kfree(a);
+}
+
+void hist_actions_free(struct hist_trigger_data *hd)
+{
+	for (unsigned int i = 0; i < hd->n_actions; i++)
+		action_free(hd->actions[i]);
+	hd->n_actions = 0;
+}
+
+/* `a, b ,c`: the parameters, blanks around each dropped. */
+static int split_params(struct hist_parse_ctx *ctx, struct action_data *a, char *params)
+{
+	char *p;
+
+	while ((p = hist_strsep(&params, ","))) {
+		p = strim(p);
+		if (!*p)
+			continue;
+		if (a->n_params == SYNTH_FIELDS_MAX) {
+			hist_err(ctx, HIST_ERR_TOO_MANY_PARAMS, NULL);
+			return -EINVAL;
+		}
+		a->params[a->n_params] = hist_kstrdup(p);
+		if (!a->params[a->n_params++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Each parameter becomes a field; for a synthetic event, of the type its field declares. */
+static int resolve_params(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+			  struct action_data *a, unsigned int first)
+{
+	for (unsigned int i = first; i < a->n_params; i++) {
+		char buf[64];
+		struct hist_field *hf;
+		strscpy(buf, a->params[i], sizeof(buf));
+		hf = hist_parse_param(ctx, hd, buf);
+		if (!hf) /* not found (logged by the parser), or no memory */
+			return ctx->err ? -EINVAL : -ENOMEM;
+		a->param_fields[i] = hf;
+		if (a->synth) {
+			unsigned int f = i - first;
+			const char *want = synth_field_type(a->synth, f);
+			bool strings = synth_field_is_string(a->synth, f) &&
+				       (hf->flags & HIST_FIELD_FL_STRING);
+			if (strcmp(want, hist_field_type(hf)) && !strings) {
+				hist_err(ctx, HIST_ERR_SYNTH_TYPE_MISMATCH, a->params[i]);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* onmatch(system.event): the event must exist. */
+static int parse_match(struct hist_parse_ctx *ctx, struct action_data *a, char *arg)
+{
+	char *dot = strchr(arg, '.');
+
+	if (!dot) {
+		hist_err(ctx, HIST_ERR_SUBSYS_NOT_FOUND, arg);
+		return -EINVAL;
+	}
+	*dot = 0;
+	a->match_system = hist_kstrdup(arg);
+	a->match_event = hist_kstrdup(dot + 1);
+	if (!a->match_system || !a->match_event)
+		return -ENOMEM;
+	if (ctx->event_exists && !ctx->event_exists(a->match_system, a->match_event)) {
+		hist_err(ctx, HIST_ERR_INVALID_SUBSYS_EVENT, dot + 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* onmax($var) / onchange($var): a variable of this histogram. */
+static int parse_track(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+		       struct action_data *a, char *arg)
+{
+	a->track_var_str = hist_kstrdup(arg);
+	if (!a->track_var_str)
+		return -ENOMEM;
+	if (*arg != '$') {
+		hist_err(ctx, HIST_ERR_ONX_NOT_VAR, arg);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < hd->n_vals; i++)
+		if (hd->fields[i]->var_name && !strcmp(hd->fields[i]->var_name, arg + 1)) {
+			a->track_var = hist_parse_param(ctx, hd, arg);
+			if (!a->track_var)
+				return ctx->err ? -EINVAL : -ENOMEM;
+			a->track_idx = hd->n_vars + hd->n_action_vars++;
+			return 0;
+		}
+	hist_err(ctx, HIST_ERR_ONX_VAR_NOT_FOUND, arg);
+	return -EINVAL;
+}
+
+static int parse_action_call(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+			     struct action_data *a, char *name, char *params)
+{
+	bool track = a->handler != HANDLER_ONMATCH;
+	int err = split_params(ctx, a, params);
+
+	if (err)
+		return err;
+	if (!strcmp(name, "save")) {
+		if (!track) {
+			hist_err(ctx, HIST_ERR_ACTION_MISMATCH, name);
+			return -EINVAL;
+		}
+		if (!a->n_params) {
+			hist_err(ctx, HIST_ERR_NO_SAVE_PARAMS, NULL);
+			return -EINVAL;
+		}
+		if (hd->n_save_vars) {
+			hist_err(ctx, HIST_ERR_TOO_MANY_SAVE_ACTIONS, NULL);
+			return -EINVAL;
+		}
+		a->action = ACTION_SAVE;
+		a->save_idx = hd->n_vars + hd->n_action_vars;
+		a->save_str = hd->n_save_vars;
+		hd->n_action_vars += a->n_params;
+		hd->n_save_vars += a->n_params;
+		if (hd->n_vars + hd->n_action_vars > TRACING_MAP_VARS_MAX) {
+			hist_err(ctx, HIST_ERR_TOO_MANY_VARS, NULL);
+			return -EINVAL;
+		}
+		return resolve_params(ctx, hd, a, 0);
+	}
+	if (!strcmp(name, "snapshot")) {
+		hist_err(ctx, HIST_ERR_ACTION_MISMATCH, name); /* no snapshot buffer here */
+		return -EINVAL;
+	}
+	a->action = ACTION_TRACE;
+	a->use_trace_keyword = !strcmp(name, "trace");
+	if (a->use_trace_keyword && !a->n_params) {
+		hist_err(ctx, HIST_ERR_SYNTH_EVENT_NOT_FOUND, NULL);
+		return -EINVAL;
+	}
+	a->synth_name = hist_kstrdup(a->use_trace_keyword ? a->params[0] : name);
+	if (!a->synth_name)
+		return -ENOMEM;
+	a->synth = ctx->find_synth ? ctx->find_synth(a->synth_name) : NULL;
+	if (!a->synth) {
+		hist_err(ctx, HIST_ERR_SYNTH_EVENT_NOT_FOUND, a->synth_name);
+		return -EINVAL;
+	}
+	if (a->n_params - a->use_trace_keyword != synth_event_n_fields(a->synth)) {
+		hist_err(ctx, HIST_ERR_SYNTH_COUNT_MISMATCH, a->synth_name);
+		return -EINVAL;
+	}
+	return resolve_params(ctx, hd, a, a->use_trace_keyword);
+}
+
+/* `handler(arg).action(params)` */
+static int parse_action(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd, char *str)
+{
+	struct action_data *a = kzalloc(sizeof(*a));
+	char *arg, *close, *name, *params, *end;
+	int err = -EINVAL;
+
+	if (!a)
+		return -ENOMEM;
+	hd->actions[hd->n_actions++] = a;
+	a->action_str = hist_kstrdup(str);
+	if (!a->action_str)
+		return -ENOMEM;
+	a->handler = !strncmp(str, "onmatch(", 8) ? HANDLER_ONMATCH
+		     : !strncmp(str, "onmax(", 6) ? HANDLER_ONMAX
+						  : HANDLER_ONCHANGE;
+	arg = strchr(str, '(') + 1;
+	close = strchr(arg, ')');
+	if (!close) {
+		hist_err(ctx, HIST_ERR_NO_CLOSING_PAREN, arg);
+		return -EINVAL;
+	}
+	*close = 0;
+	name = close + 1;
+	if (*name != '.' || !(params = strchr(name, '('))) {
+		hist_err(ctx, HIST_ERR_ACTION_NOT_FOUND, NULL);
+		return -EINVAL;
+	}
+	*params++ = 0;
+	name++;
+	end = params + strlen(params);
+	if (end == params || end[-1] != ')') {
+		hist_err(ctx, HIST_ERR_NO_CLOSING_PAREN, params);
+		return -EINVAL;
+	}
+	end[-1] = 0;
+	if (a->handler == HANDLER_ONMATCH)
+		err = parse_match(ctx, a, arg);
+	else
+		err = parse_track(ctx, hd, a, arg);
+	if (!err)
+		err = parse_action_call(ctx, hd, a, name, params);
+	return err;
+}
+
+int hist_parse_actions(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
+{
+	for (unsigned int i = 0; i < hd->attrs->n_actions; i++) {
+		char buf[512];
+		int err;
+		strscpy(buf, hd->attrs->action_str[i], sizeof(buf));
+		err = parse_action(ctx, hd, buf);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* --- at an event ---------------------------------------------------------------------------- */
+
+/* A parameter's value; a string's is its address (in the record, or the key). */
+static u64 param_value(const struct hist_field *hf, const void *rec, u32 len, u64 ts,
+		       const u64 *refs)
+{
+	const struct ftrace_event_field *f = hf->field;
+
+	if (f && f->kind == FILTER_STATIC_STRING)
+		return (unsigned long)rec + f->offset;
+	if (f && f->kind == FILTER_DYN_STRING)
+		return (unsigned long)rec + (*(const u32 *)((const u8 *)rec + f->offset) & 0xffff);
+	if (f && f->kind == FILTER_PTR_STRING)
+		return *(const unsigned long *)((const u8 *)rec + f->offset);
+	return hist_field_value(hf, rec, ts, refs);
+}
+
+static void action_fire(struct hist_trigger_data *hd, struct action_data *a,
+			struct tracing_map_elt *elt, const void *rec, u32 len, u64 ts,
+			const u64 *refs)
+{
+	u64 vals[SYNTH_FIELDS_MAX];
+	unsigned int first = a->use_trace_keyword;
+
+	for (unsigned int i = first; i < a->n_params; i++) {
+		vals[i - first] = param_value(a->param_fields[i], rec, len, ts, refs);
+		if (a->action != ACTION_SAVE)
+			continue;
+		if (a->param_fields[i]->flags & HIST_FIELD_FL_STRING)
+			strscpy((char *)elt->private_data + 16 +
+					HIST_SAVE_STR_LEN * (a->save_str + i),
+				(const char *)(unsigned long)vals[i], HIST_SAVE_STR_LEN);
+		else
+			tracing_map_set_var(elt, a->save_idx + i, vals[i]);
+	}
+	if (a->action == ACTION_TRACE)
+		synth_event_trace(a->synth, vals);
+}
+
+void hist_actions_run(struct hist_trigger_data *hd, struct tracing_map_elt *elt, const void *rec,
+		      u32 len, void *key, u64 *refs, u64 ts)
+{
+	for (unsigned int i = 0; i < hd->n_actions; i++) {
+		struct action_data *a = hd->actions[i];
+		if (a->handler != HANDLER_ONMATCH) {
+			u64 v = refs[a->track_var->ref_slot];
+			bool set = tracing_map_var_set(elt, a->track_idx);
+			u64 old = tracing_map_read_var(elt, a->track_idx);
+			if (set && (a->handler == HANDLER_ONMAX ? v <= old : v == old))
+				continue;
+			tracing_map_set_var(elt, a->track_idx, v);
+		}
+		action_fire(hd, a, elt, rec, len, ts, refs);
+	}
+}
+
+/* A hist on a synthetic event, and every action that fires one, holds it (under event_mutex). */
+void hist_actions_ref(struct hist_trigger_data *hd, int delta)
+{
+	for (unsigned int i = 0; i < hd->n_actions; i++)
+		if (hd->actions[i]->synth)
+			synth_event_ref(hd->actions[i]->synth, delta);
+}
+
+/* --- output --------------------------------------------------------------------------------- */
+
+void hist_actions_print_spec(struct seq_file *m, struct hist_trigger_data *hd)
+{
+	for (unsigned int i = 0; i < hd->n_actions; i++) {
+		struct action_data *a = hd->actions[i];
+		const char *name = a->action == ACTION_SAVE ? "save"
+				   : a->use_trace_keyword   ? "trace"
+							    : a->synth_name;
+		if (a->handler == HANDLER_ONMATCH)
+			seq_printf(m, ":onmatch(%s.%s).%s(", a->match_system, a->match_event, name);
+		else
+			seq_printf(m, ":%s(%s).%s(",
+				   a->handler == HANDLER_ONMAX ? "onmax" : "onchange",
+				   a->track_var_str, name);
+		for (unsigned int j = 0; j < a->n_params; j++)
+			seq_printf(m, "%s%s", j ? "," : "", a->params[j]);
+		seq_putc(m, ')');
+	}
+}
+
+void hist_actions_print_elt(struct seq_file *m, struct hist_trigger_data *hd,
+			    struct tracing_map_elt *elt)
+{
+	for (unsigned int i = 0; i < hd->n_actions; i++) {
+		struct action_data *a = hd->actions[i];
+		if (a->handler == HANDLER_ONMATCH)
+			continue;
+		seq_printf(m, "\n\t%s: %10llu", a->handler == HANDLER_ONMAX ? "max" : "changed",
+			   (unsigned long long)tracing_map_read_var(elt, a->track_idx));
+		if (a->action != ACTION_SAVE)
+			continue;
+		for (unsigned int j = 0; j < a->n_params; j++) {
+			if (a->param_fields[j]->flags & HIST_FIELD_FL_STRING)
+				seq_printf(m, "  %s: %-32s", a->params[j],
+					   (const char *)elt->private_data + 16 +
+						   HIST_SAVE_STR_LEN * (a->save_str + j));
+			else
+				seq_printf(m, "  %s: %10llu", a->params[j],
+					   (unsigned long long)tracing_map_read_var(
+						   elt, a->save_idx + j));
+		}
+	}
+}

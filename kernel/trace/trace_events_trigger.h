@@ -1,0 +1,63 @@
+/* An event's triggers as a list of commands, shared by trace_events_trigger.c (the trigger file
+ * and the simple commands), trace_events_hist.c (hist, enable_hist, disable_hist) and
+ * trace_events_enable.c (enable_event, disable_event). */
+#ifndef KERNEL_TRACE_TRACE_EVENTS_TRIGGER_H
+#define KERNEL_TRACE_TRACE_EVENTS_TRIGGER_H
+
+#include "kernel/trace/trace_events.h"
+
+/* In Linux's listing order. ETT_EVENT_EPROBE is no command: an eprobe's hook
+ * (event_trigger_probe_add()), never listed. */
+enum trigger_type {
+	ETT_TRACE_ONOFF_ON,
+	ETT_TRACE_ONOFF_OFF,
+	ETT_SNAPSHOT,
+	ETT_STACKTRACE,
+	ETT_EVENT_ENABLE,
+	ETT_EVENT_DISABLE,
+	ETT_HIST_ENABLE,
+	ETT_HIST_DISABLE,
+	ETT_EVENT_HIST,
+	NR_ETT,
+	ETT_EVENT_EPROBE
+};
+
+struct event_trigger_data {
+	enum trigger_type type;
+	long count; /* uses left, or TRIGGER_COUNT_UNLIMITED */
+	struct event_filter *filter;
+	struct event_trigger_data *next;
+	void (*probe)(void *data, const void *rec, u32 len); /* ETT_EVENT_EPROBE's */
+	void *probe_data;
+	/* hist: its struct hist_trigger_data; enable_*: the target event */
+	void *private_data;
+	void *pending; /* hist: the command as written, until it is parsed under event_mutex */
+};
+
+/* Soft mode follows the triggers on call and the enable commands aiming at it (sm_ref). */
+int event_trigger_update_mode(struct trace_event_call *call);
+
+/* hist (trace_events_hist.c). The parse logs its own errors (error_log) and compiles cond. */
+int hist_trigger_parse_cmd(struct trace_event_call *call, char *spec, char *cond, bool remove,
+			   struct event_trigger_data **out);
+/* Under event_mutex, with the new trigger d (not yet listed): 0 to list it, 1 when it acted on
+ * an existing one (pause, cont, clear, removal) and d is to be freed, or -errno. */
+int hist_trigger_register(struct trace_event_call *call, struct event_trigger_data *d, bool remove,
+			  struct event_trigger_data **gone);
+void hist_trigger_run(struct event_trigger_data *d, const void *rec, u32 len);
+void hist_trigger_print(struct seq_file *m, struct event_trigger_data *d);
+void hist_trigger_free(struct event_trigger_data *d);
+/* Under event_mutex: must it stay (a hist not among those going reads its variables, or another
+ * shares its map), and what its going lets go of. */
+bool hist_trigger_busy(struct event_trigger_data *d, struct event_trigger_data *going);
+void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *d);
+/* enable_hist/disable_hist and enable_event/disable_event: `sys:event[:count]` (trace_events_enable.c). */
+int event_enable_parse(enum trigger_type type, char *arg, struct event_trigger_data *d);
+int event_enable_register(struct event_trigger_data *d);
+void event_enable_unregister(struct event_trigger_data *d);
+bool event_enable_same(const struct event_trigger_data *a, const struct event_trigger_data *b);
+void event_enable_run(struct event_trigger_data *d);
+void event_enable_switch(struct trace_event_call *target, long *count, bool on);
+void event_enable_print(struct seq_file *m, struct event_trigger_data *d, const char *name);
+
+#endif
