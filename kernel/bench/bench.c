@@ -127,6 +127,7 @@ static int cmd_bench(int argc, char **argv)
 	bench_probes(baseline);
 	bench_patching(baseline);
 	bench_jump_label(baseline);
+	bench_hist_read();
 	return 0;
 }
 SHELL_CMD(bench, cmd_bench,

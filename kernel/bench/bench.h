@@ -41,6 +41,7 @@ void bench_patching(u64 baseline);
 void bench_tracers(u64 baseline);
 void bench_events(u64 baseline);
 void bench_hist(u64 baseline); /* hist triggers (bench_hist.c) */
+void bench_hist_read(void);    /* reading a hist file of 2048 entries */
 void bench_jump_label(u64 baseline);
 void bench_kprobes(u64 baseline);
 void bench_probes(u64 baseline); /* fprobes and probe events (bench_probes.c) */
