@@ -128,6 +128,7 @@ static int cmd_bench(int argc, char **argv)
 	bench_patching(baseline);
 	bench_jump_label(baseline);
 	bench_latency(baseline);
+	bench_hist_read();
 	return 0;
 }
 SHELL_CMD(bench, cmd_bench,

@@ -41,6 +41,7 @@ void bench_patching(u64 baseline);
 void bench_tracers(u64 baseline);
 void bench_events(u64 baseline);
 void bench_hist(u64 baseline); /* hist triggers (bench_hist.c) */
+void bench_hist_read(void);    /* reading a hist file of 2048 entries */
 void bench_jump_label(u64 baseline);
 void bench_latency(u64 baseline); /* the latency hooks and the max buffer's swap */
 void bench_kprobes(u64 baseline);

@@ -7,7 +7,8 @@
 #include "lib/string.h"
 
 const char *const ftrace_probe_names[NR_PROBE_CMDS] = {
-	"traceon", "traceoff", "stacktrace", "dump", "cpudump", "snapshot", "enable_event", "disable_event",
+	"traceon", "traceoff", "stacktrace",   "dump",
+	"cpudump", "snapshot", "enable_event", "disable_event",
 };
 
 int ftrace_filter_split(char *text, char *plain, size_t size, char **cmds, int max)

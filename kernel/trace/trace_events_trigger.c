@@ -20,7 +20,7 @@
 #include "lib/errno.h"
 
 static const char *const trigger_names[NR_ETT] = {
-	"traceon",	"traceoff",    "snapshot",     "stacktrace", "enable_event",
+	"traceon",	 "traceoff",	"snapshot",	"stacktrace", "enable_event",
 	"disable_event", "enable_hist", "disable_hist", "hist",
 };
 
@@ -74,7 +74,8 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 void event_trigger_show(struct seq_file *m, struct trace_event_call *call)
 {
 	if (!call->triggers) {
-		seq_puts(m, "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event "
+		seq_puts(m, "# Available triggers:\n# traceon traceoff snapshot stacktrace "
+			    "enable_event "
 			    "disable_event enable_hist disable_hist hist\n");
 		return;
 	}
