@@ -37,6 +37,16 @@ void kfree(const void *p)
 	}
 }
 
+/* kzalloc on the same heap, for the other units (tracing_map, ramfs) that want it. */
+void *kzalloc(size_t size)
+{
+	void *p = kmalloc(size);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
 /* A record laid out as a tracepoint's: common fields, then the event's, then dynamic data. */
 struct rec {
 	u16 common_type;

@@ -14,14 +14,6 @@ void *aligned_alloc(size_t align, size_t size);
 static int pages_live;
 static int fail_pages_in; /* 0: never; n: the n-th page from now is refused */
 
-void *kzalloc(size_t size)
-{
-	void *p = kmalloc(size);
-	if (p)
-		memset(p, 0, size);
-	return p;
-}
-
 void *alloc_page_zeroed(enum page_user user)
 {
 	void *p;

@@ -11,16 +11,6 @@ typedef unsigned long pthread_t;
 int pthread_create(pthread_t *t, const void *attr, void *(*fn)(void *), void *arg);
 int pthread_join(pthread_t t, void **ret);
 
-/* The kernel's kzalloc, on the kmalloc the filter tests give the host. */
-void *kzalloc(size_t size)
-{
-	void *p = kmalloc(size);
-
-	if (p)
-		memset(p, 0, size);
-	return p;
-}
-
 struct key2 {
 	u64 a, b;
 };
