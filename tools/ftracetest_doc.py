@@ -14,8 +14,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What a missing tracefs file belongs to, by the first match: the other issues of this session.
 WAITING_ON = [
     (r"^instances", "instances/ (issue 26, branch tracefs)"),
-    (r"^options/|^trace_options", "options/ (issue 26, branch tracefs)"),
-    (r"^README|:README$", "README (issue 26, branch tracefs)"),
+    (r"^options/|^trace_options|create options/", "options/ (issue 26, branch tracefs)"),
+    (r"^README|:README$|-f README", "README (issue 26, branch tracefs)"),
     (r"^trace_clock", "trace_clock (issue 26, branch tracefs)"),
     (r"^snapshot|^tracing_max_latency|irqsoff|preemptoff|wakeup|hwlat|osnoise|timerlat",
      "the snapshot buffer and latency tracers (issue 24, branch latency)"),
@@ -76,6 +76,9 @@ def table(cases, linux, src, tails, tally):
             waits = sorted({issue_for(r) for r in reqs if issue_for(r)})
             if desc.startswith("(instance)"):
                 waits = sorted(set(waits) | {issue_for("instances")})
+            for t in tails.get(n, []):  # what the failing command itself touched
+                if issue_for(t):
+                    waits = sorted(set(waits) | {issue_for(t)})
             if lin.get(desc) == res:
                 waits = waits or ["the same result as Linux 6.1 here (modules, ping, checkbashisms)"]
             for w in waits or ["nothing another issue brings: still to find here (the log line)"]:
