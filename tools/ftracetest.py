@@ -95,7 +95,7 @@ def build_iso():
 
 
 def command(cases):
-    return "cd /ftrace && ./ftracetest %s %s" % (FTRACETEST_ARGS, " ".join(cases))
+    return " ".join(["cd /ftrace && ./ftracetest", FTRACETEST_ARGS] + list(cases)).replace("  ", " ").strip()
 
 
 def run_ours(args):

@@ -14,8 +14,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What a missing tracefs file belongs to, by the first match: the other issues of this session.
 WAITING_ON = [
     (r"^instances", "instances/ (issue 26, branch tracefs)"),
-    (r"^options/|^trace_options", "options/ (issue 26, branch tracefs)"),
-    (r"^README|:README$", "README (issue 26, branch tracefs)"),
+    (r"^options/|^trace_options|create options/", "options/ (issue 26, branch tracefs)"),
+    (r"^README|:README$|-f README", "README (issue 26, branch tracefs)"),
     (r"^trace_clock", "trace_clock (issue 26, branch tracefs)"),
     (r"^snapshot|^tracing_max_latency|irqsoff|preemptoff|wakeup|hwlat|osnoise|timerlat",
      "the snapshot buffer and latency tracers (issue 24, branch latency)"),
@@ -62,7 +62,7 @@ def requires_of(src, rel):
     return []
 
 
-def table(cases, linux, src, tails):
+def table(cases, linux, src, tails, tally):
     files = case_files(src)
     lin = {desc: res for _, desc, res in linux}
     rows = ["| # | case (test.d/...) | ours | Linux 6.1 | what ours lacks |",
@@ -76,6 +76,13 @@ def table(cases, linux, src, tails):
             waits = sorted({issue_for(r) for r in reqs if issue_for(r)})
             if desc.startswith("(instance)"):
                 waits = sorted(set(waits) | {issue_for("instances")})
+            for t in tails.get(n, []):  # what the failing command itself touched
+                if issue_for(t):
+                    waits = sorted(set(waits) | {issue_for(t)})
+            if lin.get(desc) == res:
+                waits = waits or ["the same result as Linux 6.1 here (modules, ping, checkbashisms)"]
+            for w in waits or ["nothing another issue brings: still to find here (the log line)"]:
+                tally[w] = tally.get(w, 0) + 1
             why = "; ".join(waits) or ("requires: " + " ".join(reqs) if reqs else "")
             if n in tails and tails[n]:
                 last = " / ".join(t.strip() for t in tails[n][-2:]).replace("|", "\\|")
@@ -119,10 +126,15 @@ def write_doc(path, cases, summary, linux, command, src, complete, tails, notes)
                "none (the run did not reach them)"), ""]
     if not complete:
         lines += ["**This run is partial**: " + notes, ""]
-    lines += ["## Per case", "",
+    tally = {}
+    per_case = table(cases, linux[0], src, tails, tally)
+    lines += ["## Cases not passing here, by what they wait for", "",
+              "| waiting on | cases |", "|---|---|"]
+    lines += ["| %s | %d |" % (w, n) for w, n in sorted(tally.items(), key=lambda kv: -kv[1])]
+    lines += ["", "## Per case", "",
               "The last column: for a case not passing here, the issues that bring what its",
               "`# requires:` line names, and for a FAIL the last two lines of the log ftracetest kept",
               "(its `set -x` trace: the command that failed).", "",
-              table(cases, linux[0], src, tails), ""]
+              per_case, ""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
