@@ -42,7 +42,8 @@ void bench_tracers(u64 baseline);
 void bench_events(u64 baseline);
 void bench_jump_label(u64 baseline);
 void bench_kprobes(u64 baseline);
-void bench_probes(u64 baseline); /* fprobes and probe events (bench_probes.c) */
-void bench_scale(void);		 /* `bench sites` */
+void bench_probes(u64 baseline);  /* fprobes and probe events (bench_probes.c) */
+void bench_locking(u64 baseline); /* spinlock and mutex pairs (bench_locking.c) */
+void bench_scale(void);		  /* `bench sites` */
 
 #endif
