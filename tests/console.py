@@ -65,6 +65,22 @@ BAD_PATTERNS = {                                # name -> regex; a test may disa
 }
 
 
+# Self-tests that make a report on purpose announce each one first with a KTAP diagnostic line (the lock
+# validator's in tests/kernel/lockdep_test.c): a `selftest` run may print exactly those, and no other.
+ANNOUNCED_REPORTS = {"lockdep": "a lock validator", "might_sleep": "a sleeping-in-atomic"}
+
+
+def unannounced_reports(output, seen):
+    """After `selftest` ran inside disable_check(*ANNOUNCED_REPORTS) yielding `seen`: what does not add up."""
+    errors = []
+    for name, what in ANNOUNCED_REPORTS.items():
+        announced = len(re.findall(r"^# \w+: %s report follows, on purpose" % what, output, re.M))
+        if len(seen.hits[name]) != announced:
+            errors.append("%d %s report(s) announced by the self-tests, %d printed:\n%s"
+                          % (announced, name, len(seen.hits[name]), "\n".join(seen.hits[name])))
+    return errors
+
+
 def debug_exit_status(value):
     """QEMU's exit status after the guest writes `value` to the isa-debug-exit port."""
     return (value << 1) | 1

@@ -91,19 +91,19 @@ static int cmd_bench(int argc, char **argv)
 {
 	u64 baseline;
 
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "sites"))) {
-		cprintf("usage: bench [sites]\n");
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "sites") && strcmp(argv[1], "locks"))) {
+		cprintf("usage: bench [sites|locks]\n");
 		return 2;
 	}
 	if (text_patch_busy()) { /* it patches code: patch_step holds the locks until `next` */
 		cprintf("bench: patch_step holds a patch: finish or abort it first\n");
 		return 1;
 	}
-	if (argc == 2 && FTRACE_STATIC) {
+	if (argc == 2 && FTRACE_STATIC && !strcmp(argv[1], "sites")) {
 		cprintf("bench: sites: the static build patches no site\n");
 		return 1;
 	}
-	if (argc == 2) {
+	if (argc == 2 && !strcmp(argv[1], "sites")) {
 		bench_scale();
 		return 0;
 	}
@@ -114,6 +114,10 @@ static int cmd_bench(int argc, char **argv)
 	cprintf("|%s|---------:|---------:|---------:|\n",
 		"------------------------------------------------------");
 	bench_row("baseline: notrace twin, no call site", baseline, baseline);
+	if (argc == 2 && !strcmp(argv[1], "locks")) {
+		bench_locking(baseline);
+		return 0;
+	}
 	if (FTRACE_STATIC) { /* nothing is patched: only the per-call costs mean anything */
 		bench_ftrace_static(baseline);
 		bench_tracers(baseline);
@@ -129,8 +133,9 @@ static int cmd_bench(int argc, char **argv)
 	bench_jump_label(baseline);
 	bench_latency(baseline);
 	bench_hist_read();
+	bench_locking(baseline);
 	return 0;
 }
 SHELL_CMD(bench, cmd_bench,
-	  "bench [sites]: time traced calls, or what grows with the number of sites (exact "
-	  "instruction counts under qemu -icount)");
+	  "bench [sites|locks]: time traced calls, what grows with the number of sites, or the "
+	  "locks alone (exact instruction counts under qemu -icount)");

@@ -45,7 +45,8 @@ void bench_hist_read(void);    /* reading a hist file of 2048 entries */
 void bench_jump_label(u64 baseline);
 void bench_latency(u64 baseline); /* the latency hooks and the max buffer's swap */
 void bench_kprobes(u64 baseline);
-void bench_probes(u64 baseline); /* fprobes and probe events (bench_probes.c) */
-void bench_scale(void);		 /* `bench sites` */
+void bench_probes(u64 baseline);  /* fprobes and probe events (bench_probes.c) */
+void bench_locking(u64 baseline); /* spinlock and mutex pairs (bench_locking.c) */
+void bench_scale(void);		  /* `bench sites` */
 
 #endif

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from tests.console import TIMEOUT_SCALE, Console, ConsoleError
+from tests.console import (ANNOUNCED_REPORTS, TIMEOUT_SCALE, Console, ConsoleError,
+                           unannounced_reports)
 from tests.ktap import KtapError, parse_ktap
 
 SMP = 2                                   # exercise the SMP paths (stop_machine, IPIs) in the self-tests
@@ -51,20 +52,15 @@ def _boot_and_run():
     errors = []
     try:
         run.console.start()
-        # The lock validator's self-tests (lockdep_test.c) make its reports on purpose, each announced by a
-        # line "# NAME: a lock validator report follows, on purpose" (or a sleeping-in-atomic one): exactly
-        # those may appear, any other is a locking bug found during the run.
-        with run.console.disable_check("lockdep", "might_sleep") as seen:
+        # The lock validator's self-tests (lockdep_test.c) make reports on purpose, each announced first:
+        # exactly those may appear, any other is a locking bug found during the run.
+        with run.console.disable_check(*ANNOUNCED_REPORTS) as seen:
             if SELFTEST_MAY_REPORT_FTRACE_BUGS:
                 with run.console.expected_bugs(), run.console.expected_jump_label_bugs():
                     output = run.console.run("selftest", timeout=SELFTEST_TIMEOUT)
             else:
                 output = run.console.run("selftest", timeout=SELFTEST_TIMEOUT)
-        for name, what in (("lockdep", "a lock validator"), ("might_sleep", "a sleeping-in-atomic")):
-            announced = len(re.findall(r"^# \w+: %s report follows, on purpose" % what, output, re.M))
-            if len(seen.hits[name]) != announced:
-                errors.append("%d %s report(s) announced by the self-tests, %d printed:\n%s"
-                              % (announced, name, len(seen.hits[name]), "\n".join(seen.hits[name])))
+        errors += unannounced_reports(output, seen)
         run.nomatch = run.console.run("selftest " + NOMATCH_GLOB)
     except ConsoleError as e:
         errors.append(str(e))
