@@ -205,7 +205,7 @@ USER_CFLAGS := -static -nostdlib -ffreestanding -fno-pie -no-pie -O2 -Wall -Wext
 USER_PROGS := $(patsubst tests/user/%.c,$(B)/user/%,$(filter-out tests/user/ulib.c,$(wildcard tests/user/*.c)))
 BUSYBOX ?= /bin/busybox
 
-$(B)/user/%: tests/user/%.c tests/user/ulib.c tests/user/ulib.h Makefile
+$(B)/user/%: tests/user/%.c tests/user/ulib.c $(wildcard tests/user/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(USER_CFLAGS) -o $@ $< tests/user/ulib.c
 

@@ -31,6 +31,7 @@
 #include "kernel/trace/trace_dynevent.h"
 #include "kernel/trace/trace_kprobe.h"
 #include "arch/x86/text_poke.h"
+#include "kernel/events/perf_event.h"
 
 static void mm_init(void)
 {
@@ -93,6 +94,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	smp_init();
 
 	procfs_init();
+	perf_event_init();
 	fault_inject_files_init();
 	devfs_init();
 	devices_init();

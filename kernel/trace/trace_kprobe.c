@@ -426,7 +426,7 @@ static int trace_kprobe_free(struct dyn_event *ev)
 	bool last = tpe->probes == tk && !tk->sibling;
 	int ret;
 
-	if (tpe->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE))
+	if (tpe->call.flags & EVENT_FL_IN_USE)
 		return -EBUSY; /* Linux's trace_probe_is_enabled(): the event's, not the probe's */
 	if (last) {
 		ret = trace_remove_event_call(&tpe->call);
@@ -454,8 +454,7 @@ static bool trace_kprobe_is_busy(struct dyn_event *ev)
 {
 	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
 
-	return tk->tpe->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE) ||
-	       trace_event_files_busy(&tk->tpe->call);
+	return tk->tpe->call.flags & EVENT_FL_IN_USE || trace_event_files_busy(&tk->tpe->call);
 }
 
 /* The place as kprobe_events shows it: vfs_read, vfs_read+5, 0xffffffff80101234. */

@@ -291,8 +291,7 @@ static int release_all(void)
 
 	event_mutex_lock();
 	for (struct trace_uprobe *tu = trace_uprobes; tu; tu = tu->next)
-		if ((tu->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE)) ||
-		    trace_event_files_busy(&tu->call))
+		if ((tu->call.flags & EVENT_FL_IN_USE) || trace_event_files_busy(&tu->call))
 			ret = -EBUSY;
 	event_mutex_unlock();
 	while (!ret && trace_uprobes)
