@@ -135,7 +135,7 @@ $(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) $(FTRACE_CFLAGS) $(CFLAGS) -c $< -o $@
 endif
 
-.PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace soak deps docs format clean \
+.PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace perf soak deps docs format clean \
 	iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso \
 	$(B)/ftrace-os-sh-test.iso
@@ -298,6 +298,12 @@ bench-scale: deps
 trace: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
 	@$(PYTHON) tools/trace-record --smp $(if $(filter command line environment,$(origin SMP)),$(SMP),2) $(if $(CMDS),"$(CMDS)")
+
+# Boots the test ISO, samples PERF_CMD (default: perfrecord's own workload) with call chains, and
+# writes build/perf.txt, build/perf.folded and build/perf.speedscope.json (docs/24-perf-events.md).
+perf: deps
+	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@$(PYTHON) tools/perf-record --smp $(or $(SMP),1) $(if $(PERF_CMD),--cmd "$(PERF_CMD)")
 
 # Random tracing changes on a busy machine, every site checked after each step, then every site
 # switched 1000 times with each patch method; writes docs/SOAK.md. Never part of `make test`.
