@@ -39,3 +39,43 @@ def test_paranoid_sysctl(console):
     assert console.run("cat /proc/sys/kernel/perf_event_paranoid") == "-1"
     console.run("echo 2 > /proc/sys/kernel/perf_event_paranoid")
     assert console.run("cat /proc/sys/kernel/perf_event_paranoid") == "2"
+
+
+def test_tracepoint_in_both_ftrace_and_perf(console):
+    """sys_enter_getppid enabled in events/ and counted by perfstat in the same run: the one probe writes to both."""
+    console.run("echo 0 > trace")
+    console.run("echo 1 > events/syscalls/sys_enter_getppid/enable")
+    out = program_lines(console.run("/tests/perfstat -e syscalls:sys_enter_getppid /tests/getppid_loop 40 3",
+                                    timeout=120))
+    console.run("echo 0 > events/syscalls/sys_enter_getppid/enable")
+    counted = [line for line in out if line.endswith("syscalls:sys_enter_getppid")]
+    assert counted, out
+    perf_count = int(counted[0].split()[0])
+    ftrace_count = len([line for line in console.run("cat trace").split("\n") if "sys_getppid()" in line])
+    assert perf_count == 120 and ftrace_count == 120, (perf_count, ftrace_count)
+    # perf alone: the probe stays attached for perf while events/ reads 0
+    assert console.run("cat events/syscalls/sys_enter_getppid/enable") == "0"
+
+
+def test_perfstat_software_counters(console):
+    out = program_lines(console.run("/tests/perfstat /bin/busybox true", timeout=120))
+    assert " Performance counter stats for '/bin/busybox true':" in out
+    names = {line.split()[-1]: line.split()[0] for line in out if re.match(r"^\s+[\d.]+ ", line)}
+    assert set(names) >= {"task-clock", "context-switches", "cpu-migrations", "page-faults"}, out
+    assert float(names["task-clock"]) > 0
+    assert int(names["cpu-migrations"]) == 0      # a task never leaves its CPU here
+    assert int(names["page-faults"]) > 0          # glibc's heap and data pages are made on first touch
+
+
+def test_perfrecord_samples_with_callchains(console):
+    out = program_lines(console.run("/tests/perfrecord /tests/perfrecord -w 10", timeout=300))
+    samples = [line.split() for line in out if line.startswith("sample ")]
+    m = re.match(r"^# perfrecord: (\d+) samples, (\d+) lost$", out[-1])
+    assert m and int(m.group(1)) == len(samples) >= 5 and m.group(2) == "0", out[-3:]
+    assert len({s[1] for s in samples}) == 1                  # one task: the workload
+    assert all(s[5] == "10000000" for s in samples)           # -F 100: a period of 10 ms
+    users = [s[s.index("u") + 1].split(",") for s in samples if "u" in s]
+    assert len(users) == len(samples)                         # every sample has its user chain
+    assert all(0x400000 <= int(u[0], 16) < 0x500000 for u in users)
+    kernels = [s[s.index("k") + 1].split(",") for s in samples if "k" in s]
+    assert all(int(k[0], 16) >= 0xffffffff80000000 for k in kernels)

@@ -126,6 +126,28 @@ static void test_counting(void)
 	sys1(NR_close, fd);
 }
 
+/* page-faults on ourselves: each page of a fresh anonymous area faults once when first touched. */
+static void test_page_faults(void)
+{
+	struct perf_event_attr a;
+	u64 v = 0;
+	long fd;
+	char *p;
+
+	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	fd = perf_event_open(&a, 0, -1, -1, 0);
+	p = (char *)sys6(NR_mmap, 0, 8 * 4096, 3, 0x22, -1, 0);
+	sys3(NR_ioctl, fd, PERF_EVENT_IOC_RESET, 0);
+	for (int i = 0; i < 8; i++)
+		p[i * 4096] = 1;
+	for (int i = 0; i < 8; i++)
+		p[i * 4096 + 1] = 2; /* present now: no fault */
+	sys3(NR_read, fd, &v, sizeof(v));
+	check("8 fresh pages touched: 8 page-faults", v, 8);
+	sys2(NR_munmap, p, 8 * 4096);
+	sys1(NR_close, fd);
+}
+
 /* A leader and a member read together with PERF_FORMAT_GROUP. */
 static void test_group(void)
 {
@@ -249,6 +271,7 @@ int main(int argc, char **argv, char **envp)
 	test_sizes();
 	test_bad_attrs();
 	test_counting();
+	test_page_faults();
 	test_group();
 	test_sampling();
 	test_paranoid();
