@@ -225,6 +225,28 @@ def uprobe_rows(con):
     return rows
 
 
+PERF_STAT = "/tests/perfstat -e syscalls:sys_enter_getppid "
+PERF_CONFIGS = [
+    ("syscalls:sys_enter_getppid counted by perf (perfstat)", []),
+    ("the same counted by perf and enabled in events/", ["echo 1 > events/syscalls/sys_enter_getppid/enable"]),
+]
+
+
+def perf_rows(con, base):
+    """/tests/getppid_loop under tests/user/perfstat.c: the tracepoint counted by a perf event on the task, alone
+    and with the ftrace event on too (one probe, both consumers); +base above the untraced loop."""
+    import statistics
+    rows = []
+    for what, setup in PERF_CONFIGS:
+        for cmd in ["echo 0 > events/enable", "echo > trace"] + setup:
+            con.run(cmd)
+        out = con.run(PERF_STAT + "/tests/getppid_loop %d %d" % (SYSCALL_LOOPS, SYSCALL_RUNS), timeout=300)
+        ticks = statistics.median(float(x) for x in re.findall(r"tsc_per_call=([\d.]+)", out))
+        rows.append("| %s | %d | %+d |" % (what, round(ticks), round(ticks - base)))
+    con.run("echo 0 > events/enable")
+    return rows
+
+
 def run_programs():
     """Guest instructions per getppid() of /tests/getppid_loop (-icount, -smp 1), untraced and with the
     syscall events on; and the boot's host wall time."""
@@ -242,6 +264,7 @@ def run_programs():
             base = ticks if base is None else base
             rows.append("| %s | %d | %+d |" % (what, round(ticks), round(ticks - base)))
         con.run("echo 0 > events/enable")
+        rows += perf_rows(con, base)
         rows += uprobe_rows(con)
     finally:
         con.close()
@@ -250,7 +273,9 @@ def run_programs():
             "(tests/user/getppid_loop.c: `getppid` by a raw `syscall` in a loop between two `rdtsc`, %d runs); "
             "**ticks** is the median of the runs' guest instructions per iteration (loop included), **+base** "
             "what the events add. The uprobe rows run `/tests/tracee loop` (tests/user/tracee.c), whose loop "
-            "calls `loop_function()`, one `getppid` each; their +base is above that loop untraced, and the uprobe "
+            "calls `loop_function()`, one `getppid` each; the perf rows run the same loop under `/tests/perfstat -e "
+            "syscalls:sys_enter_getppid` (tests/user/perfstat.c: a perf event counting the tracepoint on the loop's "
+            "task, docs/24-perf-events.md); their +base is above that loop untraced, and the uprobe "
             "on the function's first instruction (`xor %%edx,%%edx` from Debian's gcc 12, one the kernel does not "
             "emulate) costs an int3, the event, and a single step in the XOL slot. As for kprobes, icount counts the instructions the handlers run, "
             "not what delivering two exceptions costs on hardware. Linux 6.1 in the same QEMU (linux-peer, its "
