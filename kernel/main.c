@@ -31,6 +31,7 @@
 #include "kernel/trace/trace_dynevent.h"
 #include "kernel/trace/trace_kprobe.h"
 #include "arch/x86/text_poke.h"
+#include "kernel/bpf/bpf.h"
 
 static void mm_init(void)
 {
@@ -108,6 +109,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	init_ftrace_syscalls();
 	init_kprobe_trace();
 	init_uprobe_trace();
+	bpf_init(); /* bpf(2)'s sysctls */
 	workloads_init();
 	klp_init();
 	mounts_init();

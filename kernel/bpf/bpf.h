@@ -7,6 +7,10 @@
 #include "lib/errno.h"
 #include "lib/types.h"
 
+#ifndef EOPNOTSUPP
+#define EOPNOTSUPP 95 /* Linux's number; lib/errno.h has no user of it yet */
+#endif
+
 struct file;
 struct pt_regs;
 struct bpf_map;
