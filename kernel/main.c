@@ -32,6 +32,7 @@
 #include "kernel/trace/trace_kprobe.h"
 #include "arch/x86/text_poke.h"
 #include "kernel/events/perf_event.h"
+#include "kernel/bpf/bpf.h"
 
 static void mm_init(void)
 {
@@ -110,6 +111,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	init_ftrace_syscalls();
 	init_kprobe_trace();
 	init_uprobe_trace();
+	bpf_init(); /* bpf(2)'s sysctls */
 	workloads_init();
 	klp_init();
 	mounts_init();
