@@ -1,4 +1,5 @@
 /* bpf(2): the commands, map and program fds, privilege (Linux's kernel/bpf/syscall.c). */
+#include "kernel/events/perf_event.h"
 #include "kernel/bpf/bpf.h"
 #include "kernel/bpf/core.h"
 #include "kernel/bpf/maps.h"
@@ -524,6 +525,8 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 		return obj_get_info_by_fd(&attr, uattr);
 	case BPF_RAW_TRACEPOINT_OPEN:
 		return raw_tracepoint_open(&attr);
+	case BPF_LINK_CREATE: /* perf events' links: kernel/events/bpf_perf.c */
+		return bpf_perf_link_attach(&attr);
 	default: /* what we do not have reads to libbpf's probes as a kernel without it */
 		return -EINVAL;
 	}

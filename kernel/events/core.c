@@ -312,7 +312,7 @@ static long perf_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		ret = perf_trace_set_filter(e, (const char __user *)arg);
 		break;
 	case PERF_EVENT_IOC_SET_BPF:
-		ret = -EINVAL; /* no BPF program type exists in this kernel yet */
+		ret = perf_event_set_bpf_prog(e, (int)arg);
 		break;
 	default:
 		ret = -ENOTTY;
@@ -360,6 +360,7 @@ static void perf_release(struct file *f)
 	}
 	mutex_unlock(&perf_mutex);
 	tracepoint_synchronize_unregister();
+	perf_event_free_bpf_prog(e);
 	perf_event_put(e);
 }
 

@@ -261,5 +261,17 @@ void perf_trace_destroy(struct perf_event *e);
 int perf_trace_set_filter(struct perf_event *e, const char __user *ufilter);
 /* A record kept on the ftrace path's scratch copy, handed to every perf event of its call. */
 void perf_trace_buf_submit(struct trace_event_call *call, void *rec, u32 len);
+/* A kprobe or uprobe event's registers while its record is made (NULL after), interrupts off. */
+void perf_trace_probe_regs(struct pt_regs *regs);
+
+/* kernel/events/bpf_perf.c: BPF programs on perf events (PERF_EVENT_IOC_SET_BPF, BPF_LINK_CREATE)
+ * and bpf_perf_event_output() into a perf event's ring. */
+int perf_event_set_bpf_prog(struct perf_event *e, int prog_fd);
+void perf_event_free_bpf_prog(struct perf_event *e);
+/* Runs e's program on a hit: false when it returned 0 (the hit is not counted, as Linux's). */
+bool perf_event_run_bpf(struct perf_event *e, const void *rec, const struct pt_regs *regs);
+union bpf_attr;
+/* BPF_LINK_CREATE with attach_type BPF_PERF_EVENT: a link fd, or -errno. */
+int bpf_perf_link_attach(const union bpf_attr *attr);
 
 #endif

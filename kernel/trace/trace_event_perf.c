@@ -19,6 +19,7 @@
 #include "kernel/events/perf_event.h"
 #include "kernel/mm/mm.h"
 #include "kernel/trace/trace_events.h"
+#include "kernel/percpu.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 
@@ -114,17 +115,38 @@ out:
 	return err;
 }
 
-/* Interrupts off (the tracepoint's iterator, or the probe's handler). */
+static struct pt_regs *probe_regs[NR_CPUS];
+
+void perf_trace_probe_regs(struct pt_regs *regs)
+{
+	probe_regs[smp_processor_id()] = regs;
+}
+
+/*
+ * Interrupts off (the tracepoint's iterator, or the probe's handler). An event with a BPF program
+ * runs it first, on every CPU as Linux runs the programs of a call; a 0 from it drops the hit.
+ */
 void perf_trace_buf_submit(struct trace_event_call *call, void *rec, u32 len)
 {
+	struct pt_regs *regs = probe_regs[smp_processor_id()];
+	bool user = regs && user_mode(regs);
+
 	for (struct perf_event *e = READ_ONCE(call->perf_events); e; e = READ_ONCE(e->hook_next)) {
-		struct perf_sample_data d = { .ip = (unsigned long)__builtin_return_address(0),
-					      .raw = rec,
-					      .raw_size = len };
+		struct perf_sample_data d = {
+			.ip = regs ? regs->ip : (unsigned long)__builtin_return_address(0),
+			.raw = rec,
+			.raw_size = len,
+			.regs = regs
+		};
 		struct event_filter *f = READ_ONCE(e->filter);
 
-		/* a tracepoint fires in the kernel: an event that excludes it sees nothing */
-		if (!perf_event_matches(e) || e->attr.exclude_kernel)
+		if (READ_ONCE(e->prog)) {
+			if (READ_ONCE(e->state) != PERF_EVENT_STATE_ACTIVE ||
+			    !perf_event_run_bpf(e, rec, regs))
+				continue;
+		}
+		/* Linux's perf_tp_event_match(): excluding the kernel leaves only uprobes' hits */
+		if (!perf_event_matches(e) || (e->attr.exclude_kernel && !user))
 			continue;
 		if (f && !filter_match(f, rec, len))
 			continue;

@@ -79,6 +79,9 @@ struct trace_event_call {
 	void *data;
 	struct fnode *dir;		/* events/<system>/<name>/ of a dynamic event */
 	struct perf_event *perf_events; /* perf_event_open()'s on this event (EVENT_FL_PERF) */
+	/* A kprobe or uprobe event (Linux's TRACE_EVENT_FL_UKPROBE): a BPF program attached through
+	 * perf is a kprobe program, run on the probed registers. */
+	bool is_ukprobe;
 };
 
 /* Every event the kernel was built with (linker section _ftrace_events, in no useful order). */

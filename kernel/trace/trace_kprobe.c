@@ -228,6 +228,7 @@ static struct trace_probe_event *alloc_probe_event(struct trace_kprobe *tk, cons
 	call->size = traceprobe_head_size(tk->is_return) + tk->tp.size;
 	call->print = kprobe_print;
 	call->reg = trace_kprobe_reg;
+	call->is_ukprobe = true;
 	call->data = tpe;
 	if (call->fields && call->print_fmt)
 		return tpe;

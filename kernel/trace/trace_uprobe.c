@@ -16,6 +16,7 @@
  * Not here: the reference counter `(REF_CTR_OFFSET)`, `%return`, several probes on one event,
  * perf and BPF.
  */
+#include "kernel/events/perf_event.h"
 #include "kernel/events/uprobes.h"
 #include "kernel/fs/file.h"
 #include "kernel/fs/fs.h"
@@ -61,6 +62,7 @@ static void uprobe_trace_record(struct trace_uprobe *tu, struct pt_regs *regs, u
 	unsigned long *entry;
 
 	this_cpu()->tp_irq_flags = flags;
+	perf_trace_probe_regs(regs);
 	entry = trace_event_buffer_reserve(&fb, &tu->call, fixed + dsize);
 	if (entry) {
 		entry[1] = func;
@@ -69,6 +71,7 @@ static void uprobe_trace_record(struct trace_uprobe *tu, struct pt_regs *regs, u
 		traceprobe_store_args(entry, head, dsize, &tu->tp, regs);
 		trace_event_buffer_commit(&fb);
 	}
+	perf_trace_probe_regs(NULL);
 	this_cpu()->tp_irq_flags = outer;
 	local_irq_restore(flags);
 }
@@ -157,6 +160,7 @@ static int trace_uprobe_init_call(struct trace_uprobe *tu)
 	call->size = traceprobe_head_size(tu->is_return) + tu->tp.size;
 	call->print = uprobe_print;
 	call->reg = trace_uprobe_reg;
+	call->is_ukprobe = true;
 	call->data = tu;
 	return call->fields && call->print_fmt ? 0 : -ENOMEM;
 }

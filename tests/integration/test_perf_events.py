@@ -79,3 +79,14 @@ def test_perfrecord_samples_with_callchains(console):
     assert all(0x400000 <= int(u[0], 16) < 0x500000 for u in users)
     kernels = [s[s.index("k") + 1].split(",") for s in samples if "k" in s]
     assert all(int(k[0], 16) >= 0xffffffff80000000 for k in kernels)
+
+
+def test_bpf_programs_on_perf_events(console):
+    """tests/user/perfbpf.c: SET_BPF of a tracepoint and a kprobe program, their errors, BPF_LINK_CREATE, a
+    program's 0 dropping the hit, and bpf_perf_event_output() into a bpf-output event's ring."""
+    out = program_lines(console.run("/tests/perfbpf", timeout=180))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 20, out
+    assert console.run("cat kprobe_events") == ""
