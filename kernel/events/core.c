@@ -325,8 +325,8 @@ static int perf_fop_mmap(struct file *f, struct vm_area_struct *vma, unsigned lo
 {
 	int err;
 
-	if (off)
-		return -EINVAL;
+	if (off || !(vma->vm_flags & VM_SHARED))
+		return -EINVAL; /* Linux's perf_mmap(): the ring is shared with the kernel or nothing */
 	mutex_lock(&perf_mutex);
 	err = perf_mmap(f, f->private_data, vma->vm_start, vma->vm_end - vma->vm_start);
 	mutex_unlock(&perf_mutex);
@@ -438,7 +438,9 @@ static int perf_check_attr(const struct perf_event_attr *attr, int pid, int cpu,
 	if (attr->inherit || attr->enable_on_exec || attr->sigtrap || attr->aux_output ||
 	    attr->use_clockid || attr->write_backward)
 		return -EINVAL; /* said so in docs/24-perf-events.md: not built */
-	if (pid < -1 || cpu < -1 || (pid == -1 && cpu == -1) || cpu >= NR_CPUS)
+	/* a CPU the machine cannot have is EINVAL; one it has but not online, ENODEV */
+	if (pid < -1 || cpu < -1 || (pid == -1 && cpu == -1) || cpu >= nr_cpus_possible ||
+	    cpu >= NR_CPUS)
 		return -EINVAL;
 	if (cpu >= 0 && !cpu_online(cpu))
 		return -ENODEV;
@@ -469,7 +471,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 			return -EBADF;
 		leader = perf_event_get_file(gf);
 		if (!leader)
-			return -EINVAL;
+			return -EBADF; /* Linux's perf_fget_light(): not a perf event */
 		/* A group counts together: on the same task and CPU, under a leader that leads. */
 		if (leader->group_leader != leader || leader->pid != pid || leader->cpu != cpu)
 			return -EINVAL;

@@ -104,13 +104,13 @@ static int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long en
 	return 0;
 }
 
-/* A MAP_SHARED mapping of a file that can be mapped (a perf event's ring): an area, then the
- * file's mmap() fills it; the area goes again if that fails. */
+/* A mapping of a file that can be mapped (a perf event's ring): an area, then the file's mmap()
+ * fills it (or refuses, MAP_PRIVATE say); the area goes again if that fails. */
 static long mmap_file(struct mm_struct *mm, struct file *f, unsigned long addr, unsigned long len,
 		      unsigned long vm_flags, unsigned long off)
 {
 	struct vm_area_struct *v;
-	int err = insert_vm_area(mm, addr, addr + len, vm_flags | VM_SHARED, false);
+	int err = insert_vm_area(mm, addr, addr + len, vm_flags, false);
 
 	if (err)
 		return err;
@@ -163,7 +163,7 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 		file = fget(fd);
 		if (!file)
 			return -EBADF;
-		if (!file->f_op->mmap || type != MAP_SHARED)
+		if (!file->f_op->mmap)
 			return -ENODEV; /* no file of the tree can be mapped yet, only a perf ring */
 	} else if (type == MAP_SHARED)
 		return -EINVAL; /* shared anonymous memory (fork would have to share it) */
@@ -185,7 +185,8 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 			return -ENOMEM;
 	}
 	if (file)
-		return mmap_file(mm, file, addr, len, prot_to_vm(prot), off);
+		return mmap_file(mm, file, addr, len,
+				 prot_to_vm(prot) | (type == MAP_SHARED ? VM_SHARED : 0), off);
 	err = insert_vm_area(mm, addr, addr + len, prot_to_vm(prot), false);
 	return err ? err : (long)addr;
 }

@@ -34,7 +34,7 @@ int perf_trace_init(struct perf_event *e)
 	event_mutex_lock();
 	call = e->attr.config <= TRACE_EVENT_LAST_ID ? trace_event_by_id(e->attr.config) : NULL;
 	if (!call || !call->fields) { /* an id of ftrace's fixed types has nothing to attach */
-		err = -ENOENT;
+		err = -EINVAL;	      /* Linux's perf_trace_init(): no event has the id */
 		goto out;
 	}
 	e->tp_call = call;
@@ -91,6 +91,8 @@ int perf_trace_set_filter(struct perf_event *e, const char __user *ufilter)
 
 	if (!e->tp_call)
 		return -EINVAL;
+	if (e->filter)
+		return -EEXIST; /* Linux's ftrace_profile_set_filter(): one filter per perf event */
 	buf = kmalloc(PAGE_SIZE);
 	if (!buf)
 		return -ENOMEM;
