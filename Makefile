@@ -209,9 +209,19 @@ $(B)/user/%: tests/user/%.c tests/user/ulib.c $(wildcard tests/user/*.h) Makefil
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(USER_CFLAGS) -o $@ $< tests/user/ulib.c
 
+# BPF programs built for Linux (clang -target bpf, Debian's <linux/bpf.h> and libbpf headers) and
+# their loader, Debian's libbpf linked statically with glibc, libelf and zlib (docs/24-perf-events.md).
+BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
+$(B)/bpf/%.bpf.o: tests/bpf/%.bpf.c Makefile
+	@mkdir -p $(dir $@)
+	clang -O2 -g -target bpf -I/usr/include/x86_64-linux-gnu -c $< -o $@
+$(B)/bpf/bpfload: tests/bpf/bpfload.c Makefile
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -O2 -Wall -static -o $@ $< -lbpf -lelf -lz
+
 # The newc archive GRUB hands over as a module (kernel/fs/initramfs.c unpacks it at boot).
-$(B)/initramfs.cpio: tools/mkinitramfs.py $(USER_PROGS) $(BUSYBOX)
-	$(PYTHON) tools/mkinitramfs.py $@ --busybox $(BUSYBOX) --tests $(USER_PROGS)
+$(B)/initramfs.cpio: tools/mkinitramfs.py $(USER_PROGS) $(BPF_OBJS) $(B)/bpf/bpfload $(BUSYBOX)
+	$(PYTHON) tools/mkinitramfs.py $@ --busybox $(BUSYBOX) --tests $(USER_PROGS) $(BPF_OBJS) $(B)/bpf/bpfload
 
 # --- ISO images: the same kernel and initramfs, two command lines --------------------------
 $(B)/ftrace-os.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/mkiso.sh

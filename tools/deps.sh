@@ -24,6 +24,9 @@ want libclang-rt-14-dev sh -c 'ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclan
 want clang-format    sh -c 'clang-format --version | grep -q "version 14\."'  # the tree is as Debian 12's clang-format 14 writes it
 want busybox-static  sh -c 'dpkg-query -W -f="\${Status}" busybox-static | grep -q "ok installed"'  # the initramfs's /bin/busybox
 want trace-cmd       command -v trace-cmd   # tools/trace-record's files are checked with `trace-cmd report`
+want libbpf-dev      test -e /usr/lib/x86_64-linux-gnu/libbpf.a   # tests/bpf/bpfload: libbpf, linked statically
+want libelf-dev      test -e /usr/lib/x86_64-linux-gnu/libelf.a   # ... with libelf
+want zlib1g-dev      test -e /usr/lib/x86_64-linux-gnu/libz.a     # ... and zlib
 
 [ -z "$need" ] && exit 0
 
