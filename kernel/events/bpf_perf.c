@@ -37,8 +37,10 @@ int perf_event_set_bpf_prog(struct perf_event *e, int prog_fd)
 		return -EINVAL; /* BPF_PROG_TYPE_PERF_EVENT on sampling events: not built */
 	prog = bpf_prog_get_type(prog_fd, e->tp_call->is_ukprobe ? BPF_PROG_TYPE_KPROBE
 								 : BPF_PROG_TYPE_TRACEPOINT);
+	/* Linux's __bpf_prog_get(): EBADF only for an fd not open, EINVAL for one that is no program */
 	if (IS_ERR(prog))
-		return PTR_ERR(prog);
+		return PTR_ERR(prog) == -EBADF && prog_fd >= 0 && fget(prog_fd) ? -EINVAL
+										: PTR_ERR(prog);
 	WRITE_ONCE(e->prog, prog);
 	return 0;
 }

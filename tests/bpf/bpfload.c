@@ -7,7 +7,9 @@
  *   pid P
  *   map NAME KEY VALUE
  *
- * WORKLOAD: read (N reads of /proc/version), sleep (N sleeps of 10 ms), getppid (N calls).
+ * WORKLOAD: read (N reads of /proc/version), sleep (N sleeps of 10 ms), getppid (N calls), loop
+ * (7 runs of N getppid calls, each run's TSC ticks per call printed as tests/user/getppid_loop.c
+ * prints them: under -icount, guest instructions; `make bench` reads them).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -31,10 +33,33 @@ static void marker(const char *s)
 	}
 }
 
+static inline unsigned long long rdtsc(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (unsigned long long)hi << 32 | lo;
+}
+
+static void loop(int n)
+{
+	for (int run = 0; run < 7; run++) {
+		unsigned long long t0 = rdtsc(), t1;
+		for (int i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		t1 = rdtsc();
+		printf("bpfload run=%d n=%d tsc_per_call=%.3f\n", run, n, (double)(t1 - t0) / n);
+	}
+}
+
 static void workload(const char *what, int n)
 {
 	char buf[256];
 
+	if (!strcmp(what, "loop")) {
+		loop(n);
+		return;
+	}
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(what, "read")) {
 			int fd = open("/proc/version", O_RDONLY);
@@ -76,7 +101,7 @@ int main(int argc, char **argv)
 	int nlinks = 0;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: bpfload OBJECT read|sleep|getppid N\n");
+		fprintf(stderr, "usage: bpfload OBJECT read|sleep|getppid|loop N\n");
 		return 2;
 	}
 	obj = bpf_object__open_file(argv[1], NULL);

@@ -144,7 +144,9 @@ static void test_set_bpf(long tp_id, long kp_id)
 	      sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, kp_prog), -EINVAL);
 	check("SET_BPF: a tracepoint program on a kprobe event: EINVAL",
 	      sys3(NR_ioctl, kp, PERF_EVENT_IOC_SET_BPF, tp_prog), -EINVAL);
-	check("SET_BPF: not a program: EBADF", sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, 1), -EBADF);
+	check("SET_BPF: an fd that is not a program: EINVAL",
+	      sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, 1), -EINVAL);
+	check("SET_BPF: an fd not open: EBADF", sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, 60), -EBADF);
 	check("SET_BPF tracepoint program", sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, tp_prog), 0);
 	check("SET_BPF kprobe program", sys3(NR_ioctl, kp, PERF_EVENT_IOC_SET_BPF, kp_prog), 0);
 	check("SET_BPF twice: EEXIST", sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, tp_prog), -EEXIST);
