@@ -97,6 +97,16 @@ static int perf_event_permission(const struct perf_event_attr *attr, int pid)
 	return 0;
 }
 
+/* Linux's ptrace_may_access(PTRACE_MODE_READ_REALCREDS): another user's task is not ours to watch. */
+static bool perf_may_watch(const struct task *t)
+{
+	const struct task *me = current;
+
+	if (!t || perfmon_capable() || t == me)
+		return true;
+	return t->uid == me->uid && t->euid == me->uid && t->suid == me->uid;
+}
+
 /* --- the event ------------------------------------------------------------------------------ */
 
 bool perf_event_matches(const struct perf_event *e)
@@ -465,6 +475,8 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 		pid = current->pid;
 	if ((err = perf_event_permission(&attr, pid)))
 		return err;
+	if (pid > 0 && !perf_may_watch(find_task(pid)))
+		return -EACCES;
 	if (group_fd != -1) {
 		struct file *gf = group_fd >= 0 ? fget(group_fd) : NULL;
 		if (!gf)

@@ -74,8 +74,10 @@ def test_perfrecord_samples_with_callchains(console):
     assert m and int(m.group(1)) == len(samples) >= 5 and m.group(2) == "0", out[-3:]
     assert len({s[1] for s in samples}) == 1                  # one task: the workload
     assert all(s[5] == "10000000" for s in samples)           # -F 100: a period of 10 ms
+    assert all("u" in s or "k" in s for s in samples)        # every sample has a call chain
     users = [s[s.index("u") + 1].split(",") for s in samples if "u" in s]
-    assert len(users) == len(samples)                         # every sample has its user chain
+    # all but a sample or two taken while the task had no user space any more (its exit)
+    assert len(users) >= len(samples) - 2, len(samples) - len(users)
     assert all(0x400000 <= int(u[0], 16) < 0x500000 for u in users)
     kernels = [s[s.index("k") + 1].split(",") for s in samples if "k" in s]
     assert all(int(k[0], 16) >= 0xffffffff80000000 for k in kernels)

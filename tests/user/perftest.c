@@ -260,6 +260,8 @@ static void test_paranoid(void)
 		check("uid 1000: own task, user only: opens",
 		      close_ret(perf_event_open(&a, 0, -1, -1, 0)), 0);
 		check("uid 1000: cpu-wide: EACCES", perf_event_open(&a, -1, 0, -1, 0), -EACCES);
+		check("uid 1000: root's task (pid 1): EACCES", perf_event_open(&a, 1, -1, -1, 0),
+		      -EACCES);
 		attr_init(&a, PERF_TYPE_TRACEPOINT, sched_switch_id);
 		check("uid 1000: tracepoint: EACCES", perf_event_open(&a, 0, -1, -1, 0), -EACCES);
 		exit_group(failed ? 1 : 0);
