@@ -146,7 +146,7 @@ $(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) $(FTRACE_CFLAGS) $(CFLAGS) -c $< -o $@
 endif
 
-.PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace ftracetest soak deps docs format clean \
+.PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace perf ftracetest soak deps docs format clean \
 	iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso \
 	$(B)/ftrace-os-sh-test.iso
@@ -216,13 +216,23 @@ USER_CFLAGS := -static -nostdlib -ffreestanding -fno-pie -no-pie -O2 -Wall -Wext
 USER_PROGS := $(patsubst tests/user/%.c,$(B)/user/%,$(filter-out tests/user/ulib.c,$(wildcard tests/user/*.c)))
 BUSYBOX ?= /bin/busybox
 
-$(B)/user/%: tests/user/%.c tests/user/ulib.c tests/user/ulib.h Makefile
+$(B)/user/%: tests/user/%.c tests/user/ulib.c $(wildcard tests/user/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(USER_CFLAGS) -o $@ $< tests/user/ulib.c
 
+# BPF programs built for Linux (clang -target bpf, Debian's <linux/bpf.h> and libbpf headers) and
+# their loader, Debian's libbpf linked statically with glibc, libelf and zlib (docs/24-perf-events.md).
+BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
+$(B)/bpf/%.bpf.o: tests/bpf/%.bpf.c Makefile
+	@mkdir -p $(dir $@)
+	clang -O2 -g -target bpf -I/usr/include/x86_64-linux-gnu -c $< -o $@
+$(B)/bpf/bpfload: tests/bpf/bpfload.c Makefile
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -O2 -Wall -static -o $@ $< -lbpf -lelf -lz
+
 # The newc archive GRUB hands over as a module (kernel/fs/initramfs.c unpacks it at boot).
-$(B)/initramfs.cpio: tools/mkinitramfs.py $(USER_PROGS) $(BUSYBOX)
-	$(PYTHON) tools/mkinitramfs.py $@ --busybox $(BUSYBOX) --tests $(USER_PROGS)
+$(B)/initramfs.cpio: tools/mkinitramfs.py $(USER_PROGS) $(BPF_OBJS) $(B)/bpf/bpfload $(BUSYBOX)
+	$(PYTHON) tools/mkinitramfs.py $@ --busybox $(BUSYBOX) --tests $(USER_PROGS) $(BPF_OBJS) $(B)/bpf/bpfload
 
 # --- ISO images: the same kernel and initramfs, two command lines --------------------------
 $(B)/ftrace-os.iso: $(B)/kernel.elf $(B)/initramfs.cpio iso/grub/grub.cfg tools/mkiso.sh
@@ -316,6 +326,12 @@ ftracetest: deps
 trace: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
 	@$(PYTHON) tools/trace-record --smp $(if $(filter command line environment,$(origin SMP)),$(SMP),2) $(if $(CMDS),"$(CMDS)")
+
+# Boots the test ISO, samples PERF_CMD (default: perfrecord's own workload) with call chains, and
+# writes build/perf.txt, build/perf.folded and build/perf.speedscope.json (docs/24-perf-events.md).
+perf: deps
+	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@$(PYTHON) tools/perf-record --smp $(or $(SMP),1) $(if $(PERF_CMD),--cmd "$(PERF_CMD)")
 
 # Random tracing changes on a busy machine, every site checked after each step, then every site
 # switched 1000 times with each patch method; writes docs/SOAK.md. Never part of `make test`.

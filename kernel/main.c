@@ -32,6 +32,8 @@
 #include "kernel/trace/trace_dynevent.h"
 #include "kernel/trace/trace_kprobe.h"
 #include "arch/x86/text_poke.h"
+#include "kernel/events/perf_event.h"
+#include "kernel/bpf/bpf.h"
 
 static void mm_init(void)
 {
@@ -97,6 +99,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	smp_init();
 
 	procfs_init();
+	perf_event_init();
 	fault_inject_files_init();
 	devfs_init();
 	devices_init();
@@ -113,6 +116,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	init_ftrace_syscalls();
 	init_kprobe_trace();
 	init_uprobe_trace();
+	bpf_init(); /* bpf(2)'s sysctls */
 	workloads_init();
 	klp_init();
 	mounts_init();

@@ -237,6 +237,37 @@ def uprobe_rows(con):
     return rows
 
 
+PERF_STAT = "/tests/perfstat -e syscalls:sys_enter_getppid /tests/getppid_loop %d %d" % (SYSCALL_LOOPS, SYSCALL_RUNS)
+BPF_LOOP = "/tests/bpfload /tests/getppidcount.bpf.o loop %d" % SYSCALL_LOOPS
+JIT = "/proc/sys/net/core/bpf_jit_enable"
+PERF_CONFIGS = [
+    ("syscalls:sys_enter_getppid counted by perf (perfstat)", [], PERF_STAT),
+    ("the same counted by perf and enabled in events/", ["echo 1 > events/syscalls/sys_enter_getppid/enable"],
+     PERF_STAT),
+    ("a BPF program counting it (libbpf, interpreted)", ["echo 0 > " + JIT], BPF_LOOP),
+    ("a BPF program counting it (libbpf, JITed)", ["echo 1 > " + JIT], BPF_LOOP),
+]
+
+
+def perf_rows(con, base):
+    """The getppid loop with sys_enter_getppid counted by a perf event on the task (tests/user/perfstat.c), alone
+    and with the ftrace event on too (one probe, both consumers), and with a BPF program attached through a perf
+    event by libbpf (tests/bpf/bpfload.c, getppidcount.bpf.o), interpreted and JITed; +base above the untraced
+    loop."""
+    import statistics
+    rows = []
+    jit = con.run("cat " + JIT).strip()
+    for what, setup, cmd in PERF_CONFIGS:
+        for c in ["echo 0 > events/enable", "echo > trace"] + setup:
+            con.run(c)
+        out = con.run(cmd, timeout=300)
+        ticks = statistics.median(float(x) for x in re.findall(r"tsc_per_call=([\d.]+)", out))
+        rows.append("| %s | %d | %+d |" % (what, round(ticks), round(ticks - base)))
+    con.run("echo 0 > events/enable")
+    con.run("echo %s > %s" % (jit, JIT))
+    return rows
+
+
 def run_programs():
     """Guest instructions per getppid() of /tests/getppid_loop (-icount, -smp 1), untraced and with the
     syscall events on; and the boot's host wall time."""
@@ -255,6 +286,7 @@ def run_programs():
             rows.append("| %s | %d | %+d |" % (what, round(ticks), round(ticks - base)))
         con.run("echo 0 > events/enable")
         con.run("echo > events/syscalls/sys_enter_getppid/trigger")
+        rows += perf_rows(con, base)
         rows += uprobe_rows(con)
     finally:
         con.close()
@@ -266,7 +298,13 @@ def run_programs():
             "calls `loop_function()`, one `getppid` each; their +base is above that loop untraced, and the uprobe "
             "on the function's first instruction (`xor %%edx,%%edx` from Debian's gcc 12, one the kernel does not "
             "emulate) costs an int3, the event, and a single step in the XOL slot. As for kprobes, icount counts the instructions the handlers run, "
-            "not what delivering two exceptions costs on hardware. Linux 6.1 in the same QEMU (linux-peer, its "
+            "not what delivering two exceptions costs on hardware. The perf rows run the same getppid loop under "
+            "`/tests/perfstat -e syscalls:sys_enter_getppid` (tests/user/perfstat.c: a perf event counting the "
+            "tracepoint on the loop's task), the BPF rows the same loop inside `/tests/bpfload "
+            "/tests/getppidcount.bpf.o loop 1000` (Debian's libbpf attaching tests/bpf/getppidcount.bpf.c, an array "
+            "map's slot incremented per call, through a perf event; docs/24-perf-events.md); Linux 6.1 runs the same "
+            "binaries at 745 per call counted by perfstat, 1434 with the ftrace event on too, and 740 with the BPF "
+            "program (its JIT is always on), above its own untraced 332 (median of 7 runs, linux-peer `-i`). Linux 6.1 in the same QEMU (linux-peer, its "
             "`getppid-loop`): 338 per iteration, +1237 with both raw_syscalls events, +714 with "
             "`syscalls:sys_enter_getppid`; the same `/tests/tracee loop` binary there costs 334 per call "
             "untraced and +2269 with the same uprobe (median of 7 runs, linux-peer `-i`). The goal for the "

@@ -30,6 +30,9 @@ want ovmf            test -f /usr/share/OVMF/OVMF_CODE.fd  # UEFI firmware for Q
 want bochs           command -v bochs       # a second emulator (tests/integration/test_bochs.py)
 want bochsbios       test -f /usr/share/bochs/BIOS-bochs-latest
 want vgabios         test -f /usr/share/vgabios/vgabios.bin
+want libbpf-dev      test -e /usr/lib/x86_64-linux-gnu/libbpf.a   # tests/bpf/bpfload: libbpf, linked statically
+want libelf-dev      test -e /usr/lib/x86_64-linux-gnu/libelf.a   # ... with libelf
+want zlib1g-dev      test -e /usr/lib/x86_64-linux-gnu/libz.a     # ... and zlib
 
 [ -z "$need" ] && exit 0
 

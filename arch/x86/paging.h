@@ -11,6 +11,8 @@
 #define PTE_PCD (1UL << 4)
 #define PTE_PS (1UL << 7)
 #define PTE_G (1UL << 8)
+#define PTE_SPECIAL                                                                                \
+	(1UL << 9) /* software bit (Linux's _PAGE_SPECIAL): a frame the mm does not own */
 #define PTE_NX (1UL << 63)
 #define PTE_ADDR 0x000ffffffffff000UL
 

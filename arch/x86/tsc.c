@@ -10,6 +10,7 @@
 #include "arch/x86/traps.h"
 #include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
+#include "kernel/events/perf_event.h"
 #include "kernel/smp.h"
 #include "arch/x86/trace/irq_vectors.h"
 
@@ -91,6 +92,8 @@ static void timer_tick(struct pt_regs *regs)
 	if (c->cpu == 0)
 		jiffies++;
 	c->ticks++;
+	if (unlikely(READ_ONCE(perf_sw_events)))
+		perf_sw_timer_tick(regs);
 	scheduler_tick();
 	trace_local_timer_exit(TIMER_VECTOR);
 }

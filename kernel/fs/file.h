@@ -9,6 +9,7 @@ struct fnode;
 struct file;
 struct task;
 struct kstat;
+struct vm_area_struct;
 
 /* open() flags, Linux's values. */
 #define O_ACCMODE 0x3
@@ -36,6 +37,8 @@ struct file_operations {
 	ssize_t (*write)(struct file *f, const char __user *buf, size_t count, s64 *pos);
 	long (*ioctl)(struct file *f, unsigned int cmd, unsigned long arg);
 	int (*getdents64)(struct file *f, void __user *dirent, unsigned int count);
+	/* Fills a MAP_SHARED area made for the file at byte off (its vm_ops close it later). */
+	int (*mmap)(struct file *f, struct vm_area_struct *vma, unsigned long off);
 	void (*release)(struct file *f);
 	bool seekable;
 	unsigned int mode; /* st_mode of a file with no node (the console, a pipe) */

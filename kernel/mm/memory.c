@@ -167,9 +167,11 @@ static void walk_range(struct mm_struct *mm, unsigned long start, unsigned long 
 
 static void zap_one(struct mm_struct *mm, unsigned long addr, u64 *pte, void *arg)
 {
-	free_pages_for(*pte & PTE_ADDR, 1, PAGE_USER_OTHER);
+	if (!(*pte & PTE_SPECIAL)) {
+		free_pages_for(*pte & PTE_ADDR, 1, PAGE_USER_OTHER);
+		mm->rss--;
+	}
 	*pte = 0;
-	mm->rss--;
 	flush_page(mm, addr);
 }
 
@@ -180,7 +182,7 @@ void zap_page_range(struct mm_struct *mm, unsigned long start, unsigned long end
 
 static void protect_one(struct mm_struct *mm, unsigned long addr, u64 *pte, void *arg)
 {
-	*pte = (*pte & PTE_ADDR) | pte_flags(*(unsigned long *)arg);
+	*pte = (*pte & (PTE_ADDR | PTE_SPECIAL)) | pte_flags(*(unsigned long *)arg);
 	flush_page(mm, addr);
 }
 
@@ -193,9 +195,13 @@ void change_protection(struct mm_struct *mm, unsigned long start, unsigned long 
 static void copy_one(struct mm_struct *src, unsigned long addr, u64 *pte, void *arg)
 {
 	struct mm_struct *dst = arg;
-	u64 *dpte = user_pte(dst, addr, true);
-	void *page = dpte ? alloc_page_zeroed(PAGE_USER_OTHER) : NULL;
+	u64 *dpte;
+	void *page;
 
+	if (*pte & PTE_SPECIAL) /* a VM_DONTCOPY area's: the child has no such area */
+		return;
+	dpte = user_pte(dst, addr, true);
+	page = dpte ? alloc_page_zeroed(PAGE_USER_OTHER) : NULL;
 	if (!page) {
 		dst->rss = ~0UL; /* tells dup_mm() it failed */
 		return;
@@ -223,6 +229,8 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 	for (struct vm_area_struct *v = old->mmap; v; v = v->vm_next) {
 		struct vm_area_struct *n;
 
+		if (v->vm_flags & VM_DONTCOPY)
+			continue;
 		if (insert_vm_area(mm, v->vm_start, v->vm_end, v->vm_flags, v->vm_file))
 			goto fail;
 		n = find_vma(mm, v->vm_start);
@@ -259,11 +267,26 @@ void mmput(struct mm_struct *mm)
 	while (mm->mmap) {
 		struct vm_area_struct *v = mm->mmap;
 		mm->mmap = v->vm_next;
+		if (v->vm_ops && v->vm_ops->close)
+			v->vm_ops->close(v);
 		kfree(v);
 	}
 	if (mm->exe_inode)
 		ramfs_iput(mm->exe_inode);
 	kfree(mm);
+}
+
+int remap_pfn_range(struct mm_struct *mm, unsigned long addr, unsigned long pa, unsigned long len,
+		    unsigned long vm_flags)
+{
+	for (unsigned long off = 0; off < len; off += PAGE_SIZE) {
+		u64 *pte = user_pte(mm, addr + off, true);
+		if (!pte)
+			return -ENOMEM; /* the caller unmaps the area: what was set goes with it */
+		*pte = (pa + off) | pte_flags(vm_flags) | PTE_SPECIAL;
+		flush_page(mm, addr + off);
+	}
+	return 0;
 }
 
 void switch_mm(struct mm_struct *mm)

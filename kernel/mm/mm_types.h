@@ -10,7 +10,18 @@ struct ramfs_inode;
 #define VM_READ 0x1
 #define VM_WRITE 0x2
 #define VM_EXEC 0x4
+#define VM_SHARED 0x8
 #define VM_GROWSDOWN 0x100
+#define VM_PFNMAP 0x400	    /* frames the kernel owns (a perf ring): never freed or copied here */
+#define VM_DONTCOPY 0x20000 /* fork leaves the area out of the child */
+
+struct vm_area_struct;
+/* What a driver's area does as it is split and removed (Linux's vm_operations_struct, trimmed):
+ * open for each new area that comes to hold the mapping (a split), close for each that goes. */
+struct vm_operations_struct {
+	void (*open)(struct vm_area_struct *vma);
+	void (*close)(struct vm_area_struct *vma);
+};
 
 /*
  * One area [vm_start, vm_end), page aligned, with one protection. Pages inside it are made on
@@ -26,6 +37,8 @@ struct vm_area_struct {
 	 * instruction in each process (Linux's vm_file and vm_pgoff). NULL for anonymous memory. */
 	const struct ramfs_inode *vm_inode;
 	unsigned long vm_file_off;
+	const struct vm_operations_struct *vm_ops; /* a file's mmap() set them, else NULL */
+	void *vm_private_data;
 	struct vm_area_struct *vm_next; /* sorted by address */
 };
 
@@ -63,6 +76,11 @@ void change_protection(struct mm_struct *mm, unsigned long start, unsigned long 
 		       unsigned long vm_flags);
 /* Loads mm's page tables on this CPU (NULL: the kernel's). */
 void switch_mm(struct mm_struct *mm);
+
+/* Maps the frames [pa, pa + len) at addr in mm, kernel-owned (zap and fork leave them alone): a
+ * file's mmap() gives its own pages to user space. 0 or -ENOMEM. */
+int remap_pfn_range(struct mm_struct *mm, unsigned long addr, unsigned long pa, unsigned long len,
+		    unsigned long vm_flags);
 
 /* kernel/mm/mmap.c */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);

@@ -77,6 +77,8 @@ static int split_vma(struct mm_struct *mm, unsigned long addr)
 	n->vm_start = addr;
 	v->vm_end = addr;
 	v->vm_next = n;
+	if (n->vm_ops && n->vm_ops->open)
+		n->vm_ops->open(n);
 	return 0;
 }
 
@@ -91,6 +93,8 @@ static int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long en
 		struct vm_area_struct *v = *pp;
 		if (v->vm_start >= start && v->vm_end <= end) {
 			*pp = v->vm_next;
+			if (v->vm_ops && v->vm_ops->close)
+				v->vm_ops->close(v);
 			kfree(v);
 		} else {
 			pp = &v->vm_next;
@@ -98,6 +102,26 @@ static int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long en
 	}
 	zap_page_range(mm, start, end);
 	return 0;
+}
+
+/* A mapping of a file that can be mapped (a perf event's ring): an area, then the file's mmap()
+ * fills it (or refuses, MAP_PRIVATE say); the area goes again if that fails. */
+static long mmap_file(struct mm_struct *mm, struct file *f, unsigned long addr, unsigned long len,
+		      unsigned long vm_flags, unsigned long off)
+{
+	struct vm_area_struct *v;
+	int err = insert_vm_area(mm, addr, addr + len, vm_flags, false);
+
+	if (err)
+		return err;
+	v = find_vma(mm, addr);
+	err = f->f_op->mmap(f, v, off);
+	if (err) {
+		v->vm_ops = NULL; /* not set up: nothing to close */
+		do_munmap(mm, addr, addr + len);
+		return err;
+	}
+	return (long)addr;
 }
 
 /* Top-down from mmap_base, as Linux's default layout: the highest gap that fits. */
@@ -125,6 +149,7 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long type = flags & MAP_TYPE;
+	struct file *file = NULL;
 	int err;
 
 	if (!len || (off & (PAGE_SIZE - 1)) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
@@ -134,9 +159,13 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 	if (len > TASK_SIZE_MAX)
 		return -ENOMEM;
 	len = PAGE_ALIGN(len);
-	if (!(flags & MAP_ANONYMOUS))
-		return fget(fd) ? -ENODEV : -EBADF; /* no file of the tree can be mapped yet */
-	if (type == MAP_SHARED)
+	if (!(flags & MAP_ANONYMOUS)) {
+		file = fget(fd);
+		if (!file)
+			return -EBADF;
+		if (!file->f_op->mmap)
+			return -ENODEV; /* no file of the tree can be mapped yet, only a perf ring */
+	} else if (type == MAP_SHARED)
 		return -EINVAL; /* shared anonymous memory (fork would have to share it) */
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if ((addr & (PAGE_SIZE - 1)) || addr < MMAP_MIN_ADDR || addr > TASK_SIZE_MAX - len)
@@ -155,6 +184,9 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 		if (!addr)
 			return -ENOMEM;
 	}
+	if (file)
+		return mmap_file(mm, file, addr, len,
+				 prot_to_vm(prot) | (type == MAP_SHARED ? VM_SHARED : 0), off);
 	err = insert_vm_area(mm, addr, addr + len, prot_to_vm(prot), false);
 	return err ? err : (long)addr;
 }

@@ -25,6 +25,7 @@
 #include "kernel/trace/events/sched.h"
 #include "kernel/trace/events/timer.h"
 #include "kernel/events/uprobes.h"
+#include "kernel/events/perf_event.h"
 
 struct runqueue {
 	spinlock_t lock;
@@ -164,6 +165,8 @@ static void __schedule(bool preempt)
 		if (next->pid)
 			trace_save_cmdline(next->pid, next->comm); /* as Linux: names stay fresh */
 		trace_sched_switch(prev->preempted, prev, next);
+		if (unlikely(READ_ONCE(perf_sw_events)))
+			perf_sw_context_switch(prev, next);
 		/* Still prev's stack and prev as curr: the stack tracer measures against curr's. */
 		__switch_to_xtra(prev, next);
 		c->curr = next;

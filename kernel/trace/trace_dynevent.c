@@ -15,6 +15,7 @@
  * dyn_events_release_all(), dyn_event_seq_show()), kernel/trace/trace.c
  * (trace_parse_run_command()).
  */
+#include "kernel/events/perf_event.h"
 #include "kernel/trace/trace_dynevent.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/fs/fs.h"
@@ -231,6 +232,7 @@ void trace_probe_record(struct trace_event_call *call, const struct trace_probe 
 
 	/* The irqs-off column shows the probed context; a tracepoint we interrupted keeps its own. */
 	this_cpu()->tp_irq_flags = flags;
+	perf_trace_probe_regs(regs); /* perf's samples and BPF programs start from them */
 	entry = trace_event_buffer_reserve(&fb, call, fixed + dsize);
 	if (entry) {
 		entry[1] = ip;
@@ -239,6 +241,7 @@ void trace_probe_record(struct trace_event_call *call, const struct trace_probe 
 		traceprobe_store_args(entry, head, dsize, tp, regs);
 		trace_event_buffer_commit(&fb);
 	}
+	perf_trace_probe_regs(NULL);
 	this_cpu()->tp_irq_flags = outer;
 	local_irq_restore(flags);
 }

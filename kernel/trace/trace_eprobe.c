@@ -297,8 +297,7 @@ static bool eprobe_dyn_event_is_busy(struct dyn_event *ev)
 {
 	struct trace_eprobe *ep = to_trace_eprobe(ev);
 
-	return (ep->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE)) ||
-	       trace_event_files_busy(&ep->call);
+	return (ep->call.flags & EVENT_FL_IN_USE) || trace_event_files_busy(&ep->call);
 }
 
 /* Gone once its event is (-EBUSY while enabled, triggered, or the shell stands in it). */

@@ -33,6 +33,7 @@ const char *trace_print_symbols_seq(struct trace_print_tmp *p, unsigned long val
 				    const struct trace_print_flags *tab);
 
 struct event_trigger_data;
+struct perf_event;
 
 /* call->flags */
 #define EVENT_FL_ENABLED (1U << 0)     /* recorded: `echo 1 > enable` */
@@ -40,6 +41,9 @@ struct event_trigger_data;
 #define EVENT_FL_FILTERED (1U << 2)    /* a filter decides which records are kept */
 #define EVENT_FL_PROBED (1U << 3)      /* our probe is attached to the tracepoint */
 #define EVENT_FL_WAS_ENABLED (1U << 4) /* recorded at some time: its records may be in the buffer */
+#define EVENT_FL_PERF (1U << 5)	       /* perf events listen (kernel/trace/trace_event_perf.c) */
+/* Someone wants the event's records: it cannot be removed, its probe stays attached. */
+#define EVENT_FL_IN_USE (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE | EVENT_FL_PERF)
 
 /* What a dynamic event's reg callback is asked to do (Linux's enum trace_reg). */
 enum trace_reg {
@@ -76,7 +80,11 @@ struct trace_event_call {
 	 * data is their owner's. fields and nr_fields come with offsets already worked out. */
 	int (*reg)(struct trace_event_call *call, enum trace_reg type, void *data);
 	void *data;
-	struct fnode *dir; /* events/<system>/<name>/ of a dynamic event */
+	struct fnode *dir;		/* events/<system>/<name>/ of a dynamic event */
+	struct perf_event *perf_events; /* perf_event_open()'s on this event (EVENT_FL_PERF) */
+	/* A kprobe or uprobe event (Linux's TRACE_EVENT_FL_UKPROBE): a BPF program attached through
+	 * perf is a kprobe program, run on the probed registers. */
+	bool is_ukprobe;
 };
 
 /* call->flags changes under event_mutex and, for EVENT_FL_ENABLED, also from an enable_event or

@@ -12,6 +12,7 @@
 #include "kernel/trace/events/timer.h"
 #include "kernel/trace/events/kmem.h"
 #include "kernel/trace/events/workload.h"
+#include "kernel/trace/events/bpf_trace.h"
 #include "arch/x86/trace/irq_vectors.h"
 #include "arch/x86/trace/text_patch.h"
 #ifdef CONFIG_BENCH /* the `bench` command's own event: test code */

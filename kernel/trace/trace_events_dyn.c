@@ -87,8 +87,7 @@ int trace_remove_event_call(struct trace_event_call *call)
 
 	event_mutex_lock();
 	/* Soft mode: a trigger holds the event, as Linux's ENABLED|SOFT_DISABLED file does. */
-	if ((call->flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE)) ||
-	    trace_event_files_busy(call)) {
+	if ((call->flags & EVENT_FL_IN_USE) || trace_event_files_busy(call)) {
 		event_mutex_unlock();
 		return -EBUSY;
 	}

@@ -289,8 +289,7 @@ static bool trace_fprobe_is_busy(struct dyn_event *ev)
 {
 	struct trace_fprobe *tf = to_trace_fprobe(ev);
 
-	return (tf->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE)) ||
-	       trace_event_files_busy(&tf->call);
+	return (tf->call.flags & EVENT_FL_IN_USE) || trace_event_files_busy(&tf->call);
 }
 
 static int trace_fprobe_free(struct dyn_event *ev)

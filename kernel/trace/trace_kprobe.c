@@ -228,6 +228,7 @@ static struct trace_probe_event *alloc_probe_event(struct trace_kprobe *tk, cons
 	call->size = traceprobe_head_size(tk->is_return) + tk->tp.size;
 	call->print = kprobe_print;
 	call->reg = trace_kprobe_reg;
+	call->is_ukprobe = true;
 	call->data = tpe;
 	if (call->fields && call->print_fmt)
 		return tpe;
@@ -427,7 +428,7 @@ static int trace_kprobe_free(struct dyn_event *ev)
 	bool last = tpe->probes == tk && !tk->sibling;
 	int ret;
 
-	if (tpe->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE))
+	if (tpe->call.flags & EVENT_FL_IN_USE)
 		return -EBUSY; /* Linux's trace_probe_is_enabled(): the event's, not the probe's */
 	if (last) {
 		ret = trace_remove_event_call(&tpe->call);
@@ -455,8 +456,7 @@ static bool trace_kprobe_is_busy(struct dyn_event *ev)
 {
 	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
 
-	return tk->tpe->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE) ||
-	       trace_event_files_busy(&tk->tpe->call);
+	return tk->tpe->call.flags & EVENT_FL_IN_USE || trace_event_files_busy(&tk->tpe->call);
 }
 
 /* The place as kprobe_events shows it: vfs_read, vfs_read+5, 0xffffffff80101234. */

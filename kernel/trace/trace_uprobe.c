@@ -19,6 +19,7 @@
  * and a digit after its last ':' as Linux's trace_uprobe_create() does; uprobe_events takes
  * every `p` and `r` line.
  */
+#include "kernel/events/perf_event.h"
 #include "kernel/events/uprobes.h"
 #include "kernel/fs/file.h"
 #include "kernel/fs/fs.h"
@@ -74,6 +75,7 @@ static void uprobe_trace_record(struct trace_uprobe *tu, struct pt_regs *regs, u
 	unsigned long *entry;
 
 	this_cpu()->tp_irq_flags = flags;
+	perf_trace_probe_regs(regs);
 	entry = trace_event_buffer_reserve(&fb, &tu->call, fixed + dsize);
 	if (entry) {
 		entry[1] = func;
@@ -82,6 +84,7 @@ static void uprobe_trace_record(struct trace_uprobe *tu, struct pt_regs *regs, u
 		traceprobe_store_args(entry, head, dsize, &tu->tp, regs);
 		trace_event_buffer_commit(&fb);
 	}
+	perf_trace_probe_regs(NULL);
 	this_cpu()->tp_irq_flags = outer;
 	local_irq_restore(flags);
 }
@@ -174,6 +177,7 @@ static int trace_uprobe_init_call(struct trace_uprobe *tu)
 	call->size = traceprobe_head_size(tu->is_return) + tu->tp.size;
 	call->print = uprobe_print;
 	call->reg = trace_uprobe_reg;
+	call->is_ukprobe = true;
 	call->data = tu;
 	return call->fields && call->print_fmt ? 0 : -ENOMEM;
 }
@@ -302,8 +306,7 @@ static bool trace_uprobe_is_busy(struct dyn_event *ev)
 {
 	struct trace_uprobe *tu = to_trace_uprobe(ev);
 
-	return (tu->call.flags & (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE)) ||
-	       trace_event_files_busy(&tu->call);
+	return (tu->call.flags & EVENT_FL_IN_USE) || trace_event_files_busy(&tu->call);
 }
 
 /* `-:[GRP/]EVENT [PATH:OFFSET [ARGS]]`, as Linux's trace_uprobe_match(). */

@@ -8,6 +8,7 @@
 #include "arch/x86/traps.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_types.h"
+#include "kernel/events/perf_event.h"
 #include "kernel/printk/printk.h"
 #include "kernel/signal.h"
 #include "kernel/uaccess.h"
@@ -47,6 +48,8 @@ bool do_page_fault(struct pt_regs *regs)
 	unsigned long addr = read_cr2();
 	struct mm_struct *mm = current->mm;
 
+	if (unlikely(READ_ONCE(perf_sw_events)) && addr < TASK_SIZE_MAX)
+		perf_sw_page_fault(regs);
 	if (user_mode(regs)) {
 		local_irq_enable();
 		if (mm && addr < TASK_SIZE_MAX && !handle_mm_fault(mm, addr, regs->error_code))

@@ -1,0 +1,117 @@
+/* eBPF inside the kernel: programs, maps, and what other subsystems call (Linux's linux/bpf.h). */
+#ifndef KERNEL_BPF_BPF_H
+#define KERNEL_BPF_BPF_H
+
+#include "kernel/bpf/bpf_uapi.h"
+#include "lib/compiler.h"
+#include "lib/errno.h"
+#include "lib/types.h"
+
+#ifndef EOPNOTSUPP
+#define EOPNOTSUPP 95 /* Linux's number; lib/errno.h has no user of it yet */
+#endif
+
+struct file;
+struct pt_regs;
+struct bpf_map;
+
+/* Pointers that carry an errno, as Linux's ERR_PTR(): the top 4095 addresses are never objects. */
+#ifndef IS_ERR
+#define MAX_ERRNO 4095
+static inline void *ERR_PTR(long err)
+{
+	return (void *)err;
+}
+static inline long PTR_ERR(const void *p)
+{
+	return (long)p;
+}
+static inline bool IS_ERR(const void *p)
+{
+	return (unsigned long)p >= (unsigned long)-MAX_ERRNO;
+}
+#endif
+
+/* What a map type does (Linux's struct bpf_map_ops): each kernel/bpf/<map>.c fills one. */
+struct bpf_map_ops {
+	int (*map_alloc_check)(union bpf_attr *attr);
+	struct bpf_map *(*map_alloc)(union bpf_attr *attr);
+	void (*map_free)(struct bpf_map *map);
+	/* From a program: a pointer to the value (this CPU's for per-CPU maps), or NULL. */
+	void *(*map_lookup_elem)(struct bpf_map *map, void *key);
+	long (*map_update_elem)(struct bpf_map *map, void *key, void *value, u64 flags);
+	long (*map_delete_elem)(struct bpf_map *map, void *key);
+	int (*map_get_next_key)(struct bpf_map *map, void *key, void *next_key);
+	/* From bpf(2) on a per-CPU map: every CPU's value, one after another, each rounded to 8. */
+	int (*map_copy_value)(struct bpf_map *map, void *key, void *value);
+	int (*map_update_percpu)(struct bpf_map *map, void *key, void *value, u64 flags);
+	/* mmap() of the map (ringbuf): the pages of the area, or NULL past its end. */
+	unsigned long (*map_mmap_page)(struct bpf_map *map, unsigned long pgoff, bool *writable);
+};
+
+struct bpf_map {
+	const struct bpf_map_ops *ops;
+	u32 map_type, key_size, value_size, max_entries, map_flags;
+	u32 id;
+	int refcnt; /* fds and programs that use it */
+	char name[BPF_OBJ_NAME_LEN];
+};
+
+/* A loaded program. bpf_func is what runs it: the interpreter, or the JITed image. */
+struct bpf_prog {
+	u32 type; /* enum bpf_prog_type */
+	u32 expected_attach_type;
+	u32 len; /* instructions in insnsi */
+	u32 id;
+	int refcnt; /* fds, links and perf events that hold it */
+	bool jited;
+	u32 jited_len;
+	u32 verified_insns; /* insns the verifier processed */
+	u32 stack_depth;
+	u8 tag[BPF_TAG_SIZE];
+	char name[BPF_OBJ_NAME_LEN];
+	u64 load_time;
+	u32 uid;
+	u64 run_cnt;
+	u32 used_map_cnt;
+	struct bpf_map **used_maps;
+	void *jit_image; /* execmem, RX */
+	u64 (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
+	struct bpf_insn insnsi[];
+};
+
+/*
+ * The seam with perf events and probes (kernel/bpf/syscall.c). bpf_prog_get_type() takes a
+ * reference on the program behind fd ufd if it is of type type: ERR_PTR(-EBADF) when ufd is not
+ * a program, ERR_PTR(-EINVAL) when it is of another type. bpf_prog_put() drops the reference.
+ */
+struct bpf_prog *bpf_prog_get_type(int ufd, enum bpf_prog_type type);
+void bpf_prog_put(struct bpf_prog *prog);
+void bpf_prog_inc(struct bpf_prog *prog);
+
+/*
+ * Runs prog on ctx and returns its r0. ctx is what the program type reads: for
+ * BPF_PROG_TYPE_KPROBE a struct pt_regs * (the probed registers), for BPF_PROG_TYPE_TRACEPOINT
+ * the raw record as the event stores it (its common fields first), for RAW_TRACEPOINT a u64
+ * array of the tracepoint's arguments. Call it with preemption off (any context).
+ */
+static inline u32 bpf_prog_run(const struct bpf_prog *prog, const void *ctx)
+{
+	__atomic_add_fetch((u64 *)&prog->run_cnt, 1, __ATOMIC_RELAXED);
+	return (u32)prog->bpf_func(ctx, prog->insnsi);
+}
+
+/*
+ * The perf side's half of bpf_perf_event_output(): a weak default here answers -ENOENT until
+ * kernel/events/ defines these. event_file is what a PERF_EVENT_ARRAY slot holds (an open perf
+ * event); cpu is the CPU running the program.
+ */
+bool bpf_is_perf_event_file(struct file *f);
+long bpf_perf_event_output_file(struct file *event_file, int cpu, const void *data, u64 size);
+
+/* kernel/bpf/syscall.c */
+void bpf_init(void);
+extern unsigned long sysctl_unprivileged_bpf_disabled;
+extern unsigned long bpf_jit_enable;
+
+#endif

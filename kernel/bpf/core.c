@@ -1,0 +1,308 @@
+/* The eBPF interpreter, and the life of a program's memory (Linux's kernel/bpf/core.c). */
+#include "kernel/bpf/bpf.h"
+#include "kernel/bpf/core.h"
+#include "kernel/mm/mm.h"
+#include "lib/string.h"
+
+/*
+ * Helper calls: after verification a call's imm is the helper's distance from __bpf_call_base,
+ * as in Linux, so the interpreter adds it back and the JIT emits one `call rel32` to it.
+ */
+u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
+{
+	return 0;
+}
+
+typedef u64 (*bpf_helper_fn)(u64, u64, u64, u64, u64);
+
+static inline bpf_helper_fn helper_at(s32 imm)
+{
+	return (bpf_helper_fn)((unsigned long)__bpf_call_base + (long)imm);
+}
+
+static u64 alu_div(u64 a, u64 b, bool is64, bool mod)
+{
+	/* Linux's runtime rule for a register divisor that is zero: x / 0 = 0, x % 0 = x. */
+	if (!is64) {
+		a = (u32)a;
+		b = (u32)b;
+	}
+	if (!b)
+		return mod ? a : 0;
+	return mod ? a % b : a / b;
+}
+
+static u64 swap_bytes(u64 v, int bits)
+{
+	switch (bits) {
+	case 16:
+		return __builtin_bswap16((u16)v);
+	case 32:
+		return __builtin_bswap32((u32)v);
+	default:
+		return __builtin_bswap64(v);
+	}
+}
+
+static u64 alu(u8 op, u64 dst, u64 src, bool is64)
+{
+	u64 r;
+	int shmask = is64 ? 63 : 31;
+
+	switch (op) {
+	case BPF_ADD:
+		r = dst + src;
+		break;
+	case BPF_SUB:
+		r = dst - src;
+		break;
+	case BPF_MUL:
+		r = is64 ? dst * src : (u64)((u32)dst * (u32)src);
+		break;
+	case BPF_DIV:
+		r = alu_div(dst, src, is64, false);
+		break;
+	case BPF_MOD:
+		r = alu_div(dst, src, is64, true);
+		break;
+	case BPF_OR:
+		r = dst | src;
+		break;
+	case BPF_AND:
+		r = dst & src;
+		break;
+	case BPF_XOR:
+		r = dst ^ src;
+		break;
+	case BPF_LSH:
+		r = is64 ? dst << (src & shmask) : (u32)((u32)dst << (src & shmask));
+		break;
+	case BPF_RSH:
+		r = is64 ? dst >> (src & shmask) : (u32)dst >> (src & shmask);
+		break;
+	case BPF_ARSH:
+		r = is64 ? (u64)((s64)dst >> (src & shmask)) : (u32)((s32)dst >> (src & shmask));
+		break;
+	case BPF_NEG:
+		r = -dst;
+		break;
+	case BPF_MOV:
+		r = src;
+		break;
+	default:
+		r = 0;
+		break; /* the verifier lets no other op through */
+	}
+	return is64 ? r : (u32)r;
+}
+
+static bool jmp_taken(u8 op, u64 a, u64 b, bool is64)
+{
+	s64 sa = (s64)a, sb = (s64)b;
+
+	if (!is64) {
+		a = (u32)a;
+		b = (u32)b;
+		sa = (s32)a;
+		sb = (s32)b;
+	}
+	switch (op) {
+	case BPF_JEQ:
+		return a == b;
+	case BPF_JNE:
+		return a != b;
+	case BPF_JGT:
+		return a > b;
+	case BPF_JGE:
+		return a >= b;
+	case BPF_JLT:
+		return a < b;
+	case BPF_JLE:
+		return a <= b;
+	case BPF_JSET:
+		return a & b;
+	case BPF_JSGT:
+		return sa > sb;
+	case BPF_JSGE:
+		return sa >= sb;
+	case BPF_JSLT:
+		return sa < sb;
+	case BPF_JSLE:
+		return sa <= sb;
+	default:
+		return true; /* BPF_JA */
+	}
+}
+
+static u64 load(const void *p, u8 size)
+{
+	switch (size) {
+	case BPF_B:
+		return *(const u8 *)p;
+	case BPF_H:
+		return *(const u16 *)p;
+	case BPF_W:
+		return *(const u32 *)p;
+	default:
+		return *(const u64 *)p;
+	}
+}
+
+static void store(void *p, u8 size, u64 v)
+{
+	switch (size) {
+	case BPF_B:
+		*(u8 *)p = (u8)v;
+		break;
+	case BPF_H:
+		*(u16 *)p = (u16)v;
+		break;
+	case BPF_W:
+		*(u32 *)p = (u32)v;
+		break;
+	default:
+		*(u64 *)p = v;
+		break;
+	}
+}
+
+static void atomic_op(const struct bpf_insn *in, u64 *regs)
+{
+	bool dw = BPF_SIZE(in->code) == BPF_DW;
+	void *p = (void *)(unsigned long)(regs[in->dst_reg] + in->off);
+	u64 v = regs[in->src_reg], old;
+
+	switch (in->imm & ~BPF_FETCH) {
+	case BPF_ADD:
+		old = dw ? __atomic_fetch_add((u64 *)p, v, __ATOMIC_SEQ_CST)
+			 : __atomic_fetch_add((u32 *)p, (u32)v, __ATOMIC_SEQ_CST);
+		break;
+	case BPF_OR:
+		old = dw ? __atomic_fetch_or((u64 *)p, v, __ATOMIC_SEQ_CST)
+			 : __atomic_fetch_or((u32 *)p, (u32)v, __ATOMIC_SEQ_CST);
+		break;
+	case BPF_AND:
+		old = dw ? __atomic_fetch_and((u64 *)p, v, __ATOMIC_SEQ_CST)
+			 : __atomic_fetch_and((u32 *)p, (u32)v, __ATOMIC_SEQ_CST);
+		break;
+	case BPF_XOR:
+		old = dw ? __atomic_fetch_xor((u64 *)p, v, __ATOMIC_SEQ_CST)
+			 : __atomic_fetch_xor((u32 *)p, (u32)v, __ATOMIC_SEQ_CST);
+		break;
+	case 0xe0:
+		old = dw ? __atomic_exchange_n((u64 *)p, v, __ATOMIC_SEQ_CST)
+			 : __atomic_exchange_n((u32 *)p, (u32)v, __ATOMIC_SEQ_CST);
+		break;
+	default: { /* BPF_CMPXCHG: compares with r0, the old value lands in r0 */
+		u64 exp = dw ? regs[0] : (u32)regs[0];
+		if (dw)
+			__atomic_compare_exchange_n((u64 *)p, &exp, v, false, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+		else {
+			u32 e32 = (u32)exp;
+			__atomic_compare_exchange_n((u32 *)p, &e32, (u32)v, false, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+			exp = e32;
+		}
+		regs[0] = exp;
+		return;
+	}
+	}
+	if (in->imm & BPF_FETCH)
+		regs[in->src_reg] = dw ? old : (u32)old;
+}
+
+/*
+ * Runs a verified program: the verifier has proved every access in bounds, every register read
+ * initialised and every path ending in exit, so this loop checks nothing itself.
+ */
+u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
+{
+	for (;; insn++) {
+		u8 code = insn->code, cls = BPF_CLASS(code);
+		u64 *dst = &regs[insn->dst_reg];
+		u64 src = BPF_SRC(code) == BPF_X ? regs[insn->src_reg] : (u64)(s64)insn->imm;
+
+		switch (cls) {
+		case BPF_ALU64:
+		case BPF_ALU:
+			if (BPF_OP(code) == BPF_END) {
+				if (BPF_SRC(code) == BPF_TO_BE)
+					*dst = swap_bytes(*dst, insn->imm);
+				else
+					*dst = insn->imm == 64 ? *dst
+							       : *dst & ((1ULL << insn->imm) - 1);
+				break;
+			}
+			if (cls == BPF_ALU && BPF_SRC(code) == BPF_K)
+				src = (u32)insn->imm;
+			*dst = alu(BPF_OP(code), *dst, src, cls == BPF_ALU64);
+			break;
+		case BPF_LD: /* BPF_LD | BPF_IMM | BPF_DW: two slots */
+			*dst = (u32)insn[0].imm | ((u64)(u32)insn[1].imm << 32);
+			insn++;
+			break;
+		case BPF_LDX:
+			*dst = load((void *)(unsigned long)(regs[insn->src_reg] + insn->off),
+				    BPF_SIZE(code));
+			break;
+		case BPF_ST:
+			store((void *)(unsigned long)(*dst + insn->off), BPF_SIZE(code),
+			      (u64)(s64)insn->imm);
+			break;
+		case BPF_STX:
+			if (BPF_MODE(code) == BPF_ATOMIC)
+				atomic_op(insn, regs);
+			else
+				store((void *)(unsigned long)(*dst + insn->off), BPF_SIZE(code),
+				      regs[insn->src_reg]);
+			break;
+		default: /* BPF_JMP, BPF_JMP32 */
+			if (BPF_OP(code) == BPF_EXIT)
+				return regs[0];
+			if (BPF_OP(code) == BPF_CALL) {
+				regs[0] = helper_at(insn->imm)(regs[1], regs[2], regs[3], regs[4],
+							       regs[5]);
+				break;
+			}
+			if (cls == BPF_JMP32 && BPF_SRC(code) == BPF_K)
+				src = (u32)insn->imm;
+			if (jmp_taken(BPF_OP(code), *dst, src, cls == BPF_JMP))
+				insn += insn->off;
+			break;
+		}
+	}
+}
+
+/* The interpreter's entry as a bpf_func: a 512-byte stack on the caller's, r1 = ctx. */
+u64 __bpf_prog_run(const void *ctx, const struct bpf_insn *insn)
+{
+	u64 stack[MAX_BPF_STACK / 8] __aligned(8);
+	u64 regs[MAX_BPF_REG + 1];
+
+	memset(regs, 0, sizeof(regs));
+	regs[BPF_REG_FP] = (u64)(unsigned long)&stack[MAX_BPF_STACK / 8];
+	regs[1] = (u64)(unsigned long)ctx;
+	return ___bpf_prog_run(regs, insn);
+}
+
+struct bpf_prog *bpf_prog_alloc(u32 len)
+{
+	struct bpf_prog *prog = kzalloc(sizeof(*prog) + len * sizeof(struct bpf_insn));
+
+	if (prog)
+		prog->len = len;
+	return prog;
+}
+
+void bpf_prog_free(struct bpf_prog *prog)
+{
+	if (!prog)
+		return;
+	if (prog->jit_image)
+		bpf_jit_free(prog);
+	for (u32 i = 0; i < prog->used_map_cnt; i++)
+		bpf_map_put(prog->used_maps[i]);
+	kfree(prog->used_maps);
+	kfree(prog);
+}

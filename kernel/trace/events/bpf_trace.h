@@ -1,0 +1,26 @@
+/* bpf_trace: the event bpf_trace_printk() writes, as Linux 6.1 names and prints it. */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM bpf_trace
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE "kernel/trace/events/bpf_trace.h"
+
+#if !defined(_TRACE_BPF_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_BPF_TRACE_H
+
+#include "kernel/tracepoint.h"
+
+TRACE_EVENT(bpf_trace_printk,
+	TP_PROTO(const char *bpf_string),
+	TP_ARGS(bpf_string),
+	TP_STRUCT__entry(
+		__string(bpf_string, bpf_string)
+	),
+	TP_fast_assign(
+		__assign_str(bpf_string, bpf_string);
+	),
+	TP_printk("%s", __get_str(bpf_string))
+);
+
+#endif /* _TRACE_BPF_TRACE_H */
+
+#include "kernel/trace/define_trace.h"

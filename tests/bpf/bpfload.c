@@ -1,0 +1,131 @@
+/*
+ * bpfload OBJECT WORKLOAD N: loads a BPF object built for Linux with Debian's libbpf (unmodified,
+ * linked statically), attaches every program in it the way libbpf chooses (here: kprobe_events
+ * and perf_event_open, as on a Linux without the kprobe PMU), runs a workload between two
+ * trace_marker lines, detaches, and prints every map entry:
+ *
+ *   pid P
+ *   map NAME KEY VALUE
+ *
+ * WORKLOAD: read (N reads of /proc/version), sleep (N sleeps of 10 ms), getppid (N calls), loop
+ * (7 runs of N getppid calls, each run's TSC ticks per call printed as tests/user/getppid_loop.c
+ * prints them: under -icount, guest instructions; `make bench` reads them).
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LINKS 8
+
+static void marker(const char *s)
+{
+	int fd = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
+
+	if (fd >= 0) {
+		write(fd, s, strlen(s));
+		close(fd);
+	}
+}
+
+static inline unsigned long long rdtsc(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (unsigned long long)hi << 32 | lo;
+}
+
+static void loop(int n)
+{
+	for (int run = 0; run < 7; run++) {
+		unsigned long long t0 = rdtsc(), t1;
+		for (int i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		t1 = rdtsc();
+		printf("bpfload run=%d n=%d tsc_per_call=%.3f\n", run, n, (double)(t1 - t0) / n);
+	}
+}
+
+static void workload(const char *what, int n)
+{
+	char buf[256];
+
+	if (!strcmp(what, "loop")) {
+		loop(n);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(what, "read")) {
+			int fd = open("/proc/version", O_RDONLY);
+			while (read(fd, buf, sizeof(buf)) > 0)
+				;
+			close(fd);
+		} else if (!strcmp(what, "sleep")) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		} else {
+			syscall(SYS_getppid);
+		}
+	}
+}
+
+/* Every entry of a map whose keys are 4 or 8 bytes and values 8. */
+static void dump_map(struct bpf_map *map)
+{
+	unsigned long long key = 0, next = 0, value;
+	int fd = bpf_map__fd(map), ksz = bpf_map__key_size(map);
+	void *prev = NULL;
+
+	if (bpf_map__value_size(map) != 8 || (ksz != 4 && ksz != 8))
+		return;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = ksz == 4 ? (unsigned int)next : next;
+		if (!bpf_map_lookup_elem(fd, &next, &value) && value)
+			printf("map %s %llu %llu\n", bpf_map__name(map), key, value);
+		prev = &next;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct bpf_link *links[MAX_LINKS];
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	int nlinks = 0;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: bpfload OBJECT read|sleep|getppid|loop N\n");
+		return 2;
+	}
+	obj = bpf_object__open_file(argv[1], NULL);
+	if (!obj || bpf_object__load(obj)) {
+		fprintf(stderr, "bpfload: cannot load %s\n", argv[1]);
+		return 1;
+	}
+	bpf_object__for_each_program(prog, obj) {
+		links[nlinks] = bpf_program__attach(prog);
+		if (!links[nlinks]) {
+			fprintf(stderr, "bpfload: cannot attach %s\n", bpf_program__name(prog));
+			return 1;
+		}
+		nlinks++;
+	}
+	printf("pid %d\n", getpid());
+	fflush(stdout);
+	marker("bpfload: attached\n");
+	workload(argv[2], atoi(argv[3]));
+	marker("bpfload: detaching\n");
+	while (nlinks)
+		bpf_link__destroy(links[--nlinks]);
+	bpf_object__for_each_map(map, obj)
+		dump_map(map);
+	bpf_object__close(obj);
+	return 0;
+}

@@ -1,0 +1,40 @@
+"""tests/integration/test_bpf.py: bpf(2) from user space (docs/23-bpf.md).
+
+tests/user/bpf.c calls bpf() raw: maps and their errors, a corpus of bad programs each refused with its errno and
+the verifier's log line, good programs attached to raw tracepoints and run in the interpreter and the JIT, and
+uid 1000 refused. Here also: the sysctls' defaults, and bpf_trace_printk's line in trace.
+"""
+
+import re
+
+from tests.console import LOG_LINE
+
+SMP = 2
+
+
+def program_lines(text):
+    return [line for line in text.split("\n") if not re.match(LOG_LINE, line)]
+
+
+def test_bpf_program(console):
+    console.run("echo > trace")
+    out = program_lines(console.run("/tests/bpf", timeout=180))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 100, out
+    # the trace_printk program ran once, on a getppid of the test's own process
+    lines = [line for line in console.run("cat trace").split("\n") if "bpf_trace_printk:" in line]
+    assert lines, "no bpf_trace_printk line in trace"
+    said = [re.match(r"^\s*bpf-(\d+)\s+\[\d+\] \S+\s+[\d.]+: bpf_trace_printk: bpf says (\d+)$", line)
+            for line in lines]
+    assert any(m and m.group(1) == m.group(2) for m in said), lines
+    assert console.run("cat events/bpf_trace/bpf_trace_printk/enable") == "1"
+
+
+def test_sysctls(console):
+    assert console.run("cat /proc/sys/kernel/unprivileged_bpf_disabled") == "2"
+    assert console.run("cat /proc/sys/net/core/bpf_jit_enable") == "1"
+    out = console.run("echo 3 > /proc/sys/kernel/unprivileged_bpf_disabled")
+    assert "Invalid argument" in out
+    assert console.run("cat /proc/sys/kernel/unprivileged_bpf_disabled") == "2"

@@ -1,0 +1,87 @@
+"""tests/integration/test_libbpf.py: BPF programs built for Linux, loaded by Debian's unmodified libbpf (docs/24).
+
+tests/bpf/bpfload (libbpf 1.1, linked statically) loads each object, attaches it the way libbpf chooses here (a
+kprobe_events probe and perf_event_open, then BPF_LINK_CREATE), runs a workload between two trace_marker lines and
+prints its maps. Each test has the ftrace side count the same thing in the same run, and compares.
+"""
+
+import re
+
+from tests.console import LOG_LINE
+
+SMP = 1
+QEMU_ARGS = ["-cpu", "max"]
+
+
+def load(console, obj, workload, n):
+    out = [line for line in console.run("/tests/bpfload /tests/%s %s %d" % (obj, workload, n), timeout=180)
+           .split("\n") if not re.match(LOG_LINE, line)]
+    pid = int([line for line in out if line.startswith("pid ")][0].split()[1])
+    maps = {}
+    for line in out:
+        m = re.match(r"^map (\S+) (\d+) (\d+)$", line)
+        if m:
+            maps.setdefault(m.group(1), {})[int(m.group(2))] = int(m.group(3))
+    return pid, maps, out
+
+
+def window(console):
+    """The trace lines between bpfload's two markers (the program was attached for exactly these)."""
+    lines = console.run("cat trace", timeout=120).split("\n")
+    start = [i for i, line in enumerate(lines) if "bpfload: attached" in line][-1]
+    end = [i for i, line in enumerate(lines) if "bpfload: detaching" in line][-1]
+    return lines[start + 1:end]
+
+
+def task_pid(line):
+    m = re.match(r"^\s*(.+)-(\d+)\s+\[\d+\]", line)
+    return int(m.group(2)) if m else None
+
+
+def probe_run(console, spec, obj, n):
+    """obj's reads of /proc/version with a kprobe event (spec, group lbref) on the same function enabled: the
+    loader's output, and the event's lines of the loader's own task inside the window."""
+    name = spec.split()[0].split("/")[1]
+    console.run("echo '%s' >> kprobe_events" % spec)
+    console.run("echo 1 > events/lbref/%s/enable" % name)
+    pid, maps, out = load(console, obj, "read", n)
+    seen = [line for line in window(console) if " %s:" % name in line and task_pid(line) == pid]
+    console.run("echo 0 > events/lbref/%s/enable" % name)
+    console.run("echo '-:lbref/%s' >> kprobe_events" % name)
+    return pid, maps, out, seen
+
+
+def test_kprobe_counts_reads_per_pid(console):
+    """readcount.bpf.c: a kprobe on file_read() counting per process; a kprobe event on the same function."""
+    pid, maps, out, seen = probe_run(console, "p:lbref/file_read file_read", "readcount.bpf.o", 20)
+    assert maps["counts"][pid] == len(seen) == 40, out     # 20 opens, each read to its end: 2 reads
+
+
+def test_kretprobe_latency_histogram(console):
+    """readlat.bpf.c: entry and return of file_read(), a log2 histogram; a kretprobe event counts the returns."""
+    pid, maps, out, seen = probe_run(console, "r:lbref/file_read_ret file_read", "readlat.bpf.o", 15)
+    hist = maps["hist"]
+    assert sum(hist.values()) == len(seen) == 30, out
+    assert all(0 < b < 32 for b in hist)                  # a read takes more than 1 ns and less than 4 s
+
+
+def test_tracepoint_counts_switches(console):
+    """switchcount.bpf.c: sched_switch counted per next_pid; the ftrace event in the same window."""
+    console.run("echo 1 > events/sched/sched_switch/enable")
+    pid, maps, out = load(console, "switchcount.bpf.o", "sleep", 10)
+    seen = [line for line in window(console) if "sched_switch:" in line and "next_pid=%d " % pid in line]
+    console.run("echo 0 > events/sched/sched_switch/enable")
+    assert maps["switches"][pid] >= 10, out                # back from each of 10 sleeps
+    # the program also saw the switches between attaching and the first marker, and after the last
+    assert len(seen) <= maps["switches"][pid] <= len(seen) + 2, (len(seen), out)
+
+
+def test_bpf_printk_to_trace(console):
+    """printk.bpf.c: one bpf_trace_printk line per getppid, beside the syscall event's own record."""
+    console.run("echo 1 > events/syscalls/sys_enter_getppid/enable")
+    pid, maps, out = load(console, "printk.bpf.o", "getppid", 6)
+    lines = window(console)
+    console.run("echo 0 > events/syscalls/sys_enter_getppid/enable")
+    printk = [line for line in lines if line.endswith("bpf_trace_printk: getppid from %d" % pid)]
+    ftrace = [line for line in lines if "sys_getppid()" in line and task_pid(line) == pid]
+    assert len(printk) == len(ftrace) == 6, lines
