@@ -88,5 +88,6 @@ struct bpf_verifier_log {
 	bool truncated;
 };
 int bpf_check(struct bpf_prog *prog, struct bpf_verifier_log *log, bool privileged);
+extern u32 bpf_complexity_limit;
 
 #endif
