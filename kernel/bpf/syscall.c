@@ -9,6 +9,7 @@
 #include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "kernel/uaccess.h"
 #include "lib/string.h"
@@ -85,10 +86,62 @@ void bpf_prog_inc(struct bpf_prog *prog)
 	__atomic_add_fetch(&prog->refcnt, 1, __ATOMIC_RELAXED);
 }
 
+static struct bpf_prog *loaded_progs;
+static DEFINE_SPINLOCK(loaded_lock);
+
+static void prog_list_add(struct bpf_prog *prog)
+{
+	unsigned long irq = spin_lock_irqsave(&loaded_lock);
+
+	prog->next_loaded = loaded_progs;
+	loaded_progs = prog;
+	spin_unlock_irqrestore(&loaded_lock, irq);
+}
+
+/* The last reference: off the list first, so bpf_prog_by_id() never finds it going. */
 void bpf_prog_put(struct bpf_prog *prog)
 {
-	if (prog && !__atomic_sub_fetch(&prog->refcnt, 1, __ATOMIC_ACQ_REL))
-		bpf_prog_free(prog);
+	unsigned long irq;
+
+	if (!prog)
+		return;
+	irq = spin_lock_irqsave(&loaded_lock);
+	if (__atomic_sub_fetch(&prog->refcnt, 1, __ATOMIC_ACQ_REL)) {
+		spin_unlock_irqrestore(&loaded_lock, irq);
+		return;
+	}
+	for (struct bpf_prog **p = &loaded_progs; *p; p = &(*p)->next_loaded)
+		if (*p == prog) {
+			*p = prog->next_loaded;
+			break;
+		}
+	spin_unlock_irqrestore(&loaded_lock, irq);
+	bpf_prog_free(prog);
+}
+
+struct bpf_prog *bpf_prog_by_id(u32 id)
+{
+	unsigned long irq = spin_lock_irqsave(&loaded_lock);
+	struct bpf_prog *prog = loaded_progs;
+
+	while (prog && prog->id != id)
+		prog = prog->next_loaded;
+	if (prog)
+		bpf_prog_inc(prog);
+	spin_unlock_irqrestore(&loaded_lock, irq);
+	return prog;
+}
+
+u32 bpf_prog_next_id(u32 id)
+{
+	unsigned long irq = spin_lock_irqsave(&loaded_lock);
+	u32 next = 0;
+
+	for (struct bpf_prog *p = loaded_progs; p; p = p->next_loaded)
+		if (p->id > id && (!next || p->id < next))
+			next = p->id;
+	spin_unlock_irqrestore(&loaded_lock, irq);
+	return next;
 }
 
 struct bpf_prog *bpf_prog_get_type(int ufd, enum bpf_prog_type type)
@@ -364,6 +417,7 @@ static int prog_load(union bpf_attr *attr)
 	if (bpf_jit_enable)
 		bpf_int_jit_compile(prog);
 	prog->id = __atomic_add_fetch(&next_prog_id, 1, __ATOMIC_RELAXED);
+	prog_list_add(prog);
 	fd = anon_fd(&bpf_prog_fops, prog);
 	if (fd < 0)
 		bpf_prog_put(prog);
@@ -392,7 +446,6 @@ static int prog_get_info(struct bpf_prog *prog, union bpf_attr *attr)
 				       .load_time = prog->load_time,
 				       .created_by_uid = prog->uid,
 				       .nr_map_ids = prog->used_map_cnt,
-				       .run_cnt = prog->run_cnt,
 				       .verified_insns = prog->verified_insns };
 	memcpy(info.tag, prog->tag, sizeof(info.tag));
 	memcpy(info.name, prog->name, sizeof(info.name));
