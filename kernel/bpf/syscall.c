@@ -362,7 +362,7 @@ int bpf_map_update_value(struct bpf_map *map, void *key, void *value, u64 flags)
 
 /* ---- programs ---- */
 
-static int prog_load(union bpf_attr *attr)
+static int bpf_prog_load(union bpf_attr *attr)
 {
 	struct bpf_verifier_log log = { .level = attr->log_level, .size = attr->log_size };
 	struct bpf_prog *prog;
@@ -572,7 +572,7 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 	case BPF_MAP_GET_NEXT_KEY:
 		return map_elem_cmd(cmd, &attr);
 	case BPF_PROG_LOAD:
-		return prog_load(&attr);
+		return bpf_prog_load(&attr);
 	case BPF_OBJ_GET_INFO_BY_FD:
 		return obj_get_info_by_fd(&attr, uattr);
 	case BPF_RAW_TRACEPOINT_OPEN:

@@ -114,7 +114,7 @@ static int count(void)
 	for (int i = 0; i < 10; i++)
 		sys0(NR_getppid);
 	after = count_of(map);
-	put_str("system calls counted around ten getppid(): ");
+	put_str("system calls counted around ten getppid calls: ");
 	put_num(after - before);
 	put_str("\n");
 	return 0;
