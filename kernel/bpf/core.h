@@ -23,6 +23,7 @@ void bpf_map_inc(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 struct bpf_map *bpf_map_get(int ufd); /* a reference taken, or ERR_PTR(-EBADF/-EINVAL) */
 bool bpf_capable(void);
+int bpf_map_create_kernel(union bpf_attr *attr); /* an fd in current's table, or -errno */
 /* The loaded program with this id, a reference taken (Linux's bpf_prog_by_id()), or NULL; id 0:
  * the first one, and bpf_prog_next_id() the one after id. */
 struct bpf_prog *bpf_prog_by_id(u32 id);

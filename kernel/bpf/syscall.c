@@ -248,6 +248,12 @@ static int map_create(union bpf_attr *attr)
 	return fd;
 }
 
+/* The same from kernel code whose attr is already in kernel memory (the benches). */
+int bpf_map_create_kernel(union bpf_attr *attr)
+{
+	return map_create(attr);
+}
+
 /* The size of a value as bpf(2) moves it: one per possible CPU for per-CPU maps. */
 static u32 map_value_size_user(const struct bpf_map *map)
 {
