@@ -321,51 +321,6 @@ out:
 	return err;
 }
 
-const struct bpf_map_ops *bpf_map_ops_of(u32 map_type)
-{
-	switch (map_type) {
-	case BPF_MAP_TYPE_HASH:
-		return &htab_map_ops;
-	case BPF_MAP_TYPE_ARRAY:
-		return &array_map_ops;
-	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
-		return &perf_event_array_map_ops;
-	case BPF_MAP_TYPE_PERCPU_HASH:
-		return &htab_percpu_map_ops;
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-		return &percpu_array_map_ops;
-	case BPF_MAP_TYPE_STACK_TRACE:
-		return &stack_trace_map_ops;
-	default:
-		return NULL;
-	}
-}
-
-int bpf_num_possible_cpus(void)
-{
-	return nr_cpus_possible;
-}
-
-int bpf_map_copy_value(struct bpf_map *map, void *key, void *value)
-{
-	void *p;
-
-	if (map->ops->map_copy_value)
-		return map->ops->map_copy_value(map, key, value);
-	p = map->ops->map_lookup_elem(map, key);
-	if (!p)
-		return -ENOENT;
-	memcpy(value, p, map->value_size);
-	return 0;
-}
-
-int bpf_map_update_value(struct bpf_map *map, void *key, void *value, u64 flags)
-{
-	if (map->ops->map_update_percpu)
-		return map->ops->map_update_percpu(map, key, value, flags);
-	return map->ops->map_update_elem(map, key, value, flags);
-}
-
 /* ---- programs ---- */
 
 static int bpf_prog_load(union bpf_attr *attr)
@@ -588,8 +543,23 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 	}
 }
 
-static const struct tracefs_ulong unpriv_sysctl = { .value = &sysctl_unprivileged_bpf_disabled,
-						    .max = 2 };
+/* Linux's bpf_unpriv_handler(): 1 is for good (only a reboot clears it); 0 and 2 switch freely. */
+static unsigned long unpriv_get(void *data)
+{
+	return READ_ONCE(sysctl_unprivileged_bpf_disabled);
+}
+
+static int unpriv_set(void *data, unsigned long v)
+{
+	if (READ_ONCE(sysctl_unprivileged_bpf_disabled) == 1 && v != 1)
+		return -EPERM;
+	WRITE_ONCE(sysctl_unprivileged_bpf_disabled, v);
+	return 0;
+}
+
+static const struct tracefs_ulong unpriv_sysctl = { .max = 2,
+						    .get = unpriv_get,
+						    .set = unpriv_set };
 static const struct tracefs_ulong jit_sysctl = { .value = &bpf_jit_enable, .max = 2 };
 static const struct tracefs_file bpf_files[] = {
 	TRACEFS_ULONG("/proc/sys/kernel/unprivileged_bpf_disabled", &unpriv_sysctl),

@@ -59,3 +59,15 @@ def test_lab_program_and_bpfprog(console):
     assert "call bpf_map_lookup_elem" in dump
     assert re.search(r"^   0:  55 48 89 e5 48 81 ec ", dump, re.M), dump
     assert "bpfprog: 999: no such program" in console.run("bpfprog 999")
+
+
+def test_unprivileged_bpf_disabled_one_is_for_good(console):
+    """Linux's rule: 0 and 2 switch freely; once 1, only a reboot clears it (so this test runs last)."""
+    f = "/proc/sys/kernel/unprivileged_bpf_disabled"
+    console.run(f"echo 0 > {f}")
+    assert console.run(f"cat {f}") == "0"
+    console.run(f"echo 2 > {f}")
+    assert console.run(f"cat {f}") == "2"
+    console.run(f"echo 1 > {f}")
+    assert "Operation not permitted" in console.run(f"echo 0 > {f}")
+    assert console.run(f"cat {f}") == "1"
