@@ -91,8 +91,12 @@ static int cmd_bench(int argc, char **argv)
 {
 	u64 baseline;
 
+	if (argc == 2 && !strcmp(argv[1], "bpf")) {
+		bench_bpf();
+		return 0;
+	}
 	if (argc > 2 || (argc == 2 && strcmp(argv[1], "sites") && strcmp(argv[1], "locks"))) {
-		cprintf("usage: bench [sites|locks]\n");
+		cprintf("usage: bench [sites|locks|bpf]\n");
 		return 2;
 	}
 	if (text_patch_busy()) { /* it patches code: patch_step holds the locks until `next` */
@@ -134,8 +138,9 @@ static int cmd_bench(int argc, char **argv)
 	bench_latency(baseline);
 	bench_hist_read();
 	bench_locking(baseline);
+	bench_bpf();
 	return 0;
 }
 SHELL_CMD(bench, cmd_bench,
-	  "bench [sites|locks]: time traced calls, what grows with the number of sites, or the "
-	  "locks alone (exact instruction counts under qemu -icount)");
+	  "bench [sites|locks|bpf]: time traced calls, what grows with the number of sites, the "
+	  "locks alone, or BPF runs (exact instruction counts under qemu -icount)");

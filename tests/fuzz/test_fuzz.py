@@ -26,6 +26,7 @@ RUNS = {
     "event_filter": 35000,
     "kprobe_events": 25000,
     "hist": 20000,
+    "bpf_verifier": 700,
 }
 _built = None
 
