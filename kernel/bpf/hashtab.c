@@ -76,7 +76,7 @@ static struct bpf_map *htab_map_alloc(union bpf_attr *attr)
 	while (h->n_buckets < attr->max_entries && h->n_buckets < (1U << 20))
 		h->n_buckets <<= 1;
 	total = (u64)h->elem_size * attr->max_entries;
-	h->lock = (spinlock_t)SPINLOCK_INIT;
+	spin_lock_init(&h->lock);
 	if (total > (64ULL << 20))
 		goto nomem;
 	h->buckets = kzalloc(h->n_buckets * sizeof(*h->buckets));

@@ -53,7 +53,7 @@ static struct bpf_map *stack_map_alloc(union bpf_attr *attr)
 	s = kzalloc(sizeof(*s) + total);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
-	s->lock = (spinlock_t)SPINLOCK_INIT;
+	spin_lock_init(&s->lock);
 	s->bucket_size = size;
 	return &s->map;
 }

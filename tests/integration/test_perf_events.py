@@ -68,7 +68,7 @@ def test_perfstat_software_counters(console):
 
 
 def test_perfrecord_samples_with_callchains(console):
-    out = program_lines(console.run("/tests/perfrecord /tests/perfrecord -w 10", timeout=300))
+    out = program_lines(console.run("/tests/perfrecord /tests/perfrecord -t 100", timeout=300))
     samples = [line.split() for line in out if line.startswith("sample ")]
     m = re.match(r"^# perfrecord: (\d+) samples, (\d+) lost$", out[-1])
     assert m and int(m.group(1)) == len(samples) >= 5 and m.group(2) == "0", out[-3:]

@@ -8,7 +8,8 @@
  * task is sampled; with -a every CPU is (CPU-wide events, root only at perf_event_paranoid 2),
  * idle included, so the kernel's own work shows. The rings are drained while the program runs.
  * `perfrecord -w N` is a workload of its own: N rounds of user-space arithmetic (fib) and of
- * system calls that do kernel work (reading /proc/meminfo), built with frame pointers.
+ * system calls that do kernel work (reading /proc/meminfo), built with frame pointers;
+ * `perfrecord -t MS` repeats those rounds until the task has run MS milliseconds (task-clock).
  */
 #include "uperf.h"
 
@@ -133,6 +134,28 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) static int workload
 	return sum == 0; /* keeps fib from being optimized away */
 }
 
+/* Rounds until this task has run for ms of its own task-clock: a number of cpu-clock samples that
+ * does not depend on how fast the machine (or the emulator under load) runs. */
+static int workload_for(int ms)
+{
+	struct perf_event_attr a;
+	u64 ns = 0;
+	long fd;
+	int err = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	fd = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	while (!err && ns < (u64)ms * 1000000)
+		err = workload(1) || sys3(NR_read, fd, &ns, sizeof(ns)) != sizeof(ns);
+	sys1(NR_close, fd);
+	return err;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	struct perf_event_attr a;
@@ -142,11 +165,11 @@ int main(int argc, char **argv, char **envp)
 	u64 freq = 100;
 	char c = 0;
 
-	if (argc == 3 && !strcmp(argv[1], "-w")) {
+	if (argc == 3 && (!strcmp(argv[1], "-w") || !strcmp(argv[1], "-t"))) {
 		int n = 0;
 		for (const char *p = argv[2]; *p >= '0' && *p <= '9'; p++)
 			n = n * 10 + *p - '0';
-		return workload(n);
+		return argv[1][1] == 'w' ? workload(n) : workload_for(n);
 	}
 	for (; argi < argc && argv[argi][0] == '-'; argi++) {
 		if (!strcmp(argv[argi], "-a")) {
@@ -160,7 +183,7 @@ int main(int argc, char **argv, char **envp)
 		}
 	}
 	if (argi >= argc || !freq) {
-		puts_fd(2, "usage: perfrecord [-F HZ] [-a] PROGRAM [ARGS...] | perfrecord -w N\n");
+		puts_fd(2, "usage: perfrecord [-F HZ] [-a] PROGRAM [ARGS...] | perfrecord -w N | perfrecord -t MS\n");
 		return 2;
 	}
 	memset(&a, 0, sizeof(a));
