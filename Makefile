@@ -305,9 +305,11 @@ grade: deps
 	@$(PYTHON) tools/grade $(if $(CH),--ch $(CH)) $(if $(EX),--ex $(EX))
 
 # Exact guest instruction counts (-icount), written into docs/BENCHMARKS.md. Never part of `make test`.
+# It measures the kernel a user would run in production, so without the lock validator (LOCKDEP=0:
+# build-nolockdep/), whose bookkeeping on every lock would be counted in every row that takes one.
 bench: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory STATIC_FTRACE=1 all
+	@$(MAKE) --no-print-directory LOCKDEP=0 all
+	@$(MAKE) --no-print-directory LOCKDEP=0 STATIC_FTRACE=1 all
 	@$(PYTHON) tools/bench.py
 
 # The same, at N = default, 10000 and 40000 call sites on 1, 2, 4, 8 CPUs -> docs/BENCHMARKS-scale.md.

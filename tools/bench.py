@@ -19,8 +19,9 @@ sys.path.insert(0, ROOT)
 from tests.console import Console  # noqa: E402  (the same console the tests drive)
 
 ICOUNT = ["-icount", "shift=0,sleep=off"]
-ISO = os.path.join(ROOT, "build", "ftrace-os.iso")
-STATIC_ISO = os.path.join(ROOT, "build-static", "ftrace-os.iso")   # make STATIC_FTRACE=1
+# The kernels `make bench` builds: without the lock validator (LOCKDEP=0), as a product kernel runs.
+ISO = os.path.join(ROOT, "build-nolockdep", "ftrace-os.iso")
+STATIC_ISO = os.path.join(ROOT, "build-static-nolockdep", "ftrace-os.iso")   # make LOCKDEP=0 STATIC_FTRACE=1
 
 
 def run_bench(smp, iso=ISO):
@@ -221,7 +222,7 @@ def uprobe_rows(con):
     """/tests/tracee's loop through loop_function(), untraced and with one uprobe event on the function."""
     import statistics
     from tests.elf import elf_symbol_offset
-    off, _ = elf_symbol_offset(os.path.join(ROOT, "build", "user", "tracee"), "loop_function")
+    off, _ = elf_symbol_offset(os.path.join(os.path.dirname(ISO), "user", "tracee"), "loop_function")
     rows, base = [], None
     for what, setup in [("getppid through loop_function(), nothing traced", []),
                         ("one uprobe on loop_function()", ["echo 'p:bench /tests/tracee:%#x' > uprobe_events" % off,
@@ -330,7 +331,8 @@ HEADER = """# Benchmarks
 Written by `make bench` ({date}); do not edit by hand: run it again. What grows with the number of call
 sites (10,000 and 40,000, `make SCALE=N`) is in docs/BENCHMARKS-scale.md, written by `make bench-scale`.
 
-How: `tools/bench.py` boots `build/ftrace-os.iso` in {qemu} under TCG with `-icount shift=0,sleep=off`, so the
+How: `tools/bench.py` boots `build-nolockdep/ftrace-os.iso` (the kernel without its lock validator, as a
+product kernel runs: `make LOCKDEP=0`) in {qemu} under TCG with `-icount shift=0,sleep=off`, so the
 guest TSC advances exactly one tick per guest instruction, and types `bench` at the shell. Each row is the
 median of {runs} runs of a {loops}-call loop with interrupts off; **ticks** are guest instructions per call
 (loop and indirect call included), **+base** is the cost above the untraced baseline measured in the same run,
@@ -419,7 +421,7 @@ type `bench`.
 STATIC_HEADER = """
 ## Static ftrace build (make STATIC_FTRACE=1), -smp 1
 
-`build-static/ftrace-os.iso`, booted the same way: no site is ever patched, every call of a traced
+`build-static-nolockdep/ftrace-os.iso`, booted the same way: no site is ever patched, every call of a traced
 function enters `__fentry__`, which returns unless `ftrace_trace_function` or the graph hook
 `ftrace_graph_entry` is set, and then goes through `ftrace_static_caller` to `ftrace_ops_list_func`,
 which tests each ops's filter on every call, or through `ftrace_graph_caller` to
