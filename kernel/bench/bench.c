@@ -91,8 +91,12 @@ static int cmd_bench(int argc, char **argv)
 {
 	u64 baseline;
 
+	if (argc == 2 && !strcmp(argv[1], "bpf")) {
+		bench_bpf();
+		return 0;
+	}
 	if (argc > 2 || (argc == 2 && strcmp(argv[1], "sites"))) {
-		cprintf("usage: bench [sites]\n");
+		cprintf("usage: bench [sites|bpf]\n");
 		return 2;
 	}
 	if (text_patch_busy()) { /* it patches code: patch_step holds the locks until `next` */
@@ -126,8 +130,10 @@ static int cmd_bench(int argc, char **argv)
 	bench_probes(baseline);
 	bench_patching(baseline);
 	bench_jump_label(baseline);
+	bench_bpf();
 	return 0;
 }
 SHELL_CMD(bench, cmd_bench,
-	  "bench [sites]: time traced calls, or what grows with the number of sites (exact "
+	  "bench [sites|bpf]: time traced calls, what grows with the number of sites, or BPF runs "
+	  "(exact "
 	  "instruction counts under qemu -icount)");

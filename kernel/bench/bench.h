@@ -44,5 +44,6 @@ void bench_jump_label(u64 baseline);
 void bench_kprobes(u64 baseline);
 void bench_probes(u64 baseline); /* fprobes and probe events (bench_probes.c) */
 void bench_scale(void);		 /* `bench sites` */
+void bench_bpf(void);		 /* `bench bpf`, and the end of `bench` (bench_bpf.c) */
 
 #endif

@@ -72,10 +72,10 @@ struct bpf_prog {
 	char name[BPF_OBJ_NAME_LEN];
 	u64 load_time;
 	u32 uid;
-	u64 run_cnt;
 	u32 used_map_cnt;
 	struct bpf_map **used_maps;
-	void *jit_image; /* execmem, RX */
+	void *jit_image;	      /* execmem, RX */
+	struct bpf_prog *next_loaded; /* every loaded program, for `bpfprog` (syscall.c) */
 	u64 (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
 	struct bpf_insn insnsi[];
 };
@@ -97,7 +97,7 @@ void bpf_prog_inc(struct bpf_prog *prog);
  */
 static inline u32 bpf_prog_run(const struct bpf_prog *prog, const void *ctx)
 {
-	__atomic_add_fetch((u64 *)&prog->run_cnt, 1, __ATOMIC_RELAXED);
+	/* no run_cnt/run_time_ns: Linux counts only with kernel.bpf_stats_enabled, which we lack */
 	return (u32)prog->bpf_func(ctx, prog->insnsi);
 }
 

@@ -23,6 +23,11 @@ void bpf_map_inc(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 struct bpf_map *bpf_map_get(int ufd); /* a reference taken, or ERR_PTR(-EBADF/-EINVAL) */
 bool bpf_capable(void);
+int bpf_map_create_kernel(union bpf_attr *attr); /* an fd in current's table, or -errno */
+/* The loaded program with this id, a reference taken (Linux's bpf_prog_by_id()), or NULL; id 0:
+ * the first one, and bpf_prog_next_id() the one after id. */
+struct bpf_prog *bpf_prog_by_id(u32 id);
+u32 bpf_prog_next_id(u32 id);
 
 /* arch/x86/net/bpf_jit_comp.c: prog->bpf_func becomes the JITed image, or stays as it was. */
 void bpf_int_jit_compile(struct bpf_prog *prog);
@@ -88,5 +93,6 @@ struct bpf_verifier_log {
 	bool truncated;
 };
 int bpf_check(struct bpf_prog *prog, struct bpf_verifier_log *log, bool privileged);
+extern u32 bpf_complexity_limit;
 
 #endif

@@ -10,6 +10,7 @@
 #include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "kernel/uaccess.h"
 #include "lib/string.h"
@@ -86,10 +87,62 @@ void bpf_prog_inc(struct bpf_prog *prog)
 	__atomic_add_fetch(&prog->refcnt, 1, __ATOMIC_RELAXED);
 }
 
+static struct bpf_prog *loaded_progs;
+static DEFINE_SPINLOCK(loaded_lock);
+
+static void prog_list_add(struct bpf_prog *prog)
+{
+	unsigned long irq = spin_lock_irqsave(&loaded_lock);
+
+	prog->next_loaded = loaded_progs;
+	loaded_progs = prog;
+	spin_unlock_irqrestore(&loaded_lock, irq);
+}
+
+/* The last reference: off the list first, so bpf_prog_by_id() never finds it going. */
 void bpf_prog_put(struct bpf_prog *prog)
 {
-	if (prog && !__atomic_sub_fetch(&prog->refcnt, 1, __ATOMIC_ACQ_REL))
-		bpf_prog_free(prog);
+	unsigned long irq;
+
+	if (!prog)
+		return;
+	irq = spin_lock_irqsave(&loaded_lock);
+	if (__atomic_sub_fetch(&prog->refcnt, 1, __ATOMIC_ACQ_REL)) {
+		spin_unlock_irqrestore(&loaded_lock, irq);
+		return;
+	}
+	for (struct bpf_prog **p = &loaded_progs; *p; p = &(*p)->next_loaded)
+		if (*p == prog) {
+			*p = prog->next_loaded;
+			break;
+		}
+	spin_unlock_irqrestore(&loaded_lock, irq);
+	bpf_prog_free(prog);
+}
+
+struct bpf_prog *bpf_prog_by_id(u32 id)
+{
+	unsigned long irq = spin_lock_irqsave(&loaded_lock);
+	struct bpf_prog *prog = loaded_progs;
+
+	while (prog && prog->id != id)
+		prog = prog->next_loaded;
+	if (prog)
+		bpf_prog_inc(prog);
+	spin_unlock_irqrestore(&loaded_lock, irq);
+	return prog;
+}
+
+u32 bpf_prog_next_id(u32 id)
+{
+	unsigned long irq = spin_lock_irqsave(&loaded_lock);
+	u32 next = 0;
+
+	for (struct bpf_prog *p = loaded_progs; p; p = p->next_loaded)
+		if (p->id > id && (!next || p->id < next))
+			next = p->id;
+	spin_unlock_irqrestore(&loaded_lock, irq);
+	return next;
 }
 
 struct bpf_prog *bpf_prog_get_type(int ufd, enum bpf_prog_type type)
@@ -196,6 +249,12 @@ static int map_create(union bpf_attr *attr)
 	return fd;
 }
 
+/* The same from kernel code whose attr is already in kernel memory (the benches). */
+int bpf_map_create_kernel(union bpf_attr *attr)
+{
+	return map_create(attr);
+}
+
 /* The size of a value as bpf(2) moves it: one per possible CPU for per-CPU maps. */
 static u32 map_value_size_user(const struct bpf_map *map)
 {
@@ -263,54 +322,9 @@ out:
 	return err;
 }
 
-const struct bpf_map_ops *bpf_map_ops_of(u32 map_type)
-{
-	switch (map_type) {
-	case BPF_MAP_TYPE_HASH:
-		return &htab_map_ops;
-	case BPF_MAP_TYPE_ARRAY:
-		return &array_map_ops;
-	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
-		return &perf_event_array_map_ops;
-	case BPF_MAP_TYPE_PERCPU_HASH:
-		return &htab_percpu_map_ops;
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-		return &percpu_array_map_ops;
-	case BPF_MAP_TYPE_STACK_TRACE:
-		return &stack_trace_map_ops;
-	default:
-		return NULL;
-	}
-}
-
-int bpf_num_possible_cpus(void)
-{
-	return nr_cpus_possible;
-}
-
-int bpf_map_copy_value(struct bpf_map *map, void *key, void *value)
-{
-	void *p;
-
-	if (map->ops->map_copy_value)
-		return map->ops->map_copy_value(map, key, value);
-	p = map->ops->map_lookup_elem(map, key);
-	if (!p)
-		return -ENOENT;
-	memcpy(value, p, map->value_size);
-	return 0;
-}
-
-int bpf_map_update_value(struct bpf_map *map, void *key, void *value, u64 flags)
-{
-	if (map->ops->map_update_percpu)
-		return map->ops->map_update_percpu(map, key, value, flags);
-	return map->ops->map_update_elem(map, key, value, flags);
-}
-
 /* ---- programs ---- */
 
-static int prog_load(union bpf_attr *attr)
+static int bpf_prog_load(union bpf_attr *attr)
 {
 	struct bpf_verifier_log log = { .level = attr->log_level, .size = attr->log_size };
 	struct bpf_prog *prog;
@@ -365,6 +379,7 @@ static int prog_load(union bpf_attr *attr)
 	if (bpf_jit_enable)
 		bpf_int_jit_compile(prog);
 	prog->id = __atomic_add_fetch(&next_prog_id, 1, __ATOMIC_RELAXED);
+	prog_list_add(prog);
 	fd = anon_fd(&bpf_prog_fops, prog);
 	if (fd < 0)
 		bpf_prog_put(prog);
@@ -393,7 +408,6 @@ static int prog_get_info(struct bpf_prog *prog, union bpf_attr *attr)
 				       .load_time = prog->load_time,
 				       .created_by_uid = prog->uid,
 				       .nr_map_ids = prog->used_map_cnt,
-				       .run_cnt = prog->run_cnt,
 				       .verified_insns = prog->verified_insns };
 	memcpy(info.tag, prog->tag, sizeof(info.tag));
 	memcpy(info.name, prog->name, sizeof(info.name));
@@ -520,7 +534,7 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 	case BPF_MAP_GET_NEXT_KEY:
 		return map_elem_cmd(cmd, &attr);
 	case BPF_PROG_LOAD:
-		return prog_load(&attr);
+		return bpf_prog_load(&attr);
 	case BPF_OBJ_GET_INFO_BY_FD:
 		return obj_get_info_by_fd(&attr, uattr);
 	case BPF_RAW_TRACEPOINT_OPEN:
@@ -532,8 +546,23 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 	}
 }
 
-static const struct tracefs_ulong unpriv_sysctl = { .value = &sysctl_unprivileged_bpf_disabled,
-						    .max = 2 };
+/* Linux's bpf_unpriv_handler(): 1 is for good (only a reboot clears it); 0 and 2 switch freely. */
+static unsigned long unpriv_get(void *data)
+{
+	return READ_ONCE(sysctl_unprivileged_bpf_disabled);
+}
+
+static int unpriv_set(void *data, unsigned long v)
+{
+	if (READ_ONCE(sysctl_unprivileged_bpf_disabled) == 1 && v != 1)
+		return -EPERM;
+	WRITE_ONCE(sysctl_unprivileged_bpf_disabled, v);
+	return 0;
+}
+
+static const struct tracefs_ulong unpriv_sysctl = { .max = 2,
+						    .get = unpriv_get,
+						    .set = unpriv_set };
 static const struct tracefs_ulong jit_sysctl = { .value = &bpf_jit_enable, .max = 2 };
 static const struct tracefs_file bpf_files[] = {
 	TRACEFS_ULONG("/proc/sys/kernel/unprivileged_bpf_disabled", &unpriv_sysctl),

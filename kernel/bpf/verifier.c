@@ -5,6 +5,10 @@
 #include "kernel/mm/mm.h"
 #include "lib/string.h"
 
+/* Instructions walked before a program is refused as too complex: Linux's 1M; the fuzz target
+ * lowers it so that each input stays short. */
+u32 bpf_complexity_limit = BPF_COMPLEXITY_LIMIT_INSNS;
+
 #define MAX_STATES_PER_INSN 64 /* beyond this a prune point keeps no more: memory stays bounded */
 
 /* ---- ld_imm64 of a map: the fd becomes the map, as Linux's resolve_pseudo_ldimm64() ---- */
@@ -108,23 +112,31 @@ static int jump_target(struct bpf_verifier_env *env, int from, int to, int *colo
 	return 0;
 }
 
-/* The successors of insn i: fall-through and/or jump target, -1 for none. */
+#define NO_SUCC (-0x7fffffff - 1) /* any other value is a target, in range or not */
+
+/* The successors of insn i: fall-through and/or jump target, NO_SUCC for none. */
 static void successors(const struct bpf_insn *insn, int i, int succ[2])
 {
 	u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
 
 	succ[0] = i + 1;
-	succ[1] = -1;
+	succ[1] = NO_SUCC;
 	if (insn->code == (BPF_LD | BPF_IMM | BPF_DW))
 		succ[0] = i + 2;
 	if (cls != BPF_JMP && cls != BPF_JMP32)
 		return;
 	if (op == BPF_EXIT)
-		succ[0] = -1;
+		succ[0] = NO_SUCC;
 	else if (op == BPF_JA)
 		succ[0] = i + 1 + insn->off;
 	else if (op != BPF_CALL)
 		succ[1] = i + 1 + insn->off;
+}
+
+static void mark_prune_point(struct bpf_verifier_env *env, int i)
+{
+	if (i >= 0 && i < (int)env->prog->len)
+		env->aux[i].prune_point = true;
 }
 
 /* An iterative depth-first walk: color 1 while a node's descendants are being walked, 2 after. */
@@ -144,15 +156,14 @@ static int check_cfg(struct bpf_verifier_env *env)
 		int i = stack[sp - 1], succ[2];
 
 		successors(&env->prog->insnsi[i], i, succ);
-		if (succ[1] >= 0) { /* a conditional jump: both ends are prune points */
-			env->aux[succ[0] < len ? succ[0] : i].prune_point = true;
-			env->aux[succ[1] < len && succ[1] >= 0 ? succ[1] : i].prune_point = true;
+		if (succ[1] != NO_SUCC) { /* a conditional jump: both ends are prune points */
+			mark_prune_point(env, succ[0]);
+			mark_prune_point(env, succ[1]);
 		} else if (BPF_CLASS(env->prog->insnsi[i].code) == BPF_JMP &&
-			   BPF_OP(env->prog->insnsi[i].code) == BPF_JA && succ[0] >= 0 &&
-			   succ[0] < len) {
-			env->aux[succ[0]].prune_point = true;
+			   BPF_OP(env->prog->insnsi[i].code) == BPF_JA) {
+			mark_prune_point(env, succ[0]);
 		}
-		if (next[i] < 2 && succ[next[i]] >= 0) {
+		if (next[i] < 2 && succ[next[i]] != NO_SUCC) {
 			err = jump_target(env, i, succ[next[i]++], color, stack, &sp);
 			continue;
 		}
@@ -275,32 +286,52 @@ static bool states_equal(const struct bpf_verifier_state *old, const struct bpf_
 	return !memcmp(old->refs, cur->refs, sizeof(old->refs));
 }
 
+static u32 regs_hash(const struct bpf_verifier_state *st)
+{
+	const u8 *p = (const u8 *)st->regs;
+	u32 h = 2166136261u;
+
+	for (size_t i = 0; i < sizeof(st->regs); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
 /* 1: prune this path; 0: go on (the state kept); < 0: an error. */
 static int is_state_visited(struct bpf_verifier_env *env, int insn_idx)
 {
-	struct bpf_explored_state *sl, *n;
-	u32 count = 0;
+	struct bpf_explored_state *sl, *n, **link = &env->explored[insn_idx];
+	u32 count = 0, hash = regs_hash(env->cur);
 
-	for (sl = env->explored[insn_idx]; sl; sl = sl->next, count++) {
+	while ((sl = *link)) {
 		if (sl->branches) {
 			/* still being walked: the same state again means a loop that never ends */
-			if (!memcmp(&sl->st.regs, &env->cur->regs, sizeof(sl->st.regs)) &&
+			if (sl->regs_hash == hash &&
+			    !memcmp(&sl->st.regs, &env->cur->regs, sizeof(sl->st.regs)) &&
 			    states_equal(&sl->st, env->cur)) {
 				verbose(env, "infinite loop detected at insn %d\n", insn_idx);
 				return -EINVAL;
 			}
+		} else if (states_equal(&sl->st, env->cur)) {
+			sl->hit_cnt++;
+			return 1;
+		} else if (++sl->miss_cnt > sl->hit_cnt * 3 + 3) {
+			/* Linux's rule: a state that keeps failing to prune costs more than it saves */
+			*link = sl->next;
+			kfree(sl);
+			env->cur_states--;
 			continue;
 		}
-		if (states_equal(&sl->st, env->cur))
-			return 1;
+		count++;
+		link = &sl->next;
 	}
 	if (count >= MAX_STATES_PER_INSN)
 		return 0;
-	n = kmalloc(sizeof(*n));
+	n = kzalloc(sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	memcpy(&n->st, env->cur, sizeof(n->st));
 	n->branches = 1;
+	n->regs_hash = hash;
 	n->parent = env->cur_parent;
 	n->next = env->explored[insn_idx];
 	env->explored[insn_idx] = n;
@@ -357,6 +388,12 @@ static int do_check_insn(struct bpf_verifier_env *env, int *insn_idx)
 	const struct bpf_insn *insn = &env->prog->insnsi[*insn_idx];
 	u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
 
+	/* before any register is looked at: r11..r15 do not exist */
+	if (insn->dst_reg >= MAX_BPF_REG || insn->src_reg >= MAX_BPF_REG) {
+		verbose(env, "R%d is invalid\n",
+			insn->dst_reg >= MAX_BPF_REG ? insn->dst_reg : insn->src_reg);
+		return -EINVAL;
+	}
 	switch (cls) {
 	case BPF_ALU:
 	case BPF_ALU64:
@@ -397,7 +434,7 @@ static int do_check(struct bpf_verifier_env *env)
 
 	init_state(env);
 	for (;;) {
-		if (++env->insn_processed > BPF_COMPLEXITY_LIMIT_INSNS) {
+		if (++env->insn_processed > bpf_complexity_limit) {
 			verbose(env, "BPF program is too large. Processed %u insn\n",
 				env->insn_processed);
 			return -E2BIG;
@@ -499,7 +536,7 @@ int bpf_check(struct bpf_prog *prog, struct bpf_verifier_log *log, bool privileg
 		verbose(&env,
 			"processed %u insns (limit %u) max_states_per_insn %u total_states %u "
 			"peak_states %u mark_read 0\n",
-			env.insn_processed, BPF_COMPLEXITY_LIMIT_INSNS, env.max_states_per_insn,
+			env.insn_processed, bpf_complexity_limit, env.max_states_per_insn,
 			env.total_states, env.peak_states);
 	prog->verified_insns = env.insn_processed;
 	prog->stack_depth = env.max_stack_depth;

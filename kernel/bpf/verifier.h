@@ -60,6 +60,8 @@ struct bpf_explored_state {
 	struct bpf_verifier_state st;
 	struct bpf_explored_state *next, *parent;
 	u32 branches;
+	u32 regs_hash;	       /* of st.regs: the loop check compares this first */
+	u32 hit_cnt, miss_cnt; /* pruned a path / did not: one that never helps is dropped */
 };
 
 /* A path left for later, at a conditional jump. */

@@ -25,6 +25,7 @@ RUNS = {
     "ftrace_filter": 7000,
     "event_filter": 35000,
     "kprobe_events": 25000,
+    "bpf_verifier": 700,
 }
 _built = None
 

@@ -38,3 +38,36 @@ def test_sysctls(console):
     out = console.run("echo 3 > /proc/sys/kernel/unprivileged_bpf_disabled")
     assert "Invalid argument" in out
     assert console.run("cat /proc/sys/kernel/unprivileged_bpf_disabled") == "2"
+
+
+def test_lab_program_and_bpfprog(console):
+    """tests/user/bpf_lab.c: a refused program's log; a counting program; bpfprog while one is attached."""
+    out = program_lines(console.run("/tests/bpf_lab refuse"))
+    assert out[0] == "bpf(BPF_PROG_LOAD) = -13", out
+    assert "5: (85) call bpf_map_lookup_elem#1" in out
+    assert "R0 invalid mem access 'map_value_or_null'" in out
+    assert re.match(r"^processed 6 insns \(limit 1000000\) ", out[-1]), out
+    out = program_lines(console.run("/tests/bpf_lab count"))
+    m = re.match(r"^system calls counted around ten getppid calls: (\d+)$", out[0])
+    assert m and int(m.group(1)) >= 10, out
+    console.run("/tests/bpf_lab hold 3")
+    listing = console.run("bpfprog")
+    m = re.search(r"^(\d+): raw_tracepoint  name count_syscalls  insns 11  verified 12  jited (\d+)B", listing,
+                  re.M)
+    assert m and int(m.group(2)) > 0, listing
+    dump = console.run(f"bpfprog {m.group(1)}")
+    assert "call bpf_map_lookup_elem" in dump
+    assert re.search(r"^   0:  55 48 89 e5 48 81 ec ", dump, re.M), dump
+    assert "bpfprog: 999: no such program" in console.run("bpfprog 999")
+
+
+def test_unprivileged_bpf_disabled_one_is_for_good(console):
+    """Linux's rule: 0 and 2 switch freely; once 1, only a reboot clears it (so this test runs last)."""
+    f = "/proc/sys/kernel/unprivileged_bpf_disabled"
+    console.run(f"echo 0 > {f}")
+    assert console.run(f"cat {f}") == "0"
+    console.run(f"echo 2 > {f}")
+    assert console.run(f"cat {f}") == "2"
+    console.run(f"echo 1 > {f}")
+    assert "Operation not permitted" in console.run(f"echo 0 > {f}")
+    assert console.run(f"cat {f}") == "1"

@@ -1,8 +1,10 @@
 /* Self-tests of eBPF: the JIT computes what the interpreter computes, on random straight-line and
  * branching programs over every ALU, memory and atomic operation, and the verifier accepts them. */
 #include "kernel/bpf/core.h"
+#include "kernel/fs/file.h"
 #include "kernel/mm/mm.h"
 #include "kernel/percpu.h"
+#include "kernel/sched/sched.h"
 #include "kernel/selftest.h"
 #include "arch/x86/traps.h"
 #include "lib/string.h"
@@ -193,5 +195,97 @@ SELFTEST(bpf_jit_helper_and_ctx)
 	bpf_int_jit_compile(prog);
 	KT_EXPECT(t, prog->jited);
 	KT_EXPECT(t, prog->bpf_func(&regs, prog->insnsi) == 1000 + (u64)smp_processor_id());
+	bpf_prog_free(prog);
+}
+
+/* The log of a program refused as the privileged (priv) or an unprivileged caller; "" if loaded. */
+static const char *refusal(const struct bpf_insn *insns, u32 len, bool priv, int map_fd)
+{
+	static char buf[4096];
+	struct bpf_verifier_log log = { .buf = buf, .size = sizeof(buf), .level = 1 };
+	struct bpf_prog *prog = bpf_prog_alloc(len);
+
+	buf[0] = 0;
+	if (!prog)
+		return "no memory";
+	memcpy(prog->insnsi, insns, len * sizeof(*insns));
+	for (u32 i = 0; i < len; i++)
+		if (prog->insnsi[i].imm == 0x7ff0)
+			prog->insnsi[i].imm = map_fd;
+	prog->type = BPF_PROG_TYPE_KPROBE;
+	if (!bpf_check(prog, &log, priv))
+		buf[0] = 0;
+	bpf_prog_free(prog);
+	return buf;
+}
+
+#define KT_REFUSED(t, insns, priv, fd, line)                                                       \
+	KT_EXPECT(t, strstr(refusal(insns, ARRAY_SIZE(insns), priv, fd), line) != NULL)
+
+/* What only a caller without privilege is refused: Linux's allow_ptr_leaks and bpf_capable. */
+SELFTEST(bpf_verifier_unprivileged)
+{
+	struct files_struct *saved = current->files;
+	union bpf_attr attr = {
+		.map_type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 8, .max_entries = 1
+	};
+	struct bpf_insn loop[] = { INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+				   INSN(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 1),
+				   INSN(BPF_JMP | BPF_JLT | BPF_K, 0, 0, -2, 4),
+				   INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0) };
+	struct bpf_insn ret_fp[] = { INSN(BPF_ALU64 | BPF_MOV | BPF_X, 0, 10, 0, 0),
+				     INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0) };
+	struct bpf_insn cmp_ptr[] = { INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+				      INSN(BPF_JMP | BPF_JEQ | BPF_X, 1, 10, 0, 0),
+				      INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0) };
+	struct bpf_insn leak[] = {
+		INSN(BPF_ST | BPF_W | BPF_MEM, 10, 0, -4, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0x7ff0),
+		INSN(0, 0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1, 0),
+		INSN(BPF_STX | BPF_DW | BPF_MEM, 0, 10, 0, 0), /* fp into the map value */
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	int fd;
+
+	if (!saved && !(current->files = console_files()))
+		return;
+	fd = bpf_map_create_kernel(&attr);
+	KT_EXPECT(t, fd >= 0);
+	KT_REFUSED(t, loop, false, fd, "back-edge from insn 2 to 1");
+	KT_EXPECT(t, !*refusal(loop, ARRAY_SIZE(loop), true, fd)); /* bounded: walked to its end */
+	KT_REFUSED(t, ret_fp, false, fd, "R0 leaks addr as return value");
+	KT_EXPECT(t, !*refusal(ret_fp, ARRAY_SIZE(ret_fp), true, fd));
+	KT_REFUSED(t, cmp_ptr, false, fd, "R1 pointer comparison prohibited");
+	KT_REFUSED(t, leak, false, fd, "R0 leaks addr into map");
+	KT_EXPECT(t, !*refusal(leak, ARRAY_SIZE(leak), true, fd));
+	close_fd(current->files, fd);
+	if (!saved) {
+		put_files_struct(current->files);
+		current->files = NULL;
+	}
+}
+
+/* A loop whose bound the verifier cannot see is walked until the limit, as Linux's is. */
+SELFTEST(bpf_verifier_complexity_limit)
+{
+	struct bpf_insn forever[] = { INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+				      INSN(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 1),
+				      INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, -2, 0),
+				      INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0) };
+
+	struct bpf_verifier_log log = { 0 }; /* a listing of a million lines would not fit a log */
+	struct bpf_prog *prog = bpf_prog_alloc(ARRAY_SIZE(forever));
+
+	if (!prog)
+		return;
+	memcpy(prog->insnsi, forever, sizeof(forever));
+	prog->type = BPF_PROG_TYPE_KPROBE;
+	KT_EXPECT(t, bpf_check(prog, &log, true) == -E2BIG);
+	KT_EXPECT(t, prog->verified_insns == BPF_COMPLEXITY_LIMIT_INSNS + 1);
 	bpf_prog_free(prog);
 }
