@@ -95,6 +95,30 @@ int fs_remove(struct fnode *n)
 	return 0;
 }
 
+int fs_user_mkdir(struct fnode *dir, const char *name)
+{
+	if (!dir->is_dir)
+		return -ENOTDIR;
+	if (fs_lookup(dir, name, strlen(name)))
+		return -EEXIST;
+	if (strlen(name) > FS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!dir->ops || !dir->ops->mkdir)
+		return -EPERM;
+	return dir->ops->mkdir(dir, name);
+}
+
+int fs_user_rmdir(struct fnode *victim)
+{
+	struct fnode *dir = victim->parent;
+
+	if (!victim->is_dir)
+		return -ENOTDIR;
+	if (!dir || !dir->ops || !dir->ops->rmdir)
+		return -EPERM;
+	return dir->ops->rmdir(dir, victim);
+}
+
 void fs_pin(struct fnode *n)
 {
 	n->pins++;

@@ -44,6 +44,10 @@ struct file_ops {
 	/* What a program's open() of it gives, when not the text of show/write (/dev/null, /dev/tty:
 	 * kernel/fs/devices.c). */
 	const struct file_operations *fops;
+	/* A directory whose entries are made by mkdir and rmdir (Linux's inode_operations mkdir
+	 * and rmdir: tracefs's instances/). rmdir is given the entry to remove. 0 or -errno. */
+	int (*mkdir)(struct fnode *dir, const char *name);
+	int (*rmdir)(struct fnode *dir, struct fnode *victim);
 };
 
 struct fnode {
@@ -71,6 +75,10 @@ bool fs_busy(const struct fnode *n);
 /* A directory someone stands in (the shell's cwd) is pinned: it cannot be removed under them. */
 void fs_pin(struct fnode *n);
 void fs_unpin(struct fnode *n);
+/* mkdir and rmdir as a user asks for them (the shell's, the system calls'): the directory's own
+ * mkdir/rmdir, or -EPERM where it has none; -EEXIST, -ENOENT, -ENOTDIR as Linux's. */
+int fs_user_mkdir(struct fnode *dir, const char *name);
+int fs_user_rmdir(struct fnode *victim);
 /* Makes every directory of an absolute path, like mkdir -p. */
 struct fnode *fs_mkdir_p(const char *path);
 /* Resolves path (absolute, or relative to cwd; "." and ".." allowed); 0 or -ENOENT/-ENOTDIR. */

@@ -23,11 +23,13 @@
 #include "lib/string.h"
 
 /* Linux's defaults: funcgraph-duration and funcgraph-irqs on, the rest off. */
+#define DEFAULT_OPTIONS ((1UL << TRACE_OPT_GRAPH_DURATION) | (1UL << TRACE_OPT_GRAPH_IRQS))
 struct trace_array global_trace = { .tracing_on = true,
+				    .ops = &global_ops,
 				    .graph_slow = 1,
 				    .buffer_kb = RB_DEFAULT_KB,
-				    .options = (1UL << TRACE_OPT_GRAPH_DURATION) |
-					       (1UL << TRACE_OPT_GRAPH_IRQS) };
+				    .options = DEFAULT_OPTIONS };
+struct trace_array *trace_arrays[TRACE_ARRAY_MAX] = { &global_trace };
 static const char *const option_names[NR_TRACE_OPTS] = {
 	[TRACE_OPT_FUNC_STACK_TRACE] = "func_stack_trace",
 	[TRACE_OPT_GRAPH_PROC] = "funcgraph-proc",
@@ -45,10 +47,28 @@ static DEFINE_MUTEX(trace_lock);
 
 static struct tracer nop_trace = { .name = "nop" };
 
+void trace_array_defaults(struct trace_array *tr)
+{
+	tr->current_trace = &nop_trace;
+	tr->tracing_on = true;
+	tr->graph_slow = 1;
+	tr->buffer_kb = RB_DEFAULT_KB;
+	tr->options = DEFAULT_OPTIONS;
+}
+
 void register_tracer(struct tracer *t)
 {
 	t->next = trace_types;
 	trace_types = t;
+}
+
+void *trace_array_reserve(struct trace_array *tr, struct rb_reserve *r, u16 type, u32 len,
+			  unsigned long irq_flags)
+{
+	if (!READ_ONCE(tr->tracing_on) || !ring_buffer_lock_reserve(&tr->buffer, len, r))
+		return NULL;
+	tracing_generic_entry_update(r->data, type, irq_flags ? irq_flags : r->flags, 0);
+	return r->data;
 }
 
 void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust)
@@ -60,14 +80,19 @@ void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_f
 	return r->data;
 }
 
-bool trace_pid_listed(void)
+bool trace_array_pid_listed(struct trace_array *tr)
 {
 	int pid = current ? current->pid : 0;
 
-	for (int i = 0; i < global_trace.nr_pids; i++)
-		if (global_trace.pids[i] == pid)
+	for (int i = 0; i < READ_ONCE(tr->nr_pids); i++)
+		if (tr->pids[i] == pid)
 			return true;
 	return false;
+}
+
+bool trace_pid_listed(void)
+{
+	return trace_array_pid_listed(&global_trace);
 }
 
 /* A frame pointer we may follow: inside the kernel half, aligned, and going up the stack. */
@@ -81,10 +106,11 @@ static bool frame_usable(unsigned long fp, unsigned long below)
  * accepts, and recorded from there on (Linux skips a fixed count of its own frames instead; a
  * count would break whenever gcc inlines differently).
  */
-void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg)
+static void record_stack(struct trace_array *tr,
+			 bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg)
 {
 	struct rb_reserve r;
-	struct stack_entry *e = trace_reserve(&r, TRACE_STACK, sizeof(*e), 0, 0);
+	struct stack_entry *e = trace_array_reserve(tr, &r, TRACE_STACK, sizeof(*e), 0);
 	unsigned long fp = (unsigned long)__builtin_frame_address(0), prev = fp - 8;
 	bool found = false;
 
@@ -109,9 +135,19 @@ static bool returns_to_site(unsigned long ret, unsigned long ip)
 	return ret == ip + MCOUNT_INSN_SIZE;
 }
 
+void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg)
+{
+	record_stack(&global_trace, is_first, arg);
+}
+
 void trace_record_stack(unsigned long ip)
 {
-	__trace_record_stack(returns_to_site, ip);
+	record_stack(&global_trace, returns_to_site, ip);
+}
+
+void trace_array_record_stack(struct trace_array *tr, unsigned long ip)
+{
+	record_stack(tr, returns_to_site, ip);
 }
 
 /* --- trace: every CPU's events, oldest first -------------------------------------------- */
@@ -136,15 +172,21 @@ static bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_ite
 
 int trace_show_cpu(struct seq_file *m, int only_cpu)
 {
-	struct trace_buffer *b = &global_trace.buffer;
+	return trace_array_show_cpu(&global_trace, m, only_cpu);
+}
+
+int trace_array_show_cpu(struct trace_array *tr, struct seq_file *m, int only_cpu)
+{
+	struct trace_buffer *b = &tr->buffer;
+	struct tracer *t = tr->current_trace;
 	struct rb_iter its[NR_CPUS];
 	u64 written, in;
 	int cpu;
 
 	ring_buffer_record_off(b);
-	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
-	if (global_trace.current_trace->print_header) {
-		global_trace.current_trace->print_header(m);
+	seq_printf(m, "# tracer: %s\n#\n", t->name);
+	if (t->print_header) {
+		t->print_header(m);
 	} else {
 		in = ring_buffer_entries(b, &written);
 		seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in,
@@ -162,8 +204,7 @@ int trace_show_cpu(struct seq_file *m, int only_cpu)
 		u64 ts2;
 		rb_iter_advance(&ahead);
 		it.next = rb_iter_peek(&ahead, &it.next_len, &ts2);
-		if (!global_trace.current_trace->print_line ||
-		    !global_trace.current_trace->print_line(m, &it))
+		if (!t->print_line || !t->print_line(m, &it))
 			trace_print_default(m, &it);
 		rb_iter_advance(&its[it.cpu]);
 		if (it.skip_next && rb_iter_peek(&its[it.cpu], &it.next_len, &ts2))
@@ -175,7 +216,7 @@ int trace_show_cpu(struct seq_file *m, int only_cpu)
 
 static int trace_show(struct seq_file *m, struct fnode *f)
 {
-	return trace_show_cpu(m, -1);
+	return trace_array_show_cpu(trace_array_of(f), m, -1);
 }
 
 /* Prints events to the console directly, with no header: what dump and cpudump show. */
@@ -223,7 +264,7 @@ void trace_dump(int only_cpu)
 static int trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	if (flags & FS_TRUNC)
-		ring_buffer_reset(&global_trace.buffer);
+		ring_buffer_reset(&trace_array_of(f)->buffer);
 	return 0;
 }
 
@@ -267,7 +308,12 @@ static u8 pipe_next[PIPE_EVENT_MAX];
 
 int trace_pipe_cpu(struct seq_file *m, int only_cpu)
 {
-	struct trace_buffer *b = &global_trace.buffer;
+	return trace_array_pipe_cpu(&global_trace, m, only_cpu);
+}
+
+int trace_array_pipe_cpu(struct trace_array *tr, struct seq_file *m, int only_cpu)
+{
+	struct trace_buffer *b = &tr->buffer;
 	struct rb_iter its[NR_CPUS] = { 0 };
 	u64 seen_overrun[NR_CPUS];
 
@@ -305,8 +351,7 @@ int trace_pipe_cpu(struct seq_file *m, int only_cpu)
 		if (p->lost)
 			seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", oldest, p->lost);
 		pipe_peek_next(&b->cpu[oldest], &its[oldest], &it, pipe_next, sizeof(pipe_next));
-		if (!global_trace.current_trace->print_line ||
-		    !global_trace.current_trace->print_line(m, &it))
+		if (!tr->current_trace->print_line || !tr->current_trace->print_line(m, &it))
 			trace_print_default(m, &it);
 		if (it.skip_next) /* printed with this one (a graph leaf): take it out too */
 			ring_buffer_consume(&b->cpu[oldest], &its[oldest], pipe_next,
@@ -318,19 +363,25 @@ int trace_pipe_cpu(struct seq_file *m, int only_cpu)
 
 static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 {
-	return trace_pipe_cpu(m, -1);
+	return trace_array_pipe_cpu(trace_array_of(f), m, -1);
 }
 
 /* --- small files ------------------------------------------------------------------------- */
 
-static unsigned long tracing_on_get(void *data)
+static int tracing_on_show(struct seq_file *m, struct fnode *f)
 {
-	return global_trace.tracing_on;
+	seq_printf(m, "%d\n", trace_array_of(f)->tracing_on);
+	return 0;
 }
 
-static int tracing_on_set(void *data, unsigned long v)
+static int tracing_on_set(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	WRITE_ONCE(global_trace.tracing_on, v != 0); /* Linux takes any number: non-zero is on */
+	unsigned long v;
+
+	if (fs_write_ulong(buf, len, 0, ~0UL, &v))
+		return -EINVAL;
+	/* Linux takes any number: non-zero is on */
+	WRITE_ONCE(trace_array_of(f)->tracing_on, v != 0);
 	return 0;
 }
 
@@ -343,7 +394,7 @@ static int available_tracers_show(struct seq_file *m, struct fnode *f)
 
 static int current_tracer_show(struct seq_file *m, struct fnode *f)
 {
-	seq_printf(m, "%s\n", global_trace.current_trace->name);
+	seq_printf(m, "%s\n", trace_array_of(f)->current_trace->name);
 	return 0;
 }
 
@@ -355,7 +406,7 @@ static int current_tracer_write(struct fnode *f, const char *buf, size_t len, un
 		return -EINVAL;
 	if (text_patch_busy())
 		return -EBUSY; /* patch_step holds ftrace_lock until the shell says `next` */
-	return tracing_set_tracer(name);
+	return trace_array_set_tracer(trace_array_of(f), name);
 }
 
 int tracing_set_tracer(const char *name)
@@ -382,35 +433,79 @@ int tracing_set_tracer(const char *name)
 	return err;
 }
 
-static int buffer_size_set(void *data, unsigned long kb)
+/*
+ * An instance runs nop or a tracer that says it can run on any trace array (Linux refuses the
+ * others with EINVAL too); the same steps as above on tr.
+ */
+int trace_array_set_tracer(struct trace_array *tr, const char *name)
+{
+	struct tracer *t;
+	int err = 0;
+
+	if (tr == &global_trace)
+		return tracing_set_tracer(name);
+	for (t = trace_types; t && strcmp(t->name, name); t = t->next)
+		;
+	if (!t || (t != &nop_trace && !t->instance_init))
+		return -EINVAL;
+	mutex_lock(&trace_lock);
+	if (t != tr->current_trace) {
+		if (tr->current_trace->instance_reset)
+			tr->current_trace->instance_reset(tr);
+		tr->current_trace = &nop_trace;
+		ring_buffer_reset(&tr->buffer);
+		err = t->instance_init ? t->instance_init(tr) : 0;
+		if (!err)
+			tr->current_trace = t;
+	}
+	mutex_unlock(&trace_lock);
+	return err;
+}
+
+static int buffer_size_show(struct seq_file *m, struct fnode *f)
+{
+	seq_printf(m, "%lu\n", trace_array_of(f)->buffer_kb);
+	return 0;
+}
+
+static int buffer_size_set(struct trace_array *tr, unsigned long kb)
 {
 	struct trace_buffer fresh;
 
 	if (ring_buffer_alloc(&fresh, kb))
 		return -ENOMEM;
 	/* Swap buffers with every writer held off; the old pages go once nobody can write them. */
-	ring_buffer_record_off(&global_trace.buffer);
-	struct trace_buffer old = global_trace.buffer;
+	ring_buffer_record_off(&tr->buffer);
+	struct trace_buffer old = tr->buffer;
 	for (int c = 0; c < NR_CPUS; c++)
-		fresh.cpu[c].writer = global_trace.buffer.cpu[c].writer; /* the offs in force */
-	global_trace.buffer = fresh;
-	ring_buffer_record_on(&global_trace.buffer);
+		fresh.cpu[c].writer = tr->buffer.cpu[c].writer; /* the offs in force */
+	tr->buffer = fresh;
+	ring_buffer_record_on(&tr->buffer);
 	ring_buffer_free(&old);
-	global_trace.buffer_kb = kb;
+	tr->buffer_kb = kb;
 	return 0;
+}
+
+static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	unsigned long kb;
+
+	if (fs_write_ulong(buf, len, 8, 16384, &kb))
+		return -EINVAL;
+	return buffer_size_set(trace_array_of(f), kb);
 }
 
 /* Linux's name: the print event's ip names it, and trace-cmd prints that name for the line. */
 static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
+	struct trace_array *tr = trace_array_of(f);
 	struct rb_reserve r;
 	unsigned long irq = read_flags();
 
-	if (!global_trace.tracing_on)
+	if (!tr->tracing_on)
 		return 0;
 	len = MIN(len, (size_t)1024);
-	if (!ring_buffer_lock_reserve(&global_trace.buffer, sizeof(struct print_entry) + len + 1,
-				      &r))
+	if (!ring_buffer_lock_reserve(&tr->buffer, sizeof(struct print_entry) + len + 1, &r))
 		return 0;
 	struct print_entry *p = r.data;
 	tracing_generic_entry_update(&p->ent, TRACE_PRINT, irq, 0);
@@ -424,8 +519,10 @@ static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsi
 /* One option a line, "no" in front when it is off (Linux's trace_options). */
 static int options_show(struct seq_file *m, struct fnode *f)
 {
+	struct trace_array *tr = trace_array_of(f);
+
 	for (int i = 0; i < NR_TRACE_OPTS; i++)
-		seq_printf(m, "%s%s\n", trace_option(i) ? "" : "no", option_names[i]);
+		seq_printf(m, "%s%s\n", trace_array_option(tr, i) ? "" : "no", option_names[i]);
 	return 0;
 }
 
@@ -446,27 +543,35 @@ static int options_write(struct fnode *f, const char *buf, size_t len, unsigned 
 		}
 	}
 	for (int i = 0; i < NR_TRACE_OPTS; i++) {
+		struct trace_array *tr = trace_array_of(f);
 		if (strcmp(name, option_names[i]))
 			continue;
-		unsigned long o = global_trace.options;
-		WRITE_ONCE(global_trace.options, on ? o | (1UL << i) : o & ~(1UL << i));
-		trace_update_fn_slow();
+		unsigned long o = tr->options;
+		WRITE_ONCE(tr->options, on ? o | (1UL << i) : o & ~(1UL << i));
+		trace_array_update_fn_slow(tr);
 		return 0;
 	}
 	return -EINVAL;
 }
 
+void trace_array_update_fn_slow(struct trace_array *tr)
+{
+	WRITE_ONCE(tr->fn_slow, tr->nr_pids || trace_array_option(tr, TRACE_OPT_FUNC_STACK_TRACE));
+	if (tr == &global_trace)
+		trace_graph_update_slow(); /* funcgraph-irqs is an option too */
+}
+
 void trace_update_fn_slow(void)
 {
-	WRITE_ONCE(global_trace.fn_slow,
-		   global_trace.nr_pids || trace_option(TRACE_OPT_FUNC_STACK_TRACE));
-	trace_graph_update_slow(); /* funcgraph-irqs is an option too */
+	trace_array_update_fn_slow(&global_trace);
 }
 
 static int pid_show(struct seq_file *m, struct fnode *f)
 {
-	for (int i = 0; i < global_trace.nr_pids; i++)
-		seq_printf(m, "%d\n", global_trace.pids[i]);
+	struct trace_array *tr = trace_array_of(f);
+
+	for (int i = 0; i < tr->nr_pids; i++)
+		seq_printf(m, "%d\n", tr->pids[i]);
 	return 0;
 }
 
@@ -495,36 +600,43 @@ int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const 
 
 static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	int pids[ARRAY_SIZE(global_trace.pids)];
-	int n = trace_parse_pid_list(buf, len, flags, global_trace.pids, global_trace.nr_pids, pids,
+	struct trace_array *tr = trace_array_of(f);
+	int pids[ARRAY_SIZE(tr->pids)];
+	int n = trace_parse_pid_list(buf, len, flags, tr->pids, tr->nr_pids, pids,
 				     ARRAY_SIZE(pids));
 
 	if (n < 0)
 		return n;
-	memcpy(global_trace.pids, pids, n * sizeof(int));
-	WRITE_ONCE(global_trace.nr_pids, n);
-	trace_update_fn_slow();
+	WRITE_ONCE(tr->nr_pids, 0); /* writers see no list while it changes */
+	memcpy(tr->pids, pids, n * sizeof(int));
+	__atomic_store_n(&tr->nr_pids, n, __ATOMIC_RELEASE);
+	trace_array_update_fn_slow(tr);
 	return 0;
 }
 
-#define T "/sys/kernel/tracing/"
-static const struct tracefs_ulong tracing_on = { .max = ~0UL,
-						 .get = tracing_on_get,
-						 .set = tracing_on_set };
-static const struct tracefs_ulong buffer_size = {
-	.value = &global_trace.buffer_kb, .min = 8, .max = 16384, .set = buffer_size_set
-};
+/* Every trace array's: the top directory's and each instance's (the file's directory says
+ * which, trace_array_of()). */
 static const struct tracefs_file trace_files[] = {
-	TRACEFS_FILE(T "trace", trace_show, trace_write),
-	TRACEFS_FILE(T "trace_pipe", trace_pipe_show, NULL),
-	TRACEFS_ULONG(T "tracing_on", &tracing_on),
-	TRACEFS_FILE(T "available_tracers", available_tracers_show, NULL),
-	TRACEFS_FILE(T "current_tracer", current_tracer_show, current_tracer_write),
-	TRACEFS_ULONG(T "buffer_size_kb", &buffer_size),
-	TRACEFS_FILE(T "trace_marker", NULL, tracing_mark_write),
-	TRACEFS_FILE(T "set_ftrace_pid", pid_show, pid_write),
-	TRACEFS_FILE(T "trace_options", options_show, options_write),
+	TRACEFS_FILE("trace", trace_show, trace_write),
+	TRACEFS_FILE("trace_pipe", trace_pipe_show, NULL),
+	TRACEFS_FILE("tracing_on", tracing_on_show, tracing_on_set),
+	TRACEFS_FILE("available_tracers", available_tracers_show, NULL),
+	TRACEFS_FILE("current_tracer", current_tracer_show, current_tracer_write),
+	TRACEFS_FILE("buffer_size_kb", buffer_size_show, buffer_size_write),
+	TRACEFS_FILE("trace_marker", NULL, tracing_mark_write),
+	TRACEFS_FILE("set_ftrace_pid", pid_show, pid_write),
+	TRACEFS_FILE("trace_options", options_show, options_write),
 };
+
+int trace_array_create_files(struct fnode *dir)
+{
+	return tracefs_create_files(dir, trace_files, ARRAY_SIZE(trace_files));
+}
+
+void trace_array_remove_files(struct fnode *dir)
+{
+	tracefs_remove_files(dir, trace_files, ARRAY_SIZE(trace_files));
+}
 
 void trace_init(void)
 {
@@ -540,8 +652,10 @@ void trace_init(void)
 	trace_functions_graph_init();
 	ftrace_profile_init();
 	stack_trace_init();
-	if (tracefs_create_files(NULL, trace_files, ARRAY_SIZE(trace_files)))
+	global_trace.dir = tracefs_create_path("/sys/kernel/tracing");
+	if (trace_array_create_files(global_trace.dir))
 		pr_err("tracing: cannot create the tracing files\n");
 	trace_per_cpu_init();
 	trace_export_files_init();
+	trace_instances_init();
 }

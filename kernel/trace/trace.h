@@ -104,10 +104,14 @@ struct trace_iterator {
 	bool skip_next; /* set by print_line: the next event was printed with this one */
 };
 
+struct trace_array;
 struct tracer {
 	const char *name;
 	int (*init)(void);
 	void (*reset)(void);
+	/* Set by a tracer an instance may run (Linux's allow_instances): start and stop it on tr. */
+	int (*instance_init)(struct trace_array *tr);
+	void (*instance_reset)(struct trace_array *tr);
 	void (*print_header)(struct seq_file *m); /* NULL: the function tracer's header */
 	/* Prints one event; returns false if the event is not one this tracer knows. */
 	bool (*print_line)(struct seq_file *m, struct trace_iterator *it);
@@ -148,11 +152,24 @@ struct trace_array {
 	unsigned long options; /* a bit per enum trace_option_bit */
 	int pids[32];	       /* set_ftrace_pid; nr_pids == 0: every task */
 	int nr_pids;
+	/* Instances (trace_instances.c); the global one is id 0, its dir the top directory. */
+	int id;		   /* its bit in an event's instances mask, its slot in trace_arrays[] */
+	struct fnode *dir; /* instances/<name>/ */
+	struct ftrace_ops *ops; /* the function tracer's ops: its set_ftrace_filter and notrace */
+	int event_pids[32];	/* set_event_pid of an instance (the global one's: event_pids) */
+	int nr_event_pids;
 };
 
 extern struct trace_array global_trace;
+/* Every trace array by id, NULL where none; the global one at 0. Changed under trace_types_lock
+ * only (mkdir, rmdir), read by the event write path, which an instance outlives (rmdir waits). */
+#define TRACE_ARRAY_MAX 64
+extern struct trace_array *trace_arrays[TRACE_ARRAY_MAX];
+/* The trace array whose directory holds f (walking up), the global one if none. */
+struct trace_array *trace_array_of(const struct fnode *f);
 /* Sets fn_slow and graph_slow from what they sum up; after a write to any of it. */
 void trace_update_fn_slow(void);
+void trace_array_update_fn_slow(struct trace_array *tr);
 /* graph_slow: 0 only while the function_graph tracer is fgraph's user with the defaults its fast
  * path assumes (trace_functions_graph.c). */
 void trace_graph_update_slow(void);
@@ -197,6 +214,16 @@ static __always_inline bool trace_pid_wanted(void)
 {
 	return !READ_ONCE(global_trace.nr_pids) || trace_pid_listed();
 }
+bool trace_array_pid_listed(struct trace_array *tr);
+/* The same for any trace array's set_ftrace_pid. */
+static __always_inline bool trace_array_pid_wanted(struct trace_array *tr)
+{
+	return !READ_ONCE(tr->nr_pids) || trace_array_pid_listed(tr);
+}
+static __always_inline bool trace_array_option(struct trace_array *tr, enum trace_option_bit o)
+{
+	return READ_ONCE(tr->options) & (1UL << o);
+}
 /* The name to print for a pid (saved when its task first traced something). */
 void trace_save_cmdline(int pid, const char *comm);
 /* The same, replacing a name already saved: a task renamed itself (execve, prctl PR_SET_NAME). */
@@ -220,12 +247,29 @@ void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrac
 			 struct pt_regs *regs);
 /* A stack trace event, from the traced function at ip outwards (the stacktrace command). */
 void trace_record_stack(unsigned long ip);
+void trace_array_record_stack(struct trace_array *tr, unsigned long ip);
 /* The same from the first frame whose return address is_first(ret, arg) accepts. */
 void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg),
 			  unsigned long arg);
 /* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/). */
 int trace_show_cpu(struct seq_file *m, int only_cpu);
 int trace_pipe_cpu(struct seq_file *m, int only_cpu);
+int trace_array_show_cpu(struct trace_array *tr, struct seq_file *m, int only_cpu);
+int trace_array_pipe_cpu(struct trace_array *tr, struct seq_file *m, int only_cpu);
+/* What a write to an instance's current_tracer does (nop, or a tracer with instance_init). */
+int trace_array_set_tracer(struct trace_array *tr, const char *name);
+/* Records an event into tr's buffer (NULL if refused), as trace_reserve() into the global one. */
+void *trace_array_reserve(struct trace_array *tr, struct rb_reserve *r, u16 type, u32 len,
+			  unsigned long irq_flags);
+/* The files every trace array has (trace.c), made in an instance's directory, and their
+ * removal; the instances/ directory (trace_instances.c). */
+int trace_array_create_files(struct fnode *dir);
+void trace_array_remove_files(struct fnode *dir);
+int trace_per_cpu_create(struct fnode *top);
+int ftrace_create_instance_files(struct fnode *dir);
+void trace_instances_init(void);
+/* A new instance's state, as the global one's at boot: nop, tracing on, default options. */
+void trace_array_defaults(struct trace_array *tr);
 /* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
 void trace_dump(int only_cpu);
 void trace_functions_graph_init(void);

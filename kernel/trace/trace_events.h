@@ -65,6 +65,9 @@ struct trace_event_call {
 	struct ftrace_event_field *fields; /* with offsets */
 	/* State, changed under event_mutex; read on the tracing path. */
 	unsigned int flags;
+	/* The instances it is enabled in (bit n: trace_arrays[n]; EVENT_FL_ENABLED is the
+	 * global one's): Linux's trace_event_file per instance, here a bit each. */
+	u64 tr_mask;
 	struct event_filter *filter;
 	struct event_trigger_data *triggers; /* singly linked, newest first */
 	/* Offset of a pid field set_event_pid also accepts (sched_switch's next_pid), or 0: none. */
@@ -136,6 +139,20 @@ void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len);
 
 /* Switching, under event_mutex. 0 or -errno; enabling twice is not an error. */
 int trace_event_enable_disable(struct trace_event_call *call, bool enable);
+/* The same in one trace array (the global one: the above), and whether it is on there. */
+int trace_event_enable_tr(struct trace_event_call *call, struct trace_array *tr, bool enable);
+bool trace_event_enabled_in(const struct trace_event_call *call, const struct trace_array *tr);
+/* The events an instance has: the built-in ones (an event made at run time can go away, and
+ * its files with it; instances do not follow that). */
+static inline bool trace_event_in_instances(const struct trace_event_call *call)
+{
+	return !call->dir;
+}
+/* events/, set_event and set_event_pid of an instance, in its directory; 0 or -ENOMEM. Their
+ * removal also turns off every event the instance had on (under event_mutex, waiting until no
+ * CPU still writes one into it). */
+int trace_events_create_instance(struct fnode *dir);
+void trace_events_remove_instance(struct trace_array *tr);
 /* Attach or detach the probe as (enabled or triggered) requires. */
 int trace_event_update_probe(struct trace_event_call *call);
 void event_mutex_lock(void);
