@@ -68,8 +68,6 @@ def test_bad_requests_change_nothing(console):
     assert console.run("rmdir instances") == "rmdir: failed to remove 'instances': Operation not permitted"
     assert console.run("rmdir instances/bar") == "rmdir: failed to remove 'instances/bar': No such file or directory"
     assert console.run("rmdir instances/foo/trace") == "rmdir: failed to remove 'instances/foo/trace': Not a directory"
-    # Linux lets instances run the function tracers only; function_graph is not built for them here.
-    assert console.run("echo function_graph > instances/foo/current_tracer") == EINVAL
     assert console.run("echo nosuch > instances/foo/current_tracer") == EINVAL
     assert console.run("cat instances/foo/current_tracer") == "nop"
     assert console.run("echo 'nosuch_fn' > instances/foo/set_ftrace_filter") == EINVAL
@@ -234,3 +232,24 @@ def test_fifty_instances_under_load_give_memory_back(console):
     assert console.run("cat enabled_functions") == ""
     after = memory(console)
     assert after == before, {k: (before[k], after.get(k)) for k in before if before[k] != after.get(k)}
+
+
+def test_function_graph_in_an_instance(console):
+    """fgraph has one user: function_graph runs in one array at a time, the others are told EBUSY."""
+    console.run("mkdir instances/g")
+    console.run("echo vfs_read > instances/g/set_ftrace_filter")
+    assert console.run("echo function_graph > instances/g/current_tracer") == ""
+    assert console.run("echo function_graph > current_tracer") == "echo: write error: Device or resource busy"
+    assert console.run("cat current_tracer") == "nop"
+    wait_workload(console, start(console, "fs", 1, 1))
+    out = console.run("cat instances/g/trace", timeout=120).splitlines()
+    assert out[0] == "# tracer: function_graph"
+    body = [line for line in out if not line.startswith("#")]
+    assert body and all(re.fullmatch(r" \d\) [ +!#*@$] *[\d.]+ us +\|  vfs_read\(\);", line) for line in body), body[:5]
+    assert lines(console, "trace") == []
+    assert console.run("echo nop > instances/g/current_tracer") == ""
+    assert console.run("echo function_graph > current_tracer") == ""
+    assert console.run("echo function_graph > instances/g/current_tracer") == \
+        "echo: write error: Device or resource busy"
+    console.run("echo nop > current_tracer")
+    assert console.run("rmdir instances/g") == ""
