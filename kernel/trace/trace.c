@@ -23,25 +23,12 @@
 #include "lib/string.h"
 
 /* Linux's defaults: funcgraph-duration and funcgraph-irqs on, the rest off. */
-#define DEFAULT_OPTIONS ((1UL << TRACE_OPT_GRAPH_DURATION) | (1UL << TRACE_OPT_GRAPH_IRQS))
 struct trace_array global_trace = { .tracing_on = true,
 				    .ops = &global_ops,
 				    .graph_slow = 1,
 				    .buffer_kb = RB_DEFAULT_KB,
-				    .options = DEFAULT_OPTIONS };
+				    .options = TRACE_DEFAULT_OPTIONS };
 struct trace_array *trace_arrays[TRACE_ARRAY_MAX] = { &global_trace };
-static const char *const option_names[NR_TRACE_OPTS] = {
-	[TRACE_OPT_FUNC_STACK_TRACE] = "func_stack_trace",
-	[TRACE_OPT_GRAPH_PROC] = "funcgraph-proc",
-	[TRACE_OPT_GRAPH_DURATION] = "funcgraph-duration",
-	[TRACE_OPT_GRAPH_IRQS] = "funcgraph-irqs",
-	[TRACE_OPT_GRAPH_TAIL] = "funcgraph-tail",
-	[TRACE_OPT_GRAPH_RETVAL] = "funcgraph-retval",
-	[TRACE_OPT_GRAPH_ABSTIME] = "funcgraph-abstime",
-	[TRACE_OPT_USERSTACKTRACE] = "userstacktrace",
-	[TRACE_OPT_EVENT_FORK] = "event-fork",
-	[TRACE_OPT_FUNCTION_FORK] = "function-fork",
-};
 static struct tracer *trace_types;
 static DEFINE_MUTEX(trace_lock);
 
@@ -53,7 +40,7 @@ void trace_array_defaults(struct trace_array *tr)
 	tr->tracing_on = true;
 	tr->graph_slow = 1;
 	tr->buffer_kb = RB_DEFAULT_KB;
-	tr->options = DEFAULT_OPTIONS;
+	tr->options = TRACE_DEFAULT_OPTIONS;
 }
 
 void register_tracer(struct tracer *t)
@@ -187,11 +174,12 @@ int trace_array_show_cpu(struct trace_array *tr, struct seq_file *m, int only_cp
 	seq_printf(m, "# tracer: %s\n#\n", t->name);
 	if (t->print_header) {
 		t->print_header(m);
-	} else {
+	} else if (trace_array_option(tr, TRACE_OPT_CONTEXT_INFO)) {
 		in = ring_buffer_entries(b, &written);
 		seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in,
 			   written, num_online_cpus());
-		print_func_help_header(m);
+		if (!trace_array_option(tr, TRACE_OPT_VERBOSE))
+			print_func_help_header(m, trace_array_option(tr, TRACE_OPT_IRQ_INFO));
 	}
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
@@ -199,6 +187,7 @@ int trace_array_show_cpu(struct trace_array *tr, struct seq_file *m, int only_cp
 		struct trace_iterator it;
 		if (!trace_next_event(its, only_cpu, &it) || shell_interrupted())
 			break;
+		it.tr = tr;
 		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
 		struct rb_iter ahead = its[it.cpu];
 		u64 ts2;
@@ -342,7 +331,8 @@ int trace_array_pipe_cpu(struct trace_array *tr, struct seq_file *m, int only_cp
 			continue;
 		}
 		struct pipe_pending *p = &pending[oldest];
-		struct trace_iterator it = { .cpu = oldest,
+		struct trace_iterator it = { .tr = tr,
+					     .cpu = oldest,
 					     .ent = &p->ev.ent,
 					     .len = MIN(p->len, (u32)PIPE_EVENT_MAX),
 					     .ts = tsc_to_ktime(p->ts) };
@@ -502,6 +492,8 @@ static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsi
 	struct rb_reserve r;
 	unsigned long irq = read_flags();
 
+	if (!trace_array_option(tr, TRACE_OPT_MARKERS))
+		return -EINVAL; /* markers off: Linux refuses the write */
 	if (!tr->tracing_on)
 		return 0;
 	len = MIN(len, (size_t)1024);
@@ -514,44 +506,6 @@ static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsi
 	p->buf[len] = '\0';
 	ring_buffer_unlock_commit(&r);
 	return 0;
-}
-
-/* One option a line, "no" in front when it is off (Linux's trace_options). */
-static int options_show(struct seq_file *m, struct fnode *f)
-{
-	struct trace_array *tr = trace_array_of(f);
-
-	for (int i = 0; i < NR_TRACE_OPTS; i++)
-		seq_printf(m, "%s%s\n", trace_array_option(tr, i) ? "" : "no", option_names[i]);
-	return 0;
-}
-
-static int options_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
-{
-	char text[48], *name = text;
-	bool on = true;
-
-	if (fs_write_text(text, sizeof(text), buf, len))
-		return -EINVAL;
-	if (!strncmp(name, "no", 2) && strcmp(name, "no")) {
-		bool known = false;
-		for (int i = 0; i < NR_TRACE_OPTS; i++)
-			known |= !strcmp(name + 2, option_names[i]);
-		if (known) {
-			name += 2;
-			on = false;
-		}
-	}
-	for (int i = 0; i < NR_TRACE_OPTS; i++) {
-		struct trace_array *tr = trace_array_of(f);
-		if (strcmp(name, option_names[i]))
-			continue;
-		unsigned long o = tr->options;
-		WRITE_ONCE(tr->options, on ? o | (1UL << i) : o & ~(1UL << i));
-		trace_array_update_fn_slow(tr);
-		return 0;
-	}
-	return -EINVAL;
 }
 
 void trace_array_update_fn_slow(struct trace_array *tr)
@@ -625,12 +579,12 @@ static const struct tracefs_file trace_files[] = {
 	TRACEFS_FILE("buffer_size_kb", buffer_size_show, buffer_size_write),
 	TRACEFS_FILE("trace_marker", NULL, tracing_mark_write),
 	TRACEFS_FILE("set_ftrace_pid", pid_show, pid_write),
-	TRACEFS_FILE("trace_options", options_show, options_write),
 };
 
 int trace_array_create_files(struct fnode *dir)
 {
-	return tracefs_create_files(dir, trace_files, ARRAY_SIZE(trace_files));
+	return tracefs_create_files(dir, trace_files, ARRAY_SIZE(trace_files))
+		       ?: trace_options_create(dir);
 }
 
 void trace_array_remove_files(struct fnode *dir)
@@ -657,5 +611,6 @@ void trace_init(void)
 		pr_err("tracing: cannot create the tracing files\n");
 	trace_per_cpu_init();
 	trace_export_files_init();
+	trace_printk_files_init();
 	trace_instances_init();
 }

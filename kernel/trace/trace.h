@@ -14,10 +14,13 @@ enum trace_type {
 	TRACE_FN = 1,
 	TRACE_STACK = 4,
 	TRACE_PRINT = 5,
+	TRACE_BPRINT = 6,
 	TRACE_GRAPH_RET = 11,
 	TRACE_GRAPH_ENT = 12,
 	/* Linux 6.1 numbers it 12, its funcgraph_entry 11: ours keep 11 and 12 for the graph. */
-	TRACE_USER_STACK = 13
+	TRACE_USER_STACK = 13,
+	TRACE_BPUTS = 14,
+	TRACE_RAW_DATA = 18
 };
 
 #define FTRACE_STACK_ENTRIES 8
@@ -91,8 +94,34 @@ struct print_entry {
 	char buf[];
 };
 
+/* trace_printk()'s records (trace_printk.c) and trace_marker_raw's, Linux's layouts. */
+struct bprint_entry {
+	struct trace_entry ent;
+	unsigned long ip;
+	const char *fmt; /* in __trace_printk_fmt: printk_formats names it */
+	u32 buf[];	 /* the arguments, as vbin_printf() stores them */
+};
+
+struct bputs_entry {
+	struct trace_entry ent;
+	unsigned long ip;
+	const char *str;
+};
+
+struct raw_data_entry {
+	struct trace_entry ent;
+	unsigned int id;
+	char buf[];
+};
+
+/* The line of a trace_printk() or marker record (trace_printk.c); false for any other type. */
+bool trace_printk_print(struct seq_file *m, struct trace_iterator *it);
+void trace_printk_files_init(void);
+
 /* One event being printed: which CPU, when, and its bytes. */
 struct trace_iterator {
+	struct trace_array
+		*tr; /* whose buffer: its options shape the line (NULL: the global one's) */
 	int cpu;
 	u64 ts;
 	struct trace_entry *ent;
@@ -118,7 +147,8 @@ struct tracer {
 	struct tracer *next;
 };
 
-/* trace_options: the switches we have, in the order the file lists them. */
+/* trace_options and options/: the switches we have (trace_options.c lists them in Linux's
+ * order: the general ones, then the tracers'). */
 enum trace_option_bit {
 	TRACE_OPT_FUNC_STACK_TRACE,
 	TRACE_OPT_GRAPH_PROC,
@@ -130,8 +160,30 @@ enum trace_option_bit {
 	TRACE_OPT_USERSTACKTRACE,
 	TRACE_OPT_EVENT_FORK,
 	TRACE_OPT_FUNCTION_FORK,
+	TRACE_OPT_PRINT_PARENT,
+	TRACE_OPT_SYM_OFFSET,
+	TRACE_OPT_SYM_ADDR,
+	TRACE_OPT_VERBOSE,
+	TRACE_OPT_RAW,
+	TRACE_OPT_CONTEXT_INFO,
+	TRACE_OPT_RECORD_CMD,
+	TRACE_OPT_IRQ_INFO,
+	TRACE_OPT_MARKERS,
+	TRACE_OPT_FUNCTION_TRACE, /* the latency tracers' (Linux's function-trace) */
+	TRACE_OPT_DISPLAY_GRAPH,  /* the same, graph output */
+	TRACE_OPT_PRINTK,	  /* trace_printk() records */
+	TRACE_OPT_PRINTK_MSGONLY, /* ... printed as their text alone */
 	NR_TRACE_OPTS
 };
+/* Linux's defaults: these on, the rest off. */
+#define TRACE_DEFAULT_OPTIONS                                                                      \
+	((1UL << TRACE_OPT_GRAPH_DURATION) | (1UL << TRACE_OPT_GRAPH_IRQS) |                       \
+	 (1UL << TRACE_OPT_PRINT_PARENT) | (1UL << TRACE_OPT_CONTEXT_INFO) |                       \
+	 (1UL << TRACE_OPT_RECORD_CMD) | (1UL << TRACE_OPT_IRQ_INFO) |                             \
+	 (1UL << TRACE_OPT_MARKERS) | (1UL << TRACE_OPT_FUNCTION_TRACE) |                          \
+	 (1UL << TRACE_OPT_PRINTK))
+/* trace_options and options/ in an array's directory (trace_options.c); 0 or -ENOMEM. */
+int trace_options_create(struct fnode *dir);
 
 struct trace_array {
 	struct trace_buffer buffer;
@@ -236,7 +288,7 @@ int trace_saved_cmdline_at(unsigned int slot, char *comm);
 
 /* Output helpers shared by tracers (kernel/trace/trace_output.c). */
 void trace_print_context(struct seq_file *m, struct trace_iterator *it);
-void print_func_help_header(struct seq_file *m);
+void print_func_help_header(struct seq_file *m, bool irq_info);
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it);
 
 void trace_functions_init(void);
