@@ -140,7 +140,7 @@ void trace_array_record_stack(struct trace_array *tr, unsigned long ip)
 /* --- trace: every CPU's events, oldest first -------------------------------------------- */
 
 /* The oldest event across the CPUs' iterators (only_cpu >= 0: that CPU only); false at the end. */
-static bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *it)
+bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *it)
 {
 	*it = (struct trace_iterator){ .cpu = -1 };
 	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
@@ -206,48 +206,6 @@ int trace_array_show_cpu(struct trace_array *tr, struct seq_file *m, int only_cp
 static int trace_show(struct seq_file *m, struct fnode *f)
 {
 	return trace_array_show_cpu(trace_array_of(f), m, -1);
-}
-
-/* Prints events to the console directly, with no header: what dump and cpudump show. */
-static bool print_events(struct seq_file *m, int only_cpu)
-{
-	struct trace_buffer *b = &global_trace.buffer;
-	struct rb_iter its[NR_CPUS];
-	struct trace_iterator it;
-	bool any = false;
-
-	for (int cpu = 0; cpu < NR_CPUS; cpu++)
-		rb_iter_start(&its[cpu], &b->cpu[cpu]);
-	while (trace_next_event(its, only_cpu, &it)) {
-		trace_print_default(m, &it);
-		rb_iter_advance(&its[it.cpu]);
-		any = true;
-	}
-	return any;
-}
-
-void trace_dump(int only_cpu)
-{
-	static int dumping;
-	char buf[256];
-	struct seq_file m = { .buf = buf, .size = sizeof(buf), .flush = seq_console_flush };
-
-	if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
-		return;
-	/* As Linux: a dump ends tracing, so what is printed is what was there. */
-	WRITE_ONCE(global_trace.tracing_on, false);
-	ring_buffer_record_off(&global_trace.buffer);
-	seq_puts(&m, "Dumping ftrace buffer:\n---------------------------------\n");
-	if (!print_events(&m, only_cpu))
-		seq_puts(&m, "   (ftrace buffer empty)\n");
-	seq_puts(&m, "---------------------------------\n");
-	seq_flush(&m);
-	/* As Linux's ftrace_dump, what was printed is gone: a second dump finds nothing. */
-	for (int c = 0; c < NR_CPUS; c++)
-		if ((only_cpu < 0 || c == only_cpu) && global_trace.buffer.cpu[c].pages)
-			ring_buffer_reset_cpu(&global_trace.buffer, c);
-	ring_buffer_record_on(&global_trace.buffer);
-	__atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
 }
 
 static int trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
@@ -612,5 +570,6 @@ void trace_init(void)
 	trace_per_cpu_init();
 	trace_export_files_init();
 	trace_printk_files_init();
+	trace_dump_init();
 	trace_instances_init();
 }

@@ -322,8 +322,16 @@ int ftrace_create_instance_files(struct fnode *dir);
 void trace_instances_init(void);
 /* A new instance's state, as the global one's at boot: nop, tracing on, default options. */
 void trace_array_defaults(struct trace_array *tr);
-/* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
+/* The oldest event across the CPUs' iterators (only_cpu >= 0: that CPU only); false at the end. */
+bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *it);
+/* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump;
+ * trace_dump.c). */
 void trace_dump(int only_cpu);
+/* ftrace_dump_on_oops: 0 off, 1 every CPU's buffer, 2 the faulting CPU's (orig_cpu). Dumped by
+ * die() on an Oops and by panic(), once; and by a serial BREAK (sysrq-z), on demand. */
+extern unsigned long ftrace_dump_on_oops;
+void ftrace_dump_oops(void);
+void trace_dump_init(void);
 void trace_functions_graph_init(void);
 void trace_per_cpu_init(void);
 void trace_export_files_init(void);
