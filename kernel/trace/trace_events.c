@@ -281,9 +281,23 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 	return fb->entry;
 }
 
+/* tp_printk: every event recorded in the global buffer also goes to the console, as Linux's
+ * output_printk() prints it (the event's line without the context columns). */
+static void output_printk(const struct trace_entry *ent)
+{
+	char buf[512];
+	struct seq_file m = { .buf = buf, .size = sizeof(buf) - 1 };
+
+	trace_event_print_inline(&m, ent);
+	buf[m.count] = '\0';
+	printk("%s\n", buf);
+}
+
 void trace_event_buffer_commit(struct trace_event_buffer *fb)
 {
 	if (!fb->scratch) {
+		if (unlikely(READ_ONCE(tracepoint_printk)))
+			output_printk(fb->entry);
 		ring_buffer_unlock_commit(&fb->r);
 		if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
 			ftrace_trace_userstack();
@@ -336,6 +350,8 @@ void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
 		if (dst) {
 			/* The common fields were filled for the scratch copy: keep them as they are. */
 			memcpy(dst, rec, len);
+			if (unlikely(READ_ONCE(tracepoint_printk)))
+				output_printk(rec);
 			ring_buffer_unlock_commit(&r);
 			if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
 				ftrace_trace_userstack();

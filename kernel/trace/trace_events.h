@@ -186,6 +186,9 @@ void tracing_log_err(const char *loc, const char *cmd, const char *err_text, int
 int trace_error_log_init(struct fnode *top);
 void trace_error_log_remove(struct fnode *top);
 
+/* tp_printk, /proc/sys/kernel/tracepoint_printk: recorded events printed on the console too
+ * (trace_boot.c). */
+extern unsigned long tracepoint_printk;
 void trace_events_init(void);
 void trace_events_files_init(void);
 /* syscalls:sys_enter_NAME / sys_exit_NAME for every call the table has (trace_syscalls.c). */
