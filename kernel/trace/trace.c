@@ -571,5 +571,6 @@ void trace_init(void)
 	trace_export_files_init();
 	trace_printk_files_init();
 	trace_dump_init();
+	trace_readme_init();
 	trace_instances_init();
 }

@@ -332,6 +332,7 @@ void trace_dump(int only_cpu);
 extern unsigned long ftrace_dump_on_oops;
 void ftrace_dump_oops(void);
 void trace_dump_init(void);
+void trace_readme_init(void);
 /* The command line's tracing parameters (trace_boot.c), once every tracing file exists. */
 void trace_boot_init(void);
 void trace_functions_graph_init(void);

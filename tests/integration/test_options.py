@@ -161,3 +161,25 @@ def test_options_are_per_instance(console):
     assert console.run("echo again > instances/opt/trace_marker") == EINVAL
     assert console.run("echo again > trace_marker") == ""
     assert console.run("rmdir instances/opt") == ""
+
+
+def test_readme_lists_the_syntax_ftracetest_greps_for(console):
+    """Linux's ftracetest decides what to test by grepping README: list what is built, nothing else."""
+    readme = console.run("cat README")
+    assert readme.startswith("tracing mini-HOWTO")
+    for built in ("Create/append/", "x8/16/32/64", "$arg<N>", "r[maxactive]", "imm-value", "imm-string",
+                  "e[:[<group>/][<event>]]", "p[:[<group>/][<event>]]", " <type>\\[<array-size>\\]", "ustring",
+                  "[u]<offset>"):
+        assert built in readme, built
+    assert re.search(r"accepts: .* glob-matching-pattern", readme)
+    assert re.search(r"place \(kretprobe\): .*%return.*", readme)
+    assert re.search(r"<attached-group>\.<attached-event>.*\[if <filter>\]", readme)
+    fetch = readme.split("fetcharg:")[1].split("\n")[0]
+    assert "$comm" in fetch
+    for lacking in ("[<module>:]", "s:[synthetic/]", "snapshot()", "onchange(var)", "synthetic_events"):
+        assert lacking not in readme, lacking
+    assert not re.search(r"place \(uprobe\): .*%return", readme)
+    # Every file it names at the top level exists.
+    here = {n.rstrip("/") for n in console.run("ls").split()}
+    named = re.findall(r"^  ([a-z_]+)\t", readme, re.M)
+    assert len(named) > 20 and set(named) <= here, set(named) - here
