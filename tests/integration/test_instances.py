@@ -7,7 +7,7 @@ import re
 
 SMP = 4
 
-FILES = ["available_tracers", "buffer_size_kb", "current_tracer", "events/", "per_cpu/", "set_event",
+FILES = ["available_tracers", "buffer_size_kb", "current_tracer", "events/", "options/", "per_cpu/", "set_event",
          "set_event_pid", "set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_pid", "trace", "trace_marker",
          "trace_options", "trace_pipe", "tracing_on"]
 # "              fs-2       [001] .....     0.165064: vfs_open <-fs_iteration"
