@@ -241,5 +241,5 @@ static int cmd_trace_printk(int argc, char **argv)
 	trace_printk(dynamic, "dynamic", argc);
 	return 0;
 }
-SHELL_TEST_CMD(trace_printk, cmd_trace_printk,
-	       "trace_printk [WORD]: a bputs, a bprint and a print record from the shell");
+SHELL_TEST_CMD(tprintk, cmd_trace_printk,
+	       "tprintk [WORD]: trace_printk() a bputs, a bprint and a print record");

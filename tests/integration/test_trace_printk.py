@@ -18,10 +18,10 @@ def body(console, path="trace"):
 
 def test_records_print_as_linux_and_the_banner_comes_once(console):
     assert BANNER not in console.boot_text
-    assert console.run("trace_printk word").count(BANNER) == 1
+    assert console.run("tprintk word").count(BANNER) == 1
     got = body(console)
     assert len(got) == 3 and all(re.match(p, l) for p, l in zip(LINES, got)), got
-    assert console.run("trace_printk word") == ""              # the notice is said once
+    assert console.run("tprintk word") == ""              # the notice is said once
     assert len(body(console)) == 6
     # Each kind keeps its own record type: bputs 14, bprint 6, print 5 (raw shows type and pid first).
     console.run("echo raw > trace_options")
@@ -42,24 +42,24 @@ def test_printk_formats_lists_the_constant_formats(console):
 def test_options_switch_and_shape_it(console):
     console.run("echo > trace")
     console.run("echo printk-msg-only > trace_options")
-    console.run("trace_printk word")
+    console.run("tprintk word")
     assert body(console) == ["hello from the shell",
                              "argc=2 first=word ip=cmd_trace_printk big=123456789abc c=z neg=-2", "dynamic-2"]
     console.run("echo noprintk-msg-only > trace_options")
     console.run("echo notrace_printk > trace_options")
     console.run("echo > trace")
-    console.run("trace_printk word")
+    console.run("tprintk word")
     assert body(console) == []
     console.run("echo trace_printk > trace_options")
     console.run("echo sym-offset > trace_options")
-    console.run("trace_printk word")
+    console.run("tprintk word")
     assert re.match(CTX + r"cmd_trace_printk\+0x[0-9a-f]+/0x[0-9a-f]+: hello from the shell$", body(console)[0])
     console.run("echo nosym-offset > trace_options")
 
 
 def test_trace_pipe_consumes_them(console):
     console.run("echo > trace")
-    console.run("trace_printk word")
+    console.run("tprintk word")
     console.send(b"cat trace_pipe\r")
     console.wait_for(r"cmd_trace_printk: dynamic-2", timeout=60)
     console.send(b"\x03")
