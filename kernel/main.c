@@ -113,6 +113,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	init_ftrace_syscalls();
 	init_kprobe_trace();
 	init_uprobe_trace();
+	trace_boot_init(); /* ftrace=, trace_event=...: from here on the boot can be traced */
 	workloads_init();
 	klp_init();
 	mounts_init();

@@ -102,6 +102,7 @@ static void __noreturn die(const char *what, struct pt_regs *regs)
 	console_force_unlock();
 	printk(KERN_EMERG "Oops: %s, error code 0x%04lx [#%d] CPU %d\n", what, regs->error_code,
 	       oops_count, smp_processor_id());
+	ftrace_dump_oops(); /* where Linux's die notifier dumps: after the Oops line */
 	show_regs(regs);
 	panic("Fatal exception");
 }

@@ -235,7 +235,7 @@ static void irqsoff_reset(void)
 }
 
 /* function-trace switched while we run: add or drop the functions inside sections. */
-static int irqsoff_option_changed(int o, bool on)
+static int irqsoff_option_changed(struct trace_array *tr, int o, bool on)
 {
 	return o == TRACE_OPT_FUNCTION_TRACE ? irqsoff_function_set(on) : 0;
 }
