@@ -61,8 +61,7 @@ void trace_latency_header(struct seq_file *m, struct trace_array *tr, struct tra
 	if (ring_buffer_entries(b, &written) == skipped)
 		return; /* as Linux: nothing at all for an empty buffer */
 	print_trace_header(m, tr, b, skipped);
-	if (!trace_array_option(tr, TRACE_OPT_VERBOSE))
-		print_lat_help_header(m);
+	print_lat_help_header(m);
 }
 
 static char trace_find_mark(u64 ns)

@@ -253,3 +253,30 @@ def test_function_graph_in_an_instance(console):
         "echo: write error: Device or resource busy"
     console.run("echo nop > current_tracer")
     assert console.run("rmdir instances/g") == ""
+
+
+def test_busybox_mkdir_rmdir_and_read_through_the_system_calls(console):
+    """mkdir(2) and rmdir(2) reach instances/ as the shell's commands do; a program's read() of an instance's
+    trace_pipe consumes that instance's buffer, not the global one's."""
+    from tests.console import LOG_LINE
+
+    def program(cmd):
+        return [l for l in console.run(cmd, timeout=60).split("\n") if not re.match(LOG_LINE, l)]
+
+    top = "/sys/kernel/tracing/instances"
+    assert program("/bin/busybox mkdir %s/bb" % top) == [""]
+    assert console.run("ls instances") == "bb/"
+    assert console.run("ls instances/bb").splitlines() == FILES
+    assert program("/bin/busybox mkdir %s/bb" % top) == ["mkdir: can't create directory '%s/bb': File exists" % top]
+    console.run("echo > trace")
+    console.run("echo in-bb > instances/bb/trace_marker")
+    console.run("echo in-top > trace_marker")
+    got = program("/bin/busybox head -n 1 %s/bb/trace_pipe" % top)
+    assert len(got) == 1 and got[0].endswith("tracing_mark_write: in-bb"), got
+    assert lines(console, "instances/bb/trace") == []        # consumed
+    assert ("sh", "tracing_mark_write: in-top") in lines(console, "trace")
+    console.run("cd instances/bb")
+    assert program("/bin/busybox rmdir %s/bb" % top) == ["rmdir: '%s/bb': Device or resource busy" % top]
+    console.run("cd /sys/kernel/tracing")
+    assert program("/bin/busybox rmdir %s/bb" % top) == [""]
+    assert console.run("ls instances") == ""

@@ -7,8 +7,8 @@ import re
 SMP = 2
 
 GENERAL = ["print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "trace_printk", "nouserstacktrace",
-           "noprintk-msg-only", "context-info", "record-cmd", "irq-info", "markers", "noevent-fork", "function-trace", "nofunction-fork",
-           "nodisplay-graph"]
+           "noprintk-msg-only", "context-info", "nolatency-format", "record-cmd", "irq-info", "markers", "noevent-fork",
+           "function-trace", "nofunction-fork", "nodisplay-graph"]
 TRACERS = ["nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
            "nofuncgraph-tail", "nofuncgraph-retval"]
 IRQ_HEADER = [
@@ -101,7 +101,7 @@ def test_each_option_shapes_the_function_lines(console):
         assert m and line.index("[") == 25, line
         times.append(m.group(1))
     assert len(times) == len(lines)
-    # verbose: no column header (the latency format, which it adds to, is not built).
+    # verbose: no column header (its latency-format lines are not built: latency-format ignores it).
     console.run("echo verbose > trace_options")
     assert console.run("cat trace").splitlines()[:4] == out[:4] and \
         console.run("cat trace").splitlines()[4:] == out[6:]
@@ -183,3 +183,38 @@ def test_readme_lists_the_syntax_ftracetest_greps_for(console):
     here = {n.rstrip("/") for n in console.run("ls").split()}
     named = re.findall(r"^  ([a-z_]+)\t", readme, re.M)
     assert len(named) > 20 and set(named) <= here, set(named) - here
+
+
+def test_a_latency_tracer_hears_either_file(console):
+    """latency-format sits in the table where Linux lists it, irqsoff turns it on for itself, and function-trace
+    switched through options/ adds or drops irqsoff's functions as a write to trace_options does."""
+    console.run("echo vfs_read > set_ftrace_filter")
+    try:
+        console.run("echo irqsoff > current_tracer")
+        assert console.run("cat options/latency-format") == "1"
+        assert console.run("cat enabled_functions").startswith("vfs_read")
+        assert console.run("echo 0 > options/function-trace") == ""
+        assert console.run("cat enabled_functions") == ""
+        assert "nofunction-trace" in console.run("cat trace_options").splitlines()
+        assert console.run("echo 1 > options/function-trace") == ""
+        assert console.run("cat enabled_functions").startswith("vfs_read")
+        assert console.run("echo nofunction-trace > trace_options") == ""
+        assert console.run("cat enabled_functions") == ""
+        assert console.run("echo function-trace > trace_options") == ""
+        assert console.run("cat enabled_functions").startswith("vfs_read")
+        console.run("echo nop > current_tracer")
+        assert console.run("cat options/latency-format") == "0"
+        assert console.run("cat enabled_functions") == ""
+        # Any array's, its own: latency-format in an instance's table shapes that instance's lines only.
+        console.run("mkdir instances/lat")
+        assert console.run("echo 1 > instances/lat/options/latency-format") == ""
+        assert "latency-format" in console.run("cat instances/lat/trace_options").splitlines()
+        assert "nolatency-format" in console.run("cat trace_options").splitlines()
+        console.run("echo lat-line > instances/lat/trace_marker")
+        out = [l for l in console.run("cat instances/lat/trace").splitlines() if not l.startswith("#")]
+        assert len(out) == 1 and re.match(r"^ {0,8}\S{1,8}-\d+ +\d+[d.][N.][hzZ.][0-9a-f.]\. +\d+us.: "
+                                          r"tracing_mark_write: lat-line$", out[0]), out
+    finally:
+        console.run("echo nop > current_tracer")
+        console.run("rmdir instances/lat")
+        console.run("echo > set_ftrace_filter")
