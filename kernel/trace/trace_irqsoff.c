@@ -163,6 +163,16 @@ void tracer_hardirqs_off(unsigned long ip, unsigned long parent_ip)
 		start_critical_timing(ip, parent_ip);
 }
 
+void tracer_hardirqs_stale(void)
+{
+	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
+
+	if ((trace_type & TRACER_IRQS_OFF) && !preempt_trace() && !data->disabled) {
+		data->tracing = false;
+		data->critical_start = 0;
+	}
+}
+
 void tracer_preempt_on(unsigned long ip, unsigned long parent_ip)
 {
 	if (preempt_trace() && !irq_trace())

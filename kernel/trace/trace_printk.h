@@ -12,14 +12,6 @@
 
 #include "lib/compiler.h"
 
-/* The address of the instruction here: the ip a record names (Linux's _THIS_IP_). */
-#define _THIS_IP_                                                                                  \
-	({                                                                                         \
-		__label__ __here;                                                                  \
-	__here:                                                                                    \
-		(unsigned long)&&__here;                                                           \
-	})
-
 int __trace_bprintk(unsigned long ip, const char *fmt, ...) __printf(2, 3);
 int __trace_bputs(unsigned long ip, const char *str);
 int __trace_printk(unsigned long ip, const char *fmt, ...) __printf(2, 3);
