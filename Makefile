@@ -3,6 +3,7 @@
 #   make            build/kernel.elf, build/kernel.asm, build/kernel.sym, build/ftrace-os.iso
 #   make run        boot in QEMU (TCG), serial console on this terminal; SMP=N MEM=256M;
 #                   INIT=/bin/sh: busybox's shell as the first process instead of the kernel shell
+#                   CMDLINE="ftrace=function ...": more of the kernel command line (boot-time tracing)
 #   make debug      same, stopped at the first instruction, waiting for gdb
 #   make test       host unit tests, in-kernel self-tests, QEMU integration tests
 #   make grade      score the graded exercises: CH=09 one chapter, EX=07.8 one exercise (docs/GRADING.md)
@@ -261,8 +262,8 @@ deps:
 run: deps
 	@$(MAKE) --no-print-directory all
 	@echo "ftrace-os: booting in QEMU (TCG). Quit: type 'poweroff', or Ctrl-A then X."
-ifneq ($(INIT),)
-	tools/mkiso.sh $(B)/kernel.elf "init=$(INIT)" $(B)/ftrace-os-init.iso $(B)/initramfs.cpio
+ifneq ($(INIT)$(CMDLINE),)
+	tools/mkiso.sh $(B)/kernel.elf "$(if $(INIT),init=$(INIT) )$(CMDLINE)" $(B)/ftrace-os-init.iso $(B)/initramfs.cpio
 	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os-init.iso -boot d
 else
 	$(QEMU) $(QEMU_ARGS) -cdrom $(B)/ftrace-os.iso -boot d

@@ -19,6 +19,8 @@ DECLARE_STATIC_KEY_FALSE(trace_irqflags_key);
 DECLARE_STATIC_KEY_FALSE(trace_preempt_key);
 void trace_hardirqs_off(void);
 void trace_hardirqs_on(void);
+/* do_irq()'s: an interrupt into code with interrupts on (kernel/trace/trace_preemptirq.c). */
+void trace_hardirqs_irq_entry(void);
 /* What the thunks call: ip, the site; fp, the frame of the function holding it. */
 void __trace_hardirqs_off(unsigned long ip, unsigned long fp);
 void __trace_hardirqs_on(unsigned long ip, unsigned long fp);

@@ -9,7 +9,7 @@
 #define MB2_MAX_REGIONS 32
 
 struct boot_info {
-	char cmdline[256];
+	char cmdline[2048]; /* Linux's COMMAND_LINE_SIZE on x86: boot-time tracing takes room */
 	struct mem_region ram[MB2_MAX_REGIONS]; /* usable RAM only */
 	int nr_ram;
 	u64 info_pa, info_len; /* the info block itself, to keep it reserved */

@@ -33,6 +33,7 @@ void panic(const char *fmt, ...)
 	vscnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	printk(KERN_EMERG "Kernel panic - not syncing: %s\n", msg);
+	ftrace_dump_oops(); /* Linux's panic notifier; after an Oops it has dumped already */
 	if (!oops_count)
 		show_stack(0, (unsigned long)__builtin_frame_address(0));
 	printk(KERN_EMERG "---[ end Kernel panic - not syncing: %s ]---\n", msg);

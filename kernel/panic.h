@@ -20,4 +20,10 @@ extern bool test_mode;
 /* Ends QEMU through the isa-debug-exit device: QEMU's exit status becomes (code << 1) | 1. */
 void qemu_exit(int code);
 
+/* ftrace_dump_on_oops: the trace buffer on the console of a dying CPU, once
+ * (kernel/trace/trace_dump.c); die() and panic() call it. */
+void ftrace_dump_oops(void);
+/* A magic SysRq key, after a serial BREAK (kernel/sysrq.c): 'z' dumps the trace buffer. */
+void handle_sysrq(u8 key);
+
 #endif

@@ -54,6 +54,8 @@ void tracepoint_synchronize_unregister(void);
  */
 #define __tracepoint_string __used __section("__tracepoint_str") __aligned(8)
 extern const char *const __start___tracepoint_str[], *const __stop___tracepoint_str[];
+/* trace_printk()'s constant formats (kernel/trace/trace_printk.h), NULL for a variable one. */
+extern const char *const __start___trace_printk_fmt[], *const __stop___trace_printk_fmt[];
 
 #define PARAMS(args...) args
 #define TP_PROTO(args...) args

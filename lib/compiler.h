@@ -21,6 +21,15 @@
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
+/* The address of the code here (Linux's _THIS_IP_): where a lock is taken, for the validator's
+ * "at: func+off/size"; the ip a trace_printk() record names. */
+#define _THIS_IP_                                                                                  \
+	({                                                                                         \
+		unsigned long __ip;                                                                \
+		__asm__ volatile("lea 0(%%rip), %0" : "=r"(__ip));                                 \
+		__ip;                                                                              \
+	})
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN(x, a) (((x) + ((a)-1)) & ~((__typeof__(x))(a)-1))
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a)-1))

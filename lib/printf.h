@@ -9,6 +9,11 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap) __printf(3, 0
 int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap) __printf(3, 0);
 int scnprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+/* trace_printk()'s two halves (lib/bprintf.c, Linux's names and layout): the arguments of fmt
+ * into bin_buf (size bytes; the u32 words needed returned, even if they did not fit), and later
+ * the text they make into buf (vsnprintf's return). */
+int vbin_printf(u32 *bin_buf, size_t size, const char *fmt, va_list args);
+int bstr_printf(char *buf, size_t size, const char *fmt, const u32 *bin_buf);
 
 /*
  * How %pS ("name+0x1a/0x60") and %ps ("name") find names: the kernel points

@@ -1,6 +1,7 @@
 /* 16550 UART driver: COM1 (0x3f8), the console the shell talks through; COM2 (0x2f8), output only,
  * the binary channel to the host (/dev/ttyS1). */
 #include "arch/x86/serial.h"
+#include "kernel/panic.h"
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
@@ -18,6 +19,7 @@
 #define LSR 5
 #define SCR 7 /* scratch: holds what is written, if a UART is there at all */
 #define LSR_DATA_READY 0x01
+#define LSR_BREAK 0x10 /* the line was held low for a whole character: a BREAK */
 #define LSR_THR_EMPTY 0x20
 
 /*
@@ -41,11 +43,29 @@ void serial_init(void)
 	outb(COM1 + MCR, 0x0b); /* DTR, RTS, OUT2: OUT2 gates the IRQ line on PC hardware */
 }
 
+/* A BREAK seen by an LSR read that did not take the byte (reading LSR clears BI). */
+static u8 lsr_break_seen;
+
 static void serial_rx(void)
 {
-	while (inb(COM1 + LSR) & LSR_DATA_READY) {
+	static bool sysrq_armed;
+	u8 lsr;
+
+	while ((lsr = inb(COM1 + LSR) | lsr_break_seen) & LSR_DATA_READY) {
 		u8 c = inb(COM1 + RBR);
+		lsr_break_seen = 0;
 		u32 next = (rx_head + 1) % RX_RING;
+		/* A BREAK arrives as a NUL with BI set; the key after it is a SysRq (Linux's
+		 * uart_handle_break() and uart_handle_sysrq_char()): not input. */
+		if (lsr & LSR_BREAK) {
+			sysrq_armed = true;
+			continue;
+		}
+		if (sysrq_armed) {
+			sysrq_armed = false;
+			handle_sysrq(c);
+			continue;
+		}
 		if (serial_rx_hook && serial_rx_hook(c))
 			continue; /* the line discipline took it (Ctrl-C for a program's group) */
 		if (next != rx_tail) {
@@ -60,7 +80,10 @@ static void serial_rx(void)
 /* IRQ 4: the UART has received bytes. Unhandled if there were none (the FIFO was already read). */
 static irqreturn_t serial_irq(int irq, void *dev_id)
 {
-	bool had_data = inb(COM1 + LSR) & LSR_DATA_READY;
+	u8 lsr = inb(COM1 + LSR);
+	bool had_data = lsr & LSR_DATA_READY;
+
+	lsr_break_seen |= lsr & LSR_BREAK;
 
 	serial_rx();
 	console_rx_notify();

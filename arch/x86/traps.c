@@ -102,6 +102,7 @@ static void __noreturn die(const char *what, struct pt_regs *regs)
 	console_force_unlock();
 	printk(KERN_EMERG "Oops: %s, error code 0x%04lx [#%d] CPU %d\n", what, regs->error_code,
 	       oops_count, smp_processor_id());
+	ftrace_dump_oops(); /* where Linux's die notifier dumps: after the Oops line */
 	show_regs(regs);
 	panic("Fatal exception");
 }
@@ -170,7 +171,7 @@ void do_irq(struct pt_regs *regs)
 	/* The interrupt turned interrupts off as a cli would: the latency tracers hear it, and
 	 * hear them come back on at the return (Linux's irqentry_enter/exit do the same). */
 	if (static_branch_unlikely(&trace_irqflags_key) && (regs->flags & X86_EFLAGS_IF))
-		trace_hardirqs_off();
+		trace_hardirqs_irq_entry();
 	do_device_irq(regs, c, v);
 	if (static_branch_unlikely(&trace_irqflags_key) && (regs->flags & X86_EFLAGS_IF))
 		trace_hardirqs_on();

@@ -60,6 +60,34 @@ out:
 	ring_buffer_free(&tr2.buffer);
 }
 
+/* The same through a real instance, made as `mkdir instances/bench` makes it: its own ops and
+ * buffer, the function tracer's trampoline template (trace_instances.c); then function_graph in
+ * it, fgraph's trampoline reading the instance's gate. */
+static void with_instance(const char *what, const char *graph, u64 baseline)
+{
+	struct fnode *dir, *inst;
+	struct trace_array *tr;
+
+	if (fs_resolve(fs_root(), "/sys/kernel/tracing/instances", &dir) ||
+	    fs_user_mkdir(dir, "bench")) {
+		cprintf("bench: %s: could not make the instance\n", what);
+		return;
+	}
+	inst = fs_lookup(dir, "bench", 5);
+	tr = trace_array_of(inst);
+	if (ftrace_set_filter(tr->ops, "bench_target", true) ||
+	    trace_array_set_tracer(tr, "function"))
+		cprintf("bench: %s: could not start\n", what);
+	else
+		bench_row(what, bench_per_call(bench_target), baseline);
+	if (trace_array_set_tracer(tr, "function_graph"))
+		cprintf("bench: %s: could not start\n", graph);
+	else
+		bench_row(graph, bench_per_call(bench_target), baseline);
+	if (fs_user_rmdir(inst))
+		cprintf("bench: %s: could not remove the instance\n", what);
+}
+
 void bench_tracers(u64 baseline)
 {
 	u64 rb;
@@ -77,6 +105,8 @@ void bench_tracers(u64 baseline)
 	with_tracer("function", "", "function tracer, every function", baseline);
 	with_second_array("function tracer, a second trace array", baseline);
 	with_tracer("function_graph", "bench_target", "function_graph, entry + return", baseline);
+	with_instance("function tracer, an instance (instances/bench)",
+		      "function_graph, entry + return, an instance", baseline);
 	ring_buffer_reset(&global_trace.buffer);
 	ftrace_set_filter(&global_ops, "", true);
 }

@@ -129,6 +129,30 @@ void fs_set_sb(struct fnode *n, struct super_block *sb)
 		fs_set_sb(c, sb);
 }
 
+int fs_user_mkdir(struct fnode *dir, const char *name)
+{
+	if (!dir->is_dir)
+		return -ENOTDIR;
+	if (fs_lookup(dir, name, strlen(name)))
+		return -EEXIST;
+	if (strlen(name) > FS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!dir->ops || !dir->ops->mkdir)
+		return -EPERM;
+	return dir->ops->mkdir(dir, name);
+}
+
+int fs_user_rmdir(struct fnode *victim)
+{
+	struct fnode *dir = victim->parent;
+
+	if (!victim->is_dir)
+		return -ENOTDIR;
+	if (!dir || !dir->ops || !dir->ops->rmdir)
+		return -EPERM;
+	return dir->ops->rmdir(dir, victim);
+}
+
 void fs_pin(struct fnode *n)
 {
 	__atomic_add_fetch(&n->pins, 1, __ATOMIC_RELAXED);

@@ -44,10 +44,11 @@ struct file_ops {
 	/* What a program's open() of it gives, when not the text of show/write (/dev/null, /dev/tty:
 	 * kernel/fs/devices.c). */
 	const struct file_operations *fops;
-	/* A directory that takes mkdir(2)/rmdir(2) of its own kind (not a ramfs's): dir is this
-	 * node; rmdir gets the child to remove. 0 or -errno. */
+	/* A directory whose entries are made by mkdir and rmdir of its own kind, not a ramfs's
+	 * (Linux's inode_operations mkdir and rmdir: tracefs's instances/). rmdir is given the
+	 * entry to remove. 0 or -errno. */
 	int (*mkdir)(struct fnode *dir, const char *name);
-	int (*rmdir)(struct fnode *victim);
+	int (*rmdir)(struct fnode *dir, struct fnode *victim);
 	/* Called as the node is freed, to let go of priv (a ramfs inode). */
 	void (*evict)(struct fnode *f);
 };
@@ -90,6 +91,10 @@ void fs_detach(struct fnode *n);
 void fs_attach(struct fnode *parent, struct fnode *n, const char *name);
 /* Marks n and everything under it as the kernel's own (no sb): mounts_init() for /proc, /sys. */
 void fs_set_sb(struct fnode *n, struct super_block *sb);
+/* mkdir and rmdir as a user asks for them (the shell's, the system calls'): the directory's own
+ * mkdir/rmdir, or -EPERM where it has none; -EEXIST, -ENOENT, -ENOTDIR as Linux's. */
+int fs_user_mkdir(struct fnode *dir, const char *name);
+int fs_user_rmdir(struct fnode *victim);
 /* Makes every directory of an absolute path, like mkdir -p. */
 struct fnode *fs_mkdir_p(const char *path);
 /* Resolves path (absolute, or relative to cwd; "." and ".." allowed); 0 or -ENOENT/-ENOTDIR. */

@@ -132,7 +132,7 @@ static long do_rmdir(int dfd, const char __user *pathname)
 	else if (is_mountpoint(n))
 		err = -EBUSY;
 	else if (dir->ops && dir->ops->rmdir)
-		err = dir->ops->rmdir(n);
+		err = dir->ops->rmdir(dir, n);
 	else if (!ramfs_inode(n))
 		err = -EPERM;
 	else if (n->children)

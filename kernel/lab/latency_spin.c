@@ -1,7 +1,7 @@
 /* Critical sections of a chosen length, for the latency tracers' labs and tests (ours, not Linux's).
  *
- *   spin_noirq US       interrupts off for US microseconds, in latency_spin_irqs_off()
- *   spin_nopreempt US   preemption off (interrupts on) for US microseconds
+ *   noirq US       interrupts off for US microseconds, in latency_spin_irqs_off()
+ *   nopreempt US   preemption off (interrupts on) for US microseconds
  *
  * Each prints how long the section really lasted, measured around it: irqsoff/preemptoff must
  * report at least US and at most that (their own timing sits inside it).
@@ -53,17 +53,15 @@ static int spin_cmd(int argc, char **argv, void (*section)(unsigned long), const
 	return 0;
 }
 
-static int cmd_spin_noirq(int argc, char **argv)
+static int cmd_noirq(int argc, char **argv)
 {
 	return spin_cmd(argc, argv, latency_spin_irqs_off, "irqs");
 }
 
-static int cmd_spin_nopreempt(int argc, char **argv)
+static int cmd_nopreempt(int argc, char **argv)
 {
 	return spin_cmd(argc, argv, latency_spin_preempt_off, "preemption");
 }
 
-SHELL_CMD(spin_noirq, cmd_spin_noirq,
-	  "spin_noirq US: spin with interrupts off for US microseconds");
-SHELL_CMD(spin_nopreempt, cmd_spin_nopreempt,
-	  "spin_nopreempt US: spin with preemption off for US microseconds");
+SHELL_CMD(noirq, cmd_noirq, "noirq US: spin with interrupts off for US microseconds");
+SHELL_CMD(nopreempt, cmd_nopreempt, "nopreempt US: spin with preemption off for US microseconds");

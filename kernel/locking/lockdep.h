@@ -5,13 +5,6 @@
 #include "lib/types.h"
 #include "lib/compiler.h"
 
-/* Where the code that takes a lock is: the validator names it as "at: func+off/size". */
-#define _THIS_IP_                                                                                  \
-	({                                                                                         \
-		unsigned long __ip;                                                                \
-		__asm__ volatile("lea 0(%%rip), %0" : "=r"(__ip));                                 \
-		__ip;                                                                              \
-	})
 #define _RET_IP_ ((unsigned long)__builtin_return_address(0))
 
 /* What a lock may be held across (Linux's wait types): a spinlock never across a sleep. */

@@ -53,6 +53,9 @@ void unregister_ftrace_graph(void);
 /* Gives a new task its shadow stack if graph tracing has ever run (kthread_create calls it). */
 void ftrace_graph_init_task(struct task *t);
 extern unsigned int fgraph_max_depth; /* max_graph_depth; 0: FTRACE_RETFUNC_DEPTH */
+/* fgraph's ftrace_ops: its func_hash picks the graphed functions (the user's filter set). */
+struct ftrace_ops;
+extern struct ftrace_ops graph_ftrace_ops;
 /* What percpu.fgraph points to while the running task has no shadow stack: curr_ret_stack -1
  * reads as full to a push (unsigned) and as empty to a pop (signed), so the assembly needs no
  * NULL test. */

@@ -11,6 +11,7 @@
  */
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/ftrace_filter_parse.h"
+#include "kernel/trace/trace.h"
 #include "kernel/fs/tracefs.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -85,10 +86,19 @@ void ftrace_hash_show(struct seq_file *m, const struct ftrace_hash *hash, const 
 	}
 }
 
+/* The ops whose sets the file shows: global_ops, or an instance's own (trace_instances.c). */
+static struct ftrace_ops *file_ops(struct fnode *f)
+{
+	return trace_array_of(f)->ops;
+}
+
 static int filter_show(struct seq_file *m, struct fnode *f)
 {
-	ftrace_hash_show(m, global_ops.local_hash.filter_hash, "#### all functions enabled ####\n");
-	ftrace_probes_show(m);
+	struct ftrace_ops *ops = file_ops(f);
+
+	ftrace_hash_show(m, ops->local_hash.filter_hash, "#### all functions enabled ####\n");
+	if (ops == &global_ops)
+		ftrace_probes_show(m);
 	return 0;
 }
 
@@ -97,7 +107,7 @@ static int filter_show(struct seq_file *m, struct fnode *f)
  * is checked first, then the functions go to the filter (all or nothing), then the commands
  * apply: a write that is refused changes nothing.
  */
-static int filter_write_mixed(char *text, unsigned int flags)
+static int filter_write_mixed(struct ftrace_ops *ops, char *text, unsigned int flags)
 {
 	char plain[1024], *cmds[32];
 	int ncmd = ftrace_filter_split(text, plain, sizeof(plain), cmds, ARRAY_SIZE(cmds)), err;
@@ -105,6 +115,8 @@ static int filter_write_mixed(char *text, unsigned int flags)
 
 	if (ncmd < 0)
 		return ncmd;
+	if (ncmd && ops != &global_ops)
+		return -EINVAL; /* function commands live in the top directory only, here */
 	for (int i = 0; i < ncmd; i++) {
 		err = ftrace_probe_check(cmds[i]);
 		if (err)
@@ -115,7 +127,7 @@ static int filter_write_mixed(char *text, unsigned int flags)
 	if (err)
 		return err;
 	if (plain[0] || (flags & FS_TRUNC)) {
-		err = ftrace_set_filter(&global_ops, plain, flags & FS_TRUNC);
+		err = ftrace_set_filter(ops, plain, flags & FS_TRUNC);
 		if (err) {
 			ftrace_probe_discard(set);
 			return err;
@@ -126,13 +138,14 @@ static int filter_write_mixed(char *text, unsigned int flags)
 
 static int notrace_show(struct seq_file *m, struct fnode *f)
 {
-	ftrace_hash_show(m, global_ops.local_hash.notrace_hash,
+	ftrace_hash_show(m, file_ops(f)->local_hash.notrace_hash,
 			 "#### no functions disabled ####\n");
 	return 0;
 }
 
 /* Both set files: the text of the write, refused once ftrace is dead (Linux: No such device). */
-static int set_write(const char *buf, size_t len, unsigned int flags, bool to_notrace)
+static int set_write(struct ftrace_ops *ops, const char *buf, size_t len, unsigned int flags,
+		     bool to_notrace)
 {
 	char text[1024];
 	int err = fs_write_text(text, sizeof(text), buf, len);
@@ -143,21 +156,21 @@ static int set_write(const char *buf, size_t len, unsigned int flags, bool to_no
 		return -ENODEV;
 	/* Emptying an empty set changes nothing: it allocates nothing, so it cannot fail for memory. */
 	if (!text[0] && (flags & FS_TRUNC) &&
-	    ftrace_hash_empty(to_notrace ? global_ops.local_hash.notrace_hash
-					 : global_ops.local_hash.filter_hash))
+	    ftrace_hash_empty(to_notrace ? ops->local_hash.notrace_hash
+					 : ops->local_hash.filter_hash))
 		return 0;
-	return to_notrace ? ftrace_set_notrace(&global_ops, text, flags & FS_TRUNC)
-			  : filter_write_mixed(text, flags);
+	return to_notrace ? ftrace_set_notrace(ops, text, flags & FS_TRUNC)
+			  : filter_write_mixed(ops, text, flags);
 }
 
 static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	return set_write(buf, len, flags, false);
+	return set_write(file_ops(f), buf, len, flags, false);
 }
 
 static int notrace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	return set_write(buf, len, flags, true);
+	return set_write(file_ops(f), buf, len, flags, true);
 }
 
 static unsigned long enabled_sysctl_get(void *data)
@@ -202,6 +215,17 @@ static const struct tracefs_file ftrace_files[] = {
 	TRACEFS_FILE(T "set_ftrace_notrace", notrace_show, notrace_write),
 	TRACEFS_ULONG("/proc/sys/kernel/ftrace_enabled", &sysctl),
 };
+/* An instance's own sets (its function tracer's ops): the same handlers, its directory. */
+static const struct tracefs_file instance_files[] = {
+	TRACEFS_FILE("set_ftrace_filter", filter_show, filter_write),
+	TRACEFS_FILE("set_ftrace_notrace", notrace_show, notrace_write),
+};
+
+int ftrace_create_instance_files(struct fnode *dir)
+{
+	return tracefs_create_files(dir, instance_files, ARRAY_SIZE(instance_files));
+}
+
 /* What only a patched site has: its state, how it is patched. Linux has none of these files
  * without CONFIG_DYNAMIC_FTRACE. */
 static const struct tracefs_file dynamic_files[] = {

@@ -7,6 +7,8 @@
  *                 funcgraph_entry/ TRACE_GRAPH_ENT  struct ftrace_graph_ent_entry
  *                 funcgraph_exit/  TRACE_GRAPH_RET  struct ftrace_graph_ret_entry
  *                 print/           TRACE_PRINT      struct print_entry (trace_marker)
+ *                 bprint/, bputs/  TRACE_BPRINT, TRACE_BPUTS: trace_printk() (trace_printk.c)
+ *                 raw_data/        TRACE_RAW_DATA   trace_marker_raw
  *                 kernel_stack/    TRACE_STACK      struct stack_entry
  *
  * They are not in trace_events_sorted: nothing switches them (no enable, filter or trigger file,
@@ -88,6 +90,35 @@ static struct ftrace_event_field print_fields[] = {
 	  .kind = FILTER_OTHER },
 };
 
+static struct ftrace_event_field bprint_fields[] = {
+	TRACE_COMMON_FIELDS,
+	FIELD(bprint_entry, unsigned long, ip, "ip"),
+	FIELD(bprint_entry, const char *, fmt, "fmt"),
+	{ .type = "u32[]",
+	  .name = "buf",
+	  .offset = offsetof(struct bprint_entry, buf),
+	  .size = 0,
+	  .is_signed = 0,
+	  .kind = FILTER_OTHER },
+};
+
+static struct ftrace_event_field bputs_fields[] = {
+	TRACE_COMMON_FIELDS,
+	FIELD(bputs_entry, unsigned long, ip, "ip"),
+	FIELD(bputs_entry, const char *, str, "str"),
+};
+
+static struct ftrace_event_field raw_data_fields[] = {
+	TRACE_COMMON_FIELDS,
+	FIELD(raw_data_entry, unsigned int, id, "id"),
+	{ .type = "char[]",
+	  .name = "buf",
+	  .offset = offsetof(struct raw_data_entry, buf),
+	  .size = 0,
+	  .is_signed = is_signed_type(char),
+	  .kind = FILTER_OTHER },
+};
+
 static struct ftrace_event_field stack_fields[] = {
 	TRACE_COMMON_FIELDS,
 	FIELD(stack_entry, int, size, "size"),
@@ -117,6 +148,8 @@ struct trace_event_call ftrace_fixed_events[] = {
 		     "(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]"),
 	FTRACE_EVENT("print", TRACE_PRINT, print_entry, print_fields,
 		     "\"%ps: %s\", (void *)REC->ip, REC->buf"),
+	FTRACE_EVENT("bprint", TRACE_BPRINT, bprint_entry, bprint_fields,
+		     "\"%ps: %s\", (void *)REC->ip, REC->fmt"),
 	FTRACE_EVENT("funcgraph_exit", TRACE_GRAPH_RET, ftrace_graph_ret_entry, graph_ret_fields,
 		     "\"<-- %ps (%d) (start: %llx  end: %llx) over: %d retval: %lx\", "
 		     "(void *)REC->func, REC->depth, REC->calltime, REC->rettime, REC->depth, "
@@ -129,6 +162,10 @@ struct trace_event_call ftrace_fixed_events[] = {
 		"\"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
 		"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
 		"(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]"),
+	FTRACE_EVENT("bputs", TRACE_BPUTS, bputs_entry, bputs_fields,
+		     "\"%ps: %s\", (void *)REC->ip, REC->str"),
+	FTRACE_EVENT("raw_data", TRACE_RAW_DATA, raw_data_entry, raw_data_fields,
+		     "\"id:%04x %08x\", REC->id, (int)REC->buf[0]"),
 };
 const unsigned int nr_ftrace_fixed_events = ARRAY_SIZE(ftrace_fixed_events);
 

@@ -26,34 +26,38 @@
 
 /* Linux's defaults: funcgraph-duration and funcgraph-irqs on, the rest off. */
 struct trace_array global_trace = { .tracing_on = true,
+				    .ops = &global_ops,
 				    .graph_slow = 1,
 				    .buffer_kb = RB_DEFAULT_KB,
-				    .options = (1UL << TRACE_OPT_GRAPH_DURATION) |
-					       (1UL << TRACE_OPT_GRAPH_IRQS) |
-					       (1UL << TRACE_OPT_FUNCTION_TRACE) };
-static const char *const option_names[NR_TRACE_OPTS] = {
-	[TRACE_OPT_FUNC_STACK_TRACE] = "func_stack_trace",
-	[TRACE_OPT_GRAPH_PROC] = "funcgraph-proc",
-	[TRACE_OPT_GRAPH_DURATION] = "funcgraph-duration",
-	[TRACE_OPT_GRAPH_IRQS] = "funcgraph-irqs",
-	[TRACE_OPT_GRAPH_TAIL] = "funcgraph-tail",
-	[TRACE_OPT_GRAPH_RETVAL] = "funcgraph-retval",
-	[TRACE_OPT_GRAPH_ABSTIME] = "funcgraph-abstime",
-	[TRACE_OPT_USERSTACKTRACE] = "userstacktrace",
-	[TRACE_OPT_EVENT_FORK] = "event-fork",
-	[TRACE_OPT_FUNCTION_FORK] = "function-fork",
-	[TRACE_OPT_LATENCY_FMT] = "latency-format",
-	[TRACE_OPT_FUNCTION_TRACE] = "function-trace",
-};
+				    .options = TRACE_DEFAULT_OPTIONS };
+struct trace_array *trace_arrays[TRACE_ARRAY_MAX] = { &global_trace };
 static struct tracer *trace_types;
 static DEFINE_MUTEX(trace_lock);
 
 static struct tracer nop_trace = { .name = "nop" };
 
+void trace_array_defaults(struct trace_array *tr)
+{
+	tr->current_trace = &nop_trace;
+	tr->tracing_on = true;
+	tr->graph_slow = 1;
+	tr->buffer_kb = RB_DEFAULT_KB;
+	tr->options = TRACE_DEFAULT_OPTIONS;
+}
+
 void register_tracer(struct tracer *t)
 {
 	t->next = trace_types;
 	trace_types = t;
+}
+
+void *trace_array_reserve(struct trace_array *tr, struct rb_reserve *r, u16 type, u32 len,
+			  unsigned long irq_flags)
+{
+	if (!READ_ONCE(tr->tracing_on) || !ring_buffer_lock_reserve(&tr->buffer, len, r))
+		return NULL;
+	tracing_generic_entry_update(r->data, type, irq_flags ? irq_flags : r->flags, 0);
+	return r->data;
 }
 
 void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_flags, int adjust)
@@ -65,14 +69,19 @@ void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_f
 	return r->data;
 }
 
-bool trace_pid_listed(void)
+bool trace_array_pid_listed(struct trace_array *tr)
 {
 	int pid = current ? current->pid : 0;
 
-	for (int i = 0; i < global_trace.nr_pids; i++)
-		if (global_trace.pids[i] == pid)
+	for (int i = 0; i < READ_ONCE(tr->nr_pids); i++)
+		if (tr->pids[i] == pid)
 			return true;
 	return false;
+}
+
+bool trace_pid_listed(void)
+{
+	return trace_array_pid_listed(&global_trace);
 }
 
 /* A frame pointer we may follow: inside the kernel half, aligned, and going up the stack. */
@@ -86,10 +95,11 @@ static bool frame_usable(unsigned long fp, unsigned long below)
  * accepts, and recorded from there on (Linux skips a fixed count of its own frames instead; a
  * count would break whenever gcc inlines differently).
  */
-void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg)
+static void record_stack(struct trace_array *tr,
+			 bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg)
 {
 	struct rb_reserve r;
-	struct stack_entry *e = trace_reserve(&r, TRACE_STACK, sizeof(*e), 0, 0);
+	struct stack_entry *e = trace_array_reserve(tr, &r, TRACE_STACK, sizeof(*e), 0);
 	unsigned long fp = (unsigned long)__builtin_frame_address(0), prev = fp - 8;
 	bool found = false;
 
@@ -114,9 +124,19 @@ static bool returns_to_site(unsigned long ret, unsigned long ip)
 	return ret == ip + MCOUNT_INSN_SIZE;
 }
 
+void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg), unsigned long arg)
+{
+	record_stack(&global_trace, is_first, arg);
+}
+
 void trace_record_stack(unsigned long ip)
 {
-	__trace_record_stack(returns_to_site, ip);
+	record_stack(&global_trace, returns_to_site, ip);
+}
+
+void trace_array_record_stack(struct trace_array *tr, unsigned long ip)
+{
+	record_stack(tr, returns_to_site, ip);
 }
 
 /* --- trace: every CPU's events, oldest first (merged by trace_output.c) ------------------ */
@@ -124,63 +144,26 @@ void trace_record_stack(unsigned long ip)
 /* A latency tracer's trace is its worst section: the max buffer (Linux's print_max). */
 int trace_show_cpu(struct seq_file *m, int only_cpu)
 {
-	struct trace_array *tr = &global_trace;
+	return trace_array_show_cpu(&global_trace, m, only_cpu);
+}
+
+/* A latency tracer's trace is its worst section: tr's max buffer (Linux's print_max). */
+int trace_array_show_cpu(struct trace_array *tr, struct seq_file *m, int only_cpu)
+{
 	struct trace_buffer *b =
 		tr->current_trace->print_max && tr->max_buffer ? tr->max_buffer : &tr->buffer;
 
-	return trace_show_buffer(m, b, only_cpu, trace_print_header);
+	return trace_show_buffer(tr, m, b, only_cpu, trace_print_header);
 }
 
 static int trace_show(struct seq_file *m, struct fnode *f)
 {
-	return trace_show_cpu(m, -1);
-}
-
-/* Prints events to the console directly, with no header: what dump and cpudump show. */
-static bool print_events(struct seq_file *m, int only_cpu)
-{
-	struct trace_buffer *b = &global_trace.buffer;
-	struct rb_iter its[NR_CPUS];
-	struct trace_iterator it;
-	bool any = false;
-
-	for (int cpu = 0; cpu < NR_CPUS; cpu++)
-		rb_iter_start(&its[cpu], &b->cpu[cpu]);
-	while (trace_next_event(its, only_cpu, &it)) {
-		trace_print_default(m, &it);
-		rb_iter_advance(&its[it.cpu]);
-		any = true;
-	}
-	return any;
-}
-
-void trace_dump(int only_cpu)
-{
-	static int dumping;
-	char buf[256];
-	struct seq_file m = { .buf = buf, .size = sizeof(buf), .flush = seq_console_flush };
-
-	if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
-		return;
-	/* As Linux: a dump ends tracing, so what is printed is what was there. */
-	WRITE_ONCE(global_trace.tracing_on, false);
-	ring_buffer_record_off(&global_trace.buffer);
-	seq_puts(&m, "Dumping ftrace buffer:\n---------------------------------\n");
-	if (!print_events(&m, only_cpu))
-		seq_puts(&m, "   (ftrace buffer empty)\n");
-	seq_puts(&m, "---------------------------------\n");
-	seq_flush(&m);
-	/* As Linux's ftrace_dump, what was printed is gone: a second dump finds nothing. */
-	for (int c = 0; c < NR_CPUS; c++)
-		if ((only_cpu < 0 || c == only_cpu) && global_trace.buffer.cpu[c].pages)
-			ring_buffer_reset_cpu(&global_trace.buffer, c);
-	ring_buffer_record_on(&global_trace.buffer);
-	__atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
+	return trace_array_show_cpu(trace_array_of(f), m, -1);
 }
 
 static int trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	struct trace_array *tr = &global_trace;
+	struct trace_array *tr = trace_array_of(f);
 
 	if (!(flags & FS_TRUNC))
 		return 0;
@@ -192,123 +175,29 @@ static int trace_write(struct fnode *f, const char *buf, size_t len, unsigned in
 	return 0;
 }
 
-/* --- trace_pipe: consume, print, wait for more ------------------------------------------ */
-
-/*
- * trace_pipe's look-ahead: a copy of the next event on this CPU, if it is already there and was
- * not overwritten while we copied it (function_graph prints a leaf as one line).
- */
-static void pipe_peek_next(struct ring_buffer_per_cpu *cb, struct rb_iter *reader,
-			   struct trace_iterator *it, u8 *buf, u32 size)
-{
-	struct rb_iter ahead = *reader;
-	u64 ts;
-	void *d = rb_iter_peek(&ahead, &it->next_len, &ts);
-
-	it->next = NULL;
-	if (!d)
-		return;
-	memcpy(buf, d, MIN(it->next_len, size));
-	if (page_seq(&cb->pages[ahead.page]) == ahead.seq)
-		it->next = (struct trace_entry *)buf;
-}
-
-/*
- * trace_pipe: consume and print, oldest first across CPUs, until Ctrl-C. Each CPU gets one
- * event taken ahead (pending); the oldest pending one is printed. Static: one reader, the shell,
- * and the events are too big for its stack.
- */
-#define PIPE_EVENT_MAX 1200
-static struct pipe_pending {
-	bool have;
-	u64 ts, lost;
-	u32 len;
-	union {
-		struct trace_entry ent;
-		u8 bytes[PIPE_EVENT_MAX];
-	} ev;
-} pending[NR_CPUS];
-static u8 pipe_next[PIPE_EVENT_MAX];
-
-void trace_pipe_open(struct trace_pipe_state *st)
-{
-	memset(st->its, 0, sizeof(st->its));
-	for (int c = 0; c < NR_CPUS; c++) {
-		st->seen_overrun[c] = global_trace.buffer.cpu[c].overrun;
-		pending[c].have = false;
-	}
-}
-
-bool trace_pipe_step(struct seq_file *m, int only_cpu, struct trace_pipe_state *st)
-{
-	struct trace_buffer *b = &global_trace.buffer;
-	struct rb_iter *its = st->its;
-	int oldest = -1;
-	u32 len;
-	u64 ts;
-
-	for (int c = 0; c < NR_CPUS; c++) {
-		struct pipe_pending *p = &pending[c];
-		if (only_cpu >= 0 && c != only_cpu)
-			continue;
-		if (!p->have && ring_buffer_consume(&b->cpu[c], &its[c], p->ev.bytes,
-						    sizeof(p->ev.bytes), &p->len, &p->ts)) {
-			p->have = true;
-			p->lost = b->cpu[c].overrun - st->seen_overrun[c];
-			st->seen_overrun[c] = b->cpu[c].overrun;
-		}
-		if (p->have && (oldest < 0 || p->ts < pending[oldest].ts))
-			oldest = c;
-	}
-	if (oldest < 0)
-		return false;
-	struct pipe_pending *p = &pending[oldest];
-	struct trace_iterator it = { .cpu = oldest,
-				     .ent = &p->ev.ent,
-				     .len = MIN(p->len, (u32)PIPE_EVENT_MAX),
-				     .ts = tsc_to_ktime(p->ts) };
-	if (p->lost)
-		seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", oldest, p->lost);
-	pipe_peek_next(&b->cpu[oldest], &its[oldest], &it, pipe_next, sizeof(pipe_next));
-	if (!global_trace.current_trace->print_line ||
-	    !global_trace.current_trace->print_line(m, &it))
-		trace_print_default(m, &it);
-	if (it.skip_next) /* printed with this one (a graph leaf): take it out too */
-		ring_buffer_consume(&b->cpu[oldest], &its[oldest], pipe_next, sizeof(pipe_next),
-				    &len, &ts);
-	p->have = false;
-	return true;
-}
-
-int trace_pipe_cpu(struct seq_file *m, int only_cpu)
-{
-	static struct trace_pipe_state st; /* one reader: the shell */
-
-	trace_pipe_open(&st);
-	while (!shell_interrupted()) {
-		if (!trace_pipe_step(m, only_cpu, &st)) {
-			seq_flush(m);
-			msleep(10);
-		}
-	}
-	return 0;
-}
+/* --- trace_pipe (trace_pipe.c) ---------------------------------------------------------- */
 
 static int trace_pipe_show(struct seq_file *m, struct fnode *f)
 {
-	return trace_pipe_cpu(m, -1);
+	return trace_array_pipe_cpu(trace_array_of(f), m, -1);
 }
 
 /* --- small files ------------------------------------------------------------------------- */
 
-static unsigned long tracing_on_get(void *data)
+static int tracing_on_show(struct seq_file *m, struct fnode *f)
 {
-	return global_trace.tracing_on;
+	seq_printf(m, "%d\n", trace_array_of(f)->tracing_on);
+	return 0;
 }
 
-static int tracing_on_set(void *data, unsigned long v)
+static int tracing_on_set(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	WRITE_ONCE(global_trace.tracing_on, v != 0); /* Linux takes any number: non-zero is on */
+	unsigned long v;
+
+	if (fs_write_ulong(buf, len, 0, ~0UL, &v))
+		return -EINVAL;
+	/* Linux takes any number: non-zero is on */
+	WRITE_ONCE(trace_array_of(f)->tracing_on, v != 0);
 	return 0;
 }
 
@@ -321,7 +210,7 @@ static int available_tracers_show(struct seq_file *m, struct fnode *f)
 
 static int current_tracer_show(struct seq_file *m, struct fnode *f)
 {
-	seq_printf(m, "%s\n", global_trace.current_trace->name);
+	seq_printf(m, "%s\n", trace_array_of(f)->current_trace->name);
 	return 0;
 }
 
@@ -333,7 +222,7 @@ static int current_tracer_write(struct fnode *f, const char *buf, size_t len, un
 		return -EINVAL;
 	if (text_patch_busy())
 		return -EBUSY; /* patch_step holds ftrace_lock until the shell says `next` */
-	return tracing_set_tracer(name);
+	return trace_array_set_tracer(trace_array_of(f), name);
 }
 
 int tracing_set_tracer(const char *name)
@@ -371,40 +260,86 @@ out:
 	return err;
 }
 
-static int buffer_size_set(void *data, unsigned long kb)
+/*
+ * An instance runs nop or a tracer that says it can run on any trace array (Linux refuses the
+ * others with EINVAL too); the same steps as above on tr.
+ */
+int trace_array_set_tracer(struct trace_array *tr, const char *name)
+{
+	struct tracer *t;
+	int err = 0;
+
+	if (tr == &global_trace)
+		return tracing_set_tracer(name);
+	for (t = trace_types; t && strcmp(t->name, name); t = t->next)
+		;
+	if (!t || (t != &nop_trace && !t->instance_init))
+		return -EINVAL;
+	mutex_lock(&trace_lock);
+	if (t != tr->current_trace) {
+		if (tr->current_trace->instance_reset)
+			tr->current_trace->instance_reset(tr);
+		tr->current_trace = &nop_trace;
+		ring_buffer_reset(&tr->buffer);
+		err = t->instance_init ? t->instance_init(tr) : 0;
+		if (!err)
+			tr->current_trace = t;
+	}
+	mutex_unlock(&trace_lock);
+	return err;
+}
+
+static int buffer_size_show(struct seq_file *m, struct fnode *f)
+{
+	seq_printf(m, "%lu\n", trace_array_of(f)->buffer_kb);
+	return 0;
+}
+
+static int buffer_size_set(struct trace_array *tr, unsigned long kb)
 {
 	struct trace_buffer fresh;
 
 	if (ring_buffer_alloc(&fresh, kb))
 		return -ENOMEM;
 	/* The max buffer keeps the live one's size, so the two can always be swapped. */
-	if (tracing_resize_max_buffer(&global_trace, kb)) {
+	if (tracing_resize_max_buffer(tr, kb)) {
 		ring_buffer_free(&fresh);
 		return -ENOMEM;
 	}
 	/* Swap buffers with every writer held off; the old pages go once nobody can write them. */
-	ring_buffer_record_off(&global_trace.buffer);
-	struct trace_buffer old = global_trace.buffer;
+	ring_buffer_record_off(&tr->buffer);
+	struct trace_buffer old = tr->buffer;
 	for (int c = 0; c < NR_CPUS; c++)
-		fresh.cpu[c].writer = global_trace.buffer.cpu[c].writer; /* the offs in force */
-	global_trace.buffer = fresh;
-	ring_buffer_record_on(&global_trace.buffer);
+		fresh.cpu[c].writer = tr->buffer.cpu[c].writer; /* the offs in force */
+	tr->buffer = fresh;
+	ring_buffer_record_on(&tr->buffer);
 	ring_buffer_free(&old);
-	global_trace.buffer_kb = kb;
+	tr->buffer_kb = kb;
 	return 0;
+}
+
+static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	unsigned long kb;
+
+	if (fs_write_ulong(buf, len, 8, 16384, &kb))
+		return -EINVAL;
+	return buffer_size_set(trace_array_of(f), kb);
 }
 
 /* Linux's name: the print event's ip names it, and trace-cmd prints that name for the line. */
 static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
+	struct trace_array *tr = trace_array_of(f);
 	struct rb_reserve r;
 	unsigned long irq = read_flags();
 
-	if (!global_trace.tracing_on)
+	if (!trace_array_option(tr, TRACE_OPT_MARKERS))
+		return -EINVAL; /* markers off: Linux refuses the write */
+	if (!tr->tracing_on)
 		return 0;
 	len = MIN(len, (size_t)1024);
-	if (!ring_buffer_lock_reserve(&global_trace.buffer, sizeof(struct print_entry) + len + 1,
-				      &r))
+	if (!ring_buffer_lock_reserve(&tr->buffer, sizeof(struct print_entry) + len + 1, &r))
 		return 0;
 	struct print_entry *p = r.data;
 	tracing_generic_entry_update(&p->ent, TRACE_PRINT, irq, 0);
@@ -415,64 +350,24 @@ static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsi
 	return 0;
 }
 
-/* One option a line, "no" in front when it is off (Linux's trace_options). */
-static int options_show(struct seq_file *m, struct fnode *f)
+void trace_array_update_fn_slow(struct trace_array *tr)
 {
-	for (int i = 0; i < NR_TRACE_OPTS; i++)
-		seq_printf(m, "%s%s\n", trace_option(i) ? "" : "no", option_names[i]);
-	return 0;
-}
-
-static int options_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
-{
-	char text[48], *name = text;
-	bool on = true;
-
-	if (fs_write_text(text, sizeof(text), buf, len))
-		return -EINVAL;
-	if (!strncmp(name, "no", 2) && strcmp(name, "no")) {
-		bool known = false;
-		for (int i = 0; i < NR_TRACE_OPTS; i++)
-			known |= !strcmp(name + 2, option_names[i]);
-		if (known) {
-			name += 2;
-			on = false;
-		}
-	}
-	for (int i = 0; i < NR_TRACE_OPTS; i++) {
-		struct tracer *t = global_trace.current_trace;
-		bool was = trace_option(i);
-		int err;
-		if (strcmp(name, option_names[i]))
-			continue;
-		trace_set_option(i, on);
-		err = t->option_changed && was != on ? t->option_changed(i, on) : 0;
-		if (err)
-			trace_set_option(i, was);
-		return err;
-	}
-	return -EINVAL;
-}
-
-void trace_set_option(enum trace_option_bit o, bool on)
-{
-	unsigned long old = global_trace.options;
-
-	WRITE_ONCE(global_trace.options, on ? old | (1UL << o) : old & ~(1UL << o));
-	trace_update_fn_slow();
+	WRITE_ONCE(tr->fn_slow, tr->nr_pids || trace_array_option(tr, TRACE_OPT_FUNC_STACK_TRACE));
+	if (tr == &global_trace)
+		trace_graph_update_slow(); /* funcgraph-irqs is an option too */
 }
 
 void trace_update_fn_slow(void)
 {
-	WRITE_ONCE(global_trace.fn_slow,
-		   global_trace.nr_pids || trace_option(TRACE_OPT_FUNC_STACK_TRACE));
-	trace_graph_update_slow(); /* funcgraph-irqs is an option too */
+	trace_array_update_fn_slow(&global_trace);
 }
 
 static int pid_show(struct seq_file *m, struct fnode *f)
 {
-	for (int i = 0; i < global_trace.nr_pids; i++)
-		seq_printf(m, "%d\n", global_trace.pids[i]);
+	struct trace_array *tr = trace_array_of(f);
+
+	for (int i = 0; i < tr->nr_pids; i++)
+		seq_printf(m, "%d\n", tr->pids[i]);
 	return 0;
 }
 
@@ -501,36 +396,43 @@ int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const 
 
 static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	int pids[ARRAY_SIZE(global_trace.pids)];
-	int n = trace_parse_pid_list(buf, len, flags, global_trace.pids, global_trace.nr_pids, pids,
+	struct trace_array *tr = trace_array_of(f);
+	int pids[ARRAY_SIZE(tr->pids)];
+	int n = trace_parse_pid_list(buf, len, flags, tr->pids, tr->nr_pids, pids,
 				     ARRAY_SIZE(pids));
 
 	if (n < 0)
 		return n;
-	memcpy(global_trace.pids, pids, n * sizeof(int));
-	WRITE_ONCE(global_trace.nr_pids, n);
-	trace_update_fn_slow();
+	WRITE_ONCE(tr->nr_pids, 0); /* writers see no list while it changes */
+	memcpy(tr->pids, pids, n * sizeof(int));
+	__atomic_store_n(&tr->nr_pids, n, __ATOMIC_RELEASE);
+	trace_array_update_fn_slow(tr);
 	return 0;
 }
 
-#define T "/sys/kernel/tracing/"
-static const struct tracefs_ulong tracing_on = { .max = ~0UL,
-						 .get = tracing_on_get,
-						 .set = tracing_on_set };
-static const struct tracefs_ulong buffer_size = {
-	.value = &global_trace.buffer_kb, .min = 8, .max = 16384, .set = buffer_size_set
-};
+/* Every trace array's: the top directory's and each instance's (the file's directory says
+ * which, trace_array_of()). */
 static const struct tracefs_file trace_files[] = {
-	TRACEFS_FILE(T "trace", trace_show, trace_write),
-	{ .name = T "trace_pipe", .fops = { .show = trace_pipe_show, .fops = &trace_pipe_fops } },
-	TRACEFS_ULONG(T "tracing_on", &tracing_on),
-	TRACEFS_FILE(T "available_tracers", available_tracers_show, NULL),
-	TRACEFS_FILE(T "current_tracer", current_tracer_show, current_tracer_write),
-	TRACEFS_ULONG(T "buffer_size_kb", &buffer_size),
-	TRACEFS_FILE(T "trace_marker", NULL, tracing_mark_write),
-	TRACEFS_FILE(T "set_ftrace_pid", pid_show, pid_write),
-	TRACEFS_FILE(T "trace_options", options_show, options_write),
+	TRACEFS_FILE("trace", trace_show, trace_write),
+	{ .name = "trace_pipe", .fops = { .show = trace_pipe_show, .fops = &trace_pipe_fops } },
+	TRACEFS_FILE("tracing_on", tracing_on_show, tracing_on_set),
+	TRACEFS_FILE("available_tracers", available_tracers_show, NULL),
+	TRACEFS_FILE("current_tracer", current_tracer_show, current_tracer_write),
+	TRACEFS_FILE("buffer_size_kb", buffer_size_show, buffer_size_write),
+	TRACEFS_FILE("trace_marker", NULL, tracing_mark_write),
+	TRACEFS_FILE("set_ftrace_pid", pid_show, pid_write),
 };
+
+int trace_array_create_files(struct fnode *dir)
+{
+	return tracefs_create_files(dir, trace_files, ARRAY_SIZE(trace_files))
+		       ?: trace_options_create(dir);
+}
+
+void trace_array_remove_files(struct fnode *dir)
+{
+	tracefs_remove_files(dir, trace_files, ARRAY_SIZE(trace_files));
+}
 
 void trace_init(void)
 {
@@ -548,9 +450,14 @@ void trace_init(void)
 	stack_trace_init();
 	trace_preemptirq_init();
 	trace_irqsoff_init();
-	if (tracefs_create_files(NULL, trace_files, ARRAY_SIZE(trace_files)))
+	global_trace.dir = tracefs_create_path("/sys/kernel/tracing");
+	if (trace_array_create_files(global_trace.dir))
 		pr_err("tracing: cannot create the tracing files\n");
 	trace_per_cpu_init();
 	trace_snapshot_init();
 	trace_export_files_init();
+	trace_printk_files_init();
+	trace_dump_init();
+	trace_readme_init();
+	trace_instances_init();
 }

@@ -14,10 +14,13 @@ enum trace_type {
 	TRACE_FN = 1,
 	TRACE_STACK = 4,
 	TRACE_PRINT = 5,
+	TRACE_BPRINT = 6,
 	TRACE_GRAPH_RET = 11,
 	TRACE_GRAPH_ENT = 12,
 	/* Linux 6.1 numbers it 12, its funcgraph_entry 11: ours keep 11 and 12 for the graph. */
-	TRACE_USER_STACK = 13
+	TRACE_USER_STACK = 13,
+	TRACE_BPUTS = 14,
+	TRACE_RAW_DATA = 18
 };
 
 #define FTRACE_STACK_ENTRIES 8
@@ -89,8 +92,34 @@ struct print_entry {
 	char buf[];
 };
 
+/* trace_printk()'s records (trace_printk.c) and trace_marker_raw's, Linux's layouts. */
+struct bprint_entry {
+	struct trace_entry ent;
+	unsigned long ip;
+	const char *fmt; /* in __trace_printk_fmt: printk_formats names it */
+	u32 buf[];	 /* the arguments, as vbin_printf() stores them */
+};
+
+struct bputs_entry {
+	struct trace_entry ent;
+	unsigned long ip;
+	const char *str;
+};
+
+struct raw_data_entry {
+	struct trace_entry ent;
+	unsigned int id;
+	char buf[];
+};
+
+/* The line of a trace_printk() or marker record (trace_printk.c); false for any other type. */
+bool trace_printk_print(struct seq_file *m, struct trace_iterator *it);
+void trace_printk_files_init(void);
+
 /* One event being printed: which CPU, when, and its bytes. */
 struct trace_iterator {
+	struct trace_array
+		*tr; /* whose buffer: its options shape the line (NULL: the global one's) */
 	int cpu;
 	u64 ts;
 	struct trace_entry *ent;
@@ -104,23 +133,28 @@ struct trace_iterator {
 	u64 time_start; /* the buffer's time_start in ns: latency-format counts from it */
 };
 
+struct trace_array;
 struct tracer {
 	const char *name;
 	int (*init)(void);
 	void (*reset)(void);
+	/* Set by a tracer an instance may run (Linux's allow_instances): start and stop it on tr. */
+	int (*instance_init)(struct trace_array *tr);
+	void (*instance_reset)(struct trace_array *tr);
 	void (*print_header)(struct seq_file *m); /* NULL: the function tracer's header */
 	/* The latency tracers' (Linux's): it swaps the max buffer itself, so the user's snapshot
 	 * commands get EBUSY (use_max_tr), and `trace` shows the max buffer (print_max). */
 	bool use_max_tr, print_max;
-	/* An option changed while this tracer runs (Linux's flag_changed): 0, or -errno and the
-	 * option is put back. */
-	int (*option_changed)(int option, bool on);
+	/* An option of tr changed while this tracer runs tr, from trace_options or options/
+	 * (Linux's flag_changed): 0, or -errno and the option is put back. */
+	int (*option_changed)(struct trace_array *tr, int option, bool on);
 	/* Prints one event; returns false if the event is not one this tracer knows. */
 	bool (*print_line)(struct seq_file *m, struct trace_iterator *it);
 	struct tracer *next;
 };
 
-/* trace_options: the switches we have, in the order the file lists them. */
+/* trace_options and options/: the switches we have (trace_options.c lists them in Linux's
+ * order: the general ones, then the tracers'). */
 enum trace_option_bit {
 	TRACE_OPT_FUNC_STACK_TRACE,
 	TRACE_OPT_GRAPH_PROC,
@@ -132,10 +166,31 @@ enum trace_option_bit {
 	TRACE_OPT_USERSTACKTRACE,
 	TRACE_OPT_EVENT_FORK,
 	TRACE_OPT_FUNCTION_FORK,
-	TRACE_OPT_LATENCY_FMT,	  /* latency-format: trace_lat_output.c */
-	TRACE_OPT_FUNCTION_TRACE, /* function-trace: the latency tracers record functions too */
+	TRACE_OPT_PRINT_PARENT,
+	TRACE_OPT_SYM_OFFSET,
+	TRACE_OPT_SYM_ADDR,
+	TRACE_OPT_VERBOSE,
+	TRACE_OPT_RAW,
+	TRACE_OPT_CONTEXT_INFO,
+	TRACE_OPT_LATENCY_FMT, /* latency-format: trace_lat_output.c */
+	TRACE_OPT_RECORD_CMD,
+	TRACE_OPT_IRQ_INFO,
+	TRACE_OPT_MARKERS,
+	TRACE_OPT_FUNCTION_TRACE, /* the latency tracers' (Linux's function-trace) */
+	TRACE_OPT_DISPLAY_GRAPH,  /* the same, graph output */
+	TRACE_OPT_PRINTK,	  /* trace_printk() records */
+	TRACE_OPT_PRINTK_MSGONLY, /* ... printed as their text alone */
 	NR_TRACE_OPTS
 };
+/* Linux's defaults: these on, the rest off. */
+#define TRACE_DEFAULT_OPTIONS                                                                      \
+	((1UL << TRACE_OPT_GRAPH_DURATION) | (1UL << TRACE_OPT_GRAPH_IRQS) |                       \
+	 (1UL << TRACE_OPT_PRINT_PARENT) | (1UL << TRACE_OPT_CONTEXT_INFO) |                       \
+	 (1UL << TRACE_OPT_RECORD_CMD) | (1UL << TRACE_OPT_IRQ_INFO) |                             \
+	 (1UL << TRACE_OPT_MARKERS) | (1UL << TRACE_OPT_FUNCTION_TRACE) |                          \
+	 (1UL << TRACE_OPT_PRINTK))
+/* trace_options and options/ in an array's directory (trace_options.c); 0 or -ENOMEM. */
+int trace_options_create(struct fnode *dir);
 
 struct trace_array {
 	struct trace_buffer buffer;
@@ -160,11 +215,24 @@ struct trace_array {
 	 * (kernel/trace/trace_snapshot.c). */
 	struct trace_buffer *max_buffer;
 	unsigned long max_latency; /* tracing_max_latency, in ns */
+	/* Instances (trace_instances.c); the global one is id 0, its dir the top directory. */
+	int id;		   /* its bit in an event's instances mask, its slot in trace_arrays[] */
+	struct fnode *dir; /* instances/<name>/ */
+	struct ftrace_ops *ops; /* the function tracer's ops: its set_ftrace_filter and notrace */
+	int event_pids[32];	/* set_event_pid of an instance (the global one's: event_pids) */
+	int nr_event_pids;
 };
 
 extern struct trace_array global_trace;
+/* Every trace array by id, NULL where none; the global one at 0. Changed under trace_types_lock
+ * only (mkdir, rmdir), read by the event write path, which an instance outlives (rmdir waits). */
+#define TRACE_ARRAY_MAX 64
+extern struct trace_array *trace_arrays[TRACE_ARRAY_MAX];
+/* The trace array whose directory holds f (walking up), the global one if none. */
+struct trace_array *trace_array_of(const struct fnode *f);
 /* Sets fn_slow and graph_slow from what they sum up; after a write to any of it. */
 void trace_update_fn_slow(void);
+void trace_array_update_fn_slow(struct trace_array *tr);
 /* graph_slow: 0 only while the function_graph tracer is fgraph's user with the defaults its fast
  * path assumes (trace_functions_graph.c). */
 void trace_graph_update_slow(void);
@@ -174,8 +242,13 @@ static __always_inline bool trace_option(enum trace_option_bit o)
 	return READ_ONCE(global_trace.options) & (1UL << o);
 }
 
-/* Sets an option as a tracer does for itself (irqsoff turns latency-format on). */
-void trace_set_option(enum trace_option_bit o, bool on);
+/* Sets an option of tr as a tracer does for itself (irqsoff turns latency-format on), with no
+ * option_changed call (trace_options.c); trace_set_option() for the global array's. */
+void trace_array_set_option(struct trace_array *tr, enum trace_option_bit o, bool on);
+static inline void trace_set_option(enum trace_option_bit o, bool on)
+{
+	trace_array_set_option(&global_trace, o, on);
+}
 
 void register_tracer(struct tracer *t);
 /* What a write to current_tracer does: reset the old tracer, empty the buffer, start the new. */
@@ -212,6 +285,16 @@ static __always_inline bool trace_pid_wanted(void)
 {
 	return !READ_ONCE(global_trace.nr_pids) || trace_pid_listed();
 }
+bool trace_array_pid_listed(struct trace_array *tr);
+/* The same for any trace array's set_ftrace_pid. */
+static __always_inline bool trace_array_pid_wanted(struct trace_array *tr)
+{
+	return !READ_ONCE(tr->nr_pids) || trace_array_pid_listed(tr);
+}
+static __always_inline bool trace_array_option(struct trace_array *tr, enum trace_option_bit o)
+{
+	return READ_ONCE(tr->options) & (1UL << o);
+}
 /* The name to print for a pid (saved when its task first traced something). */
 void trace_save_cmdline(int pid, const char *comm);
 /* The same, replacing a name already saved: a task renamed itself (execve, prctl PR_SET_NAME). */
@@ -224,7 +307,7 @@ int trace_saved_cmdline_at(unsigned int slot, char *comm);
 
 /* Output helpers shared by tracers (kernel/trace/trace_output.c). */
 void trace_print_context(struct seq_file *m, struct trace_iterator *it);
-void print_func_help_header(struct seq_file *m);
+void print_func_help_header(struct seq_file *m, bool irq_info);
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it);
 
 void trace_functions_init(void);
@@ -235,39 +318,84 @@ void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrac
 			 struct pt_regs *regs);
 /* A stack trace event, from the traced function at ip outwards (the stacktrace command). */
 void trace_record_stack(unsigned long ip);
+void trace_array_record_stack(struct trace_array *tr, unsigned long ip);
 /* The same from the first frame whose return address is_first(ret, arg) accepts. */
 void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg),
 			  unsigned long arg);
-/* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/). */
+/* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/): the global
+ * array's, or tr's. */
 int trace_show_cpu(struct seq_file *m, int only_cpu);
+int trace_array_show_cpu(struct trace_array *tr, struct seq_file *m, int only_cpu);
 struct rb_iter;
 /* The oldest event across the CPUs' iterators (only_cpu >= 0: that CPU only), its time in ns;
  * false at the end. */
 bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *it);
-/* The same from any buffer of tr (the max buffer: snapshot), with the given header printer. */
-int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
-		      void (*header)(struct seq_file *m, struct trace_buffer *b, u64 skipped));
+/* The same from any buffer of tr (its max buffer: snapshot), with the given header printer. */
+typedef void (*trace_header_fn)(struct seq_file *m, struct trace_array *tr, struct trace_buffer *b,
+				u64 skipped);
+int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_buffer *b,
+		      int only_cpu, trace_header_fn header);
 /* trace's own header: `# tracer:`, then the tracer's, the latency or the function tracer's
- * columns (skipped: events before the buffer's time_start, not shown). */
-void trace_print_header(struct seq_file *m, struct trace_buffer *b, u64 skipped);
+ * columns as tr's options say (skipped: events before the buffer's time_start, not shown). */
+void trace_print_header(struct seq_file *m, struct trace_array *tr, struct trace_buffer *b,
+			u64 skipped);
 /* latency-format (trace_lat_output.c): the header, and the context a line starts with. */
-void trace_latency_header(struct seq_file *m, struct trace_buffer *b, u64 skipped);
+void trace_latency_header(struct seq_file *m, struct trace_array *tr, struct trace_buffer *b,
+			  u64 skipped);
 void trace_print_lat_context(struct seq_file *m, struct trace_iterator *it);
 char trace_hardsoft_irq(u8 flags);
 int trace_pipe_cpu(struct seq_file *m, int only_cpu);
-/* One reader's place in trace_pipe: trace_pipe_open() starts it, each trace_pipe_step() prints
- * the oldest unread event into m (false: none now). The shell's cat loops on it until Ctrl-C; a
- * program's read() (kernel/trace/trace_pipe_read.c) until its buffer has something. */
+int trace_array_pipe_cpu(struct trace_array *tr, struct seq_file *m, int only_cpu);
+/* One reader's place in tr's trace_pipe (kernel/trace/trace_pipe.c): trace_pipe_open() starts
+ * it, each trace_pipe_step() prints the oldest unread event into m (false: none now). The shell's
+ * cat loops on it until Ctrl-C; a program's read() (kernel/trace/trace_pipe_read.c) until its
+ * buffer has something. */
+#define PIPE_EVENT_MAX 1200
 struct trace_pipe_state {
 	struct rb_iter its[NR_CPUS];
 	u64 seen_overrun[NR_CPUS];
+	/* Each CPU's next event, taken ahead: the oldest of them is printed first. */
+	struct trace_pipe_pending {
+		bool have;
+		u64 ts, lost;
+		u32 len;
+		union {
+			struct trace_entry ent;
+			u8 bytes[PIPE_EVENT_MAX];
+		} ev;
+	} pending[NR_CPUS];
+	u8 next[PIPE_EVENT_MAX]; /* the event after the printed one, for a look-ahead */
 };
-void trace_pipe_open(struct trace_pipe_state *st);
-bool trace_pipe_step(struct seq_file *m, int only_cpu, struct trace_pipe_state *st);
+void trace_pipe_open(struct trace_array *tr, struct trace_pipe_state *st);
+bool trace_pipe_step(struct trace_array *tr, struct seq_file *m, int only_cpu,
+		     struct trace_pipe_state *st);
 struct file_operations;
 extern const struct file_operations trace_pipe_fops;
-/* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump). */
+/* What a write to an instance's current_tracer does (nop, or a tracer with instance_init). */
+int trace_array_set_tracer(struct trace_array *tr, const char *name);
+/* Records an event into tr's buffer (NULL if refused), as trace_reserve() into the global one. */
+void *trace_array_reserve(struct trace_array *tr, struct rb_reserve *r, u16 type, u32 len,
+			  unsigned long irq_flags);
+/* The files every trace array has (trace.c), made in an instance's directory, and their
+ * removal; the instances/ directory (trace_instances.c). */
+int trace_array_create_files(struct fnode *dir);
+void trace_array_remove_files(struct fnode *dir);
+int trace_per_cpu_create(struct fnode *top);
+int ftrace_create_instance_files(struct fnode *dir);
+void trace_instances_init(void);
+/* A new instance's state, as the global one's at boot: nop, tracing on, default options. */
+void trace_array_defaults(struct trace_array *tr);
+/* Prints every CPU's buffer (or one CPU's) on the console and stops tracing (dump, cpudump;
+ * trace_dump.c). */
 void trace_dump(int only_cpu);
+/* ftrace_dump_on_oops: 0 off, 1 every CPU's buffer, 2 the faulting CPU's (orig_cpu). Dumped by
+ * die() on an Oops and by panic(), once; and by a serial BREAK (sysrq-z), on demand. */
+extern unsigned long ftrace_dump_on_oops;
+void ftrace_dump_oops(void);
+void trace_dump_init(void);
+void trace_readme_init(void);
+/* The command line's tracing parameters (trace_boot.c), once every tracing file exists. */
+void trace_boot_init(void);
 void trace_functions_graph_init(void);
 void trace_per_cpu_init(void);
 /* trace_pipe_raw's read of any buffer's part (the live one, or the max buffer's snapshot_raw). */

@@ -153,7 +153,7 @@ const struct ftrace_event_field *trace_event_field_find(const struct trace_event
 
 int trace_event_update_probe(struct trace_event_call *call)
 {
-	bool want = call->flags & EVENT_FL_IN_USE;
+	bool want = (call->flags & EVENT_FL_IN_USE) || call->tr_mask;
 	bool have = call->flags & EVENT_FL_PROBED;
 	int err = 0;
 
@@ -192,15 +192,36 @@ int trace_event_enable_disable(struct trace_event_call *call, bool enable)
 	return err;
 }
 
+bool trace_event_enabled_in(const struct trace_event_call *call, const struct trace_array *tr)
+{
+	if (tr == &global_trace)
+		return call->flags & EVENT_FL_ENABLED;
+	return call->tr_mask & (1ULL << tr->id);
+}
+
+int trace_event_enable_tr(struct trace_event_call *call, struct trace_array *tr, bool enable)
+{
+	u64 old = call->tr_mask;
+	int err;
+
+	if (tr == &global_trace)
+		return trace_event_enable_disable(call, enable);
+	WRITE_ONCE(call->tr_mask, enable ? old | (1ULL << tr->id) : old & ~(1ULL << tr->id));
+	err = trace_event_update_probe(call);
+	if (err)
+		WRITE_ONCE(call->tr_mask, old);
+	return err;
+}
+
 /* --- the write path ---------------------------------------------------------------------------- */
 
 /* Big enough for any event this kernel defines; a kprobe event is cut to fit (trace_kprobe.c). */
 static u8 event_scratch[NR_CPUS][TRACE_EVENT_MAX_SIZE] __aligned(8);
 
-static bool pid_listed(int pid)
+static bool pid_in(const int *pids, const int *nr, int pid)
 {
-	for (int i = 0; i < READ_ONCE(nr_event_pids); i++)
-		if (event_pids[i] == pid)
+	for (int i = 0; i < __atomic_load_n(nr, __ATOMIC_ACQUIRE); i++)
+		if (pids[i] == pid)
 			return true;
 	return false;
 }
@@ -232,12 +253,13 @@ static void event_find_pid_field(struct trace_event_call *call)
 	}
 }
 
-static bool event_pid_wanted(const struct trace_event_call *call, const void *rec)
+static bool event_pid_wanted(const struct trace_event_call *call, const void *rec, const int *pids,
+			     const int *nr)
 {
-	if (pid_listed(current ? current->pid : 0))
+	if (pid_in(pids, nr, current ? current->pid : 0))
 		return true;
 	return call->pid_field_offset &&
-	       pid_listed(*(const s32 *)((const u8 *)rec + call->pid_field_offset));
+	       pid_in(pids, nr, *(const s32 *)((const u8 *)rec + call->pid_field_offset));
 }
 
 void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_event_call *call,
@@ -249,7 +271,8 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 	fb->len = len;
 	/* Someone must look at the record before it is kept: build it aside first. */
 	fb->scratch = (flags & (EVENT_FL_FILTERED | EVENT_FL_SOFT_MODE | EVENT_FL_PERF)) ||
-		      READ_ONCE(nr_event_pids) || !(flags & EVENT_FL_ENABLED);
+		      READ_ONCE(nr_event_pids) || !(flags & EVENT_FL_ENABLED) ||
+		      READ_ONCE(call->tr_mask);
 	if (!fb->scratch) {
 		fb->entry = trace_reserve(&fb->r, call->id, len, this_cpu()->tp_irq_flags, 0);
 		return fb->entry;
@@ -264,9 +287,23 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 	return fb->entry;
 }
 
+/* tp_printk: every event recorded in the global buffer also goes to the console, as Linux's
+ * output_printk() prints it (the event's line without the context columns). */
+static void output_printk(const struct trace_entry *ent)
+{
+	char buf[512];
+	struct seq_file m = { .buf = buf, .size = sizeof(buf) - 1 };
+
+	trace_event_print_inline(&m, ent);
+	buf[m.count] = '\0';
+	printk("%s\n", buf);
+}
+
 void trace_event_buffer_commit(struct trace_event_buffer *fb)
 {
 	if (!fb->scratch) {
+		if (unlikely(READ_ONCE(tracepoint_printk)))
+			output_printk(fb->entry);
 		ring_buffer_unlock_commit(&fb->r);
 		if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
 			ftrace_trace_userstack();
@@ -276,6 +313,32 @@ void trace_event_buffer_commit(struct trace_event_buffer *fb)
 	local_irq_restore(fb->flags);
 }
 
+/*
+ * Each instance the event is on in gets its copy, if its tracing_on and set_event_pid let it
+ * (Linux's trace_event_file per instance: the tracepoint calls one probe per file; here one probe
+ * copies the record out to each). Filters and triggers are the global event's only.
+ */
+static void keep_in_instances(struct trace_event_call *call, void *rec, u32 len)
+{
+	u64 mask = READ_ONCE(call->tr_mask);
+	struct rb_reserve r;
+
+	while (mask) {
+		struct trace_array *tr = READ_ONCE(trace_arrays[__builtin_ctzll(mask)]);
+		void *dst;
+
+		mask &= mask - 1;
+		if (!tr || (READ_ONCE(tr->nr_event_pids) &&
+			    !event_pid_wanted(call, rec, tr->event_pids, &tr->nr_event_pids)))
+			continue;
+		dst = trace_array_reserve(tr, &r, call->id, len, 0);
+		if (dst) {
+			memcpy(dst, rec, len);
+			ring_buffer_unlock_commit(&r);
+		}
+	}
+}
+
 void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
 {
 	unsigned int flags = READ_ONCE(call->flags);
@@ -283,13 +346,18 @@ void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
 	struct rb_reserve r;
 	void *dst;
 
+	if (unlikely(READ_ONCE(call->tr_mask)))
+		keep_in_instances(call, rec, len);
 	if ((flags & EVENT_FL_ENABLED) &&
-	    (!READ_ONCE(nr_event_pids) || event_pid_wanted(call, rec)) &&
+	    (!READ_ONCE(nr_event_pids) ||
+	     event_pid_wanted(call, rec, event_pids, &nr_event_pids)) &&
 	    (!(flags & EVENT_FL_FILTERED) || !filter || filter_match(filter, rec, len))) {
 		dst = trace_reserve(&r, call->id, len, 0, 0);
 		if (dst) {
 			/* The common fields were filled for the scratch copy: keep them as they are. */
 			memcpy(dst, rec, len);
+			if (unlikely(READ_ONCE(tracepoint_printk)))
+				output_printk(rec);
 			ring_buffer_unlock_commit(&r);
 			if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
 				ftrace_trace_userstack();

@@ -69,6 +69,9 @@ struct trace_event_call {
 	struct ftrace_event_field *fields; /* with offsets */
 	/* State, changed under event_mutex; read on the tracing path. */
 	unsigned int flags;
+	/* The instances it is enabled in (bit n: trace_arrays[n]; EVENT_FL_ENABLED is the
+	 * global one's): Linux's trace_event_file per instance, here a bit each. */
+	u64 tr_mask;
 	struct event_filter *filter;
 	struct event_trigger_data *triggers; /* singly linked, newest first */
 	/* enable_event/disable_event triggers aiming at this event: while any exist, its probe
@@ -159,6 +162,20 @@ void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len);
 
 /* Switching, under event_mutex. 0 or -errno; enabling twice is not an error. */
 int trace_event_enable_disable(struct trace_event_call *call, bool enable);
+/* The same in one trace array (the global one: the above), and whether it is on there. */
+int trace_event_enable_tr(struct trace_event_call *call, struct trace_array *tr, bool enable);
+bool trace_event_enabled_in(const struct trace_event_call *call, const struct trace_array *tr);
+/* The events an instance has: the built-in ones (an event made at run time can go away, and
+ * its files with it; instances do not follow that). */
+static inline bool trace_event_in_instances(const struct trace_event_call *call)
+{
+	return !call->dir;
+}
+/* events/, set_event and set_event_pid of an instance, in its directory; 0 or -ENOMEM. Their
+ * removal also turns off every event the instance had on (under event_mutex, waiting until no
+ * CPU still writes one into it). */
+int trace_events_create_instance(struct fnode *dir);
+void trace_events_remove_instance(struct trace_array *tr);
 /* Attach or detach the probe as (enabled or triggered) requires. */
 int trace_event_update_probe(struct trace_event_call *call);
 void event_mutex_lock(void);
@@ -192,6 +209,9 @@ void tracing_log_err(const char *loc, const char *cmd, const char *err_text, int
 int trace_error_log_init(struct fnode *top);
 void trace_error_log_remove(struct fnode *top);
 
+/* tp_printk, /proc/sys/kernel/tracepoint_printk: recorded events printed on the console too
+ * (trace_boot.c). */
+extern unsigned long tracepoint_printk;
 void trace_events_init(void);
 void trace_events_files_init(void);
 /* syscalls:sys_enter_NAME / sys_exit_NAME for every call the table has (trace_syscalls.c). */

@@ -91,9 +91,10 @@ static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned i
 static int event_enable_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_event_call *call = f->parent->priv;
+	struct trace_array *tr = trace_array_of(f);
 
-	seq_printf(m, "%d%s\n", !!(call->flags & EVENT_FL_ENABLED),
-		   call->flags & EVENT_FL_SOFT_MODE ? "*" : "");
+	seq_printf(m, "%d%s\n", trace_event_enabled_in(call, tr),
+		   tr == &global_trace && (call->flags & EVENT_FL_SOFT_MODE) ? "*" : "");
 	return 0;
 }
 
@@ -108,7 +109,7 @@ static int event_enable_write(struct fnode *f, const char *buf, size_t len, unsi
 	if (text_patch_busy())
 		return -EBUSY; /* enabling flips a static key: patch_step holds text_mutex */
 	event_mutex_lock();
-	err = trace_event_enable_disable(call, on);
+	err = trace_event_enable_tr(call, trace_array_of(f), on);
 	event_mutex_unlock();
 	return err;
 }
@@ -184,6 +185,12 @@ static const struct tracefs_file event_files[] = {
 	TRACEFS_FILE("hist", hist_show, NULL),
 	TRACEFS_FILE("trigger", trigger_show, trigger_write),
 };
+/* An instance's event: no filter, no trigger (the global event's only, here). */
+static const struct tracefs_file instance_event_files[] = {
+	TRACEFS_FILE("enable", event_enable_show, event_enable_write),
+	TRACEFS_FILE("format", format_show, NULL),
+	TRACEFS_FILE("id", id_show, NULL),
+};
 
 /* The fixed types of events/ftrace/ have only the first two. */
 int trace_event_format_files(struct fnode *dir, struct trace_event_call *call)
@@ -196,10 +203,12 @@ int trace_event_format_files(struct fnode *dir, struct trace_event_call *call)
 
 static struct fnode *events_dir;
 
-/* events/<system>/, made the first time one of its events is met; NULL when memory ran out. */
-static struct fnode *system_dir(const char *name)
+/* events/<system>/ in events (the top one's or an instance's), made the first time one of its
+ * events is met, with the files of a system (an instance's: enable only); NULL when memory ran
+ * out. */
+static struct fnode *system_dir_in(struct fnode *events, const char *name, size_t nfiles)
 {
-	struct fnode *dir = tracefs_create_dir(name, events_dir);
+	struct fnode *dir = tracefs_create_dir(name, events);
 	struct event_subsystem *system;
 
 	if (!dir || dir->priv)
@@ -207,8 +216,7 @@ static struct fnode *system_dir(const char *name)
 	system = kzalloc(sizeof(*system));
 	if (system)
 		system->name = kmalloc(strlen(name) + 1);
-	if (!system || !system->name ||
-	    tracefs_create_files(dir, event_system_files, ARRAY_SIZE(event_system_files))) {
+	if (!system || !system->name || tracefs_create_files(dir, event_system_files, nfiles)) {
 		if (system)
 			kfree(system->name);
 		kfree(system);
@@ -218,6 +226,11 @@ static struct fnode *system_dir(const char *name)
 	strcpy(system->name, name);
 	dir->priv = system;
 	return dir;
+}
+
+static struct fnode *system_dir(const char *name)
+{
+	return system_dir_in(events_dir, name, ARRAY_SIZE(event_system_files));
 }
 
 /* The files of one event; a dynamic event's directory is noted in call->dir. */
@@ -236,6 +249,71 @@ static int event_files_create(struct fnode *sysdir, struct trace_event_call *cal
 	((struct event_subsystem *)sysdir->priv)->nr_events++;
 	return 0;
 }
+/* An instance's events/ tree: every built-in event's enable, format and id, a system's and the
+ * top's enable; and set_event, set_event_pid beside. 0, or -ENOMEM with what was made left to
+ * the caller's removal of the instance's directory. */
+int trace_events_create_instance(struct fnode *top)
+{
+	struct fnode *events = tracefs_create_dir("events", top);
+	struct trace_event_call *const *pp;
+	int err = 0;
+
+	if (!events || tracefs_create_files(events, event_system_files, 1) ||
+	    tracefs_create_files(top, &event_set_files[1], 2))
+		return -ENOMEM;
+	event_mutex_lock();
+	for_each_event_call(pp)
+	{
+		struct fnode *sysdir, *dir;
+
+		if (!trace_event_in_instances(*pp))
+			continue;
+		sysdir = system_dir_in(events, (*pp)->system, 1);
+		dir = sysdir ? tracefs_create_dir((*pp)->name, sysdir) : NULL;
+		err = -ENOMEM;
+		if (!dir)
+			break;
+		dir->priv = *pp;
+		if (tracefs_create_files(dir, instance_event_files,
+					 ARRAY_SIZE(instance_event_files)))
+			break;
+		((struct event_subsystem *)sysdir->priv)->nr_events++;
+		err = 0;
+	}
+	event_mutex_unlock();
+	return err;
+}
+
+/* Its systems' state, before the tree goes (the nodes themselves go with the instance's). */
+static void instance_systems_free(struct fnode *events)
+{
+	for (struct fnode *d = events ? events->children : NULL; d; d = d->next) {
+		struct event_subsystem *system = d->is_dir ? d->priv : NULL;
+		if (system) {
+			kfree(system->name);
+			kfree(system);
+			d->priv = NULL;
+		}
+	}
+}
+
+void trace_events_remove_instance(struct trace_array *tr)
+{
+	struct trace_event_call *const *pp;
+
+	event_mutex_lock();
+	for_each_event_call(pp)
+	{
+		if (trace_event_enabled_in(*pp, tr) && trace_event_enable_tr(*pp, tr, false))
+			pr_err("trace events: %s:%s stays on in a removed instance\n",
+			       (*pp)->system, (*pp)->name);
+	}
+	event_mutex_unlock();
+	/* No CPU still copies a record into the instance (keep_in_instances) after this. */
+	tracepoint_synchronize_unregister();
+	instance_systems_free(fs_lookup(tr->dir, "events", 6));
+}
+
 /* A system directory with no event left goes too (Linux removes a kprobe group's the same way). */
 static void system_dir_put(struct fnode *sysdir)
 {

@@ -13,17 +13,24 @@ static bool in_system(const struct trace_event_call *call, const struct event_su
 	return !system || !strcmp(call->system, system->name);
 }
 
+/* The events tr has: every one in the top directory, the built-in ones in an instance. */
+static bool in_tr(const struct trace_event_call *call, const struct trace_array *tr)
+{
+	return tr == &global_trace || trace_event_in_instances(call);
+}
+
 /* 0 none on, 1 all on, X some (Linux's subsystem and top-level enable files). */
 static int system_enable_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_event_call *const *pp;
+	struct trace_array *tr = trace_array_of(f);
 	bool any_on = false, any_off = false;
 
 	for_each_event_call(pp)
 	{
-		if (!in_system(*pp, f->parent->priv))
+		if (!in_system(*pp, f->parent->priv) || !in_tr(*pp, tr))
 			continue;
-		if ((*pp)->flags & EVENT_FL_ENABLED)
+		if (trace_event_enabled_in(*pp, tr))
 			any_on = true;
 		else
 			any_off = true;
@@ -40,15 +47,15 @@ enum { WANT_OFF, WANT_ON, WANT_TURNED_ON };
  * the enables first, and if one fails, those made before it are turned back off; then the
  * disables, which cannot fail for memory (a tracepoint unregister never does). Under event_mutex.
  */
-static int apply_event_states(u8 *want)
+static int apply_event_states(struct trace_array *tr, u8 *want)
 {
 	struct trace_event_call *const *pp;
 	int i = 0, err = 0;
 
 	for_each_event_call(pp)
 	{
-		if (want[i] && !((*pp)->flags & EVENT_FL_ENABLED)) {
-			err = trace_event_enable_disable(*pp, true);
+		if (want[i] && !trace_event_enabled_in(*pp, tr)) {
+			err = trace_event_enable_tr(*pp, tr, true);
 			if (err)
 				goto undo;
 			want[i] = WANT_TURNED_ON;
@@ -58,8 +65,8 @@ static int apply_event_states(u8 *want)
 	i = 0;
 	for_each_event_call(pp)
 	{
-		if (!want[i++] && ((*pp)->flags & EVENT_FL_ENABLED))
-			err = err ?: trace_event_enable_disable(*pp, false);
+		if (!want[i++] && trace_event_enabled_in(*pp, tr))
+			err = err ?: trace_event_enable_tr(*pp, tr, false);
 	}
 	return err;
 undo:
@@ -67,7 +74,7 @@ undo:
 	for_each_event_call(pp)
 	{
 		/* Cannot fail (see above); if it ever did, the event would stay on unasked. */
-		if (want[i++] == WANT_TURNED_ON && trace_event_enable_disable(*pp, false))
+		if (want[i++] == WANT_TURNED_ON && trace_event_enable_tr(*pp, tr, false))
 			pr_err("trace events: %s:%s left on after a failed write\n", (*pp)->system,
 			       (*pp)->name);
 	}
@@ -77,6 +84,7 @@ undo:
 static int system_enable_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct trace_event_call *const *pp;
+	struct trace_array *tr = trace_array_of(f);
 	bool on;
 	u8 *want;
 	int err = 0, i = 0;
@@ -93,11 +101,12 @@ static int system_enable_write(struct fnode *f, const char *buf, size_t len, uns
 	}
 	for_each_event_call(pp)
 	{
-		want[i] =
-			in_system(*pp, f->parent->priv) ? on : !!((*pp)->flags & EVENT_FL_ENABLED);
+		want[i] = in_system(*pp, f->parent->priv) && in_tr(*pp, tr)
+				  ? on
+				  : trace_event_enabled_in(*pp, tr);
 		i++;
 	}
-	err = apply_event_states(want);
+	err = apply_event_states(tr, want);
 out:
 	event_mutex_unlock();
 	kfree(want);
@@ -189,8 +198,9 @@ static int available_events_show(struct seq_file *m, struct fnode *f)
 static int set_event_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_event_call *const *pp;
+	struct trace_array *tr = trace_array_of(f);
 
-	for_each_event_call(pp) if ((*pp)->flags & EVENT_FL_ENABLED)
+	for_each_event_call(pp) if (trace_event_enabled_in(*pp, tr))
 		seq_printf(m, "%s:%s\n", (*pp)->system, (*pp)->name);
 	return 0;
 }
@@ -200,7 +210,7 @@ static int set_event_show(struct seq_file *m, struct fnode *f)
  * system), `*:*`, or a bare word naming an event or a system. `*` alone means any; there are no
  * other globs. Which events it names go into the mark array; none is an error.
  */
-static int set_event_match(const char *tok, bool *mark)
+static int set_event_match(struct trace_array *tr, const char *tok, bool *mark)
 {
 	struct trace_event_call *const *pp;
 	char word[EVENT_WRITE_MAX], *sys = NULL, *ev = NULL, *any = NULL, *colon;
@@ -218,7 +228,8 @@ static int set_event_match(const char *tok, bool *mark)
 	for_each_event_call(pp)
 	{
 		const struct trace_event_call *c = *pp;
-		bool ok = (!sys || !strcmp(sys, c->system)) && (!ev || !strcmp(ev, c->name)) &&
+		bool ok = in_tr(c, tr) && (!sys || !strcmp(sys, c->system)) &&
+			  (!ev || !strcmp(ev, c->name)) &&
 			  (!any || !strcmp(any, c->name) || !strcmp(any, c->system));
 		if (ok) {
 			mark[i] = true;
@@ -237,6 +248,7 @@ static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigne
 {
 	char text[EVENT_WRITE_MAX], *p = text, *tok;
 	struct trace_event_call *const *pp;
+	struct trace_array *tr = trace_array_of(f);
 	bool *on = NULL, *off = NULL;
 	u8 *want = NULL;
 	int err, i = 0;
@@ -253,18 +265,18 @@ static int set_event_write(struct fnode *f, const char *buf, size_t len, unsigne
 	err = on && off && want ? 0 : -ENOMEM;
 	while (!err && (tok = strsep(&p, " \t\n")) != NULL)
 		if (*tok)
-			err = tok[0] == '!' ? set_event_match(tok + 1, off)
-					    : set_event_match(tok, on);
+			err = tok[0] == '!' ? set_event_match(tr, tok + 1, off)
+					    : set_event_match(tr, tok, on);
 	if (err)
 		goto out;
 	for_each_event_call(pp)
 	{
 		/* `>` starts from nothing, as Linux's O_TRUNC open */
-		bool keep = !(flags & FS_TRUNC) && ((*pp)->flags & EVENT_FL_ENABLED);
+		bool keep = !(flags & FS_TRUNC) && trace_event_enabled_in(*pp, tr);
 		want[i] = (keep || on[i]) && !off[i];
 		i++;
 	}
-	err = apply_event_states(want);
+	err = apply_event_states(tr, want);
 out:
 	event_mutex_unlock();
 	kfree(on);
@@ -275,25 +287,36 @@ out:
 
 /* --- set_event_pid ---------------------------------------------------------------------------- */
 
+/* The list of the file's trace array: the global one's event_pids, or an instance's own. */
+static int *event_pid_list(struct fnode *f, int **nr)
+{
+	struct trace_array *tr = trace_array_of(f);
+
+	*nr = tr == &global_trace ? &nr_event_pids : &tr->nr_event_pids;
+	return tr == &global_trace ? event_pids : tr->event_pids;
+}
+
 static int event_pid_show(struct seq_file *m, struct fnode *f)
 {
-	for (int i = 0; i < nr_event_pids; i++)
-		seq_printf(m, "%d\n", event_pids[i]);
+	int *nr, *list = event_pid_list(f, &nr);
+
+	for (int i = 0; i < *nr; i++)
+		seq_printf(m, "%d\n", list[i]);
 	return 0;
 }
 
 static int event_pid_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	int pids[ARRAY_SIZE(event_pids)];
-	int n = trace_parse_pid_list(buf, len, flags, event_pids, nr_event_pids, pids,
-				     ARRAY_SIZE(pids));
+	int *nr, *list = event_pid_list(f, &nr);
+	int n = trace_parse_pid_list(buf, len, flags, list, *nr, pids, ARRAY_SIZE(pids));
 
 	if (n < 0)
 		return n;
 	event_mutex_lock();
-	WRITE_ONCE(nr_event_pids, 0); /* writers see no list while it changes */
-	memcpy(event_pids, pids, n * sizeof(int));
-	__atomic_store_n(&nr_event_pids, n, __ATOMIC_RELEASE);
+	WRITE_ONCE(*nr, 0); /* writers see no list while it changes */
+	memcpy(list, pids, n * sizeof(int));
+	__atomic_store_n(nr, n, __ATOMIC_RELEASE);
 	event_mutex_unlock();
 	return 0;
 }

@@ -86,22 +86,31 @@ static int saved_cmdlines_size_show(struct seq_file *m, struct fnode *f)
 }
 
 /* Linux's layout: the address, then the text quoted, with newlines, tabs and quotes escaped. */
+static void printk_format_show(struct seq_file *m, const char *s)
+{
+	seq_printf(m, "0x%lx : \"", (unsigned long)s);
+	for (const char *c = s; *c; c++) {
+		if (*c == '\n')
+			seq_puts(m, "\\n");
+		else if (*c == '\t')
+			seq_puts(m, "\\t");
+		else if (*c == '"')
+			seq_puts(m, "\\\"");
+		else
+			seq_putc(m, *c);
+	}
+	seq_puts(m, "\"\n");
+}
+
+/* trace_printk()'s formats first (a non-constant one left NULL), then the tracepoint strings. */
 static int printk_formats_show(struct seq_file *m, struct fnode *f)
 {
-	for (const char *const *pp = __start___tracepoint_str; pp < __stop___tracepoint_str; pp++) {
-		seq_printf(m, "0x%lx : \"", (unsigned long)*pp);
-		for (const char *c = *pp; *c; c++) {
-			if (*c == '\n')
-				seq_puts(m, "\\n");
-			else if (*c == '\t')
-				seq_puts(m, "\\t");
-			else if (*c == '"')
-				seq_puts(m, "\\\"");
-			else
-				seq_putc(m, *c);
-		}
-		seq_puts(m, "\"\n");
-	}
+	for (const char *const *pp = __start___trace_printk_fmt; pp < __stop___trace_printk_fmt;
+	     pp++)
+		if (*pp)
+			printk_format_show(m, *pp);
+	for (const char *const *pp = __start___tracepoint_str; pp < __stop___tracepoint_str; pp++)
+		printk_format_show(m, *pp);
 	return 0;
 }
 

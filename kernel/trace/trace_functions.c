@@ -17,7 +17,7 @@ static noinline void function_trace_call_slow(struct trace_array *tr, unsigned l
 {
 	struct rb_reserve r;
 
-	if (!READ_ONCE(tr->tracing_on) || !trace_pid_wanted())
+	if (!READ_ONCE(tr->tracing_on) || !trace_array_pid_wanted(tr))
 		return;
 	if (ring_buffer_lock_reserve(&tr->buffer, sizeof(struct ftrace_entry), &r)) {
 		struct ftrace_entry *e = r.data;
@@ -26,8 +26,9 @@ static noinline void function_trace_call_slow(struct trace_array *tr, unsigned l
 		e->ip = ip;
 		e->parent_ip = parent_ip;
 		ring_buffer_unlock_commit(&r);
-		if (unlikely(trace_option(TRACE_OPT_FUNC_STACK_TRACE)))
-			trace_record_stack(ip); /* func_stack_trace: where the call came from */
+		if (unlikely(trace_array_option(tr, TRACE_OPT_FUNC_STACK_TRACE)))
+			trace_array_record_stack(
+				tr, ip); /* func_stack_trace: where the call came from */
 	}
 }
 
@@ -78,10 +79,29 @@ static void function_trace_reset(void)
 	global_ops.tramp_kind = 0; /* unregistering took the trampoline: nothing copies it now */
 }
 
+/* In an instance: the same callback and trampoline on the instance's own ops (its
+ * set_ftrace_filter), whose private names the instance, so the fast path is the same code. */
+static int function_instance_init(struct trace_array *tr)
+{
+	tr->ops->func = function_trace_call;
+	tr->ops->private = tr;
+	tr->ops->flags |= FTRACE_OPS_FL_RECURSION;
+	tr->ops->tramp_kind = FTRACE_TRAMP_FUNCTION;
+	return register_ftrace_function(tr->ops);
+}
+
+static void function_instance_reset(struct trace_array *tr)
+{
+	unregister_ftrace_function(tr->ops);
+	tr->ops->tramp_kind = 0;
+}
+
 static struct tracer function_trace = {
 	.name = "function",
 	.init = function_trace_init,
 	.reset = function_trace_reset,
+	.instance_init = function_instance_init,
+	.instance_reset = function_instance_reset,
 };
 
 void trace_functions_init(void)

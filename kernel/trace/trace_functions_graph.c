@@ -30,6 +30,13 @@ unsigned long tracing_thresh; /* ns; non-zero: only calls at least this long, re
  */
 static struct ftrace_hash *graph_hash, *graph_notrace_hash;
 static bool graph_tracer_on; /* this tracer is fgraph's user (not the function profiler) */
+static struct fgraph_ops graph_ops;
+
+/* The trace array the tracer writes to: the global one, or the instance running it. */
+static struct trace_array *graph_array(void)
+{
+	return READ_ONCE(graph_ops.private);
+}
 
 /*
  * graph_slow sums up what function_graph's assembly fast path (arch/x86/ftrace_fast.asm) does not
@@ -47,7 +54,7 @@ void trace_graph_update_slow(void)
 		    !READ_ONCE(tracing_thresh) &&
 		    (!fgraph_max_depth || fgraph_max_depth >= FTRACE_RETFUNC_DEPTH);
 
-	WRITE_ONCE(global_trace.graph_slow, !fast);
+	WRITE_ONCE(graph_array()->graph_slow, !fast);
 }
 
 /* ftrace_lookup_hash() with its first test inline: both hashes are usually empty. */
@@ -85,7 +92,7 @@ static bool graph_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
 	struct fgraph_task *g = current->fgraph;
 	bool record;
 
-	if (!READ_ONCE(tr->tracing_on) || !trace_pid_wanted())
+	if (!READ_ONCE(tr->tracing_on) || !trace_array_pid_wanted(tr))
 		return false;
 	if (!trace_option(TRACE_OPT_GRAPH_IRQS) && (this_cpu()->irq_depth || this_cpu()->nmi_depth))
 		return false; /* funcgraph-irqs off: interrupts are not traced */
@@ -374,10 +381,43 @@ static void graph_trace_reset(void)
 	unregister_ftrace_graph();
 }
 
+/*
+ * In an instance: fgraph has one user at a time (fgraph.c), so the tracer graphs into whichever
+ * array started it, the instance's set_ftrace_filter choosing the functions, and a second start
+ * (the top level's, another instance's, the profiler) is EBUSY. Linux 6.1 refuses function_graph
+ * in instances (EINVAL: no allow_instances); 6.9 gave fgraph several users and allowed it.
+ */
+static void graph_use_array(struct trace_array *tr)
+{
+	WRITE_ONCE(graph_ops.private, tr);
+	graph_ftrace_ops.func_hash = &tr->ops->local_hash;
+}
+
+static int graph_instance_init(struct trace_array *tr)
+{
+	int err;
+
+	if (READ_ONCE(graph_tracer_on))
+		return -EBUSY;
+	graph_use_array(tr);
+	err = graph_trace_init();
+	if (err)
+		graph_use_array(&global_trace);
+	return err;
+}
+
+static void graph_instance_reset(struct trace_array *tr)
+{
+	graph_trace_reset();
+	graph_use_array(&global_trace);
+}
+
 static struct tracer graph_trace = {
 	.name = "function_graph",
 	.init = graph_trace_init,
 	.reset = graph_trace_reset,
+	.instance_init = graph_instance_init,
+	.instance_reset = graph_instance_reset,
 	.print_header = print_graph_headers,
 	.print_line = print_graph_line,
 };
@@ -430,7 +470,7 @@ static int graph_set_write(struct ftrace_hash **slot, const char *buf, size_t le
 	if (!new)
 		return err;
 	old = *slot;
-	WRITE_ONCE(global_trace.graph_slow, 1); /* the fast path knows nothing of these sets */
+	WRITE_ONCE(graph_array()->graph_slow, 1); /* the fast path knows nothing of these sets */
 	WRITE_ONCE(*slot, new);
 	ftrace_synchronize(); /* no graph entry on another CPU still looks at the old set */
 	free_ftrace_hash(old);

@@ -163,6 +163,16 @@ void tracer_hardirqs_off(unsigned long ip, unsigned long parent_ip)
 		start_critical_timing(ip, parent_ip);
 }
 
+void tracer_hardirqs_stale(void)
+{
+	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
+
+	if ((trace_type & TRACER_IRQS_OFF) && !preempt_trace() && !data->disabled) {
+		data->tracing = false;
+		data->critical_start = 0;
+	}
+}
+
 void tracer_preempt_on(unsigned long ip, unsigned long parent_ip)
 {
 	if (preempt_trace() && !irq_trace())
@@ -235,7 +245,7 @@ static void irqsoff_reset(void)
 }
 
 /* function-trace switched while we run: add or drop the functions inside sections. */
-static int irqsoff_option_changed(int o, bool on)
+static int irqsoff_option_changed(struct trace_array *tr, int o, bool on)
 {
 	return o == TRACE_OPT_FUNCTION_TRACE ? irqsoff_function_set(on) : 0;
 }

@@ -8,6 +8,8 @@ void tracer_hardirqs_off(unsigned long ip, unsigned long parent_ip);
 void tracer_hardirqs_on(unsigned long ip, unsigned long parent_ip);
 void tracer_preempt_off(unsigned long ip, unsigned long parent_ip);
 void tracer_preempt_on(unsigned long ip, unsigned long parent_ip);
+/* Interrupts were on after all (trace_hardirqs_irq_entry()): forget an interrupts-off section. */
+void tracer_hardirqs_stale(void);
 
 /* The hooks' keys, counted: the events and the tracers each take what they listen to. */
 int trace_irqflags_hooks_get(void);

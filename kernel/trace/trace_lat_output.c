@@ -27,13 +27,14 @@ static void print_lat_help_header(struct seq_file *m)
 }
 
 /* Linux's print_trace_header(): who had the worst section, how long, where it began and ended. */
-static void print_trace_header(struct seq_file *m, struct trace_buffer *b, u64 skipped)
+static void print_trace_header(struct seq_file *m, struct trace_array *tr, struct trace_buffer *b,
+			       u64 skipped)
 {
 	const struct trace_max_data *d = &trace_max_data;
-	bool max = b == global_trace.max_buffer;
+	bool max = b == tr->max_buffer;
 	u64 written, in = ring_buffer_entries(b, &written);
 
-	seq_printf(m, "# %s latency trace v1.1.5 on %s\n", global_trace.current_trace->name,
+	seq_printf(m, "# %s latency trace v1.1.5 on %s\n", tr->current_trace->name,
 		   FTRACE_OS_VERSION);
 	seq_puts(m, "# --------------------------------------------------------------------\n");
 	/* Ours preempts wherever preempt_count is 0 at an interrupt's end: Linux's full model. */
@@ -52,13 +53,14 @@ static void print_trace_header(struct seq_file *m, struct trace_buffer *b, u64 s
 	seq_puts(m, "#\n");
 }
 
-void trace_latency_header(struct seq_file *m, struct trace_buffer *b, u64 skipped)
+void trace_latency_header(struct seq_file *m, struct trace_array *tr, struct trace_buffer *b,
+			  u64 skipped)
 {
 	u64 written;
 
 	if (ring_buffer_entries(b, &written) == skipped)
 		return; /* as Linux: nothing at all for an empty buffer */
-	print_trace_header(m, b, skipped);
+	print_trace_header(m, tr, b, skipped);
 	print_lat_help_header(m);
 }
 

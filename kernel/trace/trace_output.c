@@ -22,6 +22,8 @@ void trace_save_cmdline(int pid, const char *comm)
 {
 	unsigned int slot = (unsigned int)pid % SAVED_CMDLINES;
 
+	if (!trace_option(TRACE_OPT_RECORD_CMD))
+		return; /* record-cmd off: names already saved stay, new ones are not kept */
 	if (saved[slot].pid != pid || !saved[slot].comm[0]) {
 		saved[slot].pid = pid;
 		strscpy(saved[slot].comm, comm, sizeof(saved[slot].comm));
@@ -53,8 +55,14 @@ const char *trace_find_cmdline(int pid)
 	return saved[slot].pid == pid && saved[slot].comm[0] ? saved[slot].comm : "<...>";
 }
 
-void print_func_help_header(struct seq_file *m)
+/* Linux's two headers: with the irq-info columns (the default) or without. */
+void print_func_help_header(struct seq_file *m, bool irq_info)
 {
+	if (!irq_info) {
+		seq_puts(m, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
+			    "#              | |         |         |         |\n");
+		return;
+	}
 	seq_puts(m, "#                                _-----=> irqs-off/BH-disabled\n"
 		    "#                               / _----=> need-resched\n"
 		    "#                              | / _---=> hardirq/softirq\n"
@@ -72,20 +80,62 @@ char trace_hardsoft_irq(u8 flags)
 	return nmi && hard ? 'Z' : nmi ? 'z' : hard ? 'h' : '.';
 }
 
+static bool it_option(const struct trace_iterator *it, enum trace_option_bit o)
+{
+	return trace_array_option(it->tr ?: &global_trace, o);
+}
+
 void trace_print_context(struct seq_file *m, struct trace_iterator *it)
 {
 	const struct trace_entry *e = it->ent;
 	u8 depth = MIN(e->preempt_count, 15); /* one hex digit, as Linux shows it */
 
-	if (trace_option(TRACE_OPT_LATENCY_FMT)) {
+	if (!it_option(it, TRACE_OPT_CONTEXT_INFO))
+		return;
+	if (it_option(it, TRACE_OPT_LATENCY_FMT)) {
 		trace_print_lat_context(m, it);
 		return;
 	}
-	seq_printf(m, "%16s-%-7d [%03d] %c%c%c%c%c %5llu.%06llu: ", trace_find_cmdline(e->pid),
-		   e->pid, it->cpu, e->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.',
-		   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.', trace_hardsoft_irq(e->flags),
-		   depth ? "0123456789abcdef"[depth] : '.', '.', it->ts / 1000000000ULL,
-		   (it->ts / 1000) % 1000000);
+	seq_printf(m, "%16s-%-7d [%03d] ", trace_find_cmdline(e->pid), e->pid, it->cpu);
+	if (it_option(it, TRACE_OPT_IRQ_INFO))
+		seq_printf(m, "%c%c%c%c%c ", e->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.',
+			   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.',
+			   trace_hardsoft_irq(e->flags), depth ? "0123456789abcdef"[depth] : '.',
+			   '.');
+	seq_printf(m, "%5llu.%06llu: ", it->ts / 1000000000ULL, (it->ts / 1000) % 1000000);
+}
+
+/* Linux's seq_print_ip_sym(): the name (sym-offset: +off/size), sym-addr: the address after. */
+static void print_ip_sym(struct seq_file *m, const struct trace_iterator *it, unsigned long ip)
+{
+	if (!ip) {
+		seq_putc(m, '0');
+		return;
+	}
+	seq_printf(m, it_option(it, TRACE_OPT_SYM_OFFSET) ? "%pS" : "%ps", (void *)ip);
+	if (it_option(it, TRACE_OPT_SYM_ADDR))
+		seq_printf(m, " <%016lx>", ip);
+}
+
+/*
+ * The raw option: Linux's print_raw_fmt(), pid, CPU and nanoseconds, then the event's raw form:
+ * a function's two addresses in hex, a marker's text after its ip; the others have none and
+ * print their type (Linux's trace_nop_print()).
+ */
+static void trace_print_raw(struct seq_file *m, struct trace_iterator *it)
+{
+	if (it_option(it, TRACE_OPT_CONTEXT_INFO))
+		seq_printf(m, "%d %d %llu ", it->ent->pid, it->cpu, it->ts);
+	if (it->ent->type == TRACE_FN) {
+		const struct ftrace_entry *f = (const void *)it->ent;
+		seq_printf(m, "%lx %lx\n", f->ip, f->parent_ip);
+	} else if (it->ent->type == TRACE_PRINT) {
+		const struct print_entry *p = (const void *)it->ent;
+		seq_printf(m, "# %lx ", p->ip);
+		seq_write(m, p->buf, strnlen(p->buf, it->len - sizeof(*p)));
+	} else {
+		seq_printf(m, "type: %d\n", it->ent->type);
+	}
 }
 
 /*
@@ -105,12 +155,21 @@ static const char *stack_entry_name(unsigned long addr)
 /* Events every tracer shows the same way: function entries, trace_marker writes, trace events. */
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 {
+	if (it_option(it, TRACE_OPT_RAW)) {
+		trace_print_raw(m, it);
+		return true;
+	}
 	if (it->ent->type >= TRACE_EVENT_FIRST_ID)
 		return trace_event_print(m, it);
 	if (it->ent->type == TRACE_FN) {
 		const struct ftrace_entry *f = (const void *)it->ent;
 		trace_print_context(m, it);
-		seq_printf(m, "%ps <-%ps\n", (void *)f->ip, (void *)f->parent_ip);
+		print_ip_sym(m, it, f->ip);
+		if (it_option(it, TRACE_OPT_PRINT_PARENT) && f->parent_ip) {
+			seq_puts(m, " <-");
+			print_ip_sym(m, it, f->parent_ip);
+		}
+		seq_putc(m, '\n');
 		return true;
 	}
 	if (it->ent->type == TRACE_STACK) {
@@ -128,17 +187,7 @@ bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 	}
 	if (it->ent->type == TRACE_USER_STACK)
 		return trace_user_stack_print(m, it);
-	if (it->ent->type == TRACE_PRINT) {
-		const struct print_entry *p = (const void *)it->ent;
-		size_t n = strnlen(p->buf, it->len - sizeof(*p));
-		trace_print_context(m, it);
-		seq_puts(m, "tracing_mark_write: ");
-		seq_write(m, p->buf, n);
-		if (!n || p->buf[n - 1] != '\n')
-			seq_putc(m, '\n');
-		return true;
-	}
-	return false;
+	return trace_printk_print(m, it);
 }
 
 /* --- trace: every CPU's events, oldest first -------------------------------------------- */
@@ -161,20 +210,25 @@ bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *
 	return true;
 }
 
-void trace_print_header(struct seq_file *m, struct trace_buffer *b, u64 skipped)
+void trace_print_header(struct seq_file *m, struct trace_array *tr, struct trace_buffer *b,
+			u64 skipped)
 {
+	struct tracer *t = tr->current_trace;
 	u64 written, in;
 
-	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
-	if (global_trace.current_trace->print_header) {
-		global_trace.current_trace->print_header(m);
-	} else if (trace_option(TRACE_OPT_LATENCY_FMT)) {
-		trace_latency_header(m, b, skipped);
+	seq_printf(m, "# tracer: %s\n#\n", t->name);
+	if (t->print_header) {
+		t->print_header(m);
+	} else if (!trace_array_option(tr, TRACE_OPT_CONTEXT_INFO)) {
+		return; /* Linux's trace_default_header(): no columns without the context */
+	} else if (trace_array_option(tr, TRACE_OPT_LATENCY_FMT)) {
+		trace_latency_header(m, tr, b, skipped);
 	} else {
 		in = ring_buffer_entries(b, &written);
 		seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in,
 			   written, num_online_cpus());
-		print_func_help_header(m);
+		if (!trace_array_option(tr, TRACE_OPT_VERBOSE))
+			print_func_help_header(m, trace_array_option(tr, TRACE_OPT_IRQ_INFO));
 	}
 }
 
@@ -196,9 +250,10 @@ static u64 count_skipped(struct trace_buffer *b, int only_cpu)
 	return n;
 }
 
-int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
-		      void (*header)(struct seq_file *m, struct trace_buffer *b, u64 skipped))
+int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_buffer *b,
+		      int only_cpu, trace_header_fn header)
 {
+	struct tracer *t = tr->current_trace;
 	struct rb_iter its[NR_CPUS];
 	u64 start = tsc_to_ktime(b->time_start), ts2;
 	u32 len;
@@ -206,7 +261,7 @@ int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
 
 	/* Held off, writers cannot move under us and the max buffer cannot be swapped away. */
 	ring_buffer_record_off(b);
-	header(m, b, count_skipped(b, only_cpu));
+	header(m, tr, b, count_skipped(b, only_cpu));
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
 		while (rb_iter_peek(&its[cpu], &len, &ts2) && ts2 < b->time_start)
@@ -216,14 +271,14 @@ int trace_show_buffer(struct seq_file *m, struct trace_buffer *b, int only_cpu,
 		struct trace_iterator it;
 		if (!trace_next_event(its, only_cpu, &it) || shell_interrupted())
 			break;
+		it.tr = tr;
 		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
 		struct rb_iter ahead = its[it.cpu];
 		rb_iter_advance(&ahead);
 		it.next = rb_iter_peek(&ahead, &it.next_len, &ts2);
 		it.next_ts = it.next ? tsc_to_ktime(ts2) : 0;
 		it.time_start = start;
-		if (!global_trace.current_trace->print_line ||
-		    !global_trace.current_trace->print_line(m, &it))
+		if (!t->print_line || !t->print_line(m, &it))
 			trace_print_default(m, &it);
 		rb_iter_advance(&its[it.cpu]);
 		if (it.skip_next && rb_iter_peek(&its[it.cpu], &it.next_len, &ts2))

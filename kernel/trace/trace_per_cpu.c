@@ -26,12 +26,12 @@ static int file_cpu(struct fnode *f)
 
 static int cpu_trace_show(struct seq_file *m, struct fnode *f)
 {
-	return trace_show_cpu(m, file_cpu(f));
+	return trace_array_show_cpu(trace_array_of(f), m, file_cpu(f));
 }
 
 static int cpu_trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	struct trace_buffer *b = &global_trace.buffer;
+	struct trace_buffer *b = &trace_array_of(f)->buffer;
 	int cpu = file_cpu(f);
 
 	if (!(flags & FS_TRUNC) || !b->cpu[cpu].pages)
@@ -44,7 +44,7 @@ static int cpu_trace_write(struct fnode *f, const char *buf, size_t len, unsigne
 
 static int cpu_trace_pipe_show(struct seq_file *m, struct fnode *f)
 {
-	return trace_pipe_cpu(m, file_cpu(f));
+	return trace_array_pipe_cpu(trace_array_of(f), m, file_cpu(f));
 }
 
 /*
@@ -81,14 +81,16 @@ int trace_pipe_raw_cpu(struct seq_file *m, struct trace_buffer *b, int cpu)
 
 static int cpu_trace_pipe_raw_show(struct seq_file *m, struct fnode *f)
 {
-	if (READ_ONCE(global_trace.tracing_on))
+	struct trace_array *tr = trace_array_of(f);
+
+	if (READ_ONCE(tr->tracing_on))
 		return -EBUSY;
-	return trace_pipe_raw_cpu(m, &global_trace.buffer, file_cpu(f));
+	return trace_pipe_raw_cpu(m, &tr->buffer, file_cpu(f));
 }
 
 static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)
 {
-	const struct ring_buffer_per_cpu *cb = &global_trace.buffer.cpu[file_cpu(f)];
+	const struct ring_buffer_per_cpu *cb = &trace_array_of(f)->buffer.cpu[file_cpu(f)];
 
 	seq_printf(m, "%lu\n", cb->nr_pages * (PAGE_SIZE / 1024));
 	return 0;
@@ -108,7 +110,7 @@ static void stats_ts(struct seq_file *m, const char *label, u64 ns)
  */
 static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 {
-	struct trace_buffer *b = &global_trace.buffer;
+	struct trace_buffer *b = &trace_array_of(f)->buffer;
 	struct ring_buffer_per_cpu *cb = &b->cpu[file_cpu(f)];
 	u64 entries, overrun, bytes, oldest, dropped, read;
 
@@ -140,13 +142,13 @@ static const struct tracefs_file cpu_files[] = {
 	TRACEFS_FILE("stats", cpu_stats_show, NULL),
 };
 
-/* Every CPU's directory, or none (said so). */
-void trace_per_cpu_init(void)
+/* per_cpu/ in a trace array's directory, every CPU's, or none: 0 or -ENOMEM. */
+int trace_per_cpu_create(struct fnode *top)
 {
-	struct fnode *dir = tracefs_create_path("/sys/kernel/tracing/per_cpu");
+	struct fnode *dir = tracefs_create_dir("per_cpu", top);
 
 	if (!dir)
-		goto fail;
+		return -ENOMEM;
 	for (int cpu = 0; cpu < nr_cpus_possible && cpu < NR_CPUS; cpu++) {
 		char name[16];
 		struct fnode *d;
@@ -159,9 +161,14 @@ void trace_per_cpu_init(void)
 		if (tracefs_create_files(d, cpu_files, ARRAY_SIZE(cpu_files)))
 			goto fail_dir;
 	}
-	return;
+	return 0;
 fail_dir:
 	fs_remove(dir);
-fail:
-	pr_err("trace: cannot create per_cpu/\n");
+	return -ENOMEM;
+}
+
+void trace_per_cpu_init(void)
+{
+	if (trace_per_cpu_create(global_trace.dir))
+		pr_err("trace: cannot create per_cpu/\n");
 }

@@ -3,7 +3,7 @@
  * there is at least one event, then consumes and formats events until the caller's buffer is full,
  * keeping a line that did not fit for the next read. One reader at a time, as Linux serializes
  * them; O_NONBLOCK gives -EAGAIN, a signal -ERESTARTSYS. The shell's `cat trace_pipe` is
- * trace_pipe_cpu().
+ * trace_array_pipe_cpu() (kernel/trace/trace_pipe.c).
  */
 #include "kernel/fs/file.h"
 #include "kernel/locking/mutex.h"
@@ -18,6 +18,7 @@
 #define LINE_MAX_TEXT 1500 /* room one more line needs: an event is at most PIPE_EVENT_MAX */
 
 struct pipe_reader {
+	struct trace_array *tr; /* whose trace_pipe: the top directory's or an instance's */
 	struct trace_pipe_state st;
 	char text[PIPE_TEXT];
 	size_t len, off; /* formatted text not yet read: [off, len) */
@@ -30,7 +31,7 @@ static bool fill(struct pipe_reader *r)
 {
 	struct seq_file m = { .buf = r->text, .size = sizeof(r->text) };
 
-	while (m.count + LINE_MAX_TEXT < m.size && trace_pipe_step(&m, -1, &r->st))
+	while (m.count + LINE_MAX_TEXT < m.size && trace_pipe_step(r->tr, &m, -1, &r->st))
 		;
 	r->off = 0;
 	r->len = m.count;
@@ -46,8 +47,9 @@ static ssize_t trace_pipe_read(struct file *f, char __user *buf, size_t count, s
 		if (!(r = kzalloc(sizeof(*r))))
 			return -ENOMEM;
 		f->private_data = r;
+		r->tr = trace_array_of(f->node);
 		mutex_lock(&pipe_lock);
-		trace_pipe_open(&r->st);
+		trace_pipe_open(r->tr, &r->st);
 		mutex_unlock(&pipe_lock);
 	}
 	mutex_lock(&pipe_lock);

@@ -85,7 +85,26 @@ void trace_preempt_on(unsigned long ip, unsigned long fp)
 	tracer_preempt_on(ip, parent);
 }
 
-/* The C entries, for C that calls a hook itself (the interrupt entry, do_irq()). */
+/*
+ * An interrupt came into code that had interrupts on (do_irq()): whatever the hooks believe, no
+ * section can be open on this CPU. They can believe otherwise after the key flipped while a section
+ * ran: its cli's site already called the hook and its sti's site was still the NOP, or the other way
+ * round. So the state starts over here, before the interrupt's own section opens; the tracer drops
+ * the section it never saw end.
+ */
+void trace_hardirqs_irq_entry(void)
+{
+	int cpu = smp_processor_id();
+
+	if (tracing_irq_cpu[cpu]) {
+		tracing_irq_cpu[cpu] = 0;
+		tracer_hardirqs_stale();
+	}
+	__trace_hardirqs_off((unsigned long)__builtin_return_address(0),
+			     *(unsigned long *)__builtin_frame_address(0));
+}
+
+/* The C entries, for C that calls a hook itself. */
 void trace_hardirqs_off(void)
 {
 	__trace_hardirqs_off((unsigned long)__builtin_return_address(0),

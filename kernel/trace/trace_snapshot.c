@@ -260,7 +260,7 @@ static int snapshot_show(struct seq_file *m, struct fnode *f)
 		snapshot_help(m, b != NULL, cpu);
 		return 0;
 	}
-	return trace_show_buffer(m, b, cpu, trace_print_header);
+	return trace_show_buffer(&global_trace, m, b, cpu, trace_print_header);
 }
 
 /* The switch of Linux's tracing_snapshot_write(); tr's state is untouched on any error. */

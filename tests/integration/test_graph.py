@@ -139,9 +139,11 @@ def test_tracers_switched_under_load(console):
 
 def test_trace_options_shape_the_output(console):
     assert console.run("cat trace_options").splitlines() == [
-        "nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "funcgraph-irqs", "nofuncgraph-tail",
-        "nofuncgraph-retval", "nofuncgraph-abstime", "nouserstacktrace", "noevent-fork", "nofunction-fork",
-        "nolatency-format", "function-trace"]
+        "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "trace_printk", "nouserstacktrace",
+        "noprintk-msg-only", "context-info", "nolatency-format", "record-cmd", "irq-info", "markers", "noevent-fork",
+        "function-trace", "nofunction-fork", "nodisplay-graph",
+        "nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
+        "nofuncgraph-tail", "nofuncgraph-retval"]
     try:
         for opt in ("funcgraph-proc", "nofuncgraph-duration", "funcgraph-tail"):
             assert console.run("echo %s > trace_options" % opt) == ""

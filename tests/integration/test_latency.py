@@ -1,5 +1,5 @@
 """tests/integration/test_latency.py: irqsoff, preemptoff and preemptirqsoff on 4 CPUs with three of them busy:
-sections of known length (spin_noirq, spin_nopreempt) reported within stated bounds and named by their start
+sections of known length (noirq, nopreempt) reported within stated bounds and named by their start
 and end functions, tracing_max_latency growing only with a longer section, tracing_thresh mode, Linux's
 latency output, the preemptirq events, bad input refused with state unchanged, every site intact after.
 
@@ -61,7 +61,7 @@ def test_tracers_are_listed(console):
 
 def test_irqsoff_measures_a_known_section(console, load):
     assert console.run("echo irqsoff > current_tracer") == ""
-    measured = spin(console, "spin_noirq", 30000)
+    measured = spin(console, "noirq", 30000)
     lat = max_latency(console)
     assert 30000 <= lat <= measured, (lat, measured)
     reported, start, end, lines = header(console)
@@ -84,30 +84,30 @@ def test_irqsoff_measures_a_known_section(console, load):
 
 def test_max_grows_only_with_a_longer_section(console, load):
     console.run("echo irqsoff > current_tracer")
-    spin(console, "spin_noirq", 30000)
+    spin(console, "noirq", 30000)
     first = max_latency(console)
-    spin(console, "spin_noirq", 5000)
+    spin(console, "noirq", 5000)
     assert max_latency(console) >= first
     reported, _, _, lines = header(console)
     assert reported >= first       # the shorter section did not replace the worst one
-    measured = spin(console, "spin_noirq", 2 * first)
+    measured = spin(console, "noirq", 2 * first)
     second = max_latency(console)
     assert 2 * first <= second <= measured
     assert header(console)[0] == second
     assert console.run("echo 0 > tracing_max_latency") == ""
-    measured = spin(console, "spin_noirq", 20000)
+    measured = spin(console, "noirq", 20000)
     assert 20000 <= max_latency(console) <= measured   # reset: a shorter one is the worst again
 
 
 def test_tracing_thresh_records_every_section_above_it(console, load):
     console.run("echo irqsoff > current_tracer")
     assert console.run("echo 20000 > tracing_thresh") == ""
-    m1 = spin(console, "spin_noirq", 40000)
+    m1 = spin(console, "noirq", 40000)
     l1 = max_latency(console)
     assert 40000 <= l1 <= m1
-    spin(console, "spin_noirq", 10000)                 # below: not recorded
+    spin(console, "noirq", 10000)                 # below: not recorded
     assert max_latency(console) == l1 and header(console)[0] == l1
-    m2 = spin(console, "spin_noirq", 25000)            # above, though shorter than the worst: recorded
+    m2 = spin(console, "noirq", 25000)            # above, though shorter than the worst: recorded
     l2 = max_latency(console)
     assert 25000 <= l2 <= m2 and l2 < l1
     assert header(console)[0] == l2
@@ -116,7 +116,7 @@ def test_tracing_thresh_records_every_section_above_it(console, load):
 
 def test_preemptoff_measures_preemption_off(console, load):
     assert console.run("echo preemptoff > current_tracer") == ""
-    measured = spin(console, "spin_nopreempt", 30000)
+    measured = spin(console, "nopreempt", 30000)
     lat = max_latency(console)
     assert 30000 <= lat <= measured
     reported, start, end, lines = header(console)
@@ -127,25 +127,25 @@ def test_preemptoff_measures_preemption_off(console, load):
     assert any(l.endswith(": trace_preempt_on <-spin_cmd") for l in body)
     # Interrupts stay on while preemption is off: irqsoff would not see this section at all.
     console.run("echo irqsoff > current_tracer")
-    spin(console, "spin_nopreempt", 30000)
+    spin(console, "nopreempt", 30000)
     assert max_latency(console) < 30000
 
 
 def test_preemptirqsoff_sees_both(console, load):
     console.run("echo preemptirqsoff > current_tracer")
-    measured = spin(console, "spin_nopreempt", 30000)
+    measured = spin(console, "nopreempt", 30000)
     assert 30000 <= max_latency(console) <= measured
-    measured = spin(console, "spin_noirq", 60000)
+    measured = spin(console, "noirq", 60000)
     assert 60000 <= max_latency(console) <= measured
 
 
 def test_function_trace_records_functions_inside(console):
     console.run("echo irqsoff > current_tracer")
-    spin(console, "spin_noirq", 30000)
+    spin(console, "noirq", 30000)
     with_funcs = header(console)[3]
     console.run("echo 0 > tracing_max_latency")
     assert console.run("echo nofunction-trace > trace_options") == ""
-    spin(console, "spin_noirq", 30000)
+    spin(console, "noirq", 30000)
     without = [l for l in header(console)[3] if not l.startswith("#")]
     # Only the start, the end, the hook's own line and the stack: nothing called in between.
     assert [l.rsplit(": ", 1)[1] for l in without if CONTEXT.match(l)] == [
@@ -160,7 +160,7 @@ def test_function_trace_records_functions_inside(console):
 
 def test_bad_input_changes_nothing(console):
     console.run("echo irqsoff > current_tracer")
-    spin(console, "spin_noirq", 30000)
+    spin(console, "noirq", 30000)
     before = max_latency(console)
     for bad in ["abc", "-5", "12x", ""]:
         assert console.run("echo '%s' > tracing_max_latency" % bad) == EINVAL, bad
@@ -170,13 +170,13 @@ def test_bad_input_changes_nothing(console):
         assert console.run("echo %s > snapshot" % v) == EBUSY, v
         assert console.run("echo %s > per_cpu/cpu1/snapshot" % v) == EBUSY, v
     assert header(console)[0] == before
-    assert console.run("spin_noirq lots") == "usage: spin_noirq US (at most 1000000)"
-    assert console.run("spin_noirq 1000001") == "usage: spin_noirq US (at most 1000000)"
+    assert console.run("noirq lots") == "usage: noirq US (at most 1000000)"
+    assert console.run("noirq 1000001") == "usage: noirq US (at most 1000000)"
 
 
 def test_switching_away_frees_the_max_buffer(console):
     console.run("echo irqsoff > current_tracer")
-    spin(console, "spin_noirq", 20000)
+    spin(console, "noirq", 20000)
     console.run("echo nop > current_tracer")
     assert console.run("cat snapshot").splitlines()[3] == "# * Snapshot is freed *"
 
@@ -186,14 +186,14 @@ def test_preemptirq_events(console):
         "name: irq_disable", "ID: " + console.run("cat events/preemptirq/irq_disable/id")]
     console.run("echo 1 > events/preemptirq/irq_disable/enable")
     console.run("echo 1 > events/preemptirq/irq_enable/enable")
-    spin(console, "spin_noirq", 1000)
+    spin(console, "noirq", 1000)
     console.run("echo 0 > events/preemptirq/enable")
     trace = console.run("cat trace", timeout=60)
     assert re.search(r"irq_disable: caller=latency_spin_irqs_off\+0x[0-9a-f]+/0x[0-9a-f]+ "
                      r"parent=spin_cmd\+0x[0-9a-f]+/0x[0-9a-f]+$", trace, re.M), trace[-3000:]
     assert re.search(r"irq_enable: caller=latency_spin_irqs_off\+0x[0-9a-f]+/0x[0-9a-f]+ ", trace, re.M)
     console.run("echo 1 > events/preemptirq/preempt_disable/enable")
-    spin(console, "spin_nopreempt", 1000)
+    spin(console, "nopreempt", 1000)
     console.run("echo 0 > events/preemptirq/enable")
     assert re.search(r"preempt_disable: caller=latency_spin_preempt_off\+", console.run("cat trace", timeout=60))
     verify_sites(console)

@@ -1,0 +1,142 @@
+/* instances/: `mkdir instances/foo` makes a trace array of its own, `rmdir` takes it down.
+ *
+ *   instances/foo/   trace  trace_pipe  tracing_on  current_tracer (nop, function)  trace_marker
+ *                    buffer_size_kb  trace_options  set_ftrace_pid  available_tracers
+ *                    set_ftrace_filter  set_ftrace_notrace  set_event  set_event_pid
+ *                    events/ (enable, format, id)  per_cpu/cpuN/
+ *
+ * Each instance has its own per-CPU buffer and, while its current_tracer is function, its own
+ * ftrace_ops whose private names it: the same trampoline and callback as the global tracer's
+ * then write into it (trace_functions.c). Its events are bits in each event's tr_mask
+ * (trace_events.c). Which array a file belongs to is the directory it sits in (trace_array_of()).
+ */
+#include "kernel/trace/trace_events.h"
+#include "kernel/fs/tracefs.h"
+#include "kernel/locking/mutex.h"
+#include "kernel/mm/mm.h"
+#include "kernel/printk/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/trace/ftrace.h"
+#include "lib/errno.h"
+
+/* Serializes mkdir and rmdir: the slots of trace_arrays[] and the directories. */
+static DEFINE_MUTEX(instance_lock);
+
+struct trace_array *trace_array_of(const struct fnode *f)
+{
+	for (; f; f = f->parent)
+		for (int i = 0; i < TRACE_ARRAY_MAX; i++) {
+			struct trace_array *tr = READ_ONCE(trace_arrays[i]);
+			if (tr && tr->dir == f)
+				return tr;
+		}
+	return &global_trace;
+}
+
+static void instance_free(struct trace_array *tr)
+{
+	if (tr->ops) {
+		free_ftrace_hash(tr->ops->local_hash.filter_hash);
+		free_ftrace_hash(tr->ops->local_hash.notrace_hash);
+		kfree(tr->ops);
+	}
+	ring_buffer_free(&tr->buffer);
+	kfree(tr);
+}
+
+/* The files of an instance, all or none (the caller removes the directory on failure). */
+static int instance_files(struct fnode *dir)
+{
+	if (trace_array_create_files(dir) || trace_per_cpu_create(dir) ||
+	    ftrace_create_instance_files(dir) || trace_events_create_instance(dir))
+		return -ENOMEM;
+	return 0;
+}
+
+static int instance_mkdir(struct fnode *instances, const char *name)
+{
+	struct trace_array *tr;
+	int id, err = -ENOMEM;
+
+	mutex_lock(&instance_lock);
+	for (id = 1; id < TRACE_ARRAY_MAX && trace_arrays[id]; id++)
+		;
+	if (id == TRACE_ARRAY_MAX) {
+		err = -ENOSPC; /* one bit per instance in an event's tr_mask */
+		goto out;
+	}
+	tr = kzalloc(sizeof(*tr));
+	if (!tr)
+		goto out;
+	trace_array_defaults(tr);
+	tr->id = id;
+	tr->ops = kzalloc(sizeof(*tr->ops));
+	if (!tr->ops || ring_buffer_alloc(&tr->buffer, tr->buffer_kb))
+		goto free;
+	tr->ops->name = "instance_ops";
+	tr->ops->private = tr;
+	tr->dir = tracefs_create_dir(name, instances);
+	if (!tr->dir)
+		goto free;
+	/* Published first: its files find their array through it (trace_array_of). Nothing writes
+	 * into it before an event or a tracer is switched on through them. */
+	WRITE_ONCE(trace_arrays[id], tr);
+	if (instance_files(tr->dir)) {
+		WRITE_ONCE(trace_arrays[id], NULL);
+		trace_events_remove_instance(tr);
+		fs_remove(tr->dir);
+		goto free;
+	}
+	err = 0;
+	goto out;
+free:
+	instance_free(tr);
+out:
+	mutex_unlock(&instance_lock);
+	return err;
+}
+
+/*
+ * Refused (EBUSY, nothing changed) while a file of it is open or the shell stands in it. Else
+ * the tracer stops (its ops unregistered: no site calls into it), its events go off and every
+ * CPU is past any write into it; only then its files and buffer are freed.
+ */
+static int instance_rmdir(struct fnode *instances, struct fnode *victim)
+{
+	struct trace_array *tr = NULL;
+	int err = 0;
+
+	mutex_lock(&instance_lock);
+	for (int i = 1; i < TRACE_ARRAY_MAX && !tr; i++)
+		if (trace_arrays[i] && trace_arrays[i]->dir == victim)
+			tr = trace_arrays[i];
+	if (!tr) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (fs_busy(victim)) {
+		err = -EBUSY;
+		goto out;
+	}
+	err = trace_array_set_tracer(tr, "nop");
+	if (err)
+		goto out;
+	trace_events_remove_instance(tr);
+	WRITE_ONCE(trace_arrays[tr->id], NULL);
+	synchronize_rcu_tasks(); /* the ops may still be in a trampoline's hands until here */
+	fs_remove(victim);
+	instance_free(tr);
+out:
+	mutex_unlock(&instance_lock);
+	return err;
+}
+
+static const struct file_ops instances_ops = { .mkdir = instance_mkdir, .rmdir = instance_rmdir };
+
+void trace_instances_init(void)
+{
+	struct fnode *dir = tracefs_create_dir("instances", global_trace.dir);
+
+	if (dir)
+		dir->ops = &instances_ops;
+}
