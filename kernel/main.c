@@ -116,7 +116,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	init_ftrace_syscalls();
 	init_kprobe_trace();
 	init_uprobe_trace();
-	bpf_init(); /* bpf(2)'s sysctls */
+	bpf_init();	   /* bpf(2)'s sysctls */
 	trace_boot_init(); /* ftrace=, trace_event=...: from here on the boot can be traced */
 	workloads_init();
 	klp_init();

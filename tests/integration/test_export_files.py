@@ -131,8 +131,9 @@ def test_read_only_files_refuse_writes(console):
 
 def test_per_cpu_dirs_for_each_cpu_only(console):
     assert console.run("ls %s/per_cpu" % T).split() == ["cpu0/", "cpu1/"]
-    assert console.run("ls %s/per_cpu/cpu0" % T).split() == ["buffer_size_kb", "stats", "trace",
-                                                            "trace_pipe", "trace_pipe_raw"]
+    assert console.run("ls %s/per_cpu/cpu0" % T).split() == ["buffer_size_kb", "snapshot", "snapshot_raw",
+                                                            "stats", "trace", "trace_pipe",
+                                                            "trace_pipe_raw"]
     path = T + "/per_cpu/cpu2/stats"
     assert cat(console, path) == "cat: %s: No such file or directory" % path
 
