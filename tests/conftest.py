@@ -26,7 +26,7 @@ if ROOT not in sys.path:
 import pytest  # noqa: E402
 
 from tests.console import LOG_DIR, TEST_ISO, Console, ConsoleError, log_path_for  # noqa: E402
-from tests.tracing_state import boot_state, reset  # noqa: E402
+from tests.tracing_state import boot_state, live_workloads, reset  # noqa: E402
 
 LOG_TAIL_LINES = 60
 
@@ -97,6 +97,7 @@ def _console_guard(request):
             shared.boot_state = None
         if getattr(shared, "boot_state", None) is None:
             boot_state(shared)
+        shared.workloads_before = live_workloads(shared)
         consoles.append(shared)
     if "fresh_console" in request.fixturenames:
         consoles.append(request.getfixturevalue("fresh_console"))

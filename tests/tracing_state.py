@@ -33,7 +33,7 @@ OPTIONS = "trace_options"
 SCHED_EVENTS = ["sched_switch", "sched_wakeup", "sched_waking", "sched_process_exit"]
 
 # From any state back to the boot one (VALUES are then written back).  Writes a build lacks fail harmlessly.
-RESET = (["kill all", "echo 0 > tracing_on", "echo nop > current_tracer", "echo 0 > snapshot",
+RESET = (["echo 0 > tracing_on", "echo nop > current_tracer", "echo 0 > snapshot",
            "echo 0 > tracing_max_latency", "echo 0 > func_hits",
           "echo 0 > function_profile_enabled", "echo 0 > /proc/sys/kernel/stack_tracer_enabled",
           "echo 0 > stack_max_size", "echo 0 > events/enable", "echo > set_event", "echo > set_event_pid"]
@@ -74,6 +74,23 @@ def _remove_commands(console):
             console.run("echo '!%s:%s%s' >> set_ftrace_filter" % (m.group(1), m.group(2), m.group(3) or ""))
 
 
+_LIVE_WORKLOAD = re.compile(r"^\s*(\d+)\s+\d+\s+\S+\s+\d+\s+\d+\s+\d+$", re.M)
+
+
+def live_workloads(console):
+    """The pids of the `run` workloads still running (/proc/workloads without "(exited)")."""
+    return set(_LIVE_WORKLOAD.findall(console.run("cat /proc/workloads")))
+
+
+def _stop_workloads(console):
+    """The workloads a test started stop with it: one still running would write into the next test's trace.
+    Those running before the test began (a module fixture's) are left alone."""
+    mine = live_workloads(console) - getattr(console, "workloads_before", set())
+    if mine:
+        console.run("kill " + " ".join(sorted(mine)), timeout=60)
+        console.poll("cat /proc/workloads", lambda out: not mine & set(_LIVE_WORKLOAD.findall(out)), timeout=60)
+
+
 def _put_back(console, state):
     _remove_commands(console)
     for cmd in RESET:
@@ -92,6 +109,7 @@ def reset(console):
     """Back to the boot state; returns None, or what still differs from it (the test's fault)."""
     if console.cwd != INITIAL_CWD:
         console.run("cd " + INITIAL_CWD)
+    _stop_workloads(console)
     state = read_state(console)
     if state != console.boot_state:
         _put_back(console, state)

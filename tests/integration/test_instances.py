@@ -231,7 +231,14 @@ def test_fifty_instances_under_load_give_memory_back(console):
     wait_workload(console, pid)
     assert console.run("cat enabled_functions") == ""
     after = memory(console)
-    assert after == before, {k: (before[k], after.get(k)) for k in before if before[k] != after.get(k)}
+    # Exact: every size class's live objects and the trace buffers' pages. Slab and MemFree may keep up to
+    # four pages of slack: a slab page one live object of someone else's (the shell's, a workload's)
+    # shares with freed ones cannot go back, whatever the instances did.
+    exact = {k: v for k, v in before.items() if k not in ("Slab", "MemFree")}
+    assert {k: after.get(k) for k in exact} == exact, \
+        {k: (before[k], after.get(k)) for k in exact if before[k] != after.get(k)}
+    for k in ("Slab", "MemFree"):
+        assert abs(int(after[k]) - int(before[k])) <= 16, (k, before[k], after[k])
 
 
 def test_function_graph_in_an_instance(console):

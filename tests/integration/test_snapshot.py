@@ -133,13 +133,15 @@ def test_snapshot_function_command(console):
 def test_trigger_without_buffer_says_so(console):
     """The function command allocates at registration; freeing the buffer after makes the next
     snapshot say so in the trace and stop tracing, as Linux's tracing_snapshot_instance()."""
-    console.run("echo 'vfs_close:snapshot:1' >> set_ftrace_filter")
+    # fs_iteration: only the fs workload calls it, so nothing the shell does between the two writes
+    # can spend the command's one use while the buffer is still there.
+    console.run("echo 'fs_iteration:snapshot:1' >> set_ftrace_filter")
     console.run("echo 0 > snapshot")
     console.run("run fs 1 1")
     console.poll("cat tracing_on", lambda out: out == "0")
     trace = console.run("cat trace")
     assert "*** SNAPSHOT NOT ALLOCATED ***" in trace and "*** stopping trace here!   ***" in trace
-    console.run("echo '!vfs_close:snapshot' >> set_ftrace_filter")
+    console.run("echo '!fs_iteration:snapshot' >> set_ftrace_filter")
 
 
 def test_tracer_switch_and_resize_keep_the_snapshot_usable(console):
