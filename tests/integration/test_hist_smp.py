@@ -3,7 +3,6 @@ ring buffer keeps is counted once (per CPU too), and a table filled past its siz
 consistent."""
 
 import re
-import time
 
 SMP = 4
 TOTALS = re.compile(r"\nTotals:\n    Hits: (\d+)\n    Entries: (\d+)\n    Dropped: (\d+)\n")
@@ -11,12 +10,7 @@ COND = 'next_comm == "compute" || next_comm == "hash"'
 
 
 def wait_gone(console, pids, timeout=120):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not set(re.findall(r"^\s*(\d+)\s", console.run("ps"), re.M)) & set(pids):
-            return
-        time.sleep(0.2)
-    raise AssertionError("workloads still running")
+    console.poll("ps", lambda out: not set(re.findall(r"^\s*(\d+)\s", out, re.M)) & set(pids), timeout=timeout)
 
 
 def test_sched_switch_on_4_cpus_under_load(console):
