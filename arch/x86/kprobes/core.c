@@ -182,6 +182,34 @@ static bool kprobe_int3_handler(struct pt_regs *regs)
 	return true;
 }
 
+/*
+ * A hit through an optimized site's detour buffer (arch/x86/kprobes/opt_template.asm), which has
+ * pushed regs as the int3 path shows them and turned interrupts off, as the int3 gate does, so
+ * kprobes_synchronize() waits for us too. Only what a hit needs: the nesting check, the pre
+ * handlers (one probe, the common case, called without the list walk), and the resume word
+ * above regs rewritten only when a handler moved ip.
+ */
+void optimized_callback(struct kprobe_site *s, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *p = READ_ONCE(s->probes);
+	int moved;
+
+	if (unlikely(kcb->site)) {
+		kprobe_site_missed(s);
+		return;
+	}
+	kcb->site = s;
+	kcb->status = KPROBE_HIT_ACTIVE;
+	if (likely(p && !READ_ONCE(p->next_at_site)))
+		moved = !kprobe_disabled(p) && p->pre_handler && p->pre_handler(p, regs);
+	else
+		moved = kprobe_run_pre_handlers(s, regs);
+	if (unlikely(moved))
+		*(unsigned long *)(regs + 1) = regs->ip;
+	kcb->site = NULL;
+}
+
 /* Linux's resume_execution(): the step ran at the slot; make it look as if it ran at addr. */
 static void resume_execution(struct kprobe_site *s, struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {

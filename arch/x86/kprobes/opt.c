@@ -2,8 +2,9 @@
  * becomes a 5-byte jmp to a detour buffer, so a hit costs a jump and a call instead of a trap.
  *
  *   text    addr: e9 <rel32 to buf>  [rest of the replaced range: never run while optimized]
- *   buf:    optprobe_template        pt_regs below sp; optimized_callback(site, regs) runs the
- *                                    pre handlers as the int3 path would; registers restored
+ *   buf:    optprobe_template        pt_regs pushed below sp; optimized_callback(site, regs)
+ *                                    (core.c) runs the pre handlers as the int3 path would;
+ *                                    registers popped back
  *           the replaced range       the instructions from addr, whole ones, >= 5 bytes,
  *                                    each copied as it is (rip-relative ones re-aimed)
  *           e9 <rel32 to addr+size>  back to the first instruction after the range
@@ -20,11 +21,13 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 
-extern const u8 optprobe_template_entry[], optprobe_template_val[], optprobe_template_call[],
-	optprobe_template_end[];
+extern const u8 optprobe_template_entry[], optprobe_template_resume[], optprobe_template_ip[],
+	optprobe_template_val[], optprobe_template_call[], optprobe_template_end[];
 
+#define TMPL_RESUME_IDX (optprobe_template_resume - optprobe_template_entry + 1) /* after 68 */
+#define TMPL_IP_IDX (optprobe_template_ip - optprobe_template_entry + 1)
 #define TMPL_VAL_IDX (optprobe_template_val - optprobe_template_entry + 2) /* after 48 bf */
-#define TMPL_CALL_IDX (optprobe_template_call - optprobe_template_entry + 2)
+#define TMPL_CALL_IDX (optprobe_template_call - optprobe_template_entry)   /* e8 <rel32> */
 #define TMPL_END_IDX ((unsigned long)(optprobe_template_end - optprobe_template_entry))
 
 /* --- what may be copied ------------------------------------------------------------------------ */
@@ -177,7 +180,7 @@ int arch_prepare_optimized_kprobe(struct kprobe_site *s, const char **why)
 	unsigned long addr = (unsigned long)s->addr, size, off, func, end;
 	u8 buf[OPTINSN_SLOT_SIZE], *slot;
 	u64 imm;
-	s32 rel;
+	s32 rel, imm32;
 	int err;
 
 	if (!kallsyms_lookup(addr, &size, &off)) {
@@ -192,10 +195,15 @@ int arch_prepare_optimized_kprobe(struct kprobe_site *s, const char **why)
 		return -ENOMEM;
 	}
 	memcpy(buf, optprobe_template_entry, TMPL_END_IDX);
+	/* push sign-extends its imm32: both addresses are in the top 2 GiB (kernel/mm/mm.h) */
+	imm32 = (s32)((unsigned long)slot + TMPL_END_IDX);
+	memcpy(buf + TMPL_RESUME_IDX, &imm32, 4);
+	imm32 = (s32)(addr + INT3_INSN_SIZE);
+	memcpy(buf + TMPL_IP_IDX, &imm32, 4);
 	imm = (u64)s;
 	memcpy(buf + TMPL_VAL_IDX, &imm, 8);
-	imm = (u64)optimized_callback;
-	memcpy(buf + TMPL_CALL_IDX, &imm, 8);
+	text_gen_insn(buf + TMPL_CALL_IDX, CALL_INSN_OPCODE, (unsigned long)slot + TMPL_CALL_IDX,
+		      (unsigned long)optimized_callback);
 	err = copy_range(s, end, buf + TMPL_END_IDX, (unsigned long)slot + TMPL_END_IDX,
 			 &s->optinsn.size, why);
 	if (!err)
@@ -249,33 +257,4 @@ void arch_optimized_forms(const struct kprobe_site *s, u8 *int3_form, u8 *jmp_fo
 	memcpy(int3_form + 1, s->optinsn.copied_insn, DISP32_SIZE);
 	text_gen_insn(jmp_form, JMP32_INSN_OPCODE, (unsigned long)s->addr,
 		      (unsigned long)s->optinsn.insn);
-}
-
-/* --- a hit ------------------------------------------------------------------------------------- */
-
-/*
- * Called by the template in the detour buffer. Makes the registers look as the int3 path leaves
- * them (ip one past the probed byte) and runs the pre handlers with interrupts off, as the int3
- * gate does, so kprobes_synchronize() waits for us too. Then tells the template where to go: the
- * copied range, or the ip a handler chose.
- */
-void optimized_callback(struct kprobe_site *s, struct pt_regs *regs)
-{
-	unsigned long *resume = (unsigned long *)(regs + 1);
-	unsigned long flags = local_irq_save();
-	int moved = 0;
-
-	*resume = arch_optimized_copy(s);
-	if (kprobe_running()) {
-		kprobe_site_missed(s);
-		goto out;
-	}
-	regs->ip = (unsigned long)s->addr + INT3_INSN_SIZE;
-	kprobe_set_current(s, KPROBE_HIT_ACTIVE);
-	moved = kprobe_run_pre_handlers(s, regs);
-	kprobe_set_current(NULL, 0);
-	if (moved)
-		*resume = regs->ip;
-out:
-	local_irq_restore(flags);
 }

@@ -1,52 +1,57 @@
 ; opt_template.asm: the code at the head of every optimized kprobe's detour buffer. Never run here:
-; arch/x86/kprobes/opt.c copies it into the buffer, writes the site and the callback into its two
-; immediates, and puts the relocated instructions and a jmp back after it.
+; arch/x86/kprobes/opt.c copies it into the buffer, writes the resume address, the probed ip, the
+; site and the callback into its immediates, and puts the relocated instructions and a jmp back
+; after it.
 ;
 ; The site's jmp lands at the buffer's first byte with every register as the probed code had it,
-; and rsp at S. We build a struct pt_regs below S, as the int3 path's entry would, with one word
-; above it where we go next:
+; and rsp at S. Pushes build a struct pt_regs below S, as the int3 path's entry would, with one
+; word above it where we go next:
 ;
-;   S - 8                     the resume address: written by optimized_callback (the copy below,
-;                             or where a pre handler sent ip); our final ret pops it, so rsp is S
-;                             again when the copied instructions run
-;   S - 8 - PT_SIZE           struct pt_regs (ip set by the callback: one past the probed byte)
+;   S - 8                     the resume address: the buffer's copy of the range, or where a pre
+;                             handler sent ip (optimized_callback rewrites it); the final ret pops
+;                             it, so rsp is S again when the copied instructions run
+;   S - 16 .. S - 64          ss, sp, flags, cs, ip (one past the probed byte), orig_ax, vec
+;   S - 184                   the general registers, r15 lowest: the struct's start
 ;
-; No instruction before the pushfq may change the flags: lea and mov do not.
+; Every word is pushed (one instruction each, as Linux's optprobe template does): the hot path is
+; nothing but the struct, one call and the struct back. The two 32-bit immediates are sign-extended
+; by push: the text and execmem both live in the top 2 GiB (kernel/mm/mm.h).
+; No instruction before the pushfq may change the flags: push and lea do not.
 
 bits 64
 section .rodata
 
 %include "arch/x86/pt_regs.inc"
 
-global optprobe_template_entry, optprobe_template_val, optprobe_template_call
-global optprobe_template_end
+global optprobe_template_entry, optprobe_template_resume, optprobe_template_ip
+global optprobe_template_val, optprobe_template_call, optprobe_template_end
 
 optprobe_template_entry:
-	lea rsp, [rsp - PT_SIZE - 8]
-	SAVE_REGS_BUT_BP
-	mov [rsp + PT_BP], rbp
+optprobe_template_resume:
+	push strict dword 0             ; the resume address
+	push strict byte 0x10           ; ss
+	push rsp                        ; sp, S - 16 as pushed: corrected below
 	pushfq
-	pop qword [rsp + PT_FLAGS]
-	lea rax, [rsp + PT_SIZE + 8]    ; sp as the probed code had it
-	mov [rsp + PT_SP], rax
-	mov qword [rsp + PT_CS], 0x08
-	mov qword [rsp + PT_SS], 0x10
-	mov qword [rsp + PT_VEC], 0
-	mov qword [rsp + PT_ORIG_AX], 0
+	cli                             ; handlers run with interrupts off, as under the int3 gate
+	push strict byte 0x08           ; cs
+optprobe_template_ip:
+	push strict dword 0             ; ip: one past the probed byte, as the int3 path shows it
+	push strict byte -1             ; orig_ax (Linux's ~0UL: no system call)
+	push strict byte 0              ; vec
+	PUSH_REGS rax
+	add qword [rsp + PT_SP], 16     ; sp as the probed code had it (flags are saved already)
 	mov rbx, rsp                    ; regs: rbx survives the call
 	and rsp, -16                    ; S is only 8-aligned at an arbitrary instruction
 optprobe_template_val:
 	mov rdi, strict qword 0         ; the kprobe_site
 	mov rsi, rbx
 optprobe_template_call:
-	mov rax, strict qword 0         ; optimized_callback
-	call rax
+	db 0xe8                         ; call rel32 optimized_callback, aimed by opt.c
+	dd 0
 	mov rsp, rbx
-	RESTORE_REGS_BUT_AX_BP
-	mov rbp, [rsp + PT_BP]
-	mov rax, [rsp + PT_AX]
-	push qword [rsp + PT_FLAGS]
-	popfq
-	lea rsp, [rsp + PT_SIZE]        ; at the resume address
+	POP_REGS                        ; rsp at vec
+	lea rsp, [rsp + PT_IP + 16 - PT_VEC]    ; past vec, orig_ax, ip, cs: at flags
+	popfq                           ; IF as it was
+	lea rsp, [rsp + 16]             ; past sp and ss: at the resume address
 	ret
 optprobe_template_end:
