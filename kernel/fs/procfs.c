@@ -14,10 +14,14 @@
 const char linux_banner[] = "ftrace-os version " FTRACE_OS_VERSION " (" FTRACE_OS_BUILDER
 			    ") (gcc " __VERSION__ ") #1 SMP\n";
 
+/* /proc/version's format, under Linux's name: the sysname, release and version of uname(2) go
+ * round the build's fixed words, and a probe can read the format itself (`@linux_proc_banner`). */
+const char linux_proc_banner[] = "%s version %s (" FTRACE_OS_BUILDER ") (gcc " __VERSION__ ") %s\n";
+
 static int version_show(struct seq_file *m, struct fnode *f)
 {
 	(void)f;
-	seq_puts(m, linux_banner);
+	seq_printf(m, linux_proc_banner, "ftrace-os", FTRACE_OS_VERSION, "#1 SMP");
 	return 0;
 }
 

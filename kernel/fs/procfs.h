@@ -9,8 +9,9 @@
 #define FTRACE_OS_BUILDER "root@ftrace-os"
 #endif
 
-/* "ftrace-os version ..." : the first line the kernel prints, and /proc/version. */
+/* "ftrace-os version ...": the first line the kernel prints; /proc/version says the same. */
 extern const char linux_banner[];
+extern const char linux_proc_banner[]; /* /proc/version's format, as Linux names it */
 
 void procfs_init(void);
 /* kernel/fs/proc_pid.c: /proc/self/stat, /proc/sys/kernel/sched_rt_runtime_us. */

@@ -22,8 +22,7 @@
  *
  * Linux: kernel/trace/trace_eprobe.c (__trace_eprobe_create(), enable_eprobe(),
  * new_eprobe_trigger(), __eprobe_trace_func(), get_event_field(), print_eprobe_event(),
- * eprobe_dyn_event_match()). Not here: several eprobes on one event name (6.1 refuses too), and
- * an eprobe on a dynamic event (Linux refuses kprobe, uprobe and eprobe events as bases too).
+ * eprobe_dyn_event_match()). Not here: several eprobes on one event name (6.1 refuses too).
  */
 #include "kernel/trace/trace_dynevent.h"
 #include "kernel/trace/trace_events.h"
@@ -116,7 +115,8 @@ static void free_trace_eprobe(struct trace_eprobe *ep)
 	kfree(ep);
 }
 
-/* A built-in event by system and name (Linux's find_and_get_event() skips probe events). */
+/* An event by system and name, as Linux's find_and_get_event() takes it: any but a kprobe's,
+ * uprobe's or another eprobe's (a syscall event or a synthetic one is fine). */
 static struct trace_event_call *find_base_event(const char *system, const char *name)
 {
 	struct trace_event_call *call;
@@ -124,7 +124,7 @@ static struct trace_event_call *find_base_event(const char *system, const char *
 	event_mutex_lock();
 	call = trace_event_find(system, name);
 	event_mutex_unlock();
-	return call && !call->reg ? call : NULL;
+	return call && !call->is_ukprobe && call->reg != eprobe_register ? call : NULL;
 }
 
 /* $FIELD of argument i: the base event's field, or the task's name for $comm when the event has
@@ -255,7 +255,8 @@ static int trace_eprobe_create(int argc, const char **argv)
 	}
 	if (!ret) {
 		log.index = 1;
-		if (traceprobe_parse_event_name(&sys_event, &sys_name, sbuf, 0, &log) || !sys_name)
+		if (traceprobe_parse_event_name(&sys_event, &sys_name, sbuf, 0, &log) ||
+		    !sys_event || !sys_name)
 			ret = (probe_log_err(&log, 0, TP_ERR_NO_EVENT_INFO), -EINVAL);
 	}
 	if (!ret) {

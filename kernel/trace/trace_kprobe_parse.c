@@ -121,7 +121,8 @@ int kprobe_parse_head(int argc, const char **argv, struct kprobe_head *h, struct
 	if (event) {
 		ret = traceprobe_parse_event_name(&event, &h->group, h->gbuf, event - argv[0], log);
 		h->event = event;
-		return ret;
+		if (ret || event)
+			return ret;
 	}
 	default_event_name(h->name, h->is_return, &h->pl);
 	h->event = h->name;

@@ -129,6 +129,10 @@ int traceprobe_parse_event_name(const char **pevent, const char **pgroup, char *
 		event = *pevent = slash + 1;
 	}
 	len = strlen(event);
+	if (!len && slash) { /* `GROUP/` alone: the caller names the event, as Linux 6.1 */
+		*pevent = NULL;
+		return 0;
+	}
 	if (!len)
 		return probe_log_err(log, offset, TP_ERR_NO_EVENT_NAME), -EINVAL;
 	if (len > MAX_EVENT_NAME_LEN)

@@ -366,6 +366,9 @@ EPROBE_BAD = [
     ("e:bad sched.sched_switch if", EINVAL, "No filter rule after 'if'", 28),
     ("e:sched/sched_switch sched.sched_wakeup", EEXIST, "Given group/event name is already used by another event", 0),
     ("e:1bad sched.sched_switch", EINVAL, "Event name must follow the same rules as C identifiers", 2),
+    # Linux 6.1: `SYSTEM.` alone names no event, and the error points at the word
+    ("e a.", EINVAL, "This requires both group and event name to attach", 2),
+    ("e .b", EINVAL, "Group name is not specified", 2),
 ]
 
 
@@ -373,6 +376,22 @@ EPROBE_BAD = [
 def test_eprobe_bad_definitions(console, line, said, message, caret):
     dyn(console, "p:kp vfs_read")
     refused(console, line, said, "event_probe", message, caret)
+
+
+def test_eprobe_on_a_syscall_event_reads_the_user_string(console):
+    # A syscall event is a base like any other (Linux refuses only kprobe, uprobe and eprobe
+    # events); its filename field is a user pointer, read with ustring. `e:GRP/` takes the base's name.
+    dyn(console, "e:eopen syscalls/sys_enter_openat file=+0($filename):ustring")
+    dyn(console, "e:mine/ syscalls.sys_enter_openat")
+    assert console.run("cat dynamic_events").splitlines() == [
+        "e:eprobes/eopen syscalls.sys_enter_openat file=+0($filename):ustring",
+        "e:mine/sys_enter_openat syscalls.sys_enter_openat"]
+    assert console.run("echo 1 > events/eprobes/eopen/enable") == ""
+    assert console.run("cat events/syscalls/sys_enter_openat/enable") == "0*"
+    assert console.run("/bin/busybox wc -c /proc/uptime").endswith(" /proc/uptime")
+    assert console.run("echo 0 > events/eprobes/eopen/enable") == ""
+    files = [e["rest"] for e in events(console) if e["rest"].startswith("eopen: ")]
+    assert 'eopen: (syscalls.sys_enter_openat) file="/proc/uptime"' in files, files
 
 
 # --- fprobe events ----------------------------------------------------------------------------------------

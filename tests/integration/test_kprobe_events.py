@@ -113,6 +113,19 @@ def test_address_probe_and_default_names(console):
     assert "kprobes:p_0x%x" % addr in console.run("cat available_events").splitlines()
 
 
+def test_group_alone_takes_the_default_event_name(console):
+    # Linux 6.1's traceprobe_parse_event_name(): `GROUP/` names the group only; -:GROUP/ removes it.
+    define(console, "p:grp/ vfs_read")
+    define(console, "r:grp/ vfs_read")
+    assert console.run("cat kprobe_events").splitlines() == [
+        "p:grp/p_vfs_read_0 vfs_read", "r10:grp/r_vfs_read_0 vfs_read"]  # 6.1 shows maxactive
+    assert console.run("ls events/grp").split() == ["enable", "filter", "p_vfs_read_0/",
+                                                    "r_vfs_read_0/"]
+    define(console, "-:grp/")
+    assert console.run("cat kprobe_events") == ""
+    assert "No such file" in console.run("ls events/grp")
+
+
 def test_format_files(console):
     define(console, "p:fmt vfs_open f=%di path=+0(%si):string n=%dx:s32 s=%ip:symbol")
     define(console, "r:rfmt vfs_read ret=$retval:u64 c=$comm")
@@ -247,7 +260,6 @@ BAD = [
     ("p:1bad vfs_read", EINVAL, "Event name must follow the same rules as C identifiers", 2),
     ("p:g-x/ev vfs_read", EINVAL, "Group name must follow the same rules as C identifiers", 2),
     ("p:/ev vfs_read", EINVAL, "Group name is not specified", 2),
-    ("p:grp/ vfs_read", EINVAL, "Event name is not specified", 6),
     ("p:sched/sched_switch vfs_read", EEXIST, "Given group/event name is already used by another event", 0),
     ("p:bad vfs_read $comm:u32", EINVAL, None, 0),     # Linux 6.1 logs nothing for this one
     ("x:bad vfs_read", EINVAL, None, 0),
