@@ -4,8 +4,9 @@
  * Functions (nm types t, T, w, W) are kept: they are what backtraces and ftrace name. An
  * assembler label without a size gets the distance to the next symbol; local labels (".loop",
  * which nasm names "func.loop") are dropped so they do not split the function they belong to.
- * Data objects (d, D, b, B) are kept too when they have a size, so a static key or a tracepoint
- * can be named by its address ("demo_key", "__tracepoint_x+0x8"), as Linux's CONFIG_KALLSYMS_ALL.
+ * Data objects (d, D, b, B, and read-only r, R) are kept too when they have a size, so a static
+ * key or a tracepoint can be named by its address ("demo_key", "__tracepoint_x+0x8") and a probe
+ * can read a constant by name (@linux_proc_banner), as Linux's CONFIG_KALLSYMS_ALL.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,7 @@ static void read_nm(FILE *in)
 			       w2 - w1 - 1 == w1;
 		if (!has_size && sscanf(line, "%lx %c %511s", &addr, &type, name) != 3)
 			continue;
-		if (strchr("dDbB", type)) {
+		if (strchr("dDbBrR", type)) {
 			if (!has_size || !size)
 				continue;
 		} else if (!strchr("tTwW", type)) {

@@ -191,12 +191,12 @@ def e_ts(m):
 
 def test_proc_kallsyms_layout_and_addresses(console):
     lines = cat(console, "/proc/kallsyms").splitlines()
-    rows = [re.fullmatch(r"([0-9a-f]{16}) ([TtDdBbWw]) (\S+)", l) for l in lines]
+    rows = [re.fullmatch(r"([0-9a-f]{16}) ([TtDdBbRrWw]) (\S+)", l) for l in lines]
     assert all(rows), [l for l, r in zip(lines, rows) if not r][:5]
     addrs = [int(r.group(1), 16) for r in rows]
     assert addrs == sorted(addrs)
     mine = {r.group(3): (r.group(1), r.group(2)) for r in rows}
     with open(KERNEL_SYM) as f:
         nm = {p[2]: (p[0], p[1]) for p in (l.split() for l in f) if len(p) == 3}
-    for name in ("compute_fib", "trace_show_cpu", "global_trace", "percpu_area"):
+    for name in ("compute_fib", "trace_show_cpu", "global_trace", "percpu_area", "linux_proc_banner"):
         assert mine[name] == nm[name], name

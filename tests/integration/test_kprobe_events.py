@@ -366,6 +366,20 @@ def test_symbol_and_stack_fetches(console):
                         r"ret=fs_iteration\+0x[0-9a-f]+/0x[0-9a-f]+$", e["rest"]), e
 
 
+def test_symbol_argument_reads_linux_proc_banner(console):
+    # @SYM of a data symbol: /proc/version's format, named linux_proc_banner as Linux names it
+    # (ftracetest's kprobe_args_symbol.tc reads it). Its first four bytes are "%s v".
+    define(console, "p:ban vfs_read c=@linux_proc_banner:u8 w=@linux_proc_banner:x32 "
+                    "b=@linux_proc_banner:b4@4/8")
+    assert console.run("echo 1 > events/kprobes/ban/enable") == ""
+    run_workload(console, "run fs 0 1")
+    assert console.run("echo 0 > events/kprobes/ban/enable") == ""
+    ban = events(console, "ban")
+    assert ban
+    for e in ban:
+        assert re.fullmatch(r"ban: \(vfs_read\+0x0/0x[0-9a-f]+\) c=37 w=0x76207325 b=2", e["rest"]), e
+
+
 def test_probe_inside_a_function_and_the_kprobes_list(console):
     # The int3 stays an int3: optimized kprobes (tests/integration/test_optprobes.py) would turn +5 into a jmp.
     assert "jump-optimization is disabled" in console.run("echo 0 > /proc/sys/debug/kprobes-optimization")
