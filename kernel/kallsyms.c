@@ -50,6 +50,15 @@ unsigned long kallsyms_lookup_name(const char *name)
 	return 0;
 }
 
+unsigned int kallsyms_count_name(const char *name)
+{
+	unsigned int n = 0;
+
+	for (unsigned long i = 0; i < kallsyms_num; i++)
+		n += !strcmp(kallsyms_names + kallsyms_name_offsets[i], name);
+	return n;
+}
+
 int sprint_symbol(char *buf, size_t size, unsigned long addr)
 {
 	unsigned long sz, off;

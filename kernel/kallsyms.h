@@ -10,6 +10,8 @@
 const char *kallsyms_lookup(unsigned long addr, unsigned long *size, unsigned long *offset);
 /* Address of the named function, 0 if there is none. */
 unsigned long kallsyms_lookup_name(const char *name);
+/* How many symbols are called name: static functions of two files may share one. */
+unsigned int kallsyms_count_name(const char *name);
 /* "name+0xoff/0xsize" (or "0x<hex>" for an unknown address); returns the length. */
 int sprint_symbol(char *buf, size_t size, unsigned long addr);
 /* The same for a return address: names the function that made the call. */

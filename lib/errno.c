@@ -40,6 +40,7 @@ static const char *const messages[] = {
 	[ELOOP] = "Too many levels of symbolic links",
 	[EOVERFLOW] = "Value too large for defined data type",
 	[EILSEQ] = "Invalid or incomplete multibyte or wide character",
+	[EADDRNOTAVAIL] = "Cannot assign requested address",
 };
 
 /*

@@ -79,6 +79,10 @@ static int parse_place(const char *word, bool *is_return, struct probe_place *pl
 		pl->flags |= TPARG_FL_FENTRY;
 	if (addr && pl->offset && *is_return)
 		return probe_log_err(log, 0, TP_ERR_BAD_RETPROBE), -EINVAL;
+	/* Linux 6.1.y's answer to two static functions of one name: which one is meant cannot be
+	 * told, so neither is probed (an address can say it). */
+	if (kallsyms_count_name(pl->symbol) > 1)
+		return probe_log_err(log, 0, TP_ERR_NON_UNIQ_SYMBOL), -EADDRNOTAVAIL;
 	return 0;
 }
 

@@ -46,7 +46,7 @@ struct seq_file;
 #define TPARG_FL_MASK 15U
 
 /* Linux 6.1's error texts (trace_probe.h: ERRORS), the kprobe and eprobe ones; TOO_MANY_ARGS
- * is later Linux's (6.1 ignores the arguments past 128). */
+ * is later Linux's (6.1 ignores the arguments past 128), NON_UNIQ_SYMBOL 6.1.y's (Debian's). */
 #define PROBE_ERRORS                                                                               \
 	C(MAXACT_NO_KPROBE, "Maxactive is not for kprobe"),                                        \
 		C(BAD_MAXACT, "Invalid maxactive number"),                                         \
@@ -101,6 +101,7 @@ struct seq_file;
 		C(EVENT_TOO_BIG, "Event too big (too many fields?)"),                              \
 		C(NO_TRACEPOINT, "Tracepoint is not found"),                                       \
 		C(TOO_MANY_ARGS, "Too many arguments are specified"),                              \
+		C(NON_UNIQ_SYMBOL, "The symbol is not unique"),                                    \
 		C(FILE_NOT_FOUND, "Failed to find the given file"),                                \
 		C(NO_REGULAR_FILE, "Not a regular file"),                                          \
 		C(BAD_UPROBE_OFFS, "Invalid uprobe offset"),

@@ -380,6 +380,33 @@ def test_symbol_argument_reads_linux_proc_banner(console):
         assert re.fullmatch(r"ban: \(vfs_read\+0x0/0x[0-9a-f]+\) c=37 w=0x76207325 b=2", e["rest"]), e
 
 
+def test_non_unique_symbol_is_refused_and_its_address_taken(console):
+    # Two static functions of one name (kallsyms lists both): Linux 6.1.y refuses the name with
+    # EADDRNOTAVAIL, ftracetest's kprobe_non_uniq_symbol.tc; an address still names either one.
+    names = {}
+    for line in console.run("cat /proc/kallsyms", timeout=60).splitlines():
+        addr, kind, sym = line.split()[:3]
+        if kind == "t":
+            names.setdefault(sym, []).append(int(addr, 16))
+    dup = sorted(n for n, a in names.items() if len(a) > 1 and n in AVAILABLE(console))[0]
+    line = "p:dup %s" % dup
+    before = state(console)
+    assert console.run("echo > error_log") == ""
+    assert console.run("echo '%s' >> kprobe_events" % line) == \
+        "echo: write error: Cannot assign requested address"
+    assert last_error(console) == ("trace_kprobe: error: The symbol is not unique", line, 6)
+    assert state(console) == before
+    # the one with an fentry site (the other may be notrace: kprobes/blacklist)
+    taken = [a for a in names[dup]
+             if console.run("echo 'p:dup 0x%x' >> kprobe_events" % a) == ""]
+    assert len(taken) == 1, taken
+    assert console.run("cat kprobe_events") == "p:kprobes/dup 0x%x" % taken[0]
+
+
+def AVAILABLE(console):
+    return set(console.run("cat available_filter_functions", timeout=60).split())
+
+
 def test_probe_inside_a_function_and_the_kprobes_list(console):
     # The int3 stays an int3: optimized kprobes (tests/integration/test_optprobes.py) would turn +5 into a jmp.
     assert "jump-optimization is disabled" in console.run("echo 0 > /proc/sys/debug/kprobes-optimization")
