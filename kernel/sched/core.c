@@ -344,12 +344,14 @@ void msleep(unsigned long ms)
 {
 	struct task *self = current;
 	unsigned long flags;
+	bool was_armed;
 
 	might_sleep();
 	flags = local_irq_save();
-
+	was_armed = self->wake_at != 0;
 	self->wake_at = ktime_get_ns() + ms * 1000000ULL;
-	trace_hrtimer_start(&self->wake_at, (void *)msleep_wakeup, self->wake_at, HRTIMER_MODE_ABS);
+	trace_hrtimer_start(&self->wake_at, (void *)msleep_wakeup, self->wake_at, HRTIMER_MODE_ABS,
+			    was_armed);
 	self->state = TASK_SLEEPING;
 	local_irq_restore(flags);
 	__schedule(false); /* might_sleep() said its word above */
