@@ -476,6 +476,7 @@ void trace_init(void)
 	stack_trace_init();
 	trace_preemptirq_init();
 	trace_irqsoff_init();
+	trace_wakeup_init();
 	global_trace.dir = tracefs_create_path("/sys/kernel/tracing");
 	if (trace_array_create_files(global_trace.dir))
 		pr_err("tracing: cannot create the tracing files\n");

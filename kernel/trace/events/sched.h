@@ -18,7 +18,8 @@
  * headers write them, so that the print fmt line of the format file expands to Linux's text byte
  * for byte. We report S (sleeping), X (dead), R, and R+ for a task preempted while runnable
  * (TASK_REPORT_MAX set); the other letters are Linux's, listed for the tools that read the
- * format file. We have no priorities: every task is 120, the priority of a nice-0 task in Linux.
+ * format file. The priorities are Linux's prio (120 a normal task, 99 - rt_priority a real-time
+ * one, -1 a deadline one).
  */
 #define TRACE_TASK_RUNNING 0x00000000
 #define TRACE_TASK_INTERRUPTIBLE 0x00000001
@@ -34,7 +35,6 @@
 	 TRACE_TASK_STOPPED | TRACE_TASK_TRACED | TRACE_TASK_DEAD | TRACE_TASK_ZOMBIE |            \
 	 TRACE_TASK_PARKED)
 #define TRACE_TASK_REPORT_MAX ((TRACE_TASK_REPORT + 1) << 1)
-#define TRACE_TASK_PRIO 120
 
 static inline long trace_sched_switch_state(bool preempt, const struct task *p)
 {
@@ -72,11 +72,11 @@ TRACE_EVENT(sched_switch,
 	TP_fast_assign(
 		trace_task_comm(__entry->prev_comm, prev);
 		__entry->prev_pid = prev->pid;
-		__entry->prev_prio = TRACE_TASK_PRIO;
+		__entry->prev_prio = prev->prio;
 		__entry->prev_state = trace_sched_switch_state(preempt, prev);
 		trace_task_comm(__entry->next_comm, next);
 		__entry->next_pid = next->pid;
-		__entry->next_prio = TRACE_TASK_PRIO;
+		__entry->next_prio = next->prio;
 	),
 	TP_printk("prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d",
 		__entry->prev_comm, __entry->prev_pid, __entry->prev_prio,
@@ -102,7 +102,7 @@ DECLARE_EVENT_CLASS(sched_wakeup_template,
 	TP_fast_assign(
 		trace_task_comm(__entry->comm, p);
 		__entry->pid = p->pid;
-		__entry->prio = TRACE_TASK_PRIO;
+		__entry->prio = p->prio;
 		__entry->target_cpu = p->cpu;
 	),
 	TP_printk("comm=%s pid=%d prio=%d target_cpu=%03d",
@@ -130,7 +130,7 @@ DECLARE_EVENT_CLASS(sched_process_template,
 	TP_fast_assign(
 		trace_task_comm(__entry->comm, p);
 		__entry->pid = p->pid;
-		__entry->prio = TRACE_TASK_PRIO;
+		__entry->prio = p->prio;
 	),
 	TP_printk("comm=%s pid=%d prio=%d",
 		  __entry->comm, __entry->pid, __entry->prio)
@@ -158,7 +158,7 @@ TRACE_EVENT(sched_process_wait,
 	TP_fast_assign(
 		trace_task_comm(__entry->comm, current);
 		__entry->pid = pid > 0 ? pid : 0;
-		__entry->prio = TRACE_TASK_PRIO;
+		__entry->prio = current->prio;
 	),
 	TP_printk("comm=%s pid=%d prio=%d",
 		  __entry->comm, __entry->pid, __entry->prio)
