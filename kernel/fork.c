@@ -91,7 +91,7 @@ static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *p
 		return -EPERM;
 	if (!(p = alloc_task(current->comm, current->cpu)))
 		return -ENOMEM;
-	if ((err = copy_process_state(p, flags, tls)))
+	if ((err = sched_fork(p)) || (err = copy_process_state(p, flags, tls)))
 		goto fail;
 	if ((flags & CLONE_CHILD_SETTID) &&
 	    copy_to_mm(p->mm, (unsigned long)child_tid, &p->pid, sizeof(int))) {

@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 S_IFDIR, S_IFREG, S_IFLNK = 0o040000, 0o100000, 0o120000
+PATH_TOOLS = {"chrt"}
 DIRS = ["bin", "sbin", "usr", "usr/bin", "usr/sbin", "etc", "root", "tmp", "tests", "dev", "proc"]
 
 
@@ -86,6 +87,10 @@ def main():
     for prog in sorted(args.tests):
         with open(prog, "rb") as f:
             cpio.entry("tests/" + os.path.basename(prog), S_IFREG | 0o755, f.read())
+        # A command busybox-static lacks and scripts look for on PATH (ftracetest's `which chrt`).
+        if os.path.basename(prog) in PATH_TOOLS:
+            cpio.entry("usr/bin/" + os.path.basename(prog), S_IFLNK | 0o777,
+                       b"../../tests/" + os.path.basename(prog).encode())
     for src, dest in args.tree:
         add_tree(cpio, src, dest.strip("/"))
     data = cpio.finish()

@@ -25,7 +25,7 @@ static char task_state_char(const struct task *t)
 
 /*
  * The 52 fields of Linux's line, in its order. Those this kernel does not count (page faults,
- * CPU times, priorities beyond the default) are 0, as Linux prints them for a task that has
+ * CPU times, nice) are 0, as Linux prints them for a task that has
  * none; what it knows (ids, state, start time, memory layout, signal masks) is real.
  */
 static int stat_show(struct seq_file *m, struct fnode *f)
@@ -38,23 +38,25 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 	if (mm)
 		for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next)
 			vsize += v->vm_end - v->vm_start;
-	seq_printf(m, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %llu %lu %lu %lu ",
+	seq_printf(m, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 %d 0 1 0 %llu %lu %lu %lu ",
 		   t->pid, t->comm, task_state_char(t), t->parent ? t->parent->pid : 0, t->pgid,
-		   t->sid, (unsigned long long)(t->start_ns / (NSEC_PER_SEC / USER_HZ)), vsize,
+		   t->sid, t->prio - MAX_RT_PRIO,
+		   (unsigned long long)(t->start_ns / (NSEC_PER_SEC / USER_HZ)), vsize,
 		   mm ? mm->rss : 0, ~0UL);
-	seq_printf(m, "%lu %lu %lu 0 0 %llu %llu 0 0 0 0 0 17 %d 0 0 0 0 0 ",
+	seq_printf(m, "%lu %lu %lu 0 0 %llu %llu 0 0 0 0 0 17 %d %u %d 0 0 0 ",
 		   mm ? mm->start_code : 0, mm ? mm->end_code : 0, mm ? mm->start_stack : 0,
 		   (unsigned long long)(t->pending & 0x7fffffff),
-		   (unsigned long long)(t->blocked & 0x7fffffff), t->cpu);
+		   (unsigned long long)(t->blocked & 0x7fffffff), t->cpu, t->rt_priority,
+		   t->policy);
 	seq_printf(m, "0 0 %lu %lu %lu %lu %lu %lu 0\n", mm ? mm->start_brk : 0, mm ? mm->brk : 0,
 		   mm ? mm->arg_start : 0, mm ? mm->arg_end : 0, mm ? mm->env_start : 0,
 		   mm ? mm->env_end : 0);
 	return 0;
 }
 
-/* There is no real-time bandwidth control here: the number is kept and read back, -1 meaning
- * unlimited, as Linux's range is. */
-static long sched_rt_runtime_us = 950000;
+/* The share of each second the deadline tasks of a CPU may reserve (kernel/sched/deadline.c:
+ * dl_admit()), -1 meaning unlimited, as Linux's range is; no throttling of SCHED_FIFO/RR by it. */
+long sched_rt_runtime_us = 950000;
 
 static int rt_runtime_show(struct seq_file *m, struct fnode *f)
 {

@@ -1,14 +1,15 @@
-/* The scheduler: round robin on each CPU, preemption at timer ticks, tasks pinned to their CPU.
+/* The scheduler: a run queue per CPU by class, preemption at timer ticks and wake-ups, tasks
+ * pinned to their CPU.
  *
- *   CPU n:  runq  head -> task -> task -> NULL     (ready to run; the running one is not on it)
+ *   CPU n:  runq  dl, rt, fair lists (kernel/sched/rq.h; the running task is on none)
  *           tasks -> every live task of CPU n      (sleepers are woken from here by the tick)
  *           idle  <idle>-0, runs when runq is empty
  *
- * schedule() runs with interrupts off: it puts the current task back at the tail (if it can still
- * run), takes the head, and switch_to()s to it. A timer tick only sets need_resched; the switch
+ * schedule() runs with interrupts off: it puts the current task back (if it can still run), takes
+ * the first of the highest class (pick_next_task()), and switch_to()s to it. A timer tick only sets need_resched; the switch
  * happens as the interrupt returns, never in the middle of a handler or with preemption disabled.
  */
-#include "kernel/sched/sched.h"
+#include "kernel/sched/rq.h"
 #include "arch/x86/process.h"
 #include "kernel/kprobes.h"
 #include "arch/x86/cpu.h"
@@ -27,40 +28,23 @@
 #include "kernel/events/uprobes.h"
 #include "kernel/events/perf_event.h"
 
-struct runqueue {
-	spinlock_t lock;
-	struct task *head, *tail;
-	struct task *tasks; /* all live tasks of this CPU but idle */
-	struct task *dead;  /* exited, stack not yet freed */
-};
-
-static struct runqueue runqueues[NR_CPUS];
+struct runqueue runqueues[NR_CPUS];
 static struct task idle_tasks[NR_CPUS];
 static int next_pid = 1;
 
 struct task *switch_to(struct task *prev, struct task *next);
 void task_entry(void);
+void sched_task_dead(struct task *p);
 
-static void enqueue(struct runqueue *rq, struct task *t)
+/* A task becomes runnable: a deadline task may need a new deadline, or wait for its period. */
+static void activate_task(struct runqueue *rq, struct task *t)
 {
-	t->rq_next = NULL;
-	if (rq->tail)
-		rq->tail->rq_next = t;
-	else
-		rq->head = t;
-	rq->tail = t;
-}
-
-static struct task *dequeue(struct runqueue *rq)
-{
-	struct task *t = rq->head;
-
-	if (t) {
-		rq->head = t->rq_next;
-		if (!rq->head)
-			rq->tail = NULL;
+	if (dl_policy(t->policy)) {
+		dl_wakeup(t, ktime_get_ns());
+		if (t->dl.dl_throttled)
+			return;
 	}
-	return t;
+	enqueue_task(rq, t, false);
 }
 
 void sched_init_cpu(int cpu)
@@ -71,6 +55,7 @@ void sched_init_cpu(int cpu)
 	strscpy(idle->comm, "<idle>", sizeof(idle->comm));
 	idle->cpu = cpu;
 	idle->state = TASK_RUNNING;
+	idle->prio = DEFAULT_PRIO;
 	percpu_area[cpu].idle = idle;
 	percpu_area[cpu].curr = idle;
 	percpu_area[cpu].ctx_pid = idle->pid;
@@ -142,6 +127,7 @@ static void __schedule(bool preempt)
 	struct percpu *c = this_cpu();
 	struct runqueue *rq = &runqueues[c->cpu];
 	struct task *prev = c->curr, *next;
+	u64 now = ktime_get_ns();
 
 	spin_lock(&rq->lock);
 	clear_need_resched();
@@ -153,11 +139,17 @@ static void __schedule(bool preempt)
 	prev->preempted = preempt && prev != c->idle;
 	if (!prev->preempted)
 		prev->tasks_qs++;
-	if (prev != c->idle && prev->state == TASK_RUNNING)
-		enqueue(rq, prev);
-	next = dequeue(rq);
+	if (dl_policy(prev->policy))
+		update_curr_dl(prev, now);
+	/* A real-time task that did not yield keeps its place before its equals. */
+	if (prev != c->idle && prev->state == TASK_RUNNING && !prev->dl.dl_throttled)
+		enqueue_task(rq, prev, !prev->yielded);
+	prev->yielded = false;
+	next = pick_next_task(rq);
 	if (!next)
 		next = c->idle;
+	if (dl_policy(next->policy))
+		next->dl.exec_start = now;
 	spin_unlock(&rq->lock);
 
 	if (next != prev) {
@@ -252,6 +244,8 @@ struct task *alloc_task(const char *name, int cpu)
 	strscpy(t->comm, name, sizeof(t->comm));
 	t->cpu = cpu;
 	t->start_ns = ktime_get_ns();
+	t->prio = DEFAULT_PRIO;
+	t->rr_slice = RR_TIMESLICE;
 	ftrace_graph_init_task(t);
 	trace_save_cmdline(t->pid, t->comm); /* the trace prints names; saved once, not per event */
 	return t;
@@ -266,7 +260,7 @@ void wake_up_new_task(struct task *t)
 	flags = spin_lock_irqsave(&rq->lock);
 	t->cpu_next = rq->tasks;
 	rq->tasks = t;
-	enqueue(rq, t);
+	enqueue_task(rq, t, false);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	smp_send_reschedule(t->cpu);
 }
@@ -309,6 +303,7 @@ void task_exit(void)
 			break;
 		}
 	self->state = TASK_DEAD;
+	sched_task_dead(self);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	schedule();
 	panic("a dead task was scheduled");
@@ -316,6 +311,7 @@ void task_exit(void)
 
 void yield(void)
 {
+	current->yielded = true;
 	schedule();
 }
 
@@ -336,7 +332,7 @@ static noinline void msleep_wakeup(struct task *t)
 	t->state = TASK_RUNNING;
 	t->wake_at = 0;
 	if (percpu_area[t->cpu].curr != t)
-		enqueue(&runqueues[t->cpu], t);
+		activate_task(&runqueues[t->cpu], t);
 	trace_sched_wakeup(t);
 }
 
@@ -344,12 +340,14 @@ void msleep(unsigned long ms)
 {
 	struct task *self = current;
 	unsigned long flags;
+	bool was_armed;
 
 	might_sleep();
 	flags = local_irq_save();
-
+	was_armed = self->wake_at != 0;
 	self->wake_at = ktime_get_ns() + ms * 1000000ULL;
-	trace_hrtimer_start(&self->wake_at, (void *)msleep_wakeup, self->wake_at, HRTIMER_MODE_ABS);
+	trace_hrtimer_start(&self->wake_at, (void *)msleep_wakeup, self->wake_at, HRTIMER_MODE_ABS,
+			    was_armed);
 	self->state = TASK_SLEEPING;
 	local_irq_restore(flags);
 	__schedule(false); /* might_sleep() said its word above */
@@ -359,7 +357,7 @@ void wake_up_process(struct task *t)
 {
 	struct runqueue *rq = &runqueues[t->cpu];
 	unsigned long flags = spin_lock_irqsave(&rq->lock);
-	bool woke = t->state == TASK_SLEEPING;
+	bool woke = t->state == TASK_SLEEPING, preempt = false;
 
 	if (woke) {
 		trace_sched_waking(t);
@@ -369,13 +367,16 @@ void wake_up_process(struct task *t)
 		t->wake_at = 0;
 		/* A task that set SLEEPING but has not switched out yet is still current: no enqueue. */
 		if (percpu_area[t->cpu].curr != t)
-			enqueue(rq, t);
+			activate_task(rq, t);
 		trace_sched_wakeup(t);
+		/* Only a task that beats the running one takes its CPU now (a fair task beats a
+		 * fair one: round robin). */
+		preempt = task_preempts(t, percpu_area[t->cpu].curr);
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
-	if (woke && t->cpu == smp_processor_id())
+	if (preempt && t->cpu == smp_processor_id())
 		set_need_resched();
-	else if (woke)
+	else if (preempt)
 		smp_send_reschedule(t->cpu);
 }
 
@@ -394,7 +395,8 @@ void scheduler_tick(void)
 			trace_hrtimer_expire_exit(&t->wake_at);
 		}
 	}
-	if (rq->head)
+	dl_replenish_due(rq, now);
+	if (task_tick(rq, c->curr, now))
 		set_need_resched();
 	reap_dead(rq);
 	spin_unlock(&rq->lock);

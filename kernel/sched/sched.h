@@ -12,6 +12,30 @@
 
 enum task_state { TASK_RUNNING, TASK_SLEEPING, TASK_DEAD };
 
+/* Scheduling policies, Linux's numbers (include/uapi/linux/sched.h). */
+#define SCHED_NORMAL 0
+#define SCHED_FIFO 1
+#define SCHED_RR 2
+#define SCHED_BATCH 3
+#define SCHED_IDLE 5
+#define SCHED_DEADLINE 6
+#define SCHED_RESET_ON_FORK 0x40000000
+
+/* Linux's prio scale: deadline tasks -1, real-time 0..98 (99 - rt_priority), normal 120. */
+#define MAX_RT_PRIO 100
+#define MAX_DL_PRIO 0
+#define DEFAULT_PRIO 120
+#define RR_TIMESLICE (100 * 1000000ULL) /* ns: Linux's 100 ms */
+
+/* A deadline task's reservation and its state now (Linux's sched_dl_entity; ns throughout). */
+struct sched_dl_entity {
+	u64 dl_runtime, dl_deadline, dl_period; /* what sched_setattr() asked for */
+	s64 runtime;				/* left in this period */
+	u64 deadline;				/* absolute: the EDF key */
+	u64 exec_start;				/* when it last began to run */
+	bool dl_throttled;			/* out of runtime until deadline's replenishment */
+};
+
 struct kretprobe_instance;
 struct uprobe_task;
 struct mm_struct;
@@ -44,7 +68,16 @@ struct task {
 	u64 tasks_qs;
 	bool preempted; /* switched out at an interrupt's end, wherever it was */
 	u64 start_ns;
-	struct task *rq_next;  /* on its CPU's run queue */
+	struct task *rq_next; /* on its CPU's run queue */
+	/* Its scheduling class (kernel/sched/rt.c, deadline.c, syscalls.c). */
+	int policy;		  /* SCHED_NORMAL, SCHED_FIFO, ... */
+	int prio;		  /* Linux's scale, above */
+	unsigned int rt_priority; /* 1..99 for SCHED_FIFO and SCHED_RR, else 0 */
+	bool sched_reset_on_fork;
+	bool on_rq;   /* on its CPU's run queue (the running task is not) */
+	bool yielded; /* sched_yield(): to the tail of its priority */
+	u64 rr_slice; /* SCHED_RR: ns left of its time slice */
+	struct sched_dl_entity dl;
 	struct task *cpu_next; /* all live tasks of its CPU (sleepers, ps) */
 	void *fgraph;	       /* function_graph's shadow return stack, when tracing */
 	struct kretprobe_instance *kretprobe_instances; /* open calls a kretprobe watches */
@@ -156,6 +189,12 @@ void synchronize_rcu_tasks(void);
 /* Walks every live task (ps, the tracers' pid filter). */
 void for_each_task(void (*fn)(struct task *t, void *arg), void *arg);
 
+/* Sets a task's class from the kernel (the labs' RT and deadline tasks), without the permission
+ * checks of sched_setscheduler(2): 0 or its errno (kernel/sched/syscalls.c). */
+int sched_setscheduler_nocheck(struct task *p, int policy, unsigned int prio, u64 runtime,
+			       u64 deadline, u64 period);
+/* fork: the child's class from the parent's (-EAGAIN for a deadline parent, as Linux). */
+int sched_fork(struct task *p);
 /* Called from the timer tick and at the end of an interrupt. */
 void scheduler_tick(void);
 void preempt_schedule_irq(void);

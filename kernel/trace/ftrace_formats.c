@@ -11,9 +11,10 @@
  *                 raw_data/        TRACE_RAW_DATA   trace_marker_raw
  *                 kernel_stack/    TRACE_STACK      struct stack_entry
  *
- * They are not in trace_events_sorted: nothing switches them (no enable, filter or trigger file,
- * no line in available_events or set_event), as in Linux, where the tracer that owns a type
- * decides when it is written.
+ * They are not in trace_events_sorted: nothing switches them (no enable or filter file, no line
+ * in available_events or set_event), as in Linux, where the tracer that owns a type decides when
+ * it is written. print alone has a trigger file (and hist): a trace_marker write runs its
+ * triggers, as Linux's tracing_mark_write() does.
  */
 #include "kernel/trace/trace_events.h"
 #include "kernel/fs/tracefs.h"
@@ -82,12 +83,13 @@ static struct ftrace_event_field graph_ret_fields[] = {
 static struct ftrace_event_field print_fields[] = {
 	TRACE_COMMON_FIELDS,
 	FIELD(print_entry, unsigned long, ip, "ip"),
+	/* A string to the end of the record: `buf == "start"` filters and keys on it. */
 	{ .type = "char[]",
 	  .name = "buf",
 	  .offset = offsetof(struct print_entry, buf),
 	  .size = 0,
 	  .is_signed = is_signed_type(char),
-	  .kind = FILTER_OTHER },
+	  .kind = FILTER_STATIC_STRING },
 };
 
 static struct ftrace_event_field bprint_fields[] = {
@@ -137,17 +139,33 @@ static struct ftrace_event_field userstack_fields[] = {
 		.fields = _fields, .nr_fields = ARRAY_SIZE(_fields), .print_fmt = _fmt             \
 	}
 
+/* Triggers on print attach nothing: the trace_marker write calls them (Linux's
+ * ftrace_event_register() stub). */
+static int marker_reg(struct trace_event_call *call, enum trace_reg type, void *data)
+{
+	return 0;
+}
+
+#define PRINT_EVENT 2 /* its index below */
+
 /* In id order. The print fmt lines are Linux's, funcgraph_exit's with its retval. */
 struct trace_event_call ftrace_fixed_events[] = {
 	FTRACE_EVENT("function", TRACE_FN, ftrace_entry, function_fields,
 		     "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip"),
-	FTRACE_EVENT("kernel_stack", TRACE_STACK, stack_entry, stack_fields,
-		     "\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n"
-		     "\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
-		     "(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
-		     "(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]"),
-	FTRACE_EVENT("print", TRACE_PRINT, print_entry, print_fields,
-		     "\"%ps: %s\", (void *)REC->ip, REC->buf"),
+	FTRACE_EVENT(
+		"kernel_stack", TRACE_STACK, stack_entry, stack_fields,
+		"\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
+		"\"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
+		"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
+		"(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]"),
+	[PRINT_EVENT] = { .name = "print",
+			  .system = "ftrace",
+			  .id = TRACE_PRINT,
+			  .size = sizeof(struct print_entry),
+			  .fields = print_fields,
+			  .nr_fields = ARRAY_SIZE(print_fields),
+			  .print_fmt = "\"%ps: %s\", (void *)REC->ip, REC->buf",
+			  .reg = marker_reg },
 	FTRACE_EVENT("bprint", TRACE_BPRINT, bprint_entry, bprint_fields,
 		     "\"%ps: %s\", (void *)REC->ip, REC->fmt"),
 	FTRACE_EVENT("funcgraph_exit", TRACE_GRAPH_RET, ftrace_graph_ret_entry, graph_ret_fields,
@@ -168,15 +186,18 @@ struct trace_event_call ftrace_fixed_events[] = {
 		     "\"id:%04x %08x\", REC->id, (int)REC->buf[0]"),
 };
 const unsigned int nr_ftrace_fixed_events = ARRAY_SIZE(ftrace_fixed_events);
+struct trace_event_call *const trace_marker_call = &ftrace_fixed_events[PRINT_EVENT];
 
 int ftrace_formats_files_init(struct fnode *events)
 {
 	struct fnode *dir = tracefs_create_dir("ftrace", events);
 
 	/* No enable or filter here: Linux leaves them out of events/ftrace/ too. */
-	for (unsigned int i = 0; dir && i < nr_ftrace_fixed_events; i++)
-		if (trace_event_format_files(tracefs_create_dir(ftrace_fixed_events[i].name, dir),
-					     &ftrace_fixed_events[i]))
+	for (unsigned int i = 0; dir && i < nr_ftrace_fixed_events; i++) {
+		struct fnode *d = tracefs_create_dir(ftrace_fixed_events[i].name, dir);
+		if (trace_event_format_files(d, &ftrace_fixed_events[i]) ||
+		    (i == PRINT_EVENT && trace_event_trigger_files(d)))
 			return -ENOMEM; /* the caller removes events/ftrace/ */
+	}
 	return dir ? 0 : -ENOMEM;
 }

@@ -18,6 +18,8 @@
 #include "kernel/smp.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace_snapshot.h"
+#include "kernel/trace/trace_events.h"
+#include "kernel/trace/trace_events_trigger.h"
 #include "kernel/trace/trace_irqsoff.h"
 #include "kernel/mm/mm.h"
 #include "kernel/time.h"
@@ -328,6 +330,28 @@ static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsig
 }
 
 /* Linux's name: the print event's ip names it, and trace-cmd prints that name for the line. */
+/*
+ * events/ftrace/print's triggers on a marker's record (Linux's tracing_mark_write() calls them on
+ * the reserved event): run on a copy after the commit, so that a snapshot trigger takes the
+ * buffer with this line in it, and a hist reads the record while nothing can overwrite it.
+ */
+static int tracing_mark_triggers(struct rb_reserve *r, u32 size)
+{
+	void *copy = kmalloc(size);
+
+	if (copy)
+		memcpy(copy, r->data, size);
+	ring_buffer_unlock_commit(r);
+	if (copy) {
+		unsigned long irq = local_irq_save(); /* as on the tracing path: the triggers'
+							* RCU-like freeing waits for it */
+		event_triggers_call(trace_marker_call, copy, size);
+		local_irq_restore(irq);
+	}
+	kfree(copy);
+	return 0;
+}
+
 static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct trace_array *tr = trace_array_of(f);
@@ -346,6 +370,8 @@ static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsi
 	p->ip = (unsigned long)tracing_mark_write;
 	memcpy(p->buf, buf, len);
 	p->buf[len] = '\0';
+	if (tr == &global_trace && READ_ONCE(trace_marker_call->triggers))
+		return tracing_mark_triggers(&r, sizeof(struct print_entry) + len + 1);
 	ring_buffer_unlock_commit(&r);
 	return 0;
 }
@@ -450,6 +476,7 @@ void trace_init(void)
 	stack_trace_init();
 	trace_preemptirq_init();
 	trace_irqsoff_init();
+	trace_wakeup_init();
 	global_trace.dir = tracefs_create_path("/sys/kernel/tracing");
 	if (trace_array_create_files(global_trace.dir))
 		pr_err("tracing: cannot create the tracing files\n");

@@ -12,6 +12,8 @@
 /* Event types, Linux's numbers. */
 enum trace_type {
 	TRACE_FN = 1,
+	TRACE_CTX = 2,	/* the wakeup tracers' switch (trace_sched_wakeup.c) */
+	TRACE_WAKE = 3, /* and wake-up */
 	TRACE_STACK = 4,
 	TRACE_PRINT = 5,
 	TRACE_BPRINT = 6,

@@ -220,6 +220,10 @@ void init_ftrace_syscalls(void);
 void init_synth_events(void);
 /* format and id in dir (NULL: its mkdir failed), for call (trace_events_files.c); 0 or -ENOMEM. */
 int trace_event_format_files(struct fnode *dir, struct trace_event_call *call);
+/* Then hist and trigger, for ftrace/print, the one fixed type with triggers (trace_marker's). */
+int trace_event_trigger_files(struct fnode *dir);
+/* events/ftrace/print: what a trace_marker write runs the triggers of (ftrace_formats.c). */
+extern struct trace_event_call *const trace_marker_call;
 /* An event's directory and files, and its system's when it is the first (trace_events_files.c);
  * under event_mutex. 0 or -ENOMEM / -EBUSY, nothing changed then. */
 int trace_event_files_add(struct trace_event_call *call);

@@ -12,7 +12,7 @@
 #include "lib/errno.h"
 
 /* `system:event[:count]` after the command's colon. */
-int event_enable_parse(enum trigger_type type, char *arg, struct event_trigger_data *d)
+int event_enable_parse(enum trigger_type type, char *arg, bool remove, struct event_trigger_data *d)
 {
 	char *system = arg, *event, *count;
 	struct trace_event_call *target;
@@ -29,7 +29,7 @@ int event_enable_parse(enum trigger_type type, char *arg, struct event_trigger_d
 	target = trace_event_find(system, event);
 	if (!target)
 		return -EINVAL; /* Linux: no such event, and no error_log line */
-	if (count && (kstrtol(count, 0, &d->count) || d->count < 0))
+	if (count && !remove && (kstrtol(count, 0, &d->count) || d->count < 0))
 		return -EINVAL;
 	d->private_data = target;
 	return 0;

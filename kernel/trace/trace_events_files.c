@@ -201,6 +201,11 @@ int trace_event_format_files(struct fnode *dir, struct trace_event_call *call)
 	return tracefs_create_files(dir, event_files, 2);
 }
 
+int trace_event_trigger_files(struct fnode *dir)
+{
+	return tracefs_create_files(dir, event_files + 4, 2);
+}
+
 static struct fnode *events_dir;
 
 /* events/<system>/ in events (the top one's or an instance's), made the first time one of its

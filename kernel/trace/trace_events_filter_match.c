@@ -103,8 +103,10 @@ static bool pred_match(const struct filter_pred *pred, const u8 *rec, u32 len)
 	switch (pred->kind) {
 	case PRED_NUM:
 		return num_match(pred, rec + pred->offset);
-	case PRED_STATIC_STRING:
-		return str_match(pred, (const char *)rec + pred->offset, pred->size) ^ pred->not ;
+	case PRED_STATIC_STRING: /* size 0: char[] to the end of the record (ftrace/print's buf) */
+		return str_match(pred, (const char *)rec + pred->offset,
+				 pred->size ?: len - pred->offset) ^
+		       pred->not ;
 	case PRED_DYN_STRING:
 		__builtin_memcpy(&loc, rec + pred->offset, sizeof(loc));
 		if ((loc & 0xffff) + (loc >> 16) > len)

@@ -11,6 +11,8 @@
 #include "kernel/trace/trace_events_trigger.h"
 #include "kernel/trace/trace_events_hist.h"
 #include "kernel/trace/trace_trigger_count.h"
+#include "kernel/trace/trace_snapshot.h"
+#include "kernel/spinlock.h"
 #include "kernel/kallsyms.h"
 #include "kernel/mm/mm.h"
 #include "kernel/percpu.h"
@@ -68,30 +70,43 @@ static struct hist_trigger_data *var_in(struct hist_trigger_data *hd, const char
 	return NULL;
 }
 
-static struct hist_trigger_data *find_var(const char *system, const char *event, const char *var,
-					  int *idx, struct hist_trigger_data *self)
+static struct hist_trigger_data *var_in_call(struct trace_event_call *call, const char *system,
+					     const char *event, const char *var, int *idx,
+					     struct hist_trigger_data *self)
 {
-	struct trace_event_call **pp;
-
-	for_each_event_call(pp)
-	{
-		if (system && (strcmp((*pp)->system, system) || strcmp((*pp)->name, event)))
+	if (system && (strcmp(call->system, system) || strcmp(call->name, event)))
+		return NULL;
+	for (struct event_trigger_data *t = call->triggers; t; t = t->next) {
+		struct hist_trigger_data *hd = t->private_data, *found;
+		if (t->type != ETT_EVENT_HIST || !hd || hd == self)
 			continue;
-		for (struct event_trigger_data *t = (*pp)->triggers; t; t = t->next) {
-			struct hist_trigger_data *hd = t->private_data, *found;
-			if (t->type != ETT_EVENT_HIST || hd == self || !hd || (void *)hd == self)
-				continue;
-			found = var_in(hd, var, idx);
-			if (found)
-				return found;
-		}
+		found = var_in(hd, var, idx);
+		if (found)
+			return found;
 	}
 	return NULL;
 }
 
+/* The events with hist triggers: every listed event, and ftrace/print (trace_marker's). */
+static struct hist_trigger_data *find_var(const char *system, const char *event, const char *var,
+					  int *idx, struct hist_trigger_data *self)
+{
+	struct hist_trigger_data *found;
+	struct trace_event_call **pp;
+
+	for_each_event_call(pp)
+	{
+		found = var_in_call(*pp, system, event, var, idx, self);
+		if (found)
+			return found;
+	}
+	return var_in_call(trace_marker_call, system, event, var, idx, self);
+}
+
 static bool event_exists(const char *system, const char *event)
 {
-	return trace_event_find(system, event);
+	return trace_event_find(system, event) || (!strcmp(system, trace_marker_call->system) &&
+						   !strcmp(event, trace_marker_call->name));
 }
 
 static void hist_log_err(struct trace_event_call *call, const char *cmd, enum hist_err err, int pos)
@@ -141,8 +156,8 @@ u64 hist_field_value(const struct hist_field *hf, const void *rec, u64 ts, const
 		return refs[hf->ref_slot];
 	if (hf->flags & HIST_FIELD_FL_EXPR) {
 		u64 a = hist_field_value(hf->operands[0], rec, ts, refs);
-		u64 b = hist_field_value(hf->operands[1], rec, ts, refs);
-		return hf->op == FIELD_OP_PLUS ? a + b : a - b;
+		u64 b = hf->operands[1] ? hist_field_value(hf->operands[1], rec, ts, refs) : 0;
+		return hist_expr_op(hf->op, a, b);
 	}
 	if (hf->flags & HIST_FIELD_FL_HITCOUNT)
 		return 1;
@@ -178,7 +193,7 @@ static void string_to_key(const struct hist_field *hf, const void *rec, u32 len,
 		strncpy_from_kernel_nofault(dst, *(const char *const *)src, hf->size);
 		return;
 	} else {
-		n = f->size;
+		n = f->size ?: MIN(len - f->offset, hf->size - 1); /* char[] to the record's end */
 	}
 	memcpy(dst, src, MIN(n, hf->size));
 	dst[hf->size - 1] = 0;
@@ -217,8 +232,9 @@ static void elt_save_comm(struct tracing_map_elt *elt, void *arg)
 		memcpy(elt->private_data, t->comm, TASK_COMM_LEN);
 }
 
-/* Variables of other histograms this one reads, looked up with the same key: each is consumed
- * (read once), and the event counts only if all are set (Linux's resolve_var_refs()). */
+/* Variables of other histograms this one reads, looked up with the same key: an expression's
+ * operand is consumed (read once), and the event counts only if all are set (Linux's
+ * resolve_var_refs()). */
 static bool resolve_var_refs(struct hist_trigger_data *hd, void *key, u64 *vals, bool self)
 {
 	for (unsigned int i = 0; i < hd->n_var_refs; i++) {
@@ -232,8 +248,9 @@ static bool resolve_var_refs(struct hist_trigger_data *hd, void *key, u64 *vals,
 		elt = tracing_map_lookup(vh->named ? vh->named->map : vh->map, key);
 		if (!elt || !tracing_map_var_set(elt, ref->ref_var_idx))
 			return false;
-		vals[i] = self ? tracing_map_read_var(elt, ref->ref_var_idx)
-			       : tracing_map_read_var_once(elt, ref->ref_var_idx);
+		vals[i] = self || !ref->read_once
+				  ? tracing_map_read_var(elt, ref->ref_var_idx)
+				  : tracing_map_read_var_once(elt, ref->ref_var_idx);
 	}
 	return true;
 }
@@ -278,22 +295,122 @@ void hist_trigger_run(struct event_trigger_data *d, const void *rec, u32 len)
 		hist_actions_run(hd, elt, rec, len, key, refs, ts);
 }
 
+/* --- the snapshot() action ------------------------------------------------------------------ */
+
+/* What took the last snapshot, for the hist file (Linux's cond_snapshot and its track_data). */
+static DEFINE_SPINLOCK(cond_lock);
+static struct {
+	struct hist_trigger_data *hd; /* the histogram holding the action, or NULL */
+	const struct action_data *action;
+	bool updated;
+	u64 val;
+	u64 key[HIST_KEY_SIZE_MAX / 8];
+	char comm[16];
+} cond_snap;
+
+int hist_snapshot_enable(struct hist_trigger_data *hd)
+{
+	unsigned long flags;
+	int err = 0;
+
+	for (unsigned int i = 0; i < hd->n_actions; i++)
+		if (hd->actions[i]->action == ACTION_SNAPSHOT) {
+			err = tracing_snapshot_cmd_prepare();
+			if (err)
+				return err;
+			flags = spin_lock_irqsave(&cond_lock);
+			if (cond_snap.hd) {
+				err = -EBUSY; /* Linux's tracing_snapshot_cond_enable(): one at a time */
+			} else {
+				cond_snap.hd = hd;
+				cond_snap.action = hd->actions[i];
+				cond_snap.updated = false;
+			}
+			spin_unlock_irqrestore(&cond_lock, flags);
+			return err;
+		}
+	return 0;
+}
+
+void hist_snapshot_disable(struct hist_trigger_data *hd)
+{
+	unsigned long flags = spin_lock_irqsave(&cond_lock);
+
+	if (cond_snap.hd == hd)
+		cond_snap.hd = NULL;
+	spin_unlock_irqrestore(&cond_lock, flags);
+}
+
+void hist_snapshot_take(struct hist_trigger_data *hd, struct action_data *a, const void *key,
+			struct tracing_map_elt *elt, u64 val)
+{
+	unsigned long flags = spin_lock_irqsave(&cond_lock);
+	bool mine = cond_snap.hd == hd;
+
+	if (mine) {
+		cond_snap.updated = true;
+		cond_snap.val = val;
+		memcpy(cond_snap.key, key, hd->key_size);
+		memcpy(cond_snap.comm, elt->private_data, sizeof(cond_snap.comm));
+	}
+	spin_unlock_irqrestore(&cond_lock, flags);
+	if (mine)
+		tracing_snapshot_instance(&global_trace);
+}
+
+void hist_snapshot_print(struct seq_file *m, struct hist_trigger_data *hd,
+			 void (*key_print)(struct seq_file *m, struct hist_trigger_data *hd,
+					   const void *key, const char *comm))
+{
+	static u64 key[HIST_KEY_SIZE_MAX / 8]; /* under event_mutex, as every hist file read */
+	static char comm[16];
+	const struct action_data *a;
+	unsigned long flags;
+	bool updated;
+	u64 val;
+
+	flags = spin_lock_irqsave(&cond_lock);
+	updated = cond_snap.hd == hd && cond_snap.updated;
+	a = cond_snap.action;
+	val = cond_snap.val;
+	memcpy(key, cond_snap.key, sizeof(key));
+	memcpy(comm, cond_snap.comm, sizeof(comm));
+	spin_unlock_irqrestore(&cond_lock, flags);
+	if (!updated)
+		return;
+	seq_puts(m, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
+	seq_printf(m, "\ttriggering value { %s(%s) }: %10llu",
+		   a->handler == HANDLER_ONMAX ? "onmax" : "onchange", a->track_var_str,
+		   (unsigned long long)val);
+	seq_puts(m, "\ttriggered by event with key: ");
+	key_print(m, hd, key, comm);
+	seq_putc(m, '\n');
+}
+
 /* --- registration, under event_mutex ---------------------------------------------------------- */
+
+static struct hist_trigger_data *named_in(struct trace_event_call *call, const char *name)
+{
+	for (struct event_trigger_data *t = call->triggers; t; t = t->next) {
+		struct hist_trigger_data *hd = t->private_data;
+		if (t->type == ETT_EVENT_HIST && hd->attrs->name && !strcmp(hd->attrs->name, name))
+			return hd->named ?: hd;
+	}
+	return NULL;
+}
 
 static struct hist_trigger_data *find_named(const char *name)
 {
+	struct hist_trigger_data *found;
 	struct trace_event_call **pp;
 
 	for_each_event_call(pp)
 	{
-		for (struct event_trigger_data *t = (*pp)->triggers; t; t = t->next) {
-			struct hist_trigger_data *hd = t->private_data;
-			if (t->type == ETT_EVENT_HIST && hd->attrs->name &&
-			    !strcmp(hd->attrs->name, name))
-				return hd->named ?: hd;
-		}
+		found = named_in(*pp, name);
+		if (found)
+			return found;
 	}
-	return NULL;
+	return named_in(trace_marker_call, name);
 }
 
 /* The same trigger: spec, filter and name (Linux's hist_trigger_match()). */
@@ -369,6 +486,7 @@ void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_d
 	if (!th)
 		return;
 	put_var_refs(th);
+	hist_snapshot_disable(th);
 	if (th->named)
 		th->named->named_users--;
 	hist_synth_ref(call, -1);
@@ -468,9 +586,14 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 		err = -ENOENT;
 		goto log;
 	}
-	err = hist_attach_map(&ctx, hd);
+	err = hist_snapshot_enable(hd);
 	if (err)
+		goto out;
+	err = hist_attach_map(&ctx, hd);
+	if (err) {
+		hist_snapshot_disable(hd);
 		goto log;
+	}
 	hd->paused = hd->attrs->pause;
 	for (unsigned int i = 0; i < hd->n_var_refs; i++)
 		if (hd->var_refs[i]->ref_hist != hd)

@@ -27,6 +27,8 @@
 #define HIST_FIELD_FL_CPU (1UL << 15)
 #define HIST_FIELD_FL_BUCKET (1UL << 16)
 #define HIST_FIELD_FL_CONST (1UL << 17)
+#define HIST_FIELD_FL_PERCENT (1UL << 18)
+#define HIST_FIELD_FL_GRAPH (1UL << 19)
 
 #define HIST_FIELDS_MAX (TRACING_MAP_FIELDS_MAX + TRACING_MAP_VARS_MAX)
 #define HIST_STACKTRACE_DEPTH 16
@@ -91,7 +93,18 @@ enum hist_err {
 };
 const char *hist_err_text(enum hist_err err);
 
-enum field_op_id { FIELD_OP_NONE, FIELD_OP_PLUS, FIELD_OP_MINUS, FIELD_OP_UNARY_MINUS };
+enum field_op_id {
+	FIELD_OP_NONE,
+	FIELD_OP_PLUS,
+	FIELD_OP_MINUS,
+	FIELD_OP_UNARY_MINUS,
+	FIELD_OP_DIV,
+	FIELD_OP_MULT
+};
+/* Linux's limit on the operators of one expression (unary minus counts as one). */
+#define HIST_SUBEXPRS_MAX 3
+/* The value of an expression's operator on two values (a division by zero gives -1, as Linux's). */
+u64 hist_expr_op(enum field_op_id op, u64 a, u64 b);
 
 struct hist_trigger_data;
 struct seq_file;
@@ -113,6 +126,7 @@ struct hist_field {
 	struct hist_trigger_data *ref_hist;
 	int ref_var_idx; /* the variable's slot in ref_hist's map */
 	int ref_slot;	 /* where its value is gathered in hist_data->var_ref_vals */
+	bool read_once;	 /* an expression's operand: reading it consumes the variable */
 	u64 constant;
 };
 
@@ -165,6 +179,7 @@ struct hist_parse_ctx {
 	bool timestamps; /* common_timestamp appeared: the hist reads the clock */
 	/* The first error: Linux logs one line per refused command. */
 	enum hist_err err;
+	bool malformed; /* refused without a log line (`a+`, `-x`), as Linux refuses them */
 	int err_pos;
 	const char *cmd; /* "hist:..." as written: err_pos counts in it */
 };
@@ -242,6 +257,16 @@ void hist_actions_print_spec(struct seq_file *m, struct hist_trigger_data *hd);
 void hist_actions_print_elt(struct seq_file *m, struct hist_trigger_data *hd,
 			    struct tracing_map_elt *elt);
 void hist_actions_ref(struct hist_trigger_data *hd, int delta);
+/* The snapshot() action (trace_events_hist.c): the trace buffer swapped into the snapshot buffer,
+ * and val and the entry's key kept as what triggered it. Linux's conditional snapshot: one
+ * histogram at a time may hold it (enable: 0, -EBUSY or -ENOMEM; print: its lines in hist). */
+void hist_snapshot_take(struct hist_trigger_data *hd, struct action_data *a, const void *key,
+			struct tracing_map_elt *elt, u64 val);
+int hist_snapshot_enable(struct hist_trigger_data *hd);
+void hist_snapshot_disable(struct hist_trigger_data *hd);
+void hist_snapshot_print(struct seq_file *m, struct hist_trigger_data *hd,
+			 void (*key_print)(struct seq_file *m, struct hist_trigger_data *hd,
+					   const void *key, const char *comm));
 /* Synthetic events (trace_events_synth.c): by name; a hist on one holds it (delta +1 or -1). */
 struct synth_event *hist_find_synth(const char *name);
 struct trace_event_call;

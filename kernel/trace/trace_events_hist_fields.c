@@ -52,6 +52,8 @@ static const struct {
 	{ "syscall", HIST_FIELD_FL_SYSCALL },
 	{ "log2", HIST_FIELD_FL_LOG2 },
 	{ "usecs", HIST_FIELD_FL_TIMESTAMP_USECS },
+	{ "percent", HIST_FIELD_FL_PERCENT },
+	{ "graph", HIST_FIELD_FL_GRAPH },
 };
 
 /* `name.modifier` or `name.buckets=N`: one field of the event (or a pseudo-field). */
@@ -67,8 +69,11 @@ static struct hist_field *parse_field(struct hist_parse_ctx *ctx, char *str, uns
 		*mod++ = 0;
 		for (i = 0; i < ARRAY_SIZE(modifiers) && strcmp(mod, modifiers[i].name); i++)
 			;
+		/* .percent and .graph are for values only: not keys, not variables */
 		if (i < ARRAY_SIZE(modifiers) &&
-		    (modifiers[i].flag != HIST_FIELD_FL_EXECNAME || !strcmp(name, "common_pid"))) {
+		    (modifiers[i].flag != HIST_FIELD_FL_EXECNAME || !strcmp(name, "common_pid")) &&
+		    !((modifiers[i].flag & (HIST_FIELD_FL_PERCENT | HIST_FIELD_FL_GRAPH)) &&
+		      (flags & (HIST_FIELD_FL_KEY | HIST_FIELD_FL_VAR)))) {
 			flags |= modifiers[i].flag;
 		} else if (!strncmp(mod, "bucket", 6)) {
 			char *n = mod + 6 + (mod[6] == 's');
@@ -88,7 +93,8 @@ static struct hist_field *parse_field(struct hist_parse_ctx *ctx, char *str, uns
 			flags |= HIST_FIELD_FL_CPU;
 	} else {
 		field = find_event_field(ctx, name);
-		if (!field || !field->size) {
+		/* a char[] of no size (ftrace/print's buf) runs to the record's end: a string */
+		if (!field || (!field->size && field->kind != FILTER_STATIC_STRING)) {
 			hist_err(ctx, HIST_ERR_FIELD_NOT_FOUND, name);
 			return NULL;
 		}
@@ -109,8 +115,9 @@ static struct hist_field *parse_field(struct hist_parse_ctx *ctx, char *str, uns
 		hf->is_signed = field->is_signed;
 		if (field->kind != FILTER_OTHER) {
 			hf->flags |= HIST_FIELD_FL_STRING;
-			hf->size =
-				field->kind == FILTER_STATIC_STRING ? field->size : HIST_STRING_MAX;
+			hf->size = field->kind == FILTER_STATIC_STRING && field->size
+					   ? field->size
+					   : HIST_STRING_MAX;
 		}
 	}
 	return hf;
@@ -128,16 +135,21 @@ static struct hist_field *find_own_var(struct hist_trigger_data *hd, const char 
 	return NULL;
 }
 
-/* `$var`: a variable of this histogram or of another event's (Linux's parse_var_ref()). */
+/* `$var` or `system.event.$var`: a variable of this histogram or of another event's (Linux's
+ * parse_var_ref()); the fully qualified form names the event whose histogram defines it. */
 static struct hist_field *parse_var_ref(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
-					const char *name)
+					const char *system, const char *event, const char *name)
 {
-	struct hist_field *own = find_own_var(hd, name), *hf;
+	struct hist_field *own = NULL, *hf;
 	struct hist_trigger_data *target = hd;
-	int idx = own ? own->var_idx : -1;
+	bool here =
+		!system || (!strcmp(system, hd->system ?: "") && !strcmp(event, hd->event ?: ""));
+	int idx = -1;
 
+	if (here && (own = find_own_var(hd, name)))
+		idx = own->var_idx;
 	if (!own && ctx->find_var)
-		target = ctx->find_var(NULL, NULL, name, &idx, hd);
+		target = ctx->find_var(system, event, name, &idx, hd);
 	if (!target || idx < 0) {
 		hist_err(ctx, HIST_ERR_VAR_NOT_FOUND, name);
 		return NULL;
@@ -162,6 +174,20 @@ static struct hist_field *parse_var_ref(struct hist_parse_ctx *ctx, struct hist_
 	return hf;
 }
 
+/* `system.event.$var` cut into its parts; anything else is left whole (*system NULL). */
+static char *split_qualified(char *str, char **system, char **event)
+{
+	char *dot1 = strchr(str, '.'), *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+
+	*system = *event = NULL;
+	if (!dot2 || dot2[1] != '$')
+		return str;
+	*dot1 = *dot2 = 0;
+	*system = str;
+	*event = dot1 + 1;
+	return dot2 + 1;
+}
+
 static struct hist_field *parse_atom(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
 				     char *str, unsigned long flags)
 {
@@ -177,7 +203,12 @@ static struct hist_field *parse_atom(struct hist_parse_ctx *ctx, struct hist_tri
 			strscpy(name, own->field->name, sizeof(name));
 			return parse_field(ctx, name, flags);
 		}
-		return parse_var_ref(ctx, hd, str + 1);
+		return parse_var_ref(ctx, hd, NULL, NULL, str + 1);
+	}
+	if (strstr(str, ".$")) {
+		char *system, *event, *var = split_qualified(str, &system, &event);
+		if (system)
+			return parse_var_ref(ctx, hd, system, event, var + 1);
 	}
 	if (*str >= '0' && *str <= '9') {
 		hf = field_alloc(HIST_FIELD_FL_CONST);
@@ -191,48 +222,167 @@ static struct hist_field *parse_atom(struct hist_parse_ctx *ctx, struct hist_tri
 	return parse_field(ctx, str, flags);
 }
 
-/* `a-b` or `a+b` of two atoms (Linux also has * and /; not offered here), or one atom. */
-static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
-				     char *str, unsigned long flags)
+u64 hist_expr_op(enum field_op_id op, u64 a, u64 b)
 {
-	char *op = NULL;
-	struct hist_field *expr, *a, *b;
+	switch (op) {
+	case FIELD_OP_PLUS:
+		return a + b;
+	case FIELD_OP_MINUS:
+		return a - b;
+	case FIELD_OP_MULT:
+		return a * b;
+	case FIELD_OP_DIV:
+		return b ? a / b : (u64)-1;
+	case FIELD_OP_UNARY_MINUS:
+		return -a;
+	default:
+		return 0;
+	}
+}
 
-	for (char *p = *str ? str + 1 : str; *p && !op; p++) /* a leading '-' is no operator */
-		if (*p == '+' || *p == '-')
-			op = p;
-	if (!op)
-		return parse_atom(ctx, hd, str, flags);
-	if (strchr(op + 1, '+') || strchr(op + 1, '-')) {
+/*
+ * The operator an expression splits at (Linux's contains_operator()): + and - bind last, so the
+ * rightmost of them is the root and 16-8-4 is (16-8)-4; only then the rightmost * or /. A '-'
+ * that opens the string is a unary minus.
+ */
+static enum field_op_id root_operator(char *str, char **sep)
+{
+	char *minus = strrchr(str, '-'), *plus = strrchr(str, '+');
+	char *div = strrchr(str, '/'), *mult = strrchr(str, '*');
+
+	if (minus && minus == str) {
+		*sep = minus;
+		return FIELD_OP_UNARY_MINUS;
+	}
+	if (plus || minus) {
+		*sep = plus > minus ? plus : minus;
+		return plus > minus ? FIELD_OP_PLUS : FIELD_OP_MINUS;
+	}
+	*sep = mult > div ? mult : div;
+	if (div || mult)
+		return mult > div ? FIELD_OP_MULT : FIELD_OP_DIV;
+	return FIELD_OP_NONE;
+}
+
+static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				     char *str, unsigned long flags, unsigned int *n_subexprs);
+
+static struct hist_field *malformed(struct hist_parse_ctx *ctx)
+{
+	ctx->malformed = true;
+	return NULL;
+}
+
+/* `-(expr)`: the parentheses are required, and nothing may follow them. */
+static struct hist_field *parse_unary(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				      char *str, unsigned long flags, unsigned int *n_subexprs)
+{
+	struct hist_field *expr, *a;
+	char *close;
+
+	if (++*n_subexprs > HIST_SUBEXPRS_MAX) {
 		hist_err(ctx, HIST_ERR_TOO_MANY_SUBEXPR, str);
+		return NULL;
+	}
+	if (str[1] != '(')
+		return malformed(ctx);
+	str += 2;
+	close = strrchr(str, ')');
+	if (!close)
+		return malformed(ctx);
+	if (close[1]) {
+		hist_err(ctx, HIST_ERR_UNARY_MINUS_SUBEXPR, str);
 		return NULL;
 	}
 	expr = field_alloc(HIST_FIELD_FL_EXPR | (flags & HIST_FIELD_FL_VAR));
 	if (!expr)
 		return NULL;
-	expr->op = *op == '+' ? FIELD_OP_PLUS : FIELD_OP_MINUS;
-	expr->ref_name = hist_kstrdup(str); /* named by its text, before the atoms are cut up */
-	if (!expr->ref_name)
+	expr->op = FIELD_OP_UNARY_MINUS;
+	*close = 0;
+	a = expr->operands[0] = parse_expr(ctx, hd, str, 0, n_subexprs);
+	*close = ')';
+	if (!a || !(expr->ref_name = hist_kstrdup(str - 2)))
 		goto fail;
-	*op = 0;
-	a = expr->operands[0] = parse_atom(ctx, hd, str, 0);
-	b = a ? (expr->operands[1] = parse_atom(ctx, hd, op + 1, 0)) : NULL;
-	*op = expr->op == FIELD_OP_PLUS ? '+' : '-';
-	if (!a || !b)
-		goto fail;
-	if ((a->flags | b->flags) & HIST_FIELD_FL_STRING) {
+	if (a->flags & HIST_FIELD_FL_STRING) {
 		hist_err(ctx, HIST_ERR_INVALID_STR_OPERAND, str);
 		goto fail;
 	}
-	/* Both timestamps in the same units, or none (Linux's check_expr_operands()). */
-	if ((a->flags & (HIST_FIELD_FL_TIMESTAMP | HIST_FIELD_FL_VAR_REF)) &&
-	    (b->flags & (HIST_FIELD_FL_TIMESTAMP | HIST_FIELD_FL_VAR_REF)) &&
-	    (a->flags & HIST_FIELD_FL_TIMESTAMP_USECS) !=
-		    (b->flags & HIST_FIELD_FL_TIMESTAMP_USECS)) {
-		hist_err(ctx, HIST_ERR_TIMESTAMP_MISMATCH, NULL);
-		goto fail;
+	expr->flags |= a->flags & (HIST_FIELD_FL_TIMESTAMP | HIST_FIELD_FL_TIMESTAMP_USECS);
+	expr->is_signed = a->is_signed;
+	return expr;
+fail:
+	hist_field_free(expr);
+	return NULL;
+}
+
+/*
+ * An expression of fields, $references and numbers with + - * / (Linux's parse_expr()): split
+ * at its root operator, each side parsed the same way, at most three operators in all. Two
+ * numbers fold into one at once (`x=16-8-4-2` is the constant 2, and lists as `x=2`); a constant
+ * divisor of zero is refused here rather than at every event.
+ */
+static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				     char *str, unsigned long flags, unsigned int *n_subexprs)
+{
+	struct hist_field *expr, *a, *b;
+	enum field_op_id op;
+	char *sep, *rhs;
+
+	if (*n_subexprs > HIST_SUBEXPRS_MAX) {
+		hist_err(ctx, HIST_ERR_TOO_MANY_SUBEXPR, str);
+		return NULL;
 	}
-	expr->flags |= (a->flags | b->flags) & HIST_FIELD_FL_TIMESTAMP_USECS;
+	op = root_operator(str, &sep);
+	if (op == FIELD_OP_NONE)
+		return parse_atom(ctx, hd, str, flags);
+	if (op == FIELD_OP_UNARY_MINUS)
+		return parse_unary(ctx, hd, str, flags, n_subexprs);
+	++*n_subexprs;
+	rhs = sep + 1;
+	if (sep == str || !*rhs)
+		return malformed(ctx);
+	expr = field_alloc(HIST_FIELD_FL_EXPR | (flags & HIST_FIELD_FL_VAR));
+	if (!expr)
+		return NULL;
+	expr->op = op;
+	expr->ref_name = hist_kstrdup(str); /* named by its text, before it is cut in two */
+	if (!expr->ref_name)
+		goto fail;
+	*sep = 0;
+	a = expr->operands[0] = parse_expr(ctx, hd, str, 0, n_subexprs);
+	if (a && (a->flags & HIST_FIELD_FL_STRING)) {
+		hist_err(ctx, HIST_ERR_INVALID_STR_OPERAND, str);
+		a = NULL;
+	}
+	b = a ? (expr->operands[1] = parse_expr(ctx, hd, rhs, 0, n_subexprs)) : NULL;
+	if (b && (b->flags & HIST_FIELD_FL_STRING)) {
+		hist_err(ctx, HIST_ERR_INVALID_STR_OPERAND, rhs);
+		b = NULL;
+	}
+	/* Both timestamps in the same units, or none (Linux's check_expr_operands()). */
+	if (b && (a->flags ^ b->flags) & HIST_FIELD_FL_TIMESTAMP_USECS) {
+		hist_err(ctx, HIST_ERR_TIMESTAMP_MISMATCH, NULL);
+		b = NULL;
+	}
+	if (b && op == FIELD_OP_DIV && (b->flags & HIST_FIELD_FL_CONST) && !b->constant) {
+		hist_err(ctx, HIST_ERR_DIVISION_BY_ZERO, rhs);
+		b = NULL;
+	}
+	*sep = "\0+-\0/*"[op];
+	if (!b)
+		goto fail;
+	expr->flags |= a->flags & (HIST_FIELD_FL_TIMESTAMP | HIST_FIELD_FL_TIMESTAMP_USECS);
+	expr->is_signed = a->is_signed;
+	/* `$ts0` in `now-$ts0` is used up by the reading (Linux's read_once): the next event of
+	 * the same key finds it unset until the matching event sets it again. */
+	a->read_once = b->read_once = true;
+	if (a->flags & b->flags & HIST_FIELD_FL_CONST) {
+		expr->constant = hist_expr_op(op, a->constant, b->constant);
+		expr->flags = HIST_FIELD_FL_CONST | (flags & HIST_FIELD_FL_VAR);
+		hist_field_free(a);
+		hist_field_free(b);
+		expr->operands[0] = expr->operands[1] = NULL;
+	}
 	return expr;
 fail:
 	hist_field_free(expr);
@@ -266,13 +416,14 @@ static int create_val_fields(struct hist_parse_ctx *ctx, struct hist_trigger_dat
 		return -ENOMEM;
 	hd->n_vals = 1;
 	while ((str = hist_strsep(&s, ","))) {
+		unsigned int n_subexprs = 0;
 		if (!strcmp(str, "hitcount"))
 			continue;
 		if (hd->n_vals == TRACING_MAP_VALS_MAX)
 			return -EINVAL; /* Linux refuses it without a log line */
-		hf = parse_expr(ctx, hd, str, 0);
+		hf = parse_expr(ctx, hd, str, 0, &n_subexprs);
 		if (!hf) /* refused (and logged), or no memory */
-			return ctx->err ? -EINVAL : -ENOMEM;
+			return ctx->err || ctx->malformed ? -EINVAL : -ENOMEM;
 		if (hf->flags &
 		    (HIST_FIELD_FL_BUCKET | HIST_FIELD_FL_LOG2 | HIST_FIELD_FL_SYM |
 		     HIST_FIELD_FL_SYM_OFFSET | HIST_FIELD_FL_SYSCALL | HIST_FIELD_FL_STRING)) {
@@ -294,6 +445,7 @@ static int create_var_fields(struct hist_parse_ctx *ctx, struct hist_trigger_dat
 		char *s = hd->attrs->assignment_str[i], *str;
 		while ((str = hist_strsep(&s, ","))) {
 			char *eq = strchr(str, '=');
+			unsigned int n_subexprs = 0;
 			struct hist_field *hf;
 			if (!eq || eq == str) {
 				hist_err(ctx, HIST_ERR_MALFORMED_ASSIGNMENT, str);
@@ -308,9 +460,9 @@ static int create_var_fields(struct hist_parse_ctx *ctx, struct hist_trigger_dat
 				hist_err(ctx, HIST_ERR_TOO_MANY_VARS, str);
 				return -EINVAL;
 			}
-			hf = parse_expr(ctx, hd, eq + 1, HIST_FIELD_FL_VAR);
+			hf = parse_expr(ctx, hd, eq + 1, HIST_FIELD_FL_VAR, &n_subexprs);
 			if (!hf)
-				return ctx->err ? -EINVAL : -ENOMEM;
+				return ctx->err || ctx->malformed ? -EINVAL : -ENOMEM;
 			hf->flags |= HIST_FIELD_FL_VAR;
 			if (hf->flags & (HIST_FIELD_FL_BUCKET | HIST_FIELD_FL_LOG2)) {
 				hist_err(ctx, HIST_ERR_BAD_FIELD_MODIFIER, eq + 1);
@@ -336,6 +488,7 @@ static int create_key_fields(struct hist_parse_ctx *ctx, struct hist_trigger_dat
 	char *s = hd->attrs->keys_str, *str;
 
 	while ((str = hist_strsep(&s, ","))) {
+		unsigned int n_subexprs = 0;
 		struct hist_field *hf;
 		if (hd->n_keys == TRACING_MAP_KEYS_MAX)
 			return -EINVAL; /* too many keys: Linux logs nothing either */
@@ -344,7 +497,7 @@ static int create_key_fields(struct hist_parse_ctx *ctx, struct hist_trigger_dat
 			if (hf)
 				hf->size = HIST_STACKTRACE_SIZE;
 		} else {
-			hf = parse_expr(ctx, hd, str, HIST_FIELD_FL_KEY);
+			hf = parse_expr(ctx, hd, str, HIST_FIELD_FL_KEY, &n_subexprs);
 			if (hf && has_var_ref(hf)) {
 				hist_err(ctx, HIST_ERR_INVALID_REF_KEY, str);
 				hist_field_free(hf);
@@ -352,7 +505,7 @@ static int create_key_fields(struct hist_parse_ctx *ctx, struct hist_trigger_dat
 			}
 		}
 		if (!hf)
-			return ctx->err ? -EINVAL : -ENOMEM;
+			return ctx->err || ctx->malformed ? -EINVAL : -ENOMEM;
 		hf->flags |= HIST_FIELD_FL_KEY;
 		hf->size = ALIGN(hf->size, 8);
 		hf->offset = hd->key_size;
@@ -494,8 +647,10 @@ const char *hist_field_flags_str(const struct hist_field *hf)
 struct hist_field *hist_parse_param(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
 				    char *str)
 {
-	if (*str == '$')
-		return parse_var_ref(ctx, hd, str + 1);
+	char *system, *event, *var = split_qualified(str, &system, &event);
+
+	if (*var == '$')
+		return parse_var_ref(ctx, hd, system, event, var + 1);
 	return parse_field(ctx, str, HIST_FIELD_FL_VAR);
 }
 

@@ -180,7 +180,7 @@ static int parse_attrs(struct hist_parse_ctx *ctx, char *spec, struct hist_trigg
 		if (rhs && !rhs[1]) {
 			hist_err(ctx, HIST_ERR_EMPTY_ASSIGNMENT, str);
 			err = -EINVAL;
-		} else if (rhs && !strchr(str, '(')) {
+		} else if (rhs) { /* anything with a '=' is an assignment, `x=-(a)+b` too */
 			err = parse_assignment(ctx, str, a);
 		} else if (!strcmp(str, "pause")) {
 			a->pause = true;
@@ -265,8 +265,35 @@ static bool fields_match(const struct hist_field *a, const struct hist_field *b)
 	       !strcmp(a->var_name ?: "", b->var_name ?: "");
 }
 
+static bool str_eq(const char *a, const char *b)
+{
+	return !strcmp(a ?: "", b ?: "");
+}
+
+/* Same handlers and actions with the same parameters (Linux's actions_match()). */
+static bool actions_match(const struct hist_trigger_data *a, const struct hist_trigger_data *b)
+{
+	if (a->n_actions != b->n_actions)
+		return false;
+	for (unsigned int i = 0; i < a->n_actions; i++) {
+		const struct action_data *x = a->actions[i], *y = b->actions[i];
+		if (x->handler != y->handler || x->action != y->action ||
+		    x->n_params != y->n_params || !str_eq(x->synth_name, y->synth_name) ||
+		    !str_eq(x->match_system, y->match_system) ||
+		    !str_eq(x->match_event, y->match_event) ||
+		    !str_eq(x->track_var_str, y->track_var_str))
+			return false;
+		for (unsigned int j = 0; j < x->n_params; j++)
+			if (strcmp(x->params[j], y->params[j]))
+				return false;
+	}
+	return true;
+}
+
 bool hist_trigger_match(const struct hist_trigger_data *a, const struct hist_trigger_data *b)
 {
+	if (!actions_match(a, b))
+		return false;
 	if (a->n_fields != b->n_fields || a->n_vals != b->n_vals ||
 	    a->n_sort_keys != b->n_sort_keys)
 		return false;

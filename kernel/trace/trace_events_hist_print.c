@@ -115,8 +115,9 @@ static const char *syscall_full_name(u64 nr, char *buf, size_t size)
 	return buf;
 }
 
+/* comm: the task name an .execname key prints (the entry's, kept when it was made). */
 static void key_print(struct seq_file *m, struct hist_trigger_data *hd, const void *key,
-		      struct tracing_map_elt *elt)
+		      const char *comm)
 {
 	bool multiline = false;
 	unsigned int i;
@@ -138,8 +139,7 @@ static void key_print(struct seq_file *m, struct hist_trigger_data *hd, const vo
 		else if (hf->flags & HIST_FIELD_FL_SYM_OFFSET)
 			seq_printf(m, "%s: [%llx] %-55pS", name, v, (void *)(unsigned long)v);
 		else if (hf->flags & HIST_FIELD_FL_EXECNAME)
-			seq_printf(m, "%s: %-16s[%10llu]", name, (const char *)elt->private_data,
-				   v);
+			seq_printf(m, "%s: %-16s[%10llu]", name, comm, v);
 		else if (hf->flags & HIST_FIELD_FL_SYSCALL)
 			seq_printf(m, "%s: %-30s[%3llu]", name,
 				   syscall_full_name(v, buf, sizeof(buf)), v);
@@ -159,30 +159,89 @@ static void key_print(struct seq_file *m, struct hist_trigger_data *hd, const vo
 	seq_puts(m, multiline ? "}" : " }");
 }
 
+/* A value's total and maximum over the entries, for .percent and .graph (Linux's hist_val_stat). */
+struct hist_val_stat {
+	u64 max, total;
+};
+
+/* val in hundredths of a percent of total; UINT_MAX when total is 0 and val is not (Linux's
+ * __get_percentage(), which shows it as [ERROR]). */
+static unsigned int percentage(u64 val, u64 total)
+{
+	if (total && val < ~0ULL / 10000)
+		return (unsigned int)(val * 10000 / total);
+	total /= 10000;
+	if (total)
+		return (unsigned int)(val / total);
+	return val ? ~0U : 0;
+}
+
+static void val_print(struct seq_file *m, const char *name, unsigned long flags, u64 v,
+		      const struct hist_val_stat *st)
+{
+	if (flags & HIST_FIELD_FL_PERCENT) {
+		unsigned int pc = percentage(v, st->total);
+		if (pc == ~0U)
+			seq_printf(m, "  %s (%%):[ERROR]", name);
+		else
+			seq_printf(m, "  %s (%%): %3u.%02u", name, pc / 100, pc % 100);
+	} else if (flags & HIST_FIELD_FL_GRAPH) {
+		unsigned int len = percentage(v, st->max);
+		char bar[21];
+		int i = 0;
+		if (len == ~0U) {
+			strcpy(bar, "[ERROR]");
+		} else {
+			for (len = len * 20 / 10000; i < (int)len && i < 20; i++)
+				bar[i] = '#';
+			for (; i < 20; i++)
+				bar[i] = ' ';
+			bar[20] = 0;
+		}
+		seq_printf(m, "  %s: %20s", name, bar);
+	} else if (flags & HIST_FIELD_FL_HEX) {
+		seq_printf(m, "  %s: %10llx", name, (unsigned long long)v);
+	} else {
+		seq_printf(m, "  %s: %10llu", name, (unsigned long long)v);
+	}
+}
+
 static void entry_print(struct seq_file *m, struct hist_trigger_data *hd, const void *key,
-			struct tracing_map_elt *elt)
+			struct tracing_map_elt *elt, const struct hist_val_stat *stats)
 {
 	unsigned int i, sum = 1;
 
-	key_print(m, hd, key, elt);
+	key_print(m, hd, key, elt->private_data);
 	seq_printf(m, " hitcount: %10llu", (unsigned long long)tracing_map_read_sum(elt, 0));
 	for (i = 1; i < hd->n_vals; i++) {
 		const struct hist_field *hf = hd->fields[i];
-		unsigned long long v;
 		if (hf->flags & HIST_FIELD_FL_VAR)
 			continue;
-		v = tracing_map_read_sum(elt, sum++);
-		if (hf->flags & HIST_FIELD_FL_HEX)
-			seq_printf(m, "  %s: %10llx", hist_field_name(hf), v);
-		else
-			seq_printf(m, "  %s: %10llu", hist_field_name(hf), v);
+		val_print(m, hist_field_name(hf), hf->flags, tracing_map_read_sum(elt, sum),
+			  &stats[sum]);
+		sum++;
 	}
 	hist_actions_print_elt(m, hd, elt);
 	seq_putc(m, '\n');
 }
 
+/* Totals and maxima of the sums, over the entries. */
+static void val_stats(struct hist_trigger_data *hd, struct tracing_map_sort_entry **entries, int nr,
+		      struct hist_val_stat *stats)
+{
+	memset(stats, 0, sizeof(*stats) * TRACING_MAP_VALS_MAX);
+	for (int i = 0; i < nr; i++)
+		for (unsigned int j = 0; j < TRACING_MAP_VALS_MAX && j < hd->map->n_sums; j++) {
+			u64 v = tracing_map_read_sum(entries[i]->elt, j);
+			stats[j].total += v;
+			if (stats[j].max < v)
+				stats[j].max = v;
+		}
+}
+
 static void hist_show_one(struct seq_file *m, struct event_trigger_data *d, int n)
 {
+	static struct hist_val_stat stats[TRACING_MAP_VALS_MAX]; /* under event_mutex */
 	struct hist_trigger_data *hd = d->private_data, *owner = hd->named ?: hd;
 	struct tracing_map_sort_entry **entries;
 	int nr;
@@ -193,10 +252,12 @@ static void hist_show_one(struct seq_file *m, struct event_trigger_data *d, int 
 	hist_trigger_print(m, d);
 	seq_puts(m, "#\n\n");
 	nr = tracing_map_sort_entries(owner->map, hd->sort_keys, hd->n_sort_keys, &entries);
+	val_stats(owner, entries, nr, stats);
 	for (int i = 0; i < nr; i++)
-		entry_print(m, hd, entries[i]->key, entries[i]->elt);
+		entry_print(m, hd, entries[i]->key, entries[i]->elt, stats);
 	if (nr >= 0)
 		tracing_map_destroy_sort_entries(entries, nr);
+	hist_snapshot_print(m, hd, key_print);
 	seq_printf(m, "\nTotals:\n    Hits: %llu\n    Entries: %u\n    Dropped: %llu\n",
 		   (unsigned long long)READ_ONCE(owner->map->hits), nr < 0 ? 0 : nr,
 		   (unsigned long long)READ_ONCE(owner->map->drops));

@@ -8,11 +8,15 @@
  *        a new maximum for this key: remember it and these values beside the entry
  *   onchange($var).save(...)   the same whenever the value differs from the last
  *
- * A parameter is a $reference or a field of this event (read from the record when the action
- * runs). Not here: .snapshot() (no snapshot buffer on this branch) and Linux's fields of other
- * events as parameters (its hidden "field variable" histograms).
+ *   onchange($var).snapshot()  (or onmax) the trace buffer swapped into the snapshot buffer,
+ *        and what triggered it noted for the hist file (trace_events_hist.c)
+ *
+ * A parameter is a $reference (`$lat`, `sched.sched_switch.$lat`) or a field of this event (read
+ * from the record when the action runs). Not here: Linux's fields of other events as parameters
+ * (`sched.sched_waking.prio`, its hidden "field variable" histograms).
  */
 #include "kernel/trace/trace_events_hist.h"
+#include "kernel/trace/trace_synth.h"
 #include "kernel/mm/mm.h"
 #include "kernel/fs/fs.h"
 #include "lib/errno.h"
@@ -62,6 +66,46 @@ static int split_params(struct hist_parse_ctx *ctx, struct action_data *a, char 
 	return 0;
 }
 
+/* The size and signedness of the value a parameter carries (Linux's hist_field size and
+ * is_signed): an event field's own, a variable's definition's, 8 unsigned bytes otherwise. */
+static void param_size_sign(const struct hist_field *hf, unsigned int *size, bool *is_signed)
+{
+	*size = 8;
+	*is_signed = false;
+	if (hf->flags & HIST_FIELD_FL_VAR_REF) {
+		const struct hist_trigger_data *vh = hf->ref_hist;
+		for (unsigned int i = 0; i < vh->n_vals; i++)
+			if (vh->fields[i]->var_name && vh->fields[i]->var_idx == hf->ref_var_idx)
+				param_size_sign(vh->fields[i], size, is_signed);
+	} else if (hf->field) {
+		*size = hf->field->size;
+		*is_signed = hf->field->is_signed;
+	} else if (hf->flags & HIST_FIELD_FL_EXPR) {
+		param_size_sign(hf->operands[0], size, is_signed);
+	} else if (hf->flags & HIST_FIELD_FL_CPU) {
+		*size = 4;
+	}
+}
+
+/* Linux's check_synth_field(): a string into a string field, the same type, or one of the same
+ * size and signedness (`const char * filename` into `u64 filename`, `long ret` into `s64`). */
+static bool param_fits(const struct synth_event *se, unsigned int f, const struct hist_field *hf)
+{
+	const char *want = synth_field_type(se, f);
+	unsigned int size;
+	bool is_signed, want_signed;
+	int want_size;
+
+	if (synth_field_is_string(se, f) && (hf->flags & HIST_FIELD_FL_STRING))
+		return true;
+	if (!strcmp(want, hist_field_type(hf)))
+		return true;
+	want_size = synth_type_size(want, &want_signed);
+	param_size_sign(hf, &size, &is_signed);
+	return want_size == (int)size && want_signed == is_signed &&
+	       !(hf->flags & HIST_FIELD_FL_STRING);
+}
+
 /* Each parameter becomes a field; for a synthetic event, of the type its field declares. */
 static int resolve_params(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
 			  struct action_data *a, unsigned int first)
@@ -72,14 +116,10 @@ static int resolve_params(struct hist_parse_ctx *ctx, struct hist_trigger_data *
 		strscpy(buf, a->params[i], sizeof(buf));
 		hf = hist_parse_param(ctx, hd, buf);
 		if (!hf) /* not found (logged by the parser), or no memory */
-			return ctx->err ? -EINVAL : -ENOMEM;
+			return ctx->err || ctx->malformed ? -EINVAL : -ENOMEM;
 		a->param_fields[i] = hf;
 		if (a->synth) {
-			unsigned int f = i - first;
-			const char *want = synth_field_type(a->synth, f);
-			bool strings = synth_field_is_string(a->synth, f) &&
-				       (hf->flags & HIST_FIELD_FL_STRING);
-			if (strcmp(want, hist_field_type(hf)) && !strings) {
+			if (!param_fits(a->synth, i - first, hf)) {
 				hist_err(ctx, HIST_ERR_SYNTH_TYPE_MISMATCH, a->params[i]);
 				return -EINVAL;
 			}
@@ -124,7 +164,7 @@ static int parse_track(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
 		if (hd->fields[i]->var_name && !strcmp(hd->fields[i]->var_name, arg + 1)) {
 			a->track_var = hist_parse_param(ctx, hd, arg);
 			if (!a->track_var)
-				return ctx->err ? -EINVAL : -ENOMEM;
+				return ctx->err || ctx->malformed ? -EINVAL : -ENOMEM;
 			a->track_idx = hd->n_vars + hd->n_action_vars++;
 			return 0;
 		}
@@ -165,8 +205,12 @@ static int parse_action_call(struct hist_parse_ctx *ctx, struct hist_trigger_dat
 		return resolve_params(ctx, hd, a, 0);
 	}
 	if (!strcmp(name, "snapshot")) {
-		hist_err(ctx, HIST_ERR_ACTION_MISMATCH, name); /* no snapshot buffer here */
-		return -EINVAL;
+		if (!track) {
+			hist_err(ctx, HIST_ERR_ACTION_MISMATCH, name);
+			return -EINVAL;
+		}
+		a->action = ACTION_SNAPSHOT;
+		return 0;
 	}
 	a->action = ACTION_TRACE;
 	a->use_trace_keyword = !strcmp(name, "trace");
@@ -286,20 +330,30 @@ static void action_fire(struct hist_trigger_data *hd, struct action_data *a,
 		synth_event_trace(a->synth, vals);
 }
 
+/* A new maximum, or a changed value, for this entry: keep it; false if it is neither. */
+static bool track_update(struct action_data *a, struct tracing_map_elt *elt, u64 v)
+{
+	bool set = tracing_map_var_set(elt, a->track_idx);
+	u64 old = tracing_map_read_var(elt, a->track_idx);
+
+	if (set && (a->handler == HANDLER_ONMAX ? v <= old : v == old))
+		return false;
+	tracing_map_set_var(elt, a->track_idx, v);
+	return true;
+}
+
 void hist_actions_run(struct hist_trigger_data *hd, struct tracing_map_elt *elt, const void *rec,
 		      u32 len, void *key, u64 *refs, u64 ts)
 {
 	for (unsigned int i = 0; i < hd->n_actions; i++) {
 		struct action_data *a = hd->actions[i];
-		if (a->handler != HANDLER_ONMATCH) {
-			u64 v = refs[a->track_var->ref_slot];
-			bool set = tracing_map_var_set(elt, a->track_idx);
-			u64 old = tracing_map_read_var(elt, a->track_idx);
-			if (set && (a->handler == HANDLER_ONMAX ? v <= old : v == old))
-				continue;
-			tracing_map_set_var(elt, a->track_idx, v);
-		}
-		action_fire(hd, a, elt, rec, len, ts, refs);
+		u64 v = a->track_var ? refs[a->track_var->ref_slot] : 0;
+		if (a->handler != HANDLER_ONMATCH && !track_update(a, elt, v))
+			continue;
+		if (a->action == ACTION_SNAPSHOT)
+			hist_snapshot_take(hd, a, key, elt, v);
+		else
+			action_fire(hd, a, elt, rec, len, ts, refs);
 	}
 }
 
@@ -317,9 +371,10 @@ void hist_actions_print_spec(struct seq_file *m, struct hist_trigger_data *hd)
 {
 	for (unsigned int i = 0; i < hd->n_actions; i++) {
 		struct action_data *a = hd->actions[i];
-		const char *name = a->action == ACTION_SAVE ? "save"
-				   : a->use_trace_keyword   ? "trace"
-							    : a->synth_name;
+		const char *name = a->action == ACTION_SAVE	  ? "save"
+				   : a->action == ACTION_SNAPSHOT ? "snapshot"
+				   : a->use_trace_keyword	  ? "trace"
+								  : a->synth_name;
 		if (a->handler == HANDLER_ONMATCH)
 			seq_printf(m, ":onmatch(%s.%s).%s(", a->match_system, a->match_event, name);
 		else

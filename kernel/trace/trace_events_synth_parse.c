@@ -78,6 +78,16 @@ static int string_size(const char *type)
 	return n;
 }
 
+int synth_type_size(const char *type, bool *is_signed)
+{
+	int i = type_index(type);
+
+	if (i < 0)
+		return -1;
+	*is_signed = synth_types[i].is_signed;
+	return synth_types[i].size;
+}
+
 const char *synth_field_fmt(const struct synth_field *f)
 {
 	int i = type_index(f->type);

@@ -197,9 +197,11 @@ static int trigger_parse(struct trace_event_call *call, char *text, struct event
 		return -ENOMEM;
 	d->type = i;
 	d->count = TRIGGER_COUNT_UNLIMITED;
+	/* A removal names the command only: its count is not read (`!traceoff:unlimited`, as
+	 * the listing prints it, removes traceoff), as in Linux. */
 	if (is_enable_cmd(i))
-		err = event_enable_parse(i, colon, d);
-	else if (colon && (kstrtol(colon, 0, &d->count) || d->count < 0))
+		err = event_enable_parse(i, colon, *remove, d);
+	else if (colon && !*remove && (kstrtol(colon, 0, &d->count) || d->count < 0))
 		err = -EINVAL;
 	if (!err && cond && !*remove) { /* Linux removes by command: a condition is ignored */
 		err = filter_compile(call->fields, call->nr_fields, cond, &d->filter, &pe);

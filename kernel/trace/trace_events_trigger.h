@@ -52,7 +52,8 @@ void hist_trigger_free(struct event_trigger_data *d);
 bool hist_trigger_busy(struct event_trigger_data *d, struct event_trigger_data *going);
 void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *d);
 /* enable_hist/disable_hist and enable_event/disable_event: `sys:event[:count]` (trace_events_enable.c). */
-int event_enable_parse(enum trigger_type type, char *arg, struct event_trigger_data *d);
+int event_enable_parse(enum trigger_type type, char *arg, bool remove,
+		       struct event_trigger_data *d);
 int event_enable_register(struct event_trigger_data *d);
 void event_enable_unregister(struct event_trigger_data *d);
 bool event_enable_same(const struct event_trigger_data *a, const struct event_trigger_data *b);

@@ -24,13 +24,15 @@ static int header_page_show(struct seq_file *m, struct fnode *f)
 	seq_printf(m, "\tfield: u64 timestamp;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
 		   (unsigned int)offsetof(struct buffer_data_page, time_stamp),
 		   (unsigned int)sizeof(p->time_stamp), is_signed_type(typeof(p->time_stamp)));
+	/* local_t is a long in Linux: the word is described as signed, as Linux describes it,
+	 * whatever type holds it here (its counts never reach the sign bit). */
 	seq_printf(m, "\tfield: local_t commit;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
 		   (unsigned int)offsetof(struct buffer_data_page, commit),
-		   (unsigned int)sizeof(p->commit), is_signed_type(typeof(p->commit)));
+		   (unsigned int)sizeof(p->commit), is_signed_type(long));
 	/* Linux keeps flags in the commit word's top byte; we set none, but a reader looks. */
 	seq_printf(m, "\tfield: int overwrite;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
 		   (unsigned int)offsetof(struct buffer_data_page, commit), 1,
-		   is_signed_type(typeof(p->commit)));
+		   is_signed_type(long));
 	seq_printf(m, "\tfield: char data;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
 		   (unsigned int)offsetof(struct buffer_data_page, data),
 		   (unsigned int)BUF_PAGE_SIZE, is_signed_type(char));

@@ -18,5 +18,7 @@ int trace_preempt_hooks_get(void);
 void trace_preempt_hooks_put(void);
 void trace_preemptirq_init(void);
 void trace_irqsoff_init(void);
+/* wakeup, wakeup_rt, wakeup_dl (trace_sched_wakeup.c). */
+void trace_wakeup_init(void);
 
 #endif

@@ -44,7 +44,8 @@ static void print_trace_header(struct seq_file *m, struct trace_array *tr, struc
 	seq_printf(m, " #P:%d)\n", num_online_cpus());
 	seq_puts(m, "#    -----------------\n");
 	seq_printf(m, "#    | task: %.16s-%d (uid:%d nice:%ld policy:%ld rt_prio:%ld)\n",
-		   max ? d->comm : "", max ? d->pid : 0, 0, 0L, 0L, 0L);
+		   max ? d->comm : "", max ? d->pid : 0, 0, 0L, max ? (long)d->policy : 0L,
+		   max ? (long)d->rt_priority : 0L);
 	seq_puts(m, "#    -----------------\n");
 	if (max && d->critical_start) {
 		seq_printf(m, "#  => started at: %ps\n", (void *)d->critical_start);

@@ -93,6 +93,8 @@ static void note_max(struct trace_array *tr, struct task *task, int cpu)
 	trace_max_data.pid = task ? task->pid : 0;
 	strscpy(trace_max_data.comm, task && task->pid ? task->comm : "<idle>",
 		sizeof(trace_max_data.comm));
+	trace_max_data.policy = task ? task->policy : 0;
+	trace_max_data.rt_priority = task ? task->rt_priority : 0;
 	trace_max_data.saved_latency = tr->max_latency;
 	/* Readers start the max buffer at the section's start (0, a snapshot's: everything). */
 	tr->max_buffer->time_start = trace_max_data.time_start;

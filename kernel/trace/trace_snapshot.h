@@ -12,6 +12,7 @@ struct trace_max_data {
 	int cpu;
 	int pid;
 	char comm[TASK_COMM_LEN];
+	int policy, rt_priority;		    /* its class, for the header's task line */
 	unsigned long saved_latency;		    /* ns, tr->max_latency when it was taken */
 	unsigned long critical_start, critical_end; /* the section's first and last function */
 	u64 time_start;				    /* TSC when the section began */

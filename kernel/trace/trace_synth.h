@@ -36,6 +36,8 @@ struct synth_parse_err {
 };
 
 bool synth_good_name(const char *s);
+/* A numeric field type's size and signedness ("pid_t": 4, signed); -1 for any other type. */
+int synth_type_size(const char *type, bool *is_signed);
 /* printf conversion for a field's type ("%llu", "%d", "%s"). */
 const char *synth_field_fmt(const struct synth_field *f);
 /* The fields after the name (cut in place), laid out from the end of the common fields: 0 and

@@ -99,6 +99,12 @@ u64 hist_field_value(const struct hist_field *hf, const void *rec, u64 ts, const
 	fuzz_fail("hist_field_value called by the parser");
 }
 
+void hist_snapshot_take(struct hist_trigger_data *hd, struct action_data *a, const void *key,
+			struct tracing_map_elt *elt, u64 val)
+{
+	fuzz_fail("hist_snapshot_take called by the parser");
+}
+
 /* seq_file.c flushes to the console only for the kernel's own seq_files: never here. */
 void console_write(const char *s, size_t len)
 {

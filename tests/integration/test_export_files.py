@@ -46,8 +46,8 @@ def events(text):
 def test_header_page_is_linux_text_with_our_page(console):
     assert cat(console, T + "/events/header_page") == (
         "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-        "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:0;\n"
-        "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:0;\n"
+        "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"     # local_t is a long, as Linux says
+        "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
         "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;")
 
 

@@ -14,15 +14,27 @@
 #ifndef _TRACE_SCHED_HELPERS
 #define _TRACE_SCHED_HELPERS
 /*
- * Linux's task states as its sched_switch prints them: S (sleeping), R, and R+ for a task
- * preempted while runnable (TASK_REPORT_MAX set). We have no priorities: every task is 120, the
- * priority of a nice-0 task in Linux.
+ * Linux's task states as its sched_switch prints them, with Linux's values written the way its
+ * headers write them, so that the print fmt line of the format file expands to Linux's text byte
+ * for byte. We report S (sleeping), X (dead), R, and R+ for a task preempted while runnable
+ * (TASK_REPORT_MAX set); the other letters are Linux's, listed for the tools that read the
+ * format file. The priorities are Linux's prio (120 a normal task, 99 - rt_priority a real-time
+ * one, -1 a deadline one).
  */
-#define TRACE_TASK_RUNNING 0x0000
-#define TRACE_TASK_INTERRUPTIBLE 0x0001
-#define TRACE_TASK_DEAD 0x0010 /* Linux's EXIT_DEAD: "X" */
-#define TRACE_TASK_REPORT_MAX 0x0100
-#define TRACE_TASK_PRIO 120
+#define TRACE_TASK_RUNNING 0x00000000
+#define TRACE_TASK_INTERRUPTIBLE 0x00000001
+#define TRACE_TASK_UNINTERRUPTIBLE 0x00000002
+#define TRACE_TASK_STOPPED 0x00000004
+#define TRACE_TASK_TRACED 0x00000008
+#define TRACE_TASK_DEAD 0x00000010 /* Linux's EXIT_DEAD: "X" */
+#define TRACE_TASK_ZOMBIE 0x00000020
+#define TRACE_TASK_PARKED 0x00000040
+#define TRACE_TASK_IDLE 0x00000080
+#define TRACE_TASK_REPORT                                                                          \
+	(TRACE_TASK_RUNNING | TRACE_TASK_INTERRUPTIBLE | TRACE_TASK_UNINTERRUPTIBLE |              \
+	 TRACE_TASK_STOPPED | TRACE_TASK_TRACED | TRACE_TASK_DEAD | TRACE_TASK_ZOMBIE |            \
+	 TRACE_TASK_PARKED)
+#define TRACE_TASK_REPORT_MAX ((TRACE_TASK_REPORT + 1) << 1)
 
 static inline long trace_sched_switch_state(bool preempt, const struct task *p)
 {
@@ -60,17 +72,20 @@ TRACE_EVENT(sched_switch,
 	TP_fast_assign(
 		trace_task_comm(__entry->prev_comm, prev);
 		__entry->prev_pid = prev->pid;
-		__entry->prev_prio = TRACE_TASK_PRIO;
+		__entry->prev_prio = prev->prio;
 		__entry->prev_state = trace_sched_switch_state(preempt, prev);
 		trace_task_comm(__entry->next_comm, next);
 		__entry->next_pid = next->pid;
-		__entry->next_prio = TRACE_TASK_PRIO;
+		__entry->next_prio = next->prio;
 	),
 	TP_printk("prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d",
 		__entry->prev_comm, __entry->prev_pid, __entry->prev_prio,
 		(__entry->prev_state & (TRACE_TASK_REPORT_MAX - 1)) ?
 		  __print_flags(__entry->prev_state & (TRACE_TASK_REPORT_MAX - 1), "|",
-				{ TRACE_TASK_INTERRUPTIBLE, "S" }, { TRACE_TASK_DEAD, "X" }) : "R",
+				{ TRACE_TASK_INTERRUPTIBLE, "S" }, { TRACE_TASK_UNINTERRUPTIBLE, "D" },
+				{ TRACE_TASK_STOPPED, "T" }, { TRACE_TASK_TRACED, "t" },
+				{ TRACE_TASK_DEAD, "X" }, { TRACE_TASK_ZOMBIE, "Z" },
+				{ TRACE_TASK_PARKED, "P" }, { TRACE_TASK_IDLE, "I" }) : "R",
 		__entry->prev_state & TRACE_TASK_REPORT_MAX ? "+" : "",
 		__entry->next_comm, __entry->next_pid, __entry->next_prio)
 );
@@ -87,7 +102,7 @@ DECLARE_EVENT_CLASS(sched_wakeup_template,
 	TP_fast_assign(
 		trace_task_comm(__entry->comm, p);
 		__entry->pid = p->pid;
-		__entry->prio = TRACE_TASK_PRIO;
+		__entry->prio = p->prio;
 		__entry->target_cpu = p->cpu;
 	),
 	TP_printk("comm=%s pid=%d prio=%d target_cpu=%03d",
@@ -115,7 +130,7 @@ DECLARE_EVENT_CLASS(sched_process_template,
 	TP_fast_assign(
 		trace_task_comm(__entry->comm, p);
 		__entry->pid = p->pid;
-		__entry->prio = TRACE_TASK_PRIO;
+		__entry->prio = p->prio;
 	),
 	TP_printk("comm=%s pid=%d prio=%d",
 		  __entry->comm, __entry->pid, __entry->prio)
@@ -143,7 +158,7 @@ TRACE_EVENT(sched_process_wait,
 	TP_fast_assign(
 		trace_task_comm(__entry->comm, current);
 		__entry->pid = pid > 0 ? pid : 0;
-		__entry->prio = TRACE_TASK_PRIO;
+		__entry->prio = current->prio;
 	),
 	TP_printk("comm=%s pid=%d prio=%d",
 		  __entry->comm, __entry->pid, __entry->prio)

@@ -23,32 +23,49 @@ enum hrtimer_mode {
 	HRTIMER_MODE_HARD = 0x08,
 	HRTIMER_MODE_ABS_PINNED = HRTIMER_MODE_ABS | HRTIMER_MODE_PINNED,
 	HRTIMER_MODE_REL_PINNED = HRTIMER_MODE_REL | HRTIMER_MODE_PINNED,
+	HRTIMER_MODE_ABS_SOFT = HRTIMER_MODE_ABS | HRTIMER_MODE_SOFT,
+	HRTIMER_MODE_REL_SOFT = HRTIMER_MODE_REL | HRTIMER_MODE_SOFT,
+	HRTIMER_MODE_ABS_PINNED_SOFT = HRTIMER_MODE_ABS_PINNED | HRTIMER_MODE_SOFT,
+	HRTIMER_MODE_REL_PINNED_SOFT = HRTIMER_MODE_REL_PINNED | HRTIMER_MODE_SOFT,
+	HRTIMER_MODE_ABS_HARD = HRTIMER_MODE_ABS | HRTIMER_MODE_HARD,
+	HRTIMER_MODE_REL_HARD = HRTIMER_MODE_REL | HRTIMER_MODE_HARD,
+	HRTIMER_MODE_ABS_PINNED_HARD = HRTIMER_MODE_ABS_PINNED | HRTIMER_MODE_HARD,
+	HRTIMER_MODE_REL_PINNED_HARD = HRTIMER_MODE_REL_PINNED | HRTIMER_MODE_HARD,
 };
 
 /*
- * Linux's decode_hrtimer_mode() table. The values are written as numbers because the format
- * file shows this text and enum names mean nothing to a reader of it (Linux rewrites them to
- * numbers at boot, TRACE_DEFINE_ENUM).
+ * Linux's decode_hrtimer_mode() table, by the enum's names: Linux 6.1's format file shows these
+ * names (no TRACE_DEFINE_ENUM turns them into numbers there), so a tool reading the file finds
+ * the same text on both kernels.
  */
 #define decode_hrtimer_mode(mode)                                                              \
-	__print_symbolic(mode, { 0x00, "ABS" }, { 0x01, "REL" }, { 0x02, "ABS|PINNED" },       \
-			 { 0x03, "REL|PINNED" }, { 0x04, "ABS|SOFT" }, { 0x05, "REL|SOFT" },    \
-			 { 0x06, "ABS|PINNED|SOFT" }, { 0x07, "REL|PINNED|SOFT" },             \
-			 { 0x08, "ABS|HARD" }, { 0x09, "REL|HARD" },                           \
-			 { 0x0a, "ABS|PINNED|HARD" }, { 0x0b, "REL|PINNED|HARD" })
+	__print_symbolic(mode, { HRTIMER_MODE_ABS, "ABS" }, { HRTIMER_MODE_REL, "REL" },       \
+			 { HRTIMER_MODE_ABS_PINNED, "ABS|PINNED" },                            \
+			 { HRTIMER_MODE_REL_PINNED, "REL|PINNED" },                            \
+			 { HRTIMER_MODE_ABS_SOFT, "ABS|SOFT" },                                \
+			 { HRTIMER_MODE_REL_SOFT, "REL|SOFT" },                                \
+			 { HRTIMER_MODE_ABS_PINNED_SOFT, "ABS|PINNED|SOFT" },                  \
+			 { HRTIMER_MODE_REL_PINNED_SOFT, "REL|PINNED|SOFT" },                  \
+			 { HRTIMER_MODE_ABS_HARD, "ABS|HARD" },                                \
+			 { HRTIMER_MODE_REL_HARD, "REL|HARD" },                                \
+			 { HRTIMER_MODE_ABS_PINNED_HARD, "ABS|PINNED|HARD" },                  \
+			 { HRTIMER_MODE_REL_PINNED_HARD, "REL|PINNED|HARD" })
 #endif
 
 /* A timer is armed: it will run function at expires (ns since boot; we have no slack, so
- * softexpires is the same). Linux's takes the hrtimer and reads the rest from it. */
+ * softexpires is the same); was_armed: it was already armed, and this moved it. Linux's takes the
+ * hrtimer and reads the rest from it. The casts are written with a space after them, as Linux's
+ * are, since the format file prints this text. */
 TRACE_EVENT(hrtimer_start,
-	TP_PROTO(void *hrtimer, void *function, s64 expires, enum hrtimer_mode mode),
-	TP_ARGS(hrtimer, function, expires, mode),
+	TP_PROTO(void *hrtimer, void *function, s64 expires, enum hrtimer_mode mode, bool was_armed),
+	TP_ARGS(hrtimer, function, expires, mode, was_armed),
 	TP_STRUCT__entry(
 		__field(void *, hrtimer)
 		__field(void *, function)
 		__field(s64, expires)
 		__field(s64, softexpires)
 		__field(enum hrtimer_mode, mode)
+		__field(bool, was_armed)
 	),
 	TP_fast_assign(
 		__entry->hrtimer = hrtimer;
@@ -56,10 +73,12 @@ TRACE_EVENT(hrtimer_start,
 		__entry->expires = expires;
 		__entry->softexpires = expires;
 		__entry->mode = mode;
+		__entry->was_armed = was_armed;
 	),
-	TP_printk("hrtimer=%p function=%ps expires=%llu softexpires=%llu mode=%s",
-		  __entry->hrtimer, __entry->function, (unsigned long long)__entry->expires,
-		  (unsigned long long)__entry->softexpires, decode_hrtimer_mode(__entry->mode))
+	TP_printk("hrtimer=%p function=%ps expires=%llu softexpires=%llu mode=%s was_armed=%d",
+		  __entry->hrtimer, __entry->function, (unsigned long long) __entry->expires,
+		  (unsigned long long) __entry->softexpires, decode_hrtimer_mode(__entry->mode),
+		  __entry->was_armed)
 );
 
 /* The timer expired and its function is about to run; now is the time of the tick that saw it. */
@@ -77,7 +96,7 @@ TRACE_EVENT(hrtimer_expire_entry,
 		__entry->function = function;
 	),
 	TP_printk("hrtimer=%p function=%ps now=%llu", __entry->hrtimer, __entry->function,
-		  (unsigned long long)__entry->now)
+		  (unsigned long long) __entry->now)
 );
 
 DECLARE_EVENT_CLASS(hrtimer_class,

@@ -1,0 +1,222 @@
+/* wakeup, wakeup_rt, wakeup_dl: how long the highest-priority task waited from its wake-up to its run.
+ *
+ *   sched_wakeup(p)    probe_wakeup(): p beats the task being timed (and its waker)? time p from
+ *                      now: a `+` entry (waker -> p) and a stack trace in the live buffer
+ *   sched_switch(->p)  probe_wakeup_sched_switch(): a `==>` entry; if the wait beats
+ *                      tracing_max_latency (or passes tracing_thresh), update_max_tr() swaps
+ *                      every CPU's buffer into the max buffer, and `trace` shows it
+ *
+ * Which tasks count, as Linux defines it: wakeup every task, wakeup_rt real-time and deadline
+ * tasks, wakeup_dl deadline tasks only; a deadline task once timed is not displaced. The probes
+ * hang on the sched tracepoints, so they cost nothing while no wakeup tracer runs.
+ */
+#include "kernel/trace/trace_snapshot.h"
+#include "kernel/sched/rq.h"
+#include "kernel/spinlock.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/tracepoint.h"
+#include "kernel/trace/events/sched.h"
+
+/* Linux's ctx_switch_entry: TRACE_CTX (`==>`) and TRACE_WAKE (`+`). */
+struct ctx_switch_entry {
+	struct trace_entry ent;
+	u32 prev_pid;
+	u8 prev_prio, prev_state;
+	u32 next_pid;
+	u8 next_prio, next_state;
+	u32 next_cpu;
+};
+
+static struct task *wakeup_task;
+static int wakeup_cpu;
+static int wakeup_prio = 0x7fffffff; /* the timed task's prio; anything beats "none" */
+static bool wakeup_rt, wakeup_dl, tracing_dl, tracer_enabled;
+static u64 wakeup_start; /* TSC at the timed task's wake-up */
+static DEFINE_SPINLOCK(wakeup_lock);
+extern unsigned long tracing_thresh; /* ns (trace_functions_graph.c) */
+
+/* Linux's task_index_to_char() letters: R S ... X Z. */
+static u8 task_state_index(const struct task *t)
+{
+	if (t->exit_state)
+		return 6;
+	if (t->state == TASK_DEAD)
+		return 5;
+	return t->state == TASK_SLEEPING ? 1 : 0;
+}
+
+static void ctx_entry(u16 type, const struct task *prev, const struct task *next)
+{
+	struct rb_reserve r;
+	struct ctx_switch_entry *e = trace_reserve(&r, type, sizeof(*e), read_flags(), 0);
+
+	if (!e)
+		return;
+	e->prev_pid = prev->pid;
+	e->prev_prio = prev->prio;
+	e->prev_state = task_state_index(prev);
+	e->next_pid = next->pid;
+	e->next_prio = next->prio;
+	e->next_state = task_state_index(next);
+	e->next_cpu = next->cpu;
+	ring_buffer_unlock_commit(&r);
+}
+
+static bool any_frame(unsigned long ret, unsigned long arg)
+{
+	return true;
+}
+
+static void __wakeup_reset(void)
+{
+	wakeup_cpu = -1;
+	wakeup_prio = 0x7fffffff;
+	tracing_dl = false;
+	wakeup_task = NULL;
+}
+
+/* Whether p should be timed instead of whoever is (Linux's probe_wakeup() conditions). */
+static bool wakeup_wants(const struct task *p)
+{
+	bool dl = dl_policy(p->policy), rt = rt_policy(p->policy);
+
+	if (tracing_dl || (wakeup_dl && !dl) || (wakeup_rt && !dl && !rt))
+		return false;
+	return dl || (p->prio < wakeup_prio && p->prio < current->prio);
+}
+
+static void probe_wakeup(void *data, struct task *p)
+{
+	unsigned long flags;
+
+	if (!READ_ONCE(tracer_enabled) || !READ_ONCE(global_trace.tracing_on) || !wakeup_wants(p))
+		return;
+	flags = spin_lock_irqsave(&wakeup_lock);
+	if (!wakeup_wants(p)) /* another CPU's, meanwhile */
+		goto out;
+	__wakeup_reset();
+	wakeup_cpu = p->cpu;
+	wakeup_prio = p->prio;
+	tracing_dl = dl_policy(p->policy);
+	wakeup_task = p;
+	wakeup_start = rdtsc();
+	ctx_entry(TRACE_WAKE, current, p);
+	__trace_record_stack(any_frame, 0);
+out:
+	spin_unlock_irqrestore(&wakeup_lock, flags);
+}
+
+static bool report_latency(u64 delta)
+{
+	if (READ_ONCE(tracing_thresh))
+		return delta >= tracing_thresh;
+	return delta > global_trace.max_latency;
+}
+
+static void probe_wakeup_sched_switch(void *data, bool preempt, struct task *prev,
+				      struct task *next)
+{
+	unsigned long flags;
+	u64 now, delta;
+
+	if (next != READ_ONCE(wakeup_task))
+		return;
+	flags = spin_lock_irqsave(&wakeup_lock);
+	if (next != wakeup_task)
+		goto out;
+	now = rdtsc(); /* before our own records: the wait is the task's, not the tracer's */
+	ctx_entry(TRACE_CTX, prev, next);
+	delta = tsc_to_ns(now - wakeup_start);
+	if (report_latency(delta) && READ_ONCE(global_trace.tracing_on)) {
+		global_trace.max_latency = delta;
+		trace_max_data.critical_start = trace_max_data.critical_end = 0;
+		trace_max_data.time_start = wakeup_start;
+		update_max_tr(&global_trace, wakeup_task, wakeup_cpu);
+	}
+	__wakeup_reset();
+out:
+	spin_unlock_irqrestore(&wakeup_lock, flags);
+}
+
+/* Linux's trace_ctxwake_print(): "prev_pid:prio:state + [cpu] next_pid:prio:state comm". */
+static bool wakeup_print_line(struct seq_file *m, struct trace_iterator *it)
+{
+	static const char states[] = "RSDTtXZPI";
+	const struct ctx_switch_entry *e = (const void *)it->ent;
+
+	if (it->ent->type != TRACE_CTX && it->ent->type != TRACE_WAKE)
+		return false;
+	trace_print_context(m, it);
+	seq_printf(m, " %7d:%3d:%c %s [%03d] %7d:%3d:%c %s\n", e->prev_pid, e->prev_prio,
+		   states[e->prev_state % 9], it->ent->type == TRACE_CTX ? "==>" : "  +",
+		   e->next_cpu, e->next_pid, e->next_prio, states[e->next_state % 9],
+		   trace_find_cmdline(e->next_pid));
+	return true;
+}
+
+static int wakeup_start_tracer(bool rt, bool dl)
+{
+	int err;
+
+	global_trace.max_latency = 0;
+	wakeup_rt = rt;
+	wakeup_dl = dl;
+	__wakeup_reset();
+	if ((err = tracepoint_probe_register(&__tracepoint_sched_wakeup, probe_wakeup, NULL)))
+		return err;
+	if ((err = tracepoint_probe_register(&__tracepoint_sched_switch, probe_wakeup_sched_switch,
+					     NULL))) {
+		tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
+		return err;
+	}
+	trace_set_option(TRACE_OPT_LATENCY_FMT, true);
+	WRITE_ONCE(tracer_enabled, true);
+	return 0;
+}
+
+static void wakeup_tracer_reset(void)
+{
+	unsigned long flags;
+
+	WRITE_ONCE(tracer_enabled, false);
+	tracepoint_probe_unregister(&__tracepoint_sched_switch, probe_wakeup_sched_switch, NULL);
+	tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
+	tracepoint_synchronize_unregister();
+	flags = spin_lock_irqsave(&wakeup_lock);
+	__wakeup_reset();
+	spin_unlock_irqrestore(&wakeup_lock, flags);
+	trace_set_option(TRACE_OPT_LATENCY_FMT, false);
+}
+
+static int wakeup_tracer_init(void)
+{
+	return wakeup_start_tracer(false, false);
+}
+
+static int wakeup_rt_tracer_init(void)
+{
+	return wakeup_start_tracer(true, false);
+}
+
+static int wakeup_dl_tracer_init(void)
+{
+	return wakeup_start_tracer(false, true);
+}
+
+#define WAKEUP_TRACER(_name, _init)                                                                \
+	{                                                                                          \
+		.name = _name, .init = _init, .reset = wakeup_tracer_reset,                        \
+		.print_line = wakeup_print_line, .use_max_tr = true, .print_max = true             \
+	}
+static struct tracer wakeup_tracers[] = {
+	WAKEUP_TRACER("wakeup", wakeup_tracer_init),
+	WAKEUP_TRACER("wakeup_rt", wakeup_rt_tracer_init),
+	WAKEUP_TRACER("wakeup_dl", wakeup_dl_tracer_init),
+};
+
+void trace_wakeup_init(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(wakeup_tracers); i++)
+		register_tracer(&wakeup_tracers[i]);
+}
