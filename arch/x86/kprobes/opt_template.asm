@@ -31,8 +31,7 @@ optprobe_template_entry:
 	mov [rsp + PT_SP], rax
 	mov qword [rsp + PT_CS], 0x08
 	mov qword [rsp + PT_SS], 0x10
-	mov qword [rsp + PT_VEC], 0
-	mov qword [rsp + PT_ORIG_AX], 0
+	mov qword [rsp + PT_ORIG_AX], -1
 	mov rbx, rsp                    ; regs: rbx survives the call
 	and rsp, -16                    ; S is only 8-aligned at an arbitrary instruction
 optprobe_template_val:
