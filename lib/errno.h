@@ -37,6 +37,7 @@
 #define ELOOP 40
 #define EOVERFLOW 75
 #define EILSEQ 84
+#define EOPNOTSUPP 95
 #define ECANCELED 125 /* internal here: "not my kind of command", never returned to a user */
 
 /* Linux's message for each errno above ("Invalid argument"), "Unknown error N" otherwise. */

@@ -1,10 +1,13 @@
 /*
  * bpfload OBJECT WORKLOAD N: loads a BPF object built for Linux with Debian's libbpf (unmodified,
- * linked statically), attaches every program in it the way libbpf chooses (here: kprobe_events
- * and perf_event_open, as on a Linux without the kprobe PMU), runs a workload between two
- * trace_marker lines, detaches, and prints every map entry:
+ * linked statically), attaches every program in it the way libbpf chooses (here, as on Linux 6.1:
+ * perf_event_open with the kprobe PMU's type, then BPF_LINK_CREATE), runs a workload between two
+ * trace_marker lines, detaches, and prints every map entry, and the kprobe_events lines there were
+ * while attached (libbpf's fallback would have added its own there) with the reads that took:
  *
  *   pid P
+ *   kprobe_events LINE
+ *   kprobe_events_reads R
  *   map NAME KEY VALUE
  *
  * WORKLOAD: read (N reads of /proc/version), sleep (N sleeps of 10 ms), getppid (N calls), loop
@@ -92,6 +95,26 @@ static void dump_map(struct bpf_map *map)
 	}
 }
 
+/* kprobe_events while attached, with how many read() calls that took: a kprobe program on
+ * file_read() counts those too, before the window's first marker. */
+static void print_kprobe_events(void)
+{
+	int fd = open("/sys/kernel/tracing/kprobe_events", O_RDONLY), reads = 0;
+	char buf[4096], *line, *save = NULL;
+	size_t len = 0;
+	ssize_t n;
+
+	while (fd >= 0 && len < sizeof(buf) - 1 &&
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len), reads++, n > 0))
+		len += n;
+	buf[len] = '\0';
+	if (fd >= 0)
+		close(fd);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		printf("kprobe_events %s\n", line);
+	printf("kprobe_events_reads %d\n", reads);
+}
+
 int main(int argc, char **argv)
 {
 	struct bpf_link *links[MAX_LINKS];
@@ -118,6 +141,7 @@ int main(int argc, char **argv)
 		nlinks++;
 	}
 	printf("pid %d\n", getpid());
+	print_kprobe_events();
 	fflush(stdout);
 	marker("bpfload: attached\n");
 	workload(argv[2], atoi(argv[3]));
