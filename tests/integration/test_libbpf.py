@@ -95,3 +95,18 @@ def test_bpf_printk_to_trace(console):
     printk = [line for line in lines if line.endswith("bpf_trace_printk: getppid from %d" % pid)]
     ftrace = [line for line in lines if "sys_getppid()" in line and task_pid(line) == pid]
     assert len(printk) == len(ftrace) == 6, lines
+
+
+def test_uprobe_reads_arguments_ip_and_return(console):
+    """uprobeargs.bpf.c: SEC("uprobe//tests/bpfload:probe_target") and its uretprobe, attached by libbpf through the
+    uprobe PMU (it finds the function's offset in the file), read PT_REGS_PARM1/2, PT_REGS_IP and PT_REGS_RC."""
+    n = 10
+    pid, maps, out = load(console, "uprobeargs.bpf.o", "probe", n)
+    target = int([line for line in out if line.startswith("probe_target 0x")][0].split()[1], 16)
+    returned = int([line for line in out if line.startswith("probe_target returned ")][0].split()[2])
+    args = maps["args"]
+    assert args[0] == n, out                                   # one hit per call
+    assert args[1] == n * (n + 1) // 2 and args[2] == 1000 * n, out   # the two arguments, summed
+    assert args[3] == target, out                              # PT_REGS_IP: the probed function itself
+    assert args[4] == returned == args[1] + args[2], out       # PT_REGS_RC at each return
+    assert console.run("cat uprobe_events") == ""              # libbpf made no uprobe_events line
