@@ -107,16 +107,8 @@ static long load(int type, struct bpf_insn *insns, int n, long map_fd)
 static long counting_prog(int type, long map, int ret)
 {
 	struct bpf_insn p[] = {
-		ST(BPF_W, 10, -4, 0),
-		MOV64_REG(2, 10),
-		ALU64_IMM(BPF_ADD, 2, -4),
-		LD_MAP(1),
-		CALL(BPF_FUNC_map_lookup_elem),
-		JMP_IMM(BPF_JEQ, 0, 0, 2),
-		MOV64_IMM(1, 1),
-		ATOMIC_ADD64(0, 1, 0),
-		MOV64_IMM(0, ret),
-		EXIT,
+		LOOKUP_SLOT(0),	       JMP_IMM(BPF_JEQ, 0, 0, 2), MOV64_IMM(1, 1),
+		ATOMIC_ADD64(0, 1, 0), MOV64_IMM(0, ret),	  EXIT,
 	};
 	return load(type, p, sizeof(p) / sizeof(p[0]), map);
 }
@@ -284,27 +276,15 @@ static void test_perf_event_prog(long tp_id)
 	long map = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 3), prog, kp_prog, fd, tp;
 	struct bpf_insn p[] = {
 		MOV64_REG(6, 1),
-		ST(BPF_W, 10, -4, 0),
-		MOV64_REG(2, 10),
-		ALU64_IMM(BPF_ADD, 2, -4),
-		LD_MAP(1),
-		CALL(BPF_FUNC_map_lookup_elem),
+		LOOKUP_SLOT(0),
 		JMP_IMM(BPF_JEQ, 0, 0, 2),
 		MOV64_IMM(1, 1),
 		ATOMIC_ADD64(0, 1, 0),
-		ST(BPF_W, 10, -4, 1),
-		MOV64_REG(2, 10),
-		ALU64_IMM(BPF_ADD, 2, -4),
-		LD_MAP(1),
-		CALL(BPF_FUNC_map_lookup_elem),
+		LOOKUP_SLOT(1),
 		JMP_IMM(BPF_JEQ, 0, 0, 2),
 		LDX(BPF_DW, 1, 6, 168),
 		STX(BPF_DW, 0, 1, 0),
-		ST(BPF_W, 10, -4, 2),
-		MOV64_REG(2, 10),
-		ALU64_IMM(BPF_ADD, 2, -4),
-		LD_MAP(1),
-		CALL(BPF_FUNC_map_lookup_elem),
+		LOOKUP_SLOT(2),
 		JMP_IMM(BPF_JEQ, 0, 0, 2),
 		LDX(BPF_DW, 1, 6, 128),
 		STX(BPF_DW, 0, 1, 0),
