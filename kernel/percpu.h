@@ -50,6 +50,7 @@ struct percpu {
 	u64 ticks;		    /* timer interrupts taken */
 	unsigned long kernel_stack; /* top of the stack the CPU started on */
 	struct pt_regs *irq_regs;   /* the interrupted state, inside an interrupt handler */
+	int irq_vector;		    /* and its vector (no longer in the frame, as on Linux) */
 	/* Spinlocks the running task (or the handler interrupting it) holds now. Ours leave
 	 * preemption on, so this travels with the task across a switch (task->spinlocks_held);
 	 * might_sleep() warns when it is not 0 (test kernel only). */

@@ -39,6 +39,7 @@ static const char *const messages[] = {
 	[EPIPE] = "Broken pipe",
 	[ELOOP] = "Too many levels of symbolic links",
 	[EOVERFLOW] = "Value too large for defined data type",
+	[EOPNOTSUPP] = "Operation not supported",
 	[EILSEQ] = "Invalid or incomplete multibyte or wide character",
 	[EADDRNOTAVAIL] = "Cannot assign requested address",
 };

@@ -36,8 +36,8 @@
 #define ENOTEMPTY 39
 #define ELOOP 40
 #define EOVERFLOW 75
-#define EOPNOTSUPP 95
 #define EILSEQ 84
+#define EOPNOTSUPP 95
 #define EADDRNOTAVAIL 99
 #define ECANCELED 125 /* internal here: "not my kind of command", never returned to a user */
 

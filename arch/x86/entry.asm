@@ -1,13 +1,16 @@
 ; entry.asm: the first instructions of every interrupt and exception.
 ;
-; Each vector has a tiny stub that makes the stack look the same for all of them (an error code,
-; a dummy 0 if the CPU pushed none, then the vector number) and jumps to one common path, which
-; saves the general registers as a struct pt_regs and calls do_irq(regs) in traps.c. From ring 3 the
-; CPU has already switched to the task's kernel stack (the TSS's rsp0) and the common path swaps GS.
+; Each vector has a tiny stub that makes the stack look the same for all of them: the CPU's error
+; code, or a 0 if it pushed none, in what becomes the orig_ax slot; rdi pushed, so that rdi can
+; carry the vector number; then a jump to one common path, which saves the other registers as
+; Linux's struct pt_regs, sets orig_ax to -1 (no system call) and calls do_irq(regs, vector,
+; error_code) in traps.c, as Linux's idtentry hands the handler its error code. From ring 3 the CPU
+; has already switched to the task's kernel stack (the TSS's rsp0) and the common path swaps GS.
 ;
 ;   high  ss, rsp, rflags, cs, rip   <- pushed by the CPU
-;         error_code, vector         <- pushed by the stub
-;   low   rdi ... r15                <- pushed here: struct pt_regs starts at rsp
+;         error code (or 0)          <- the CPU or the stub: orig_ax's slot, -1 once read
+;         rdi                        <- the stub
+;   low   rsi ... r15                <- pushed here: struct pt_regs starts at rsp
 
 %include "arch/x86/pt_regs.inc"
 
@@ -19,32 +22,36 @@ extern do_irq
 %macro ISR_NOERR 1
 isr_%1:
 	push 0
-	push %1
+	push rdi
+	mov edi, %1
 	jmp isr_common
 %endmacro
 
 %macro ISR_ERR 1
 isr_%1:
-	push %1
+	push rdi
+	mov edi, %1
 	jmp isr_common
 %endmacro
 
 isr_common:
-	PUSH_REGS rax
+	PUSH_REGS_AFTER_DI rax
 	cld
+	mov r12d, edi                   ; the vector
+	mov r13, [rsp + PT_ORIG_AX]     ; the error code
+	mov qword [rsp + PT_ORIG_AX], -1
 	; GS must be the kernel's (this CPU's percpu area) before any C runs. From ring 3 it is the
 	; user's: swap. NMI, #DF and #MC can also land in the kernel between entry_SYSCALL_64 and
 	; its swapgs, or between the swapgs and sysretq on the way out, so they ask the MSR (Linux's
 	; paranoid entry): a kernel GS base is a negative address. rbx remembers whether we swapped.
 	xor ebx, ebx
-	test byte [rsp + 144], 3        ; PT_CS
+	test byte [rsp + PT_CS], 3
 	jnz .swap
-	mov rax, [rsp + 120]            ; PT_VEC
-	cmp rax, 2
+	cmp r12d, 2
 	je .paranoid
-	cmp rax, 8
+	cmp r12d, 8
 	je .paranoid
-	cmp rax, 18
+	cmp r12d, 18
 	jne .call
 .paranoid:
 	mov ecx, 0xc0000101             ; MSR_GS_BASE
@@ -56,15 +63,19 @@ isr_common:
 	mov ebx, 1
 .call:
 	mov rdi, rsp
+	mov esi, r12d
+	mov rdx, r13
+	sub rsp, 8                      ; 21 words below a 16-byte aligned CPU frame: align the call
 	call do_irq
 global irq_return
 irq_return:                             ; do_irq's return address: traces name it
+	add rsp, 8
 	test ebx, ebx
 	jz .pop
 	swapgs
 .pop:
 	POP_REGS
-	add rsp, 16                     ; vector and error code
+	add rsp, 8                      ; orig_ax
 	iretq
 
 ; int3 gets a 16-byte gap between the stack it interrupted and the frame the CPU pushed: the
@@ -76,7 +87,8 @@ isr_3:
 	test byte [rsp + 8], 3          ; the interrupted cs: its RPL
 	jz .kernel
 	push 0
-	push 3
+	push rdi
+	mov edi, 3
 	jmp isr_common
 .kernel:
 	sub rsp, 16
@@ -89,7 +101,8 @@ isr_3:
 %endrep
 	pop rax
 	push 0
-	push 3
+	push rdi
+	mov edi, 3
 	jmp isr_common
 
 ; The CPU pushes an error code for these vectors only.

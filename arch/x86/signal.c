@@ -89,8 +89,6 @@ static unsigned long frame_base(struct pt_regs *regs, struct k_sigaction *ka)
 static void fill_sigcontext(struct sigcontext_64 *sc, struct pt_regs *regs, u64 mask,
 			    unsigned long fpstate, const siginfo_t *info)
 {
-	bool fault = regs->vector < 32;
-
 	*sc = (struct sigcontext_64){
 		.r8 = regs->r8,
 		.r9 = regs->r9,
@@ -112,8 +110,8 @@ static void fill_sigcontext(struct sigcontext_64 *sc, struct pt_regs *regs, u64 
 		.flags = regs->flags,
 		.cs = regs->cs,
 		.ss = regs->ss,
-		.err = fault ? regs->error_code : 0,
-		.trapno = fault ? regs->vector : 0,
+		.err = current->error_code,
+		.trapno = current->trap_nr,
 		.oldmask = mask,
 		.fpstate = fpstate,
 		.cr2 = info->si_signo == SIGSEGV || info->si_signo == SIGBUS ? info->fault.addr : 0,
@@ -190,8 +188,8 @@ static void handle_restart(struct pt_regs *regs, struct k_sigaction *ka)
 
 void arch_do_signal_or_restart(struct pt_regs *regs)
 {
-	/* A system call's frame (not an interrupt's, not rt_sigreturn's, which sets orig_ax -1). */
-	bool in_syscall = regs->vector == (unsigned long)-1 && regs->orig_ax != (unsigned long)-1;
+	/* A system call's frame (not an interrupt's, not rt_sigreturn's: both have orig_ax -1). */
+	bool in_syscall = regs->orig_ax != (unsigned long)-1;
 	struct k_sigaction ka;
 	siginfo_t info;
 	int sig = get_signal(&info, &ka);
@@ -253,8 +251,7 @@ bool exit_work_pending(struct pt_regs *regs)
 
 	if (signal_pending(current) || current->restore_sigmask)
 		return true;
-	return regs->vector == (unsigned long)-1 && regs->orig_ax != (unsigned long)-1 &&
-	       ax <= -ERESTARTSYS && ax >= -ERESTARTNOHAND;
+	return regs->orig_ax != (unsigned long)-1 && ax <= -ERESTARTSYS && ax >= -ERESTARTNOHAND;
 }
 
 SYSCALL_DEFINE0(rt_sigreturn)

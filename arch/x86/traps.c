@@ -92,7 +92,7 @@ void show_regs(const struct pt_regs *r)
 	show_stack(0, r->bp);
 }
 
-static void __noreturn die(const char *what, struct pt_regs *regs)
+static void __noreturn die(const char *what, struct pt_regs *regs, unsigned long error_code)
 {
 	local_irq_disable();
 	/* A fault while printing a fault: say so briefly instead of recursing. */
@@ -100,7 +100,7 @@ static void __noreturn die(const char *what, struct pt_regs *regs)
 		panic("Fatal exception in exception handler (%s)", what);
 	debug_locks_off(); /* as Linux's oops_enter(): the lock broken below was never ours */
 	console_force_unlock();
-	printk(KERN_EMERG "Oops: %s, error code 0x%04lx [#%d] CPU %d\n", what, regs->error_code,
+	printk(KERN_EMERG "Oops: %s, error code 0x%04lx [#%d] CPU %d\n", what, error_code,
 	       oops_count, smp_processor_id());
 	ftrace_dump_oops(); /* where Linux's die notifier dumps: after the Oops line */
 	show_regs(regs);
@@ -117,17 +117,16 @@ static bool nmi_handler(struct pt_regs *regs)
 	return true;
 }
 
-static void do_exception(struct pt_regs *regs)
+static void do_exception(struct pt_regs *regs, int v, unsigned long error_code)
 {
-	int v = regs->vector;
 
 	/* Ring 3's exceptions are the process's (arch/x86/mm/fault.c); NMI and #MC are the CPU's. */
 	if (user_mode(regs) && v != X86_TRAP_NMI && v != X86_TRAP_MC) {
-		if (v == X86_TRAP_PF && do_page_fault(regs))
+		if (v == X86_TRAP_PF && do_page_fault(regs, error_code))
 			return;
-		if ((v == X86_TRAP_BP || v == X86_TRAP_DB) && uprobe_exception_notify(regs))
+		if ((v == X86_TRAP_BP || v == X86_TRAP_DB) && uprobe_exception_notify(regs, v))
 			return;
-		do_user_trap(regs);
+		do_user_trap(regs, v, error_code);
 		return;
 	}
 
@@ -139,27 +138,29 @@ static void do_exception(struct pt_regs *regs)
 	if (v == X86_TRAP_DB && kprobe_debug_hook && kprobe_debug_hook(regs))
 		return;
 	/* A user page touched by a uaccess helper: made, or -EFAULT through the fixup. */
-	if (v == X86_TRAP_PF && do_page_fault(regs))
+	if (v == X86_TRAP_PF && do_page_fault(regs, error_code))
 		return;
 	if (kprobe_fault_hook)
 		kprobe_fault_hook(regs);
 	if (v == X86_TRAP_NMI && nmi_handler(regs))
 		return;
-	die(v < 32 && exception_names[v] ? exception_names[v] : "reserved exception", regs);
+	die(v < 32 && exception_names[v] ? exception_names[v] : "reserved exception", regs,
+	    error_code);
 }
 
 static void do_device_irq(struct pt_regs *regs, struct percpu *c, int v);
 
-/* Entered from entry.asm for every vector. Keeps count of nesting so ftrace knows its context. */
-void do_irq(struct pt_regs *regs)
+/* Entered from entry.asm for every vector, with the CPU's error code (0 where it pushes none).
+ * Keeps count of nesting so ftrace knows its context. */
+void do_irq(struct pt_regs *regs, unsigned long vector, unsigned long error_code)
 {
 	struct percpu *c = this_cpu();
-	int v = regs->vector;
+	int v = vector;
 
 	if (v < IRQ_VECTOR_BASE) {
 		if (v == X86_TRAP_NMI && !c->nmi_depth++)
 			ctx_flags_set(CTX_NMI);
-		do_exception(regs);
+		do_exception(regs, v, error_code);
 		if (v == X86_TRAP_NMI && !--c->nmi_depth)
 			ctx_flags_clear(CTX_NMI);
 		else if (user_mode(regs) && v != X86_TRAP_MC)
@@ -182,6 +183,7 @@ static void do_device_irq(struct pt_regs *regs, struct percpu *c, int v)
 	if (!c->irq_depth++)
 		ctx_flags_set(CTX_HARDIRQ);
 	c->irq_regs = regs; /* handlers do not nest: interrupts stay off until iret */
+	c->irq_vector = v;
 	if (irq_handlers[v])
 		irq_handlers[v](regs);
 	else

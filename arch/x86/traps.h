@@ -5,18 +5,18 @@
 #include "lib/types.h"
 
 /*
- * What arch/x86/entry.asm pushes, lowest address first: the general registers, then the vector and
- * error code, then the frame the CPU itself pushed. The order of the registers is Linux's.
+ * The saved register frame, word for word Linux's x86-64 struct pt_regs (lowest address first:
+ * the general registers in Linux's order, orig_ax, then the frame the CPU itself pushed), so a
+ * BPF program built for Linux reads the right slot with bpf_tracing.h's PT_REGS_IP() and friends.
+ * orig_ax is the system call's number in a system call's frame and -1 in an interrupt's or an
+ * exception's; the vector and an exception's error code are not in the frame but passed to
+ * do_irq() (as Linux's idtentry passes them to the handler). ftrace_regs_caller uses orig_ax for
+ * a direct trampoline to leave to, or 0, as Linux's does.
  */
 struct pt_regs {
 	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
 	unsigned long ax, cx, dx, si, di;
-	unsigned long vector;
-	union {
-		unsigned long error_code; /* exceptions */
-		unsigned long
-			orig_ax; /* ftrace_regs_caller: a direct trampoline to leave to, or 0 */
-	};
+	unsigned long orig_ax;
 	unsigned long ip, cs, flags, sp, ss;
 };
 
@@ -80,8 +80,8 @@ void idt_load(void);
 
 /* arch/x86/mm/fault.c: true when a #PF was a user page made, a uaccess fixup taken, or a bad
  * user access from ring 3 answered (SIGSEGV to its handler, or the process killed). */
-bool do_page_fault(struct pt_regs *regs);
-void do_user_trap(struct pt_regs *regs);
+bool do_page_fault(struct pt_regs *regs, unsigned long error_code);
+void do_user_trap(struct pt_regs *regs, int trapnr, unsigned long error_code);
 /* arch/x86/entry/common.c: what must happen before an interrupt returns to ring 3. */
 void irqentry_exit_to_user_mode(struct pt_regs *regs);
 

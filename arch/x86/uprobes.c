@@ -202,11 +202,11 @@ static bool post_xol(struct pt_regs *regs)
 	return true;
 }
 
-bool uprobe_exception_notify(struct pt_regs *regs)
+bool uprobe_exception_notify(struct pt_regs *regs, int trapnr)
 {
-	if (regs->vector == X86_TRAP_BP)
+	if (trapnr == X86_TRAP_BP)
 		return handle_swbp(regs);
-	if (regs->vector == X86_TRAP_DB)
+	if (trapnr == X86_TRAP_DB)
 		return post_xol(regs);
 	return false;
 }

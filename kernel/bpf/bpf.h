@@ -8,7 +8,6 @@
 #include "lib/types.h"
 
 #ifndef EOPNOTSUPP
-#define EOPNOTSUPP 95 /* Linux's number; lib/errno.h has no user of it yet */
 #endif
 
 struct file;

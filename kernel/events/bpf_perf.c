@@ -20,6 +20,7 @@
 #include "kernel/percpu.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/trace_events.h"
+#include "lib/string.h"
 
 #define BPF_PERF_EVENT 41 /* Linux's enum bpf_attach_type */
 
@@ -33,10 +34,13 @@ int perf_event_set_bpf_prog(struct perf_event *e, int prog_fd)
 
 	if (e->prog)
 		return -EEXIST;
+	/* a software event's program runs where it samples (Linux's perf_event_set_bpf_handler()) */
 	if (!e->tp_call)
-		return -EINVAL; /* BPF_PROG_TYPE_PERF_EVENT on sampling events: not built */
-	prog = bpf_prog_get_type(prog_fd, e->tp_call->is_ukprobe ? BPF_PROG_TYPE_KPROBE
-								 : BPF_PROG_TYPE_TRACEPOINT);
+		prog = bpf_prog_get_type(prog_fd, BPF_PROG_TYPE_PERF_EVENT);
+	else
+		prog = bpf_prog_get_type(prog_fd, e->tp_call->is_ukprobe
+							  ? BPF_PROG_TYPE_KPROBE
+							  : BPF_PROG_TYPE_TRACEPOINT);
 	/* Linux's __bpf_prog_get(): EBADF only for an fd not open, EINVAL for one that is no program */
 	if (IS_ERR(prog))
 		return PTR_ERR(prog) == -EBADF && prog_fd >= 0 && fget(prog_fd) ? -EINVAL
@@ -69,6 +73,40 @@ bool perf_event_run_bpf(struct perf_event *e, const void *rec, const struct pt_r
 		return false;
 	bpf_active[cpu]++;
 	ret = bpf_prog_run(prog, e->tp_call->is_ukprobe ? (const void *)regs : rec);
+	bpf_active[cpu]--;
+	return ret != 0;
+}
+
+/*
+ * A BPF_PROG_TYPE_PERF_EVENT program at a software event's sample (Linux's bpf_overflow_handler()):
+ * its context is Linux's struct bpf_perf_event_data, the sampled registers then sample_period and
+ * addr; a 0 from it drops the sample. An event counted where no registers were saved (a context
+ * switch) gives the program zeroed registers with the sample's ip.
+ */
+bool perf_event_overflow_bpf(struct perf_event *e, const struct perf_sample_data *d)
+{
+	struct bpf_prog *prog = READ_ONCE(e->prog);
+	struct {
+		struct pt_regs regs;
+		u64 sample_period, addr;
+	} ctx;
+	int cpu = smp_processor_id();
+	u32 ret;
+
+	if (!prog || e->tp_call)
+		return true;
+	if (bpf_active[cpu])
+		return false;
+	if (d->regs) {
+		ctx.regs = *d->regs;
+	} else {
+		memset(&ctx.regs, 0, sizeof(ctx.regs));
+		ctx.regs.ip = d->ip;
+	}
+	ctx.sample_period = e->sample_period;
+	ctx.addr = 0;
+	bpf_active[cpu]++;
+	ret = bpf_prog_run(prog, &ctx);
 	bpf_active[cpu]--;
 	return ret != 0;
 }

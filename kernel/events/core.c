@@ -527,8 +527,32 @@ static int paranoid_write(struct fnode *f, const char *buf, size_t len, unsigned
 	return 0;
 }
 
+/* The probe PMUs' sysfs files, where libbpf looks for the type to open and the retprobe bit. */
+static int kprobe_type_show(struct seq_file *m, struct fnode *f)
+{
+	seq_printf(m, "%d\n", PERF_TYPE_KPROBE);
+	return 0;
+}
+
+static int uprobe_type_show(struct seq_file *m, struct fnode *f)
+{
+	seq_printf(m, "%d\n", PERF_TYPE_UPROBE);
+	return 0;
+}
+
+static int retprobe_format_show(struct seq_file *m, struct fnode *f)
+{
+	seq_puts(m, "config:0\n");
+	return 0;
+}
+
+#define PMU_DIR "/sys/bus/event_source/devices/"
 static const struct tracefs_file perf_files[] = {
 	TRACEFS_FILE("/proc/sys/kernel/perf_event_paranoid", paranoid_show, paranoid_write),
+	TRACEFS_FILE(PMU_DIR "kprobe/type", kprobe_type_show, NULL),
+	TRACEFS_FILE(PMU_DIR "kprobe/format/retprobe", retprobe_format_show, NULL),
+	TRACEFS_FILE(PMU_DIR "uprobe/type", uprobe_type_show, NULL),
+	TRACEFS_FILE(PMU_DIR "uprobe/format/retprobe", retprobe_format_show, NULL),
 };
 
 void perf_event_init(void)

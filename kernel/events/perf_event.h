@@ -270,6 +270,8 @@ int perf_event_set_bpf_prog(struct perf_event *e, int prog_fd);
 void perf_event_free_bpf_prog(struct perf_event *e);
 /* Runs e's program on a hit: false when it returned 0 (the hit is not counted, as Linux's). */
 bool perf_event_run_bpf(struct perf_event *e, const void *rec, const struct pt_regs *regs);
+/* A software event's BPF_PROG_TYPE_PERF_EVENT program at a sample: false drops the sample. */
+bool perf_event_overflow_bpf(struct perf_event *e, const struct perf_sample_data *d);
 union bpf_attr;
 /* BPF_LINK_CREATE with attach_type BPF_PERF_EVENT: a link fd, or -errno. */
 int bpf_perf_link_attach(const union bpf_attr *attr);

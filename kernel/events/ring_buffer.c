@@ -247,6 +247,8 @@ void perf_output_sample(struct perf_event *e, struct perf_sample_data *d)
 	u32 len;
 	u8 *buf;
 
+	if (!perf_event_overflow_bpf(e, d)) /* its program said 0 */
+		return;
 	if (!rb) /* sampling with nowhere to write: Linux drops the sample too */
 		return;
 	flags = local_irq_save();

@@ -60,7 +60,7 @@ int uprobe_copy_process(struct task *child);
 void uprobe_free_utask(struct task *t);
 
 /* The int3 or #DB of a user task was ours: handled (arch/x86/uprobes.c). */
-bool uprobe_exception_notify(struct pt_regs *regs);
+bool uprobe_exception_notify(struct pt_regs *regs, int trapnr);
 
 /* --- between kernel/events/uprobes.c and arch/x86/uprobes.c ---------------------------------- */
 

@@ -2,6 +2,7 @@
  * (Linux's kernel/irq/handle.c: handle_irq_event_percpu()). */
 #include "kernel/irq/irq.h"
 #include "arch/x86/traps.h"
+#include "kernel/percpu.h"
 #include "lib/errno.h"
 #include "kernel/trace/events/irq.h"
 
@@ -11,7 +12,7 @@ static struct irqaction vector_action[256];
 /* The handler do_irq() calls for a device vector; interrupts are off, irq_depth already counts us. */
 static void handle_irq_event(struct pt_regs *regs)
 {
-	struct irqaction *action = &vector_action[regs->vector];
+	struct irqaction *action = &vector_action[this_cpu()->irq_vector];
 	irqreturn_t res;
 
 	trace_irq_handler_entry(action->irq, action);

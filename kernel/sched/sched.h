@@ -112,8 +112,11 @@ struct task {
 	bool stopped;	   /* SIGSTOP and kin: asleep until SIGCONT */
 	int jobctl_report; /* for the parent's wait4: (sig << 8) | 0x7f stopped, 0xffff continued */
 	unsigned long sas_ss_sp, sas_ss_size; /* sigaltstack() */
-	int pgid, sid;			      /* process group and session (kernel/jobctl.c) */
-	unsigned int uid, euid, suid, fsuid;  /* credentials (kernel/cred.c) */
+	/* The last fault that signalled this task, for a signal frame's sigcontext (Linux's
+	 * thread.trap_nr and thread.error_code): the frame no longer holds them. */
+	unsigned long trap_nr, error_code;
+	int pgid, sid;			     /* process group and session (kernel/jobctl.c) */
+	unsigned int uid, euid, suid, fsuid; /* credentials (kernel/cred.c) */
 	unsigned int gid, egid, sgid, fsgid;
 	unsigned long fsbase, gsbase; /* arch_prctl(): the user's FS and GS bases */
 	int *clear_child_tid;	      /* set_tid_address(): zeroed at exit (a user pointer) */

@@ -242,6 +242,20 @@ static const struct bpf_func_proto *kprobe_prog_func_proto(enum bpf_func_id id)
 	}
 }
 
+/* Linux's pe_prog_func_proto(): the sample's registers lead ctx, so get_stackid walks them as a
+ * kprobe program's does. */
+static const struct bpf_func_proto *pe_prog_func_proto(enum bpf_func_id id)
+{
+	switch (id) {
+	case BPF_FUNC_perf_event_output:
+		return &bpf_perf_event_output_proto;
+	case BPF_FUNC_get_stackid:
+		return &bpf_get_stackid_proto;
+	default:
+		return bpf_tracing_func_proto(id);
+	}
+}
+
 static const struct bpf_func_proto *tp_prog_func_proto(enum bpf_func_id id)
 {
 	switch (id) {
@@ -329,7 +343,7 @@ static const struct bpf_verifier_ops raw_tracepoint_verifier_ops = {
 	.is_valid_access = raw_tp_prog_is_valid_access,
 };
 static const struct bpf_verifier_ops perf_event_verifier_ops = {
-	.get_func_proto = tp_prog_func_proto,
+	.get_func_proto = pe_prog_func_proto,
 	.is_valid_access = pe_prog_is_valid_access,
 };
 

@@ -21,6 +21,7 @@
 #include "kernel/fs/fs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/percpu.h"
+#include "kernel/sched/sched.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/locking/mutex.h"
 #include "kernel/trace/trace_events.h"
@@ -218,6 +219,19 @@ static const struct tracefs_file dynamic_events_files[] = {
 void init_dynamic_event(void)
 {
 	tracefs_create_files(NULL, dynamic_events_files, ARRAY_SIZE(dynamic_events_files));
+}
+
+static const char *const swapper_names[NR_CPUS] = {
+	"swapper/0", "swapper/1", "swapper/2", "swapper/3",
+	"swapper/4", "swapper/5", "swapper/6", "swapper/7",
+};
+
+/* $comm: the idle task is swapper/N in records, as sched_switch names it. */
+const char *trace_probe_current_comm(void)
+{
+	struct task *t = current;
+
+	return !t || !t->pid ? swapper_names[smp_processor_id()] : t->comm;
 }
 
 /* The record: head, arguments, strings; cut to the largest record an event may write. */

@@ -19,20 +19,80 @@
 #include "kernel/events/perf_event.h"
 #include "kernel/mm/mm.h"
 #include "kernel/trace/trace_events.h"
+#include "kernel/trace/trace_kprobe.h"
+#include "kernel/cred.h"
+#include "kernel/kallsyms.h"
 #include "kernel/percpu.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 
+#define PERF_PROBE_CONFIG_IS_RETPROBE 1 /* format/retprobe of both PMUs: "config:0" */
+#define PERF_PATH_MAX 4096		/* Linux's PATH_MAX, for uprobe_path */
+
+/*
+ * The kprobe and uprobe PMUs (Linux's perf_kprobe_init(), perf_uprobe_init()): a probe event of
+ * perf's own, made from the attr: the symbol's name (or kprobe_addr) and probe_offset, or the
+ * file's path and the offset in it; bit 0 of config asks for the return.
+ */
+static int perf_probe_init(struct perf_event *e, struct trace_event_call **callp)
+{
+	bool kprobe = e->attr.type == PERF_TYPE_KPROBE;
+	bool ret = e->attr.config & PERF_PROBE_CONFIG_IS_RETPROBE;
+	long max = kprobe ? KSYM_NAME_LEN : PERF_PATH_MAX, n;
+	char *name = NULL;
+	int err;
+
+	if (!capable_root())
+		return -EACCES; /* Linux's perfmon_capable() check of both PMUs */
+	if (e->attr.config >> 32)
+		return -EOPNOTSUPP; /* a uprobe's ref_ctr_offset (USDT semaphores): not built */
+	if (e->attr.kprobe_func) {
+		name = kmalloc(max);
+		if (!name)
+			return -ENOMEM;
+		n = strncpy_from_user(name, (const char __user *)e->attr.kprobe_func, max);
+		err = n < 0 ? -EFAULT : n == max ? -E2BIG : 0;
+		if (err || !name[0]) {
+			kfree(name);
+			name = NULL;
+			if (err)
+				return err;
+		}
+	}
+	if (kprobe)
+		err = !name && !e->attr.kprobe_addr
+			      ? -EINVAL
+			      : create_local_trace_kprobe(name, e->attr.kprobe_addr,
+							  e->attr.probe_offset, ret, callp);
+	else
+		err = !name ? -EINVAL
+			    : create_local_trace_uprobe(name, e->attr.probe_offset, ret, callp);
+	kfree(name);
+	return err;
+}
+
+static void perf_probe_destroy(struct perf_event *e, struct trace_event_call *call)
+{
+	if (e->attr.type == PERF_TYPE_KPROBE)
+		destroy_local_trace_kprobe(call);
+	else if (e->attr.type == PERF_TYPE_UPROBE)
+		destroy_local_trace_uprobe(call);
+}
+
 /* Under perf_mutex (core.c); event_mutex for the call's state. */
 int perf_trace_init(struct perf_event *e)
 {
-	struct trace_event_call *call;
+	struct trace_event_call *call = NULL;
 	int err = 0;
 
-	if (e->attr.type != PERF_TYPE_TRACEPOINT)
-		return -ENOENT; /* the kprobe and uprobe PMUs: not built (docs/24-perf-events.md) */
+	if (e->attr.type != PERF_TYPE_TRACEPOINT) {
+		err = perf_probe_init(e, &call);
+		if (err)
+			return err;
+	}
 	event_mutex_lock();
-	call = e->attr.config <= TRACE_EVENT_LAST_ID ? trace_event_by_id(e->attr.config) : NULL;
+	if (!call && e->attr.config <= TRACE_EVENT_LAST_ID)
+		call = trace_event_by_id(e->attr.config);
 	if (!call || !call->fields) { /* an id of ftrace's fixed types has nothing to attach */
 		err = -EINVAL;	      /* Linux's perf_trace_init(): no event has the id */
 		goto out;
@@ -51,6 +111,8 @@ int perf_trace_init(struct perf_event *e)
 	}
 out:
 	event_mutex_unlock();
+	if (err && call)
+		perf_probe_destroy(e, call);
 	return err;
 }
 
@@ -78,6 +140,7 @@ void perf_trace_destroy(struct perf_event *e)
 		filter_free(e->filter);
 		e->filter = NULL;
 	}
+	perf_probe_destroy(e, call);
 }
 
 /* PERF_EVENT_IOC_SET_FILTER: the events/ filter grammar, for this perf event alone. */

@@ -15,9 +15,11 @@
  *
  * Linux: kernel/trace/trace_kprobe.c (__trace_kprobe_create(), register_trace_kprobe(),
  * kprobe_dispatcher(), print_kprobe_event(), trace_kprobe_show(), probes_profile_seq_show()),
- * append_trace_kprobe(), trace_kprobe_match(). Not here: MOD:SYM, perf and BPF.
+ * append_trace_kprobe(), trace_kprobe_match(), create_local_trace_kprobe() (perf's kprobe PMU).
+ * Not here: MOD:SYM.
  */
 #include "kernel/trace/trace_kprobe.h"
+#include "kernel/trace/trace_kprobe_internal.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/trace/trace_dynevent.h"
 #include "kernel/trace/trace_kprobe_parse.h"
@@ -30,53 +32,10 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
-struct trace_kprobe;
-
-/*
- * One probe event and the probes that write it: Linux appends a probe to an event of the same
- * name when its arguments have the same names and types. The first probe's arguments describe
- * the record for all of them, so the first probe lives as long as the event (desc), even when
- * it was removed before the others.
- */
-struct trace_probe_event {
-	struct trace_event_call call;
-	struct trace_kprobe *probes; /* the live ones, in the order they were added */
-	struct trace_kprobe *desc;
-	bool is_return;
-	char event[MAX_EVENT_NAME_LEN + 1], group[MAX_EVENT_NAME_LEN + 1];
-};
-
-/* One probe: its kprobe (or kretprobe) and its fetch arguments. */
-struct trace_kprobe {
-	struct dyn_event devent;
-	struct trace_kprobe *next; /* every live probe; read by kretprobe handlers without locks */
-	struct trace_kprobe *sibling; /* the next probe of the same event */
-	struct trace_probe_event *tpe;
-	struct kretprobe rp; /* rp.kp is the kprobe of a `p` event */
-	bool is_return;
-	char *symbol; /* NULL for an address probe */
-	unsigned long nhit;
-	struct trace_probe tp; /* last: its arguments follow */
-};
-
 static struct trace_kprobe *trace_kprobes;
-static struct dyn_event_operations trace_kprobe_ops;
 
 _Static_assert(PARAM_MAX_STACK == TASK_STACK_PAGES * PAGE_SIZE / sizeof(unsigned long),
 	       "$stackN's bound is the kernel stack");
-
-static const char *const swapper_names[NR_CPUS] = {
-	"swapper/0", "swapper/1", "swapper/2", "swapper/3",
-	"swapper/4", "swapper/5", "swapper/6", "swapper/7",
-};
-
-const char *trace_probe_current_comm(void)
-{
-	struct task *t = current;
-
-	/* The idle task is swapper/N in records, as sched_switch names it */
-	return !t || !t->pid ? swapper_names[smp_processor_id()] : t->comm;
-}
 
 /* --- at a hit ------------------------------------------------------------------------------ */
 
@@ -310,8 +269,8 @@ static void unregister_probe(struct trace_kprobe *tk)
 		unregister_kprobe(&tk->rp.kp);
 }
 
-/* tk joins its event's probes, the probes handlers walk, and dynamic_events. */
-static void link_trace_kprobe(struct trace_kprobe *tk, struct trace_probe_event *tpe)
+/* tk joins its event's probes, the probes handlers walk, and dynamic_events if listed. */
+static void link_trace_kprobe(struct trace_kprobe *tk, struct trace_probe_event *tpe, bool listed)
 {
 	struct trace_kprobe **pp;
 
@@ -322,7 +281,18 @@ static void link_trace_kprobe(struct trace_kprobe *tk, struct trace_probe_event 
 	for (pp = &trace_kprobes; *pp; pp = &(*pp)->next)
 		;
 	__atomic_store_n(pp, tk, __ATOMIC_RELEASE);
-	dyn_event_add(&tk->devent, &trace_kprobe_ops);
+	if (listed)
+		dyn_event_add(&tk->devent, &trace_kprobe_ops);
+}
+
+/* Off the list the handlers walk; unregister_probe() then waits out those still walking it. */
+static void unlink_trace_kprobe(struct trace_kprobe *tk)
+{
+	struct trace_kprobe **pp;
+
+	for (pp = &trace_kprobes; *pp != tk; pp = &(*pp)->next)
+		;
+	WRITE_ONCE(*pp, tk->next);
 }
 
 /* A new event for tk, or tk appended to the event of that name: nothing stays if a step fails. */
@@ -338,7 +308,7 @@ static int register_trace_kprobe(struct trace_kprobe *tk, const char *group, con
 		if (!ret)
 			ret = register_probe(tk, tpe->call.flags & EVENT_FL_PROBED, log);
 		if (!ret)
-			link_trace_kprobe(tk, tpe);
+			link_trace_kprobe(tk, tpe, true);
 		return ret;
 	}
 	event_mutex_lock();
@@ -362,7 +332,7 @@ static int register_trace_kprobe(struct trace_kprobe *tk, const char *group, con
 		free_trace_probe_event(tpe);
 		return ret;
 	}
-	link_trace_kprobe(tk, tpe);
+	link_trace_kprobe(tk, tpe, true);
 	return 0;
 }
 
@@ -392,7 +362,7 @@ static int create_trace_kprobe(const struct kprobe_head *h, int argc, const char
  * kprobe command; a refused one goes to error_log as Linux words it: "trace_kprobe: error:
  * <why>", the command, a caret under the culprit.
  */
-static int trace_kprobe_create(int argc, const char **argv)
+int trace_kprobe_create(int argc, const char **argv)
 {
 	struct probe_log log = { .argc = MIN(argc, DYN_EVENT_MAX_WORDS),
 				 .argv = argv,
@@ -421,7 +391,7 @@ static int trace_kprobe_create(int argc, const char **argv)
  * Takes one probe away (the dyn_event free): -EBUSY, nothing changed, while its event is in
  * use. The event goes with its last probe; its first probe's memory stays until then (desc).
  */
-static int trace_kprobe_free(struct dyn_event *ev)
+int trace_kprobe_free(struct dyn_event *ev)
 {
 	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent), **pp;
 	struct trace_probe_event *tpe = tk->tpe;
@@ -435,9 +405,7 @@ static int trace_kprobe_free(struct dyn_event *ev)
 		if (ret)
 			return ret;
 	}
-	for (pp = &trace_kprobes; *pp != tk; pp = &(*pp)->next)
-		;
-	WRITE_ONCE(*pp, tk->next);
+	unlink_trace_kprobe(tk);
 	for (pp = &tpe->probes; *pp != tk; pp = &(*pp)->sibling)
 		;
 	*pp = tk->sibling;
@@ -450,125 +418,49 @@ static int trace_kprobe_free(struct dyn_event *ev)
 	return 0;
 }
 
-/* --- the files ------------------------------------------------------------------------------ */
+/* --- perf's kprobe PMU ----------------------------------------------------------------------- */
 
-static bool trace_kprobe_is_busy(struct dyn_event *ev)
+/*
+ * A probe of perf's own (perf_event_open with the kprobe PMU's type, Linux's
+ * create_local_trace_kprobe()): on the list the handlers walk, in no dynamic_events, kprobe_events
+ * or events/ directory; FUNC+OFFS, or ADDR when func is NULL. The perf event arms it.
+ */
+int create_local_trace_kprobe(const char *func, unsigned long addr, unsigned long offs,
+			      bool is_return, struct trace_event_call **callp)
 {
-	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
+	struct probe_place pl = { .addr = addr, .offset = func ? offs : 0 };
+	struct probe_log log = { .err = TP_ERR_NONE };
+	struct trace_probe_event *tpe = NULL;
+	struct trace_kprobe *tk;
+	int ret = -ENOMEM;
 
-	return tk->tpe->call.flags & EVENT_FL_IN_USE || trace_event_files_busy(&tk->tpe->call);
-}
-
-/* The place as kprobe_events shows it: vfs_read, vfs_read+5, 0xffffffff80101234. */
-static void place_string(const struct trace_kprobe *tk, char *buf, size_t size)
-{
-	if (!tk->symbol)
-		snprintf(buf, size, "0x%lx", (unsigned long)tk->rp.kp.addr);
-	else if (tk->rp.kp.offset)
-		snprintf(buf, size, "%s+%u", tk->symbol, tk->rp.kp.offset);
-	else
-		snprintf(buf, size, "%s", tk->symbol);
-}
-
-/* `-:[GRP/]EVENT [PLACE [NAME=ARG ...]]`: what Linux's trace_kprobe_match() compares. */
-static bool trace_kprobe_match(const char *system, const char *event, int argc, const char **argv,
-			       struct dyn_event *ev)
-{
-	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
-	char place[KSYM_NAME_LEN + 16];
-
-	if ((event[0] && strcmp(tk->tpe->event, event)) ||
-	    (system && strcmp(tk->tpe->group, system)))
-		return false;
-	if (!argc)
-		return true;
-	place_string(tk, place, sizeof(place));
-	return !strcmp(place, argv[0]) &&
-	       traceprobe_match_command_args(&tk->tp, argc - 1, argv + 1);
-}
-
-/* p:kprobes/p_vfs_read_0 vfs_read arg1=%di   r4:grp/ev 0xffffffff80101234 ret=$retval:s32 */
-static int trace_kprobe_show(struct seq_file *m, struct dyn_event *ev)
-{
-	struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
-	char place[KSYM_NAME_LEN + 16];
-
-	seq_putc(m, tk->is_return ? 'r' : 'p');
-	if (tk->is_return && tk->rp.maxactive)
-		seq_printf(m, "%d", tk->rp.maxactive);
-	place_string(tk, place, sizeof(place));
-	seq_printf(m, ":%s/%s %s", tk->tpe->group, tk->tpe->event, place);
-	for (int i = 0; i < tk->tp.nr_args; i++)
-		seq_printf(m, " %s=%s", tk->tp.args[i].name, tk->tp.args[i].comm);
-	seq_putc(m, '\n');
-	return 0;
-}
-
-static struct dyn_event_operations trace_kprobe_ops = {
-	.create = trace_kprobe_create,
-	.show = trace_kprobe_show,
-	.is_busy = trace_kprobe_is_busy,
-	.free = trace_kprobe_free,
-	.match = trace_kprobe_match,
-};
-
-/* One line of kprobe_events: a removal of kprobe events, or a definition (Linux's
- * create_or_delete_trace_kprobe(); the `!` form is dynamic_events' only). */
-static int create_or_delete_trace_kprobe(int argc, const char **argv)
-{
-	int ret;
-
-	if (argv[0][0] == '-')
-		return dyn_event_release(argc, argv, &trace_kprobe_ops);
-	ret = trace_kprobe_create(argc, argv);
-	return ret == -ECANCELED ? -EINVAL : ret;
-}
-
-static int kprobe_events_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
-{
-	return dyn_event_write(buf, len, flags, &trace_kprobe_ops, create_or_delete_trace_kprobe);
-}
-
-/* The kprobe events of dynamic_events, as it shows them. */
-static int kprobe_events_show(struct seq_file *m, struct fnode *f)
-{
-	struct dyn_event *ev;
-
-	dyn_event_lock();
-	for_each_dyn_event(ev) if (ev->ops == &trace_kprobe_ops) trace_kprobe_show(m, ev);
-	dyn_event_unlock();
-	return 0;
-}
-
-/* Linux's kprobe_profile: per probe, its event, its hits, and the hits it had to drop. */
-static int kprobe_profile_show(struct seq_file *m, struct fnode *f)
-{
-	struct dyn_event *ev;
-
-	dyn_event_lock();
-	for_each_dyn_event(ev)
-	{
-		struct trace_kprobe *tk = container_of(ev, struct trace_kprobe, devent);
-
-		if (ev->ops != &trace_kprobe_ops)
-			continue;
-		seq_printf(m, "  %-44s %15lu %15lu\n", tk->tpe->event, READ_ONCE(tk->nhit),
-			   READ_ONCE(tk->rp.kp.nmissed) +
-				   (tk->is_return ? READ_ONCE(tk->rp.nmissed) : 0));
+	strscpy(pl.symbol, func ? func : "", sizeof(pl.symbol));
+	tk = alloc_trace_kprobe(&pl, 0, 0, is_return);
+	if (tk && (tpe = alloc_probe_event(tk, KPROBE_EVENT_SYSTEM, func ? func : "kprobe_addr")))
+		ret = register_probe(tk, false, &log);
+	if (ret) {
+		if (tpe) {
+			tpe->desc = NULL;
+			free_trace_probe_event(tpe);
+		}
+		free_trace_kprobe(tk);
+		return ret;
 	}
+	dyn_event_lock();
+	link_trace_kprobe(tk, tpe, false);
 	dyn_event_unlock();
+	*callp = &tpe->call;
 	return 0;
 }
 
-static const struct tracefs_file kprobe_files[] = {
-	TRACEFS_FILE("/sys/kernel/tracing/kprobe_events", kprobe_events_show, kprobe_events_write),
-	TRACEFS_FILE("/sys/kernel/tracing/kprobe_profile", kprobe_profile_show, NULL),
-};
-
-/* kprobe_events and kprobe_profile, beside the other tracefs files; `p` and `r` in
- * dynamic_events. */
-void init_kprobe_trace(void)
+/* The perf event is gone: the probe, once no handler can be in it, and its event. */
+void destroy_local_trace_kprobe(struct trace_event_call *call)
 {
-	dyn_event_register(&trace_kprobe_ops);
-	tracefs_create_files(NULL, kprobe_files, ARRAY_SIZE(kprobe_files));
+	struct trace_probe_event *tpe = call->data;
+
+	dyn_event_lock();
+	unlink_trace_kprobe(tpe->probes);
+	dyn_event_unlock();
+	unregister_probe(tpe->probes);
+	free_trace_probe_event(tpe); /* its one probe is its desc */
 }

@@ -387,6 +387,49 @@ static int uprobe_profile_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
+/*
+ * perf's uprobe PMU (Linux's create_local_trace_uprobe()): PATH at OFFS as a uprobe of perf's
+ * own, in no dynamic_events, uprobe_events or events/ directory. The perf event arms it.
+ */
+int create_local_trace_uprobe(const char *path, unsigned long offs, bool is_return,
+			      struct trace_event_call **callp)
+{
+	struct trace_uprobe *tu = kzalloc(sizeof(*tu));
+	struct fnode *n;
+	int ret = 0;
+
+	if (!tu)
+		return -ENOMEM;
+	if (kern_path(current->cwd, path, false, &n))
+		ret = -ENOENT;
+	else if (n->is_dir || !ramfs_inode(n) || (fs_mode(n) & S_IFMT) != S_IFREG)
+		ret = -EINVAL; /* Linux's d_is_reg() check */
+	if (!ret) {
+		tu->inode = ramfs_inode(n);
+		ramfs_ihold(ramfs_inode(n));
+		tu->filename = probe_strndup(path, 256);
+		tu->offset = offs;
+		tu->is_return = is_return;
+		strscpy(tu->group, "uprobes", sizeof(tu->group));
+		snprintf(tu->event, sizeof(tu->event), "p_0x%lx", offs);
+		tu->consumer.handler = is_return ? NULL : uprobe_dispatcher;
+		tu->consumer.ret_handler = is_return ? uretprobe_dispatcher : NULL;
+		ret = tu->filename ? trace_uprobe_init_call(tu) : -ENOMEM;
+	}
+	if (ret) {
+		free_trace_uprobe(tu);
+		return ret;
+	}
+	*callp = &tu->call;
+	return 0;
+}
+
+/* The perf event is gone (its detach unregistered the uprobe). */
+void destroy_local_trace_uprobe(struct trace_event_call *call)
+{
+	free_trace_uprobe(call->data);
+}
+
 static const struct file_ops uprobe_events_fops = { .show = uprobe_events_show,
 						    .write = uprobe_events_write };
 static const struct file_ops uprobe_profile_fops = { .show = uprobe_profile_show };

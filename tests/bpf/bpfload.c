@@ -1,13 +1,18 @@
 /*
  * bpfload OBJECT WORKLOAD N: loads a BPF object built for Linux with Debian's libbpf (unmodified,
- * linked statically), attaches every program in it the way libbpf chooses (here: kprobe_events
- * and perf_event_open, as on a Linux without the kprobe PMU), runs a workload between two
- * trace_marker lines, detaches, and prints every map entry:
+ * linked statically), attaches every program in it the way libbpf chooses (here, as on Linux 6.1:
+ * perf_event_open with the kprobe PMU's type, then BPF_LINK_CREATE), runs a workload between two
+ * trace_marker lines, detaches, and prints every map entry, and the kprobe_events lines there were
+ * while attached by a kprobe or uprobe program (libbpf's fallback would have added its own there),
+ * with the reads that took:
  *
  *   pid P
+ *   kprobe_events LINE
+ *   kprobe_events_reads R
  *   map NAME KEY VALUE
  *
- * WORKLOAD: read (N reads of /proc/version), sleep (N sleeps of 10 ms), getppid (N calls), loop
+ * WORKLOAD: read (N reads of /proc/version), sleep (N sleeps of 10 ms), getppid (N calls), probe
+ * (probe_target(i, 1000) for i = 1..N, its address and the sum of its returns printed), loop
  * (7 runs of N getppid calls, each run's TSC ticks per call printed as tests/user/getppid_loop.c
  * prints them: under -icount, guest instructions; `make bench` reads them).
  */
@@ -52,12 +57,27 @@ static void loop(int n)
 	}
 }
 
+/* uprobeargs.bpf.c's target: kept out of line and unspecialised (noipa) so that the symbol is the
+ * code that runs with these arguments. */
+__attribute__((noinline, noipa)) long probe_target(long a, long b)
+{
+	return a + b;
+}
+
 static void workload(const char *what, int n)
 {
 	char buf[256];
+	long sum = 0;
 
 	if (!strcmp(what, "loop")) {
 		loop(n);
+		return;
+	}
+	if (!strcmp(what, "probe")) {
+		printf("probe_target 0x%lx\n", (unsigned long)probe_target);
+		for (int i = 1; i <= n; i++)
+			sum += probe_target(i, 1000);
+		printf("probe_target returned %ld\n", sum);
 		return;
 	}
 	for (int i = 0; i < n; i++) {
@@ -92,16 +112,36 @@ static void dump_map(struct bpf_map *map)
 	}
 }
 
+/* kprobe_events while attached, with how many read() calls that took: a kprobe program on
+ * file_read() counts those too, before the window's first marker. */
+static void print_kprobe_events(void)
+{
+	int fd = open("/sys/kernel/tracing/kprobe_events", O_RDONLY), reads = 0;
+	char buf[4096], *line, *save = NULL;
+	size_t len = 0;
+	ssize_t n;
+
+	while (fd >= 0 && len < sizeof(buf) - 1 &&
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len), reads++, n > 0))
+		len += n;
+	buf[len] = '\0';
+	if (fd >= 0)
+		close(fd);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		printf("kprobe_events %s\n", line);
+	printf("kprobe_events_reads %d\n", reads);
+}
+
 int main(int argc, char **argv)
 {
 	struct bpf_link *links[MAX_LINKS];
 	struct bpf_program *prog;
 	struct bpf_object *obj;
 	struct bpf_map *map;
-	int nlinks = 0;
+	int nlinks = 0, kprobes = 0;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: bpfload OBJECT read|sleep|getppid|loop N\n");
+		fprintf(stderr, "usage: bpfload OBJECT read|sleep|getppid|probe|loop N\n");
 		return 2;
 	}
 	obj = bpf_object__open_file(argv[1], NULL);
@@ -115,9 +155,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bpfload: cannot attach %s\n", bpf_program__name(prog));
 			return 1;
 		}
+		kprobes += bpf_program__type(prog) == BPF_PROG_TYPE_KPROBE;
 		nlinks++;
 	}
 	printf("pid %d\n", getpid());
+	if (kprobes) /* a tracepoint program's counts stay as they were: no extra switches */
+		print_kprobe_events();
 	fflush(stdout);
 	marker("bpfload: attached\n");
 	workload(argv[2], atoi(argv[3]));

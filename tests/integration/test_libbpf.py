@@ -1,7 +1,7 @@
 """tests/integration/test_libbpf.py: BPF programs built for Linux, loaded by Debian's unmodified libbpf (docs/24).
 
-tests/bpf/bpfload (libbpf 1.1, linked statically) loads each object, attaches it the way libbpf chooses here (a
-kprobe_events probe and perf_event_open, then BPF_LINK_CREATE), runs a workload between two trace_marker lines and
+tests/bpf/bpfload (libbpf 1.1, linked statically) loads each object, attaches it the way libbpf chooses here (as on
+Linux 6.1: perf_event_open with the kprobe PMU, then BPF_LINK_CREATE; no kprobe_events probe of libbpf's), runs a workload between two trace_marker lines and
 prints its maps. Each test has the ftrace side count the same thing in the same run, and compares.
 """
 
@@ -23,6 +23,11 @@ def load(console, obj, workload, n):
         if m:
             maps.setdefault(m.group(1), {})[int(m.group(2))] = int(m.group(3))
     return pid, maps, out
+
+
+def early_reads(out):
+    """The read() calls bpfload made attached but before its first marker (reading kprobe_events)."""
+    return int([line for line in out if line.startswith("kprobe_events_reads ")][0].split()[1])
 
 
 def window(console):
@@ -54,14 +59,19 @@ def probe_run(console, spec, obj, n):
 def test_kprobe_counts_reads_per_pid(console):
     """readcount.bpf.c: a kprobe on file_read() counting per process; a kprobe event on the same function."""
     pid, maps, out, seen = probe_run(console, "p:lbref/file_read file_read", "readcount.bpf.o", 20)
-    assert maps["counts"][pid] == len(seen) == 40, out     # 20 opens, each read to its end: 2 reads
+    assert len(seen) == 40, out                           # 20 opens, each read to its end: 2 reads
+    assert maps["counts"][pid] == len(seen) + early_reads(out), out
+    # libbpf took the kprobe PMU: kprobe_events held only our reference probe while it was attached
+    assert [line for line in out if line.startswith("kprobe_events ")] == [
+        "kprobe_events p:lbref/file_read file_read"], out
 
 
 def test_kretprobe_latency_histogram(console):
     """readlat.bpf.c: entry and return of file_read(), a log2 histogram; a kretprobe event counts the returns."""
     pid, maps, out, seen = probe_run(console, "r:lbref/file_read_ret file_read", "readlat.bpf.o", 15)
+    assert not [line for line in out if "libbpf_" in line], out   # a kretprobe through the PMU too
     hist = maps["hist"]
-    assert sum(hist.values()) == len(seen) == 30, out
+    assert len(seen) == 30 and sum(hist.values()) == len(seen) + early_reads(out), out
     assert all(0 < b < 32 for b in hist)                  # a read takes more than 1 ns and less than 4 s
 
 
@@ -85,3 +95,18 @@ def test_bpf_printk_to_trace(console):
     printk = [line for line in lines if line.endswith("bpf_trace_printk: getppid from %d" % pid)]
     ftrace = [line for line in lines if "sys_getppid()" in line and task_pid(line) == pid]
     assert len(printk) == len(ftrace) == 6, lines
+
+
+def test_uprobe_reads_arguments_ip_and_return(console):
+    """uprobeargs.bpf.c: SEC("uprobe//tests/bpfload:probe_target") and its uretprobe, attached by libbpf through the
+    uprobe PMU (it finds the function's offset in the file), read PT_REGS_PARM1/2, PT_REGS_IP and PT_REGS_RC."""
+    n = 10
+    pid, maps, out = load(console, "uprobeargs.bpf.o", "probe", n)
+    target = int([line for line in out if line.startswith("probe_target 0x")][0].split()[1], 16)
+    returned = int([line for line in out if line.startswith("probe_target returned ")][0].split()[2])
+    args = maps["args"]
+    assert args[0] == n, out                                   # one hit per call
+    assert args[1] == n * (n + 1) // 2 and args[2] == 1000 * n, out   # the two arguments, summed
+    assert args[3] == target, out                              # PT_REGS_IP: the probed function itself
+    assert args[4] == returned == args[1] + args[2], out       # PT_REGS_RC at each return
+    assert console.run("cat uprobe_events") == ""              # libbpf made no uprobe_events line

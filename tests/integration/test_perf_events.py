@@ -92,3 +92,17 @@ def test_bpf_programs_on_perf_events(console):
     m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
     assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 20, out
     assert console.run("cat kprobe_events") == ""
+
+
+def test_kprobe_and_uprobe_pmus(console):
+    """tests/user/perfprobe.c: the kprobe and uprobe PMUs as libbpf opens them (types and the retprobe bit from
+    /sys/bus/event_source/devices/), probes counted and listed nowhere, a uprobe program reading ip and sp at
+    Linux's pt_regs offsets, and Linux's errors (ENOENT, E2BIG, EFAULT, EINVAL, EACCES for uid 1000)."""
+    out = program_lines(console.run("/tests/perfprobe", timeout=180))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 25, out
+    assert console.run("cat kprobe_events") == "" and console.run("cat uprobe_events") == ""
+    # the probes went with their perf events: no kprobe is left registered
+    assert "__x64_sys_getppid" not in console.run("cat /sys/kernel/debug/kprobes/list")

@@ -38,6 +38,7 @@ static const struct {
 	{ EPIPE, "Broken pipe" },
 	{ ELOOP, "Too many levels of symbolic links" },
 	{ EOVERFLOW, "Value too large for defined data type" },
+	{ EOPNOTSUPP, "Operation not supported" },
 	{ ENOSYS, "Function not implemented" },
 	{ ENOTEMPTY, "Directory not empty" },
 };

@@ -31,6 +31,10 @@
 #define MAPFD 0x7ff0
 #define LD_MAP(d)                                                                                  \
 	INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, MAPFD), INSN(0, 0, 0, 0, 0)
+/* r0 = the address of slot k of the map (an array's u32 key on the stack at fp-4), or NULL. */
+#define LOOKUP_SLOT(k)                                                                             \
+	ST(BPF_W, 10, -4, k), MOV64_REG(2, 10), ALU64_IMM(BPF_ADD, 2, -4), LD_MAP(1),              \
+		CALL(BPF_FUNC_map_lookup_elem)
 
 static inline long sys_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 {

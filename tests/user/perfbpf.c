@@ -1,8 +1,8 @@
 /*
  * perfbpf: BPF programs on perf events, as libbpf attaches them: a tracepoint program and a kprobe
  * program through PERF_EVENT_IOC_SET_BPF, one through BPF_LINK_CREATE, the errors Linux gives
- * (wrong type, a second program, not a program), and bpf_perf_event_output() into a bpf-output
- * event's ring. One check a line, "PASS n/m" last (tests/integration/test_perf_events.py runs it).
+ * (wrong type, a second program, not a program), bpf_perf_event_output() into a bpf-output
+ * event's ring, and a BPF_PROG_TYPE_PERF_EVENT program at a cpu-clock event's samples. One check a line, "PASS n/m" last (tests/integration/test_perf_events.py runs it).
  */
 #include "bpf_insn.h"
 
@@ -107,21 +107,24 @@ static long load(int type, struct bpf_insn *insns, int n, long map_fd)
 static long counting_prog(int type, long map, int ret)
 {
 	struct bpf_insn p[] = {
-		ST(BPF_W, 10, -4, 0),	  MOV64_REG(2, 10), ALU64_IMM(BPF_ADD, 2, -4),
-		LD_MAP(1),		  CALL(BPF_FUNC_map_lookup_elem),
-		JMP_IMM(BPF_JEQ, 0, 0, 2), MOV64_IMM(1, 1), ATOMIC_ADD64(0, 1, 0),
-		MOV64_IMM(0, ret),	  EXIT,
+		LOOKUP_SLOT(0),	       JMP_IMM(BPF_JEQ, 0, 0, 2), MOV64_IMM(1, 1),
+		ATOMIC_ADD64(0, 1, 0), MOV64_IMM(0, ret),	  EXIT,
 	};
 	return load(type, p, sizeof(p) / sizeof(p[0]), map);
 }
 
-static unsigned long slot0(long map)
+/* A value at slot key of an array map of u64 (~0 if the lookup fails). */
+static unsigned long slot(long map, int key)
 {
 	unsigned long v = ~0UL;
-	int key = 0;
 
 	map_cmd(BPF_MAP_LOOKUP_ELEM, map, &key, &v);
 	return v;
+}
+
+static unsigned long slot0(long map)
+{
+	return slot(map, 0);
 }
 
 static void getppid_n(int n)
@@ -132,7 +135,8 @@ static void getppid_n(int n)
 
 static void test_set_bpf(long tp_id, long kp_id)
 {
-	long map = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1), kmap = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	long map = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1),
+	     kmap = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 	long tp_prog = counting_prog(BPF_PROG_TYPE_TRACEPOINT, map, 1);
 	long kp_prog = counting_prog(BPF_PROG_TYPE_KPROBE, kmap, 1);
 	long tp = perf_open(PERF_TYPE_TRACEPOINT, tp_id, -1, 0, 0);
@@ -146,10 +150,12 @@ static void test_set_bpf(long tp_id, long kp_id)
 	      sys3(NR_ioctl, kp, PERF_EVENT_IOC_SET_BPF, tp_prog), -EINVAL);
 	check("SET_BPF: an fd that is not a program: EINVAL",
 	      sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, 1), -EINVAL);
-	check("SET_BPF: an fd not open: EBADF", sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, 60), -EBADF);
+	check("SET_BPF: an fd not open: EBADF", sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, 60),
+	      -EBADF);
 	check("SET_BPF tracepoint program", sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, tp_prog), 0);
 	check("SET_BPF kprobe program", sys3(NR_ioctl, kp, PERF_EVENT_IOC_SET_BPF, kp_prog), 0);
-	check("SET_BPF twice: EEXIST", sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, tp_prog), -EEXIST);
+	check("SET_BPF twice: EEXIST", sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, tp_prog),
+	      -EEXIST);
 	getppid_n(25);
 	check("the tracepoint program ran once per getppid", slot0(map), 25);
 	check("the kprobe program ran once per getppid", slot0(kmap), 25);
@@ -213,11 +219,17 @@ static void test_output(long tp_id)
 	long events = map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 8), out[8], rings[8];
 	long tp = perf_open(PERF_TYPE_TRACEPOINT, tp_id, -1, 0, 0), prog, found = 0;
 	struct bpf_insn p[] = {
-		MOV64_IMM(2, 0x1234), STX(BPF_DW, 10, 2, -8),
-		MOV64_REG(4, 10),     ALU64_IMM(BPF_ADD, 4, -8),
-		LD_MAP(2),	      INSN(BPF_LD | BPF_DW | BPF_IMM, 3, 0, 0, -1), INSN(0, 0, 0, 0, 0),
-		MOV64_IMM(5, 8),      CALL(BPF_FUNC_perf_event_output),
-		MOV64_IMM(0, 1),      EXIT,
+		MOV64_IMM(2, 0x1234),
+		STX(BPF_DW, 10, 2, -8),
+		MOV64_REG(4, 10),
+		ALU64_IMM(BPF_ADD, 4, -8),
+		LD_MAP(2),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 3, 0, 0, -1),
+		INSN(0, 0, 0, 0, 0),
+		MOV64_IMM(5, 8),
+		CALL(BPF_FUNC_perf_event_output),
+		MOV64_IMM(0, 1),
+		EXIT,
 	};
 	int ncpu = 0;
 
@@ -240,8 +252,8 @@ static void test_output(long tp_id)
 		while (tail < head) {
 			unsigned char *r = (unsigned char *)rings[cpu] + 4096 + tail;
 			unsigned short size = *(unsigned short *)(r + 6);
-			if (*(unsigned int *)r == PERF_RECORD_SAMPLE && *(unsigned int *)(r + 8) >= 8 &&
-			    *(unsigned long *)(r + 12) == 0x1234)
+			if (*(unsigned int *)r == PERF_RECORD_SAMPLE &&
+			    *(unsigned int *)(r + 8) >= 8 && *(unsigned long *)(r + 12) == 0x1234)
 				found++;
 			tail += size ? size : head;
 		}
@@ -254,12 +266,72 @@ static void test_output(long tp_id)
 	sys1(NR_close, events);
 }
 
+/*
+ * BPF_PROG_TYPE_PERF_EVENT on a cpu-clock event sampling this task: the program counts its runs
+ * in slot 0 and copies ctx->sample_period (struct bpf_perf_event_data: after Linux's 168-byte
+ * pt_regs) to slot 1 and ctx->regs.ip to slot 2.
+ */
+static void test_perf_event_prog(long tp_id)
+{
+	long map = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 3), prog, kp_prog, fd, tp;
+	struct bpf_insn p[] = {
+		MOV64_REG(6, 1),
+		LOOKUP_SLOT(0),
+		JMP_IMM(BPF_JEQ, 0, 0, 2),
+		MOV64_IMM(1, 1),
+		ATOMIC_ADD64(0, 1, 0),
+		LOOKUP_SLOT(1),
+		JMP_IMM(BPF_JEQ, 0, 0, 2),
+		LDX(BPF_DW, 1, 6, 168),
+		STX(BPF_DW, 0, 1, 0),
+		LOOKUP_SLOT(2),
+		JMP_IMM(BPF_JEQ, 0, 0, 2),
+		LDX(BPF_DW, 1, 6, 128),
+		STX(BPF_DW, 0, 1, 0),
+		MOV64_IMM(0, 1),
+		EXIT,
+	};
+	struct attr a;
+	volatile unsigned long spin = 0;
+
+	prog = load(BPF_PROG_TYPE_PERF_EVENT, p, sizeof(p) / sizeof(p[0]), map);
+	kp_prog = counting_prog(BPF_PROG_TYPE_KPROBE, map, 1);
+	check("a perf_event program reading sample_period (offset 168) loads", prog >= 0, 1);
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = 0; /* PERF_COUNT_SW_CPU_CLOCK */
+	a.sample_period = 1000000;
+	fd = sys6(NR_perf_event_open, &a, 0, -1, -1, 0, 0);
+	tp = perf_open(PERF_TYPE_TRACEPOINT, tp_id, -1, 0, 0);
+	check("cpu-clock sampling this task opens", fd >= 0, 1);
+	check("SET_BPF: a kprobe program on cpu-clock: EINVAL",
+	      sys3(NR_ioctl, fd, PERF_EVENT_IOC_SET_BPF, kp_prog), -EINVAL);
+	check("SET_BPF: a perf_event program on a tracepoint: EINVAL",
+	      sys3(NR_ioctl, tp, PERF_EVENT_IOC_SET_BPF, prog), -EINVAL);
+	check("SET_BPF: the perf_event program on cpu-clock",
+	      sys3(NR_ioctl, fd, PERF_EVENT_IOC_SET_BPF, prog), 0);
+	/* spin in ring 3 until the clock has sampled us 3 times (no bound on time, only on work) */
+	for (long i = 0; i < 4000 && slot(map, 0) < 3; i++)
+		for (int j = 0; j < 100000; j++)
+			spin++;
+	check("the program ran at the samples", slot(map, 0) >= 3, 1);
+	check("ctx->sample_period is the attr's", slot(map, 1), 1000000);
+	check("ctx->regs.ip is where the task was", slot(map, 2) != 0, 1);
+	sys1(NR_close, fd);
+	sys1(NR_close, tp);
+	sys1(NR_close, prog);
+	sys1(NR_close, kp_prog);
+	sys1(NR_close, map);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	long tp_id = read_id("/sys/kernel/tracing/events/syscalls/sys_enter_getppid/id"), kp_id;
 
 	check("kprobe event on __x64_sys_getppid",
-	      write_file("/sys/kernel/tracing/kprobe_events", "p:perfbpf/getppid __x64_sys_getppid\n") > 0,
+	      write_file("/sys/kernel/tracing/kprobe_events",
+			 "p:perfbpf/getppid __x64_sys_getppid\n") > 0,
 	      1);
 	kp_id = read_id("/sys/kernel/tracing/events/perfbpf/getppid/id");
 	check("ids read", tp_id > 0 && kp_id > 0, 1);
@@ -267,6 +339,7 @@ int main(int argc, char **argv, char **envp)
 	test_filtering_prog(tp_id);
 	test_link(tp_id);
 	test_output(tp_id);
+	test_perf_event_prog(tp_id);
 	write_file("/sys/kernel/tracing/kprobe_events", "-:perfbpf/getppid\n");
 	return check_summary();
 }

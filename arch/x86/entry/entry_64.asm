@@ -9,7 +9,7 @@
 ;
 ;   top of the task's kernel stack
 ;     ss = __USER_DS, sp = user rsp, flags = r11, cs = __USER_CS, ip = rcx   <- as the CPU would
-;     orig_ax = the syscall number, vector = -1 (no vector: a system call)
+;     orig_ax = the syscall number
 ;     di si dx cx ax=-ENOSYS r8 r9 r10 r11 bx bp r12 r13 r14 r15           <- rsp, the pt_regs
 ;
 ; The way out is sysretq when the frame allows it (do_syscall_64() decides, see its comment on
@@ -38,23 +38,27 @@ entry_SYSCALL_64:
 	push __USER_CS                  ; cs
 	push rcx                        ; ip
 	push rax                        ; orig_ax
-	push -1                         ; vector
 	PUSH_REGS -ENOSYS               ; ax: the answer unless a handler gives another
 	cld
 	mov rdi, rsp
+	sub rsp, 8                      ; Linux's 21 words leave rsp 8 off 16: align the call
 	call do_syscall_64              ; true: sysretq may return
+	add rsp, 8
 	jmp exit_to_user
 
 ; A forked child's first instructions, reached from switch_to() (kernel/fork.c built the stack):
 ; rax is the task switched from, rsp the child's copy of its parent's pt_regs.
 ret_from_fork:
 	mov rdi, rax
+	sub rsp, 8                      ; the pt_regs is 8 off a 16-byte boundary, as above
 	call schedule_tail
+	add rsp, 8
 	mov rdi, rsp
 ; The first entry into ring 3 of a task that began in the kernel (kernel_execve()): rdi = its pt_regs.
 ret_to_user_mode:
-	mov rsp, rdi
+	lea rsp, [rdi - 8]
 	call syscall_exit_check
+	add rsp, 8
 exit_to_user:
 	cli                             ; from here to the user, nothing may interrupt on this stack
 	test al, al
@@ -74,13 +78,13 @@ exit_to_user:
 	pop rdx
 	pop rsi
 	pop rdi
-	mov rcx, [rsp + 16]             ; ip
-	mov r11, [rsp + 32]             ; flags
-	mov rsp, [rsp + 40]             ; the user's stack; GS still the kernel's
+	mov rcx, [rsp + 8]              ; ip
+	mov r11, [rsp + 24]             ; flags
+	mov rsp, [rsp + 32]             ; the user's stack; GS still the kernel's
 	swapgs
 	o64 sysret
 .iret:
 	POP_REGS
-	add rsp, 16                     ; vector, orig_ax
+	add rsp, 8                      ; orig_ax
 	swapgs
 	iretq

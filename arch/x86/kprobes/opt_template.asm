@@ -10,8 +10,8 @@
 ;   S - 8                     the resume address: the buffer's copy of the range, or where a pre
 ;                             handler sent ip (optimized_callback rewrites it); the final ret pops
 ;                             it, so rsp is S again when the copied instructions run
-;   S - 16 .. S - 64          ss, sp, flags, cs, ip (one past the probed byte), orig_ax, vec
-;   S - 184                   the general registers, r15 lowest: the struct's start
+;   S - 16 .. S - 56          ss, sp, flags, cs, ip (one past the probed byte), orig_ax
+;   S - 176                   the general registers, r15 lowest: the struct's start
 ;
 ; Every word is pushed (one instruction each, as Linux's optprobe template does): the hot path is
 ; nothing but the struct, one call and the struct back. The two 32-bit immediates are sign-extended
@@ -37,7 +37,6 @@ optprobe_template_resume:
 optprobe_template_ip:
 	push strict dword 0             ; ip: one past the probed byte, as the int3 path shows it
 	push strict byte -1             ; orig_ax (Linux's ~0UL: no system call)
-	push strict byte 0              ; vec
 	PUSH_REGS rax
 	add qword [rsp + PT_SP], 16     ; sp as the probed code had it (flags are saved already)
 	mov rbx, rsp                    ; regs: rbx survives the call
@@ -49,8 +48,8 @@ optprobe_template_call:
 	db 0xe8                         ; call rel32 optimized_callback, aimed by opt.c
 	dd 0
 	mov rsp, rbx
-	POP_REGS                        ; rsp at vec
-	lea rsp, [rsp + PT_IP + 16 - PT_VEC]    ; past vec, orig_ax, ip, cs: at flags
+	POP_REGS                        ; rsp at orig_ax
+	lea rsp, [rsp + PT_FLAGS - PT_ORIG_AX]  ; past orig_ax, ip, cs: at flags
 	popfq                           ; IF as it was
 	lea rsp, [rsp + 16]             ; past sp and ss: at the resume address
 	ret

@@ -6,8 +6,8 @@
 ; kretprobe_trampoline_handler run the handler and tell us the real return address, and go
 ; there with every register as the function left it (or as the handler set it).
 ;
-;   [rsp + PT_SIZE + 8]   the real return address, written after the handler (our final ret)
-;   [rsp + PT_SIZE]       padding: the call below must see a 16-byte aligned stack
+;   [rsp + PT_FRAME + 8]  the real return address, written after the handler (our final ret)
+;   [rsp + PT_SIZE]       padding up to PT_FRAME + 8: the call below must see a 16-byte aligned stack
 ;   [rsp]                 struct pt_regs
 
 bits 64
@@ -20,24 +20,23 @@ global kretprobe_trampoline
 
 align 16
 kretprobe_trampoline:
-	sub rsp, PT_SIZE + 16
+	sub rsp, PT_FRAME + 16
 	SAVE_REGS_BUT_BP
 	mov [rsp + PT_BP], rbp
 	pushfq
 	pop qword [rsp + PT_FLAGS]
 	lea rax, [rel kretprobe_trampoline]
 	mov [rsp + PT_IP], rax
-	lea rax, [rsp + PT_SIZE + 16]   ; sp as the function's ret left it
+	lea rax, [rsp + PT_FRAME + 16]   ; sp as the function's ret left it
 	mov [rsp + PT_SP], rax
 	mov qword [rsp + PT_CS], 0x08
 	mov qword [rsp + PT_SS], 0x10
-	mov qword [rsp + PT_VEC], 0
-	mov qword [rsp + PT_ORIG_AX], 0
+	mov qword [rsp + PT_ORIG_AX], -1
 	mov rdi, rsp
 	call kretprobe_trampoline_handler
-	mov [rsp + PT_SIZE + 8], rax    ; where the final ret goes
+	mov [rsp + PT_FRAME + 8], rax    ; where the final ret goes
 	RESTORE_REGS_BUT_AX_BP
 	mov rbp, [rsp + PT_BP]
 	mov rax, [rsp + PT_AX]
-	add rsp, PT_SIZE + 8
+	add rsp, PT_FRAME + 8
 	ret

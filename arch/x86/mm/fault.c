@@ -29,21 +29,23 @@ static void vma_suffix(char *buf, size_t size, unsigned long ip)
 /* SIGSEGV for a user access no area allows: a handler runs if the program has one (Linux's
  * force_sig_fault()); else Linux's show_signal_msg() line, "prog[pid]: segfault at ADDR ip IP
  * sp SP error E in FILE[...]", and the process ends. error bit 0: the page was present. */
-static void bad_area(struct pt_regs *regs, unsigned long addr)
+static void bad_area(struct pt_regs *regs, unsigned long error_code, unsigned long addr)
 {
 	char where[96];
 
-	if (force_sig_fault(SIGSEGV, (regs->error_code & 1) ? SEGV_ACCERR : SEGV_MAPERR, addr))
+	current->trap_nr = X86_TRAP_PF;
+	current->error_code = error_code;
+	if (force_sig_fault(SIGSEGV, (error_code & 1) ? SEGV_ACCERR : SEGV_MAPERR, addr))
 		return;
 	vma_suffix(where, sizeof(where), regs->ip);
 	pr_info("%s[%d]: segfault at %lx ip %016lx sp %016lx error %lx%s likely on CPU %d (core "
 		"%d, socket 0)\n",
-		current->comm, current->pid, addr, regs->ip, regs->sp, regs->error_code, where,
+		current->comm, current->pid, addr, regs->ip, regs->sp, error_code, where,
 		smp_processor_id(), smp_processor_id());
 	do_exit(SIGSEGV);
 }
 
-bool do_page_fault(struct pt_regs *regs)
+bool do_page_fault(struct pt_regs *regs, unsigned long error_code)
 {
 	unsigned long addr = read_cr2();
 	struct mm_struct *mm = current->mm;
@@ -52,22 +54,22 @@ bool do_page_fault(struct pt_regs *regs)
 		perf_sw_page_fault(regs);
 	if (user_mode(regs)) {
 		local_irq_enable();
-		if (mm && addr < TASK_SIZE_MAX && !handle_mm_fault(mm, addr, regs->error_code))
+		if (mm && addr < TASK_SIZE_MAX && !handle_mm_fault(mm, addr, error_code))
 			return true;
-		bad_area(regs, addr);
+		bad_area(regs, error_code, addr);
 		return true;
 	}
 	if (addr >= TASK_SIZE_MAX || !search_exception_tables(regs->ip))
 		return false;
 	/* A uaccess helper: a user page not made yet is made; otherwise -EFAULT by the fixup. */
-	if (mm && !handle_mm_fault(mm, addr, regs->error_code))
+	if (mm && !handle_mm_fault(mm, addr, error_code))
 		return true;
 	return fixup_exception(regs);
 }
 
 /* Any other exception from ring 3: the signal to its handler, or Linux's "traps:" line and the
  * signal's default action. */
-void do_user_trap(struct pt_regs *regs)
+void do_user_trap(struct pt_regs *regs, int trapnr, unsigned long error_code)
 {
 	static const struct {
 		int sig;
@@ -87,11 +89,13 @@ void do_user_trap(struct pt_regs *regs)
 		[X86_TRAP_AC] = { SIGBUS, "trap alignment check" },
 		[X86_TRAP_XF] = { SIGFPE, "trap SIMD coprocessor error" },
 	};
-	int v = regs->vector < 32 ? regs->vector : 0;
+	int v = trapnr < 32 ? trapnr : 0;
 	int sig = traps[v].sig ? traps[v].sig : SIGSEGV;
 	char where[96];
 
 	local_irq_enable();
+	current->trap_nr = trapnr;
+	current->error_code = error_code;
 	if (force_sig_fault(sig,
 			    v == X86_TRAP_UD   ? 2 /* ILL_ILLOPN */
 			    : v == X86_TRAP_DE ? 1 /* FPE_INTDIV */
@@ -100,7 +104,6 @@ void do_user_trap(struct pt_regs *regs)
 		return;
 	vma_suffix(where, sizeof(where), regs->ip);
 	pr_info("traps: %s[%d] %s ip:%lx sp:%lx error:%lx%s\n", current->comm, current->pid,
-		traps[v].what ? traps[v].what : "trap", regs->ip, regs->sp, regs->error_code,
-		where);
+		traps[v].what ? traps[v].what : "trap", regs->ip, regs->sp, error_code, where);
 	do_exit(sig);
 }
