@@ -19,6 +19,7 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace_snapshot.h"
 #include "kernel/trace/trace_irqsoff.h"
+#include "kernel/trace/trace_osnoise.h"
 #include "kernel/mm/mm.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
@@ -450,6 +451,8 @@ void trace_init(void)
 	stack_trace_init();
 	trace_preemptirq_init();
 	trace_irqsoff_init();
+	trace_cpumask_init();
+	trace_hwlat_init();
 	global_trace.dir = tracefs_create_path("/sys/kernel/tracing");
 	if (trace_array_create_files(global_trace.dir))
 		pr_err("tracing: cannot create the tracing files\n");

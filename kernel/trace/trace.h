@@ -20,6 +20,9 @@ enum trace_type {
 	/* Linux 6.1 numbers it 12, its funcgraph_entry 11: ours keep 11 and 12 for the graph. */
 	TRACE_USER_STACK = 13,
 	TRACE_BPUTS = 14,
+	TRACE_HWLAT = 15,    /* trace_hwlat.c */
+	TRACE_OSNOISE = 16,  /* trace_osnoise.c */
+	TRACE_TIMERLAT = 17, /* trace_timerlat.c */
 	TRACE_RAW_DATA = 18
 };
 

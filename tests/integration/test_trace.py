@@ -41,7 +41,7 @@ def trace(console):
 
 
 def test_tracers_listed_and_nop_is_current(console):
-    assert console.run("cat available_tracers").split() == ["preemptirqsoff", "preemptoff", "irqsoff",
+    assert console.run("cat available_tracers").split() == ["hwlat", "preemptirqsoff", "preemptoff", "irqsoff",
                                                             "function_graph", "function", "nop"]
     assert console.run("cat current_tracer") == "nop"
     name, inbuf, written, ncpu, events = trace(console)
