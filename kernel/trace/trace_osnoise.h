@@ -32,34 +32,43 @@ enum {
 };
 #define OSN_DEFAULT_OPTIONS (1UL << OSN_WORKLOAD)
 extern struct osnoise_data osnoise_data;
+static inline bool osnoise_option(int o)
+{
+	return READ_ONCE(osnoise_data.options) & (1UL << o);
+}
 int trace_osnoise_files_init(void);
 
-/* The tracer running the osnoise threads (osnoise or timerlat), NULL if none: a write to an
- * osnoise/ file that changes what the threads do restarts them (Linux's does the same). */
-void osnoise_restart_threads(void);
-
-/* Both tracers' per-CPU threads (trace_osnoise.c): started on every CPU of osnoise/cpus, stopped
- * and waited for. */
+/* Both tracers' per-CPU threads (trace_osnoise.c): fn on every CPU of osnoise/cpus, named
+ * "<name>/<cpu>"; stopped and waited for. A write to an osnoise/ file that changes what they do
+ * restarts them, as Linux's does. */
 int osnoise_start_threads(void (*fn)(void *), const char *name);
 void osnoise_stop_threads(void);
-/* The interference counters (trace_osnoise_hooks.c): per CPU, what interrupted the thread. */
+void osnoise_restart_threads(void);
+/* tracing_on off and a line in the buffer saying where (ip), as Linux's osnoise_stop_tracing();
+ * with PANIC_ON_STOP, a panic instead. */
+void osnoise_stop_tracing(unsigned long ip);
+/* A new worst (ns) for tracing_max_latency. */
+void osnoise_notify_max(u64 ns);
+
+/* The interference counters of a CPU (trace_osnoise_hooks.c): what took it from its thread. */
 struct osnoise_var {
-	u64 irq_count, thread_count;
-	u64 irq_ns;	    /* time spent in interrupt handlers, for thread noise minus irqs */
-	u64 irq_start;	    /* TSC at the handler's entry (0: not in one) */
-	u64 thread_start;   /* TSC when another task took this CPU from ours (0: ours runs) */
-	u64 thread_irq_ns;  /* irq_ns then */
-	struct task *owner; /* the osnoise or timerlat thread of this CPU */
-	bool sampling;
+	struct task *owner; /* this CPU's osnoise or timerlat thread */
+	bool sampling;	    /* interference is counted and traced now */
+	u64 int_counter;    /* interferences begun: interrupts, NMIs, other threads */
+	u64 irq_count, nmi_count, thread_count;
+	u64 irq_start, nmi_start, thread_start; /* TSC at the start of the one running, 0: none */
+	u64 irq_ns, nmi_ns;			/* their time so far, which outer noise subtracts */
+	u64 irq_nmi_ns, thread_nested_ns;	/* the same at an irq's, a thread's start */
 };
 extern struct osnoise_var osnoise_vars[NR_CPUS];
+/* Attaches the counters to the interrupt, scheduler and NMI hooks: 0 or -errno, all or none. */
 int osnoise_hooks_get(void);
 void osnoise_hooks_put(void);
-/* tracing_on off and a line saying why, as Linux's osnoise_stop_tracing(). */
-void osnoise_stop_tracing(void);
-/* A new worst latency (ns) for tracing_max_latency. */
-void osnoise_notify_max(u64 ns);
-/* The tick's timer, from its hardware expiry to now, in ns (trace_timerlat.c). */
-void timerlat_tick(int vector);
+/* The interference counter now, and the TSC, read so that no interference falls between (Linux's
+ * set_int_safe_time()). */
+u64 osnoise_int_safe_time(struct osnoise_var *v, u64 *tsc);
+
+/* timerlat (trace_timerlat.c): registered by trace_osnoise_init(). */
+void trace_timerlat_init(void);
 
 #endif
