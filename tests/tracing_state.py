@@ -20,15 +20,20 @@ VALUES = ["current_tracer", "tracing_on", "buffer_size_kb", "max_graph_depth", "
           "function_profile_enabled", "/proc/sys/kernel/stack_tracer_enabled", "/proc/sys/kernel/ftrace_enabled",
           "/proc/sys/kernel/jump_label_demo", "/proc/sys/kernel/jump_label_demo_true", "events/enable",
           "/proc/sys/debug/kprobes-optimization", "/sys/kernel/debug/kprobes/enabled"]
+# The same for the latency detectors' files (hwlat_detector/, osnoise/): width and runtime_us first to 0, so that
+# any window and period may be written back before them; a choice file ("none [round-robin] per-cpu") gets its bracketed word back.
+DETECTOR_VALUES = ["tracing_cpumask", "hwlat_detector/window", "hwlat_detector/width", "hwlat_detector/mode",
+                   "osnoise/cpus", "osnoise/period_us", "osnoise/runtime_us", "osnoise/stop_tracing_us",
+                   "osnoise/stop_tracing_total_us", "osnoise/timerlat_period_us", "osnoise/print_stack"]
 SETS = [
     ["set_ftrace_filter", "set_ftrace_notrace", "set_graph_function", "set_graph_notrace", "set_ftrace_pid",
      "set_event", "set_event_pid", "kprobe_events", "func_hits", "patch_method", "livepatch_enable"],
     ["direct_count", "events/sched/filter", "events/sched/sched_switch/trigger", "events/sched/sched_wakeup/trigger",
      "events/sched/sched_waking/trigger", "events/sched/sched_process_exit/trigger", "trace_options",
      "synthetic_events"],
-    ["tracing_max_latency", "snapshot"],
+    ["tracing_max_latency", "snapshot", "osnoise/options"],
 ]
-STATE = [VALUES] + SETS
+STATE = [VALUES, DETECTOR_VALUES] + SETS
 OPTIONS = "trace_options"
 SCHED_EVENTS = ["sched_switch", "sched_wakeup", "sched_waking", "sched_process_exit"]
 
@@ -41,7 +46,8 @@ RESET = (["echo 0 > tracing_on", "echo nop > current_tracer", "echo 0 > snapshot
          + ["echo 0 > events/sched/filter", "echo > kprobe_events", "echo > set_ftrace_filter",
             "echo > set_ftrace_notrace", "echo > set_graph_function", "echo > set_graph_notrace",
             "echo > set_ftrace_pid", "echo > livepatch_enable", "echo > direct_count", "echo breakpoint > patch_method",
-            "echo > synthetic_events", "echo > error_log"])
+            "echo > synthetic_events", "echo > error_log", "echo 0 > hwlat_detector/width",
+            "echo 0 > osnoise/runtime_us", "echo DEFAULTS > osnoise/options"])
 
 # A function command line of set_ftrace_filter: func:cmd:..., with enable_event's system:event.
 FUNC_COMMAND = re.compile(r"^(\S+?):(\w+)(:\w+:\w+)?:(?:unlimited|count=\d+)$")
@@ -50,7 +56,7 @@ FUNC_COMMAND = re.compile(r"^(\S+?):(\w+)(:\w+:\w+)?:(?:unlimited|count=\d+)$")
 def read_state(console):
     """{file or group of files: contents}; func_hits' counts left out (they grow)."""
     state = {}
-    for names in (VALUES[:11], VALUES[11:]):          # two lines: the shell takes at most 255 characters
+    for names in (VALUES[:11], VALUES[11:], DETECTOR_VALUES[:4], DETECTOR_VALUES[4:]):          # two lines: the shell takes at most 255 characters
         values = console.run("cat " + " ".join(names), timeout=60).split("\n")
         state.update(zip(names, values + [""] * (len(names) - len(values))))
     for files in SETS:
@@ -99,6 +105,10 @@ def _put_back(console, state):
     for name in VALUES:
         if not boot[name].startswith("cat: ") and name != "events/enable":
             console.run("echo %s > %s" % (boot[name], name), timeout=60)
+    for name in DETECTOR_VALUES:
+        chosen = re.search(r"\[(\S+)\]", boot[name])
+        if not boot[name].startswith("cat: "):
+            console.run("echo %s > %s" % (chosen.group(1) if chosen else boot[name], name), timeout=60)
     options = console.run("cat " + OPTIONS).split("\n")
     for option in console.boot_options:
         if option not in options:

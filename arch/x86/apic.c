@@ -117,6 +117,15 @@ void lapic_timer_init(unsigned int hz)
 	lapic_write(LAPIC_TIMER_INIT, lapic_timer_ticks_per_sec / hz);
 }
 
+/* How long ago this CPU's periodic timer fired, from what its counter has left: timerlat's
+ * measure of when the timer really expired (kernel/trace/trace_timerlat.c). */
+u64 lapic_timer_elapsed_ns(void)
+{
+	u32 init = lapic_read(LAPIC_TIMER_INIT), left = lapic_read(LAPIC_TIMER_CUR);
+
+	return left > init ? 0 : (u64)(init - left) * 1000000000ULL / lapic_timer_ticks_per_sec;
+}
+
 /* Used by the PIT calibration in tsc.c: count down from the maximum, read what is left. */
 void lapic_timer_start_oneshot_max(void)
 {

@@ -10,6 +10,8 @@ u32 lapic_id(void);
 /* Starts the periodic timer at hz interrupts a second, calibrated against the PIT. */
 void lapic_timer_init(unsigned int hz);
 extern u32 lapic_timer_ticks_per_sec;
+/* Nanoseconds since this CPU's periodic timer last fired (less than a tick). */
+u64 lapic_timer_elapsed_ns(void);
 
 void ioapic_init(void);
 /* Sends ISA interrupt `irq` (edge, active high) to `vector` on the boot CPU. */

@@ -11,6 +11,7 @@
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 #include "kernel/events/uprobes.h"
+#include "kernel/trace/ftrace_irq.h"
 
 static irq_handler_t irq_handlers[256];
 bool (*int3_hook)(struct pt_regs *regs);
@@ -158,12 +159,15 @@ void do_irq(struct pt_regs *regs, unsigned long vector, unsigned long error_code
 	int v = vector;
 
 	if (v < IRQ_VECTOR_BASE) {
-		if (v == X86_TRAP_NMI && !c->nmi_depth++)
+		if (v == X86_TRAP_NMI && !c->nmi_depth++) {
 			ctx_flags_set(CTX_NMI);
+			ftrace_nmi_enter();
+		}
 		do_exception(regs, v, error_code);
-		if (v == X86_TRAP_NMI && !--c->nmi_depth)
+		if (v == X86_TRAP_NMI && !--c->nmi_depth) {
+			ftrace_nmi_exit();
 			ctx_flags_clear(CTX_NMI);
-		else if (user_mode(regs) && v != X86_TRAP_MC)
+		} else if (user_mode(regs) && v != X86_TRAP_MC)
 			irqentry_exit_to_user_mode(regs);
 		return;
 	}

@@ -21,6 +21,7 @@
 #include "kernel/trace/trace_events.h"
 #include "kernel/trace/trace_events_trigger.h"
 #include "kernel/trace/trace_irqsoff.h"
+#include "kernel/trace/trace_osnoise.h"
 #include "kernel/mm/mm.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
@@ -117,6 +118,31 @@ static void record_stack(struct trace_array *tr,
 		prev = fp;
 		fp = ((unsigned long *)fp)[0];
 	}
+	ring_buffer_unlock_commit(&r);
+}
+
+int trace_save_stack(unsigned long *calls, int max)
+{
+	unsigned long fp = (unsigned long)__builtin_frame_address(0), prev = fp - 8;
+	int n = 0;
+
+	for (int depth = 0; depth < 32 && frame_usable(fp, prev) && n < max; depth++) {
+		calls[n++] = ((unsigned long *)fp)[1];
+		prev = fp;
+		fp = ((unsigned long *)fp)[0];
+	}
+	return n;
+}
+
+void trace_record_saved_stack(const unsigned long *calls, int n)
+{
+	struct rb_reserve r;
+	struct stack_entry *e = trace_array_reserve(&global_trace, &r, TRACE_STACK, sizeof(*e), 0);
+
+	if (!e)
+		return;
+	e->size = MIN(n, FTRACE_STACK_ENTRIES);
+	memcpy(e->caller, calls, e->size * sizeof(*calls));
 	ring_buffer_unlock_commit(&r);
 }
 
@@ -477,6 +503,9 @@ void trace_init(void)
 	trace_preemptirq_init();
 	trace_irqsoff_init();
 	trace_wakeup_init();
+	trace_cpumask_init();
+	trace_hwlat_init();
+	trace_osnoise_init();
 	global_trace.dir = tracefs_create_path("/sys/kernel/tracing");
 	if (trace_array_create_files(global_trace.dir))
 		pr_err("tracing: cannot create the tracing files\n");

@@ -22,6 +22,9 @@ enum trace_type {
 	/* Linux 6.1 numbers it 12, its funcgraph_entry 11: ours keep 11 and 12 for the graph. */
 	TRACE_USER_STACK = 13,
 	TRACE_BPUTS = 14,
+	TRACE_HWLAT = 15,    /* trace_hwlat.c */
+	TRACE_OSNOISE = 16,  /* trace_osnoise.c */
+	TRACE_TIMERLAT = 17, /* trace_timerlat.c */
 	TRACE_RAW_DATA = 18
 };
 
@@ -324,6 +327,10 @@ void trace_array_record_stack(struct trace_array *tr, unsigned long ip);
 /* The same from the first frame whose return address is_first(ret, arg) accepts. */
 void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg),
 			  unsigned long arg);
+/* The return addresses of the caller's stack, its own first (at most max), to be recorded later
+ * as a stack trace event of the global buffer (timerlat's print_stack). */
+int trace_save_stack(unsigned long *calls, int max);
+void trace_record_saved_stack(const unsigned long *calls, int n);
 /* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/): the global
  * array's, or tr's. */
 int trace_show_cpu(struct seq_file *m, int only_cpu);

@@ -15,6 +15,7 @@
 #include "kernel/trace/events/bpf_trace.h"
 #include "arch/x86/trace/irq_vectors.h"
 #include "arch/x86/trace/text_patch.h"
+#include "kernel/trace/events/osnoise.h"
 #ifdef CONFIG_BENCH /* the `bench` command's own event: test code */
 #include "kernel/trace/events/bench.h"
 #endif

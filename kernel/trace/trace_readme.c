@@ -19,6 +19,7 @@ static const char readme_text[] =
 	"  trace_options\t\t- the options, one a line; options/ has a file for each\n"
 	"  trace_marker\t\t- a line written here goes into the buffer\n"
 	"  trace_marker_raw\t- binary: a 4-byte id, then the bytes to keep\n"
+	"  tracing_cpumask\t- the CPUs whose events are kept, in hex\n"
 	"  trace_clock\t\t- what the stamps count\n"
 	"  printk_formats\t- the formats trace_printk() records point at\n"
 	"  saved_cmdlines\t- the task names the trace prints\n"

@@ -57,10 +57,12 @@ HOST_PROMPT_RX = re.compile(r"^\$ (?P<cmd>.*)$")
 ELLIPSIS = "..."
 CTRL_C = "^C"
 
-ALWAYS = ("addr", "ts", "rel", "size")
+ALWAYS = ("addr", "ts", "tsns", "rel", "size")
 CLASSES = {
     # class: (regex over the expected text, regex that replaces it); order matters: first match wins.
     "ts": (r"\b\d+\.\d{6}\b", r"\d+\.\d{6}"),
+    # A time in seconds to the nanosecond (hwlat's ts:, the osnoise events' start, as Linux prints them).
+    "tsns": (r"\b\d+\.\d{9}\b", r"\d+\.\d{9}"),
     "addr": (r"\b(?:0x)?[0-9a-f]{16}\b|\b0x[0-9a-f]{8,}\b", r"(?:0x)?[0-9a-f]{8,16}"),
     "rel": (r"(?<=\be[89] )[0-9a-f]{2} [0-9a-f]{2} [0-9a-f]{2} [0-9a-f]{2}\b", r"[0-9a-f]{2}(?: [0-9a-f]{2}){3}"),
     "size": (r"(?<=[0-9a-f]/)0x[0-9a-f]+\b", r"0x[0-9a-f]+"),
@@ -70,7 +72,8 @@ CLASSES = {
     # latency-format's "%4lluus%c: ": the time since the section began, and the mark for the gap to the next.
     "lat": (r"\b\d+us[$@*#!+ ](?=:)", r"\d+us[$@*#!+ ]"),
     "hex": (r"\b0x[0-9a-f]+\b|(?<![\w.])[0-9a-f]{2}(?= |$)", r"(?:0x[0-9a-f]+|[0-9a-f]{2})"),
-    "num": (r"(?<![\w.])\d+(?![\w.])", r"\d+"),
+    # A count, or a figure with decimals (osnoise's "% OF CPU AVAILABLE" column).
+    "num": (r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", r"\d+(?:\.\d+)?"),
 }
 LINE_CLASSES = {"lines"}
 KNOWN = set(CLASSES) | LINE_CLASSES

@@ -41,8 +41,9 @@ def trace(console):
 
 
 def test_tracers_listed_and_nop_is_current(console):
-    assert console.run("cat available_tracers").split() == ["wakeup_dl", "wakeup_rt", "wakeup", "preemptirqsoff",
-                                                            "preemptoff", "irqsoff", "function_graph", "function", "nop"]
+    assert console.run("cat available_tracers").split() == ["timerlat", "osnoise", "hwlat", "wakeup_dl", "wakeup_rt",
+                                                            "wakeup", "preemptirqsoff", "preemptoff", "irqsoff",
+                                                            "function_graph", "function", "nop"]
     assert console.run("cat current_tracer") == "nop"
     name, inbuf, written, ncpu, events = trace(console)
     assert (name, inbuf, written, ncpu, events) == ("nop", 0, 0, SMP, [])
