@@ -18,6 +18,8 @@ enum {
 	NR_unlink = 87,
 	NR_symlink = 88,
 	NR_chmod = 90,
+	NR_statfs = 137,
+	NR_fstatfs = 138,
 	NR_mount = 165,
 	NR_umount2 = 166,
 	NR_unlinkat = 263,
@@ -207,6 +209,51 @@ static void renames_and_links(void)
 }
 
 /* A small tmpfs of its own: 4 pages, 3 inodes (its root among them). */
+struct statfs {
+	long f_type, f_bsize;
+	unsigned long f_blocks, f_bfree, f_bavail, f_files, f_ffree;
+	int f_fsid[2];
+	long f_namelen, f_frsize, f_flags, f_spare[4];
+};
+
+/* statfs on the small tmpfs (2 of its 4 pages and all 3 inodes in use) and the kernel's trees. */
+static void statfs_checks(void)
+{
+	struct statfs st;
+	int p[2];
+
+	memset(&st, 0xff, sizeof(st));
+	check("statfs the small tmpfs", sys2(NR_statfs, "/tmp/tf/small/g", &st), 0);
+	check("f_type TMPFS_MAGIC", st.f_type, 0x01021994);
+	check("f_bsize", st.f_bsize, 4096);
+	check("f_blocks: size=16k", st.f_blocks, 4);
+	check("f_bfree: 8k written", st.f_bfree, 2);
+	check("f_bavail", st.f_bavail, 2);
+	check("f_files: nr_inodes=3", st.f_files, 3);
+	check("f_ffree", st.f_ffree, 0);
+	check("f_flags: rw,relatime", st.f_flags, 0x20 | 0x400);
+	check("f_namelen (Linux: 255)", st.f_namelen, 63);
+	check("statfs /proc: PROC_SUPER_MAGIC", sys2(NR_statfs, "/proc", &st) ?: st.f_type, 0x9fa0);
+	check("its flags: nosuid,nodev,noexec,relatime", st.f_flags, 0x42e);
+	check("statfs tracefs: TRACEFS_MAGIC",
+	      sys2(NR_statfs, "/sys/kernel/tracing/trace", &st) ?: st.f_type, 0x74726163);
+	check("statfs /: the rootfs, RAMFS_MAGIC", sys2(NR_statfs, "/", &st) ?: st.f_type,
+	      0x858458f6);
+	check("its limit, half of memory",
+	      st.f_blocks > 1000 && st.f_bfree <= st.f_blocks && st.f_bavail == st.f_bfree, 1);
+	sys1(NR_pipe, p);
+	check("fstatfs of a pipe: PIPEFS_MAGIC", sys2(NR_fstatfs, p[0], &st) ?: st.f_type,
+	      0x50495045);
+	check("fstatfs bad buffer: EFAULT", sys2(NR_fstatfs, p[0], BAD), -EFAULT);
+	sys1(NR_close, p[0]);
+	sys1(NR_close, p[1]);
+	check("fstatfs bad fd: EBADF", sys2(NR_fstatfs, 999, &st), -EBADF);
+	check("statfs bad path: EFAULT", sys2(NR_statfs, BAD, &st), -EFAULT);
+	check("statfs bad buffer: EFAULT", sys2(NR_statfs, "/tmp", BAD), -EFAULT);
+	check("statfs no such file: ENOENT", sys2(NR_statfs, "/tmp/tf/none", &st), -ENOENT);
+	check("statfs through a file: ENOTDIR", sys2(NR_statfs, "/tests/hello/x", &st), -ENOTDIR);
+}
+
 static void limits(void)
 {
 	long fd, n;
@@ -229,6 +276,7 @@ static void limits(void)
 	fd = creat_file("/tmp/tf/small/g", 0);
 	check("room again", sys3(NR_write, fd, buf, 8192), 8192);
 	sys1(NR_close, fd);
+	statfs_checks();
 	check("umount", sys2(NR_umount2, "/tmp/tf/small", 0), 0);
 	check("its files went with it", size_of("/tmp/tf/small/g"), -ENOENT);
 }
