@@ -1,6 +1,7 @@
 /*
  * tmpfs: the writable file systems with Linux's semantics and errnos: files made, written, grown
- * and cut, directories, renames, hard and symbolic links, an unlinked file still open, a tmpfs
+ * and cut, directories, renames (RENAME_EXCHANGE too), hard and symbolic links, an unlinked file
+ * still open, statfs and fstatfs, a tmpfs
  * mounted with size= and nr_inodes= running out (ENOSPC), the kernel's own trees refusing, and
  * every bad pointer EFAULT. Works in /tmp/tf (removed at the end). One check a line, "PASS n/m"
  * last (tests/integration/test_tmpfs.py runs it).
@@ -37,6 +38,8 @@ enum {
 #define AT_FDCWD -100
 #define AT_REMOVEDIR 0x200
 #define RENAME_NOREPLACE 1
+#define RENAME_EXCHANGE 2
+#define RENAME_WHITEOUT 4
 #define EPERM 1
 #define ENOENT 2
 #define EBADF 9
@@ -164,6 +167,33 @@ static void directories(void)
 	check("unlinkat AT_REMOVEDIR", sys3(NR_unlinkat, AT_FDCWD, "/tmp/tf/d/e", AT_REMOVEDIR), 0);
 }
 
+static long exchange(const char *a, const char *b, int flags)
+{
+	return sys6(NR_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE | flags, 0);
+}
+
+/* RENAME_EXCHANGE: /tmp/tf/a (a 3-byte file) and /tmp/tf/d (a directory) trade names. */
+static void exchanges(void)
+{
+	check("EXCHANGE with NOREPLACE: EINVAL", exchange("/tmp/tf/a", "/tmp/tf/d", RENAME_NOREPLACE),
+	      -EINVAL);
+	check("RENAME_WHITEOUT: EINVAL",
+	      sys6(NR_renameat2, AT_FDCWD, "/tmp/tf/a", AT_FDCWD, "/tmp/tf/w", RENAME_WHITEOUT, 0),
+	      -EINVAL);
+	check("EXCHANGE with a missing name: ENOENT", exchange("/tmp/tf/a", "/tmp/tf/none", 0),
+	      -ENOENT);
+	check("EXCHANGE a file and a directory", exchange("/tmp/tf/a", "/tmp/tf/d", 0), 0);
+	check("the file's bytes under the directory's name", size_of("/tmp/tf/d"), 3);
+	check("the directory under the file's name", sys2(NR_mkdir, "/tmp/tf/a/sub", 0755), 0);
+	sys1(NR_rmdir, "/tmp/tf/a/sub");
+	check("EXCHANGE back", exchange("/tmp/tf/d", "/tmp/tf/a", 0), 0);
+	check("the file is a again", size_of("/tmp/tf/a"), 3);
+	check("EXCHANGE a directory with its child: EINVAL",
+	      exchange("/tmp/tf/full", "/tmp/tf/full/x", 0), -EINVAL);
+	check("EXCHANGE across file systems: EXDEV", exchange("/tmp/tf/a", "/tests/hello", 0), -EXDEV);
+	check("EXCHANGE bad path: EFAULT", exchange("/tmp/tf/a", BAD, 0), -EFAULT);
+}
+
 static void renames_and_links(void)
 {
 	struct kstat s1, s2;
@@ -189,6 +219,7 @@ static void renames_and_links(void)
 	      sys6(NR_renameat2, AT_FDCWD, "/tmp/tf/d", AT_FDCWD, "/tmp/tf/full", RENAME_NOREPLACE,
 		   0),
 	      -EEXIST);
+	exchanges();
 	check("rename to another fs: EXDEV", sys2(NR_rename, "/tmp/tf/a", "/root/a"), -EXDEV);
 	check("rename missing: ENOENT", sys2(NR_rename, "/tmp/tf/none", "/tmp/tf/x"), -ENOENT);
 	check("rename bad new: EFAULT", sys2(NR_rename, "/tmp/tf/a", BAD), -EFAULT);
