@@ -42,6 +42,7 @@ static void mm_init(void)
 	if (boot_info.initrd_len) /* the initramfs: its files' bytes stay where GRUB put them */
 		page_alloc_reserve(boot_info.initrd_start, boot_info.initrd_len);
 	paging_init();
+	page_refs_init(); /* through the direct map, which paging_init() completed */
 	pr_info("Memory: %zuK/%zuK available (%zuK kernel image)\n", pages_free() * 4,
 		pages_total() * 4, ((unsigned long)_end - (unsigned long)_text) / 1024);
 }

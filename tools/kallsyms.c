@@ -3,7 +3,8 @@
  * Usage: nm -n -S --defined-only kernel.tmp.elf | kallsyms > kallsyms.c
  * Functions (nm types t, T, w, W) are kept: they are what backtraces and ftrace name. An
  * assembler label without a size gets the distance to the next symbol; local labels (".loop",
- * which nasm names "func.loop") are dropped so they do not split the function they belong to.
+ * which nasm names "func.loop", and a macro's "..@6.site") are dropped so they do not split the
+ * function they belong to.
  * Data objects (d, D, b, B, and read-only r, R) are kept too when they have a size, so a static
  * key or a tracepoint can be named by its address ("demo_key", "__tracepoint_x+0x8") and a probe
  * can read a constant by name (@linux_proc_banner), as Linux's CONFIG_KALLSYMS_ALL.
@@ -57,6 +58,9 @@ static void read_nm(FILE *in)
 			continue;
 		}
 		if (!has_size && strchr(name, '.'))
+			continue;
+		/* nasm's macro-local labels ("..@6.site"), which -g may give a size: never a function. */
+		if (!strncmp(name, "..@", 3))
 			continue;
 		/* Two names for one address: a linker-script marker (_text) gives way to the code's own
 		 * label (higher_half); otherwise the first, which nm -n lists globals first, stays. */

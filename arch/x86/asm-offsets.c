@@ -7,6 +7,8 @@
 #include "kernel/trace/fgraph.h"
 #include "kernel/trace/ftrace.h"
 #include "kernel/sched/sched.h"
+#include "kernel/syscalls.h"
+#include "kernel/tracepoint.h"
 
 #define DEFINE(sym, val) __asm__ volatile("\n.ascii \"->" #sym " %c0\"" : : "i"(val))
 #define OFFSET(sym, str, mem) DEFINE(sym, __builtin_offsetof(struct str, mem))
@@ -24,6 +26,19 @@ void asm_offsets(void)
 	OFFSET(OPS_PRIVATE, ftrace_ops, private);
 	OFFSET(PC_TOP_OF_STACK, percpu, top_of_stack);
 	OFFSET(PC_USER_RSP, percpu, user_rsp);
+
+	/* the system call's fast path (arch/x86/entry/entry_64.asm) */
+	OFFSET(PC_CURR, percpu, curr);
+	OFFSET(PC_CTX_FLAGS, percpu, ctx_flags);
+	DEFINE(CTX_NEED_RESCHED, CTX_NEED_RESCHED);
+	OFFSET(TASK_PENDING, task, pending);
+	OFFSET(TASK_RESTORE_SIGMASK, task, restore_sigmask);
+	/* one 16-bit compare tests restore_sigmask and force_iret together */
+	_Static_assert(__builtin_offsetof(struct task, force_iret) ==
+			       __builtin_offsetof(struct task, restore_sigmask) + 1,
+		       "force_iret must follow restore_sigmask");
+	OFFSET(TP_KEY, tracepoint, key.key);
+	DEFINE(NR_SYSCALLS, NR_syscalls);
 
 	/* the ring buffer: this CPU's part and a data page */
 	OFFSET(RB_LAST_TS, ring_buffer_per_cpu, last_ts);

@@ -229,7 +229,8 @@ static long restore_sigframe(struct pt_regs *regs)
 	regs->flags = (regs->flags & ~FIX_EFLAGS) | (sc.flags & FIX_EFLAGS);
 	regs->cs = __USER_CS; /* whatever the frame says: a user cannot pick a kernel segment */
 	regs->ss = __USER_DS;
-	regs->orig_ax = -1; /* no restart of the call rt_sigreturn is */
+	regs->orig_ax = -1;	    /* no restart of the call rt_sigreturn is */
+	current->force_iret = true; /* ip, cx, r11 and flags came from the user's frame */
 	flags = local_irq_save();
 	if (sc.fpstate) {
 		*(u32 *)&fx[24] &= 0xffff; /* MXCSR's reserved bits set would make fxrstor #GP */

@@ -297,6 +297,7 @@ static void begin_new_exec(struct linux_binprm *b, struct pt_regs *regs)
 	regs->ss = __USER_DS;
 	regs->flags = regs->r11 = X86_EFLAGS_IF | 0x2; /* bit 1 always reads 1 */
 	regs->orig_ax = -1;
+	t->force_iret = true; /* a new ip and flags: the way out checks them (entry_64.asm) */
 }
 
 /* The new mm, filled from the file: 0, or an error with nothing left behind. */

@@ -71,6 +71,20 @@ static int mounts_show(struct seq_file *m, struct fnode *f)
 
 static const struct file_ops mounts_ops = { .show = mounts_show };
 
+const char *mount_of(const struct fnode *n, const char **opts)
+{
+	for (; n; n = n->parent)
+		for (int i = nr_mounts - 1; i >= 0;
+		     i--) /* the latest mount on a point is the one seen */
+			if (mounts[i].point == n ||
+			    (mounts[i].tmpfs_root && mounts[i].tmpfs_root == n)) {
+				*opts = mounts[i].opts;
+				return mounts[i].type;
+			}
+	*opts = "rw";
+	return "rootfs";
+}
+
 /* A new tmpfs standing on point (which keeps what it had, hidden, as on Linux). */
 static int mount_tmpfs(const char *source, struct fnode *point, const char *options)
 {

@@ -6,4 +6,9 @@
  * procfs_init() and the tracefs files. */
 void mounts_init(void);
 
+struct fnode;
+/* The type of the mount n lies in ("proc", "tracefs", "tmpfs"...: its nearest mount point or
+ * tmpfs root at or above it), and that mount's options as /proc/mounts prints them. */
+const char *mount_of(const struct fnode *n, const char **opts);
+
 #endif

@@ -306,6 +306,44 @@ static int may_rename(struct fnode *odir, struct fnode *old, struct fnode *ndir,
 	return 0;
 }
 
+/* A subdirectory moving from one directory to another takes its ".." link along. */
+static void move_dir_link(struct fnode *n, struct fnode *from, struct fnode *to)
+{
+	if (!n->is_dir || from == to)
+		return;
+	if (ramfs_inode(from))
+		ramfs_inode(from)->nlink--;
+	if (ramfs_inode(to))
+		ramfs_inode(to)->nlink++;
+}
+
+/* RENAME_EXCHANGE: both names exist and trade places, whatever their types (Linux's checks). */
+static int rename_exchange(struct fnode *odir, struct fnode *old, const char *olast,
+			   struct fnode *ndir, struct fnode *new, const char *nlast)
+{
+	int err;
+
+	if ((err = may_delete(odir, old)) || (err = may_delete(ndir, new)))
+		return err;
+	if (is_mountpoint(old) || is_mountpoint(new))
+		return -EBUSY;
+	if (!ramfs_inode(old) || !ramfs_inode(new) || !fs_sb(ndir) || !fs_sb(odir))
+		return -EPERM;
+	if (ramfs_inode(old)->sb != ramfs_inode(new)->sb)
+		return -EXDEV;
+	if ((old->is_dir && is_ancestor(old, ndir)) || (new->is_dir &&is_ancestor(new, odir)))
+		return -EINVAL;
+	move_dir_link(old, odir, ndir);
+	move_dir_link(new, ndir, odir);
+	fs_detach(old);
+	fs_detach(new);
+	fs_attach(ndir, old, nlast);
+	fs_attach(odir, new, olast);
+	touch(odir);
+	touch(ndir);
+	return 0;
+}
+
 static long do_renameat2(int olddfd, const char __user *oldname, int newdfd,
 			 const char __user *newname, unsigned int flags)
 {
@@ -316,8 +354,10 @@ static long do_renameat2(int olddfd, const char __user *oldname, int newdfd,
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
-	if (flags & (RENAME_EXCHANGE | RENAME_WHITEOUT))
-		return -EINVAL; /* not built: see docs/17, section 8 */
+	if ((flags & RENAME_EXCHANGE) && (flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)))
+		return -EINVAL;
+	if (flags & RENAME_WHITEOUT)
+		return -EINVAL; /* not built: no overlay file system here to read a whiteout */
 	if ((err = user_path_parent(olddfd, oldname, &odir, olast, &otrail)) ||
 	    (err = user_path_parent(newdfd, newname, &ndir, nlast, &ntrail)))
 		return err;
@@ -332,17 +372,16 @@ static long do_renameat2(int olddfd, const char __user *oldname, int newdfd,
 		err = -ENOENT;
 	else if ((otrail || ntrail) && !old->is_dir)
 		err = -ENOTDIR;
+	else if ((flags & RENAME_EXCHANGE) && !new)
+		err = -ENOENT;
 	else if (old == new || (new &&ramfs_inode(new) && ramfs_inode(new) == ramfs_inode(old)))
 		err = 0; /* the same file: nothing to do, as POSIX says */
+	else if (flags & RENAME_EXCHANGE)
+		err = rename_exchange(odir, old, olast, ndir, new, nlast);
 	else if (!(err = may_rename(odir, old, ndir, new, flags))) {
 		if (new)
 			drop_name(ndir, new);
-		if (old->is_dir && odir != ndir) {
-			if (ramfs_inode(odir))
-				ramfs_inode(odir)->nlink--;
-			if (ramfs_inode(ndir))
-				ramfs_inode(ndir)->nlink++;
-		}
+		move_dir_link(old, odir, ndir);
 		fs_detach(old);
 		fs_attach(ndir, old, nlast);
 		touch(odir);

@@ -6,6 +6,11 @@
  *
  * Frames behind user pages are counted as PAGE_USER_OTHER, their tables as PAGE_USER_PAGETABLE:
  * /proc/meminfo comes back to where it was once a process is gone.
+ *
+ * Copy-on-write: fork maps the parent's frames into the child too, read-only in both, and counts
+ * the extra mapping (page_ref_inc()). The first write to such a page faults; do_wp_page() gives
+ * the writer a copy, or, when nobody else maps the frame any more, its write permission back.
+ * A frame is freed by its last mapper (zap_one()).
  */
 #include "kernel/mm/mm_types.h"
 #include "arch/x86/cpu.h"
@@ -76,6 +81,33 @@ struct mm_struct *mm_alloc(void)
 	return mm;
 }
 
+/*
+ * A write to a copy-on-write page at addr whose area allows it (Linux's do_wp_page()): a copy of
+ * its own for mm while others map the frame, else the frame itself made writable. The copy is made
+ * before the count drops, so a frame is never written while another mapper still reads it. 0 or
+ * -ENOMEM.
+ */
+static int do_wp_page(struct mm_struct *mm, unsigned long addr, u64 *pte)
+{
+	unsigned long old = *pte & PTE_ADDR;
+	void *copy;
+
+	if (page_shared(old)) {
+		copy = alloc_page_zeroed(PAGE_USER_OTHER);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, __va(old), PAGE_SIZE);
+		if (page_ref_dec_if_shared(old))
+			old = 0; /* theirs now */
+		*pte = __pa(copy) | (*pte & ~PTE_ADDR);
+		if (old) /* they let go meanwhile: the frame was ours alone */
+			free_pages_for(old, 1, PAGE_USER_OTHER);
+	}
+	*pte |= PTE_W;
+	flush_page(mm, addr);
+	return 0;
+}
+
 unsigned long mm_populate_page(struct mm_struct *mm, unsigned long addr, unsigned long vm_flags)
 {
 	u64 *pte = user_pte(mm, addr, true);
@@ -83,6 +115,15 @@ unsigned long mm_populate_page(struct mm_struct *mm, unsigned long addr, unsigne
 
 	if (!pte)
 		return 0;
+	/* The caller writes through the direct map (exec, copy_to_mm(), a uprobe's int3): never into
+	 * a frame another process maps. */
+	if ((*pte & PTE_P) && !(*pte & PTE_SPECIAL) && page_shared(*pte & PTE_ADDR)) {
+		u64 w = *pte & PTE_W;
+		if (do_wp_page(mm, addr, pte))
+			return 0;
+		*pte = (*pte & ~PTE_W) | w;
+		flush_page(mm, addr);
+	}
 	if (*pte & PTE_P) {
 		/* Two segments sharing a page: it gets the union of their permissions. */
 		*pte |= pte_flags(vm_flags) & (PTE_W);
@@ -130,10 +171,15 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned long erro
 		return -EFAULT;
 	if (!(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
 		return -EFAULT; /* PROT_NONE */
-	/* Present and allowed by the area yet faulting: the page's bits disagree with its area,
-	 * which never happens without copy-on-write; refuse rather than loop. */
-	if (error_code & PF_PROT)
-		return -EFAULT;
+	/* Present and allowed by the area yet faulting: a write to a copy-on-write page. Anything
+	 * else means the page's bits disagree with its area: refuse rather than loop. */
+	if (error_code & PF_PROT) {
+		u64 *pte = user_pte(mm, addr, false);
+		if (!(error_code & PF_WRITE) || !pte || !(*pte & PTE_P) || (*pte & PTE_W) ||
+		    (*pte & PTE_SPECIAL))
+			return -EFAULT;
+		return do_wp_page(mm, addr & ~(PAGE_SIZE - 1), pte);
+	}
 	return mm_populate_page(mm, addr & ~(PAGE_SIZE - 1), vma->vm_flags) ? 0 : -ENOMEM;
 }
 
@@ -168,7 +214,8 @@ static void walk_range(struct mm_struct *mm, unsigned long start, unsigned long 
 static void zap_one(struct mm_struct *mm, unsigned long addr, u64 *pte, void *arg)
 {
 	if (!(*pte & PTE_SPECIAL)) {
-		free_pages_for(*pte & PTE_ADDR, 1, PAGE_USER_OTHER);
+		if (!page_ref_dec_if_shared(*pte & PTE_ADDR))
+			free_pages_for(*pte & PTE_ADDR, 1, PAGE_USER_OTHER);
 		mm->rss--;
 	}
 	*pte = 0;
@@ -183,6 +230,9 @@ void zap_page_range(struct mm_struct *mm, unsigned long start, unsigned long end
 static void protect_one(struct mm_struct *mm, unsigned long addr, u64 *pte, void *arg)
 {
 	*pte = (*pte & (PTE_ADDR | PTE_SPECIAL)) | pte_flags(*(unsigned long *)arg);
+	/* A shared frame stays read-only: the first write still has to copy it. */
+	if (!(*pte & PTE_SPECIAL) && page_shared(*pte & PTE_ADDR))
+		*pte &= ~PTE_W;
 	flush_page(mm, addr);
 }
 
@@ -192,22 +242,22 @@ void change_protection(struct mm_struct *mm, unsigned long start, unsigned long 
 	walk_range(mm, start, end, protect_one, &vm_flags);
 }
 
+/* One present page of the parent into the child: the same frame, read-only in both from now on. */
 static void copy_one(struct mm_struct *src, unsigned long addr, u64 *pte, void *arg)
 {
 	struct mm_struct *dst = arg;
 	u64 *dpte;
-	void *page;
 
 	if (*pte & PTE_SPECIAL) /* a VM_DONTCOPY area's: the child has no such area */
 		return;
 	dpte = user_pte(dst, addr, true);
-	page = dpte ? alloc_page_zeroed(PAGE_USER_OTHER) : NULL;
-	if (!page) {
+	if (!dpte) {
 		dst->rss = ~0UL; /* tells dup_mm() it failed */
 		return;
 	}
-	memcpy(page, __va(*pte & PTE_ADDR), PAGE_SIZE);
-	*dpte = __pa(page) | (*pte & ~PTE_ADDR);
+	page_ref_inc(*pte & PTE_ADDR);
+	*pte &= ~PTE_W; /* the parent's TLB is flushed once, by dup_mm() */
+	*dpte = *pte;
 	if (dst->rss != ~0UL)
 		dst->rss++;
 }
@@ -238,6 +288,8 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 		n->vm_file_off = v->vm_file_off;
 	}
 	walk_range(old, 0, TASK_SIZE_MAX, copy_one, mm);
+	if ((read_cr3() & PTE_ADDR) == __pa(old->pgd))
+		write_cr3(read_cr3()); /* the parent's writable entries it may have cached */
 	if (mm->rss == ~0UL)
 		goto fail;
 	return mm;

@@ -88,6 +88,13 @@ unsigned long alloc_pages_for(size_t n, enum page_user user);
 void free_pages_for(unsigned long pa, size_t n, enum page_user user);
 void *alloc_page_zeroed(enum page_user user); /* direct-map address, zeroed; NULL when none */
 size_t pages_used_by(enum page_user user);
+/* Copy-on-write's count of a user frame's extra mappings (kernel/mm/memory.c uses them): made at
+ * boot; one more mapper; one fewer, true if others still map it (false: the caller was the only
+ * one, and now owns the frame alone); whether others map it. */
+void page_refs_init(void);
+void page_ref_inc(unsigned long pa);
+bool page_ref_dec_if_shared(unsigned long pa);
+bool page_shared(unsigned long pa);
 /* Frames in use and the sum over users, read together under the allocator's lock. */
 void pages_accounted(size_t *used, size_t *sum);
 size_t pages_total(void);

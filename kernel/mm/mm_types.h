@@ -59,7 +59,7 @@ struct mm_struct {
 struct mm_struct *mm_alloc(void);
 /* Frees every user page, page table and VMA, then the mm; it must not be anyone's CR3. */
 void mmput(struct mm_struct *mm);
-/* A copy of mm for fork: same areas, every present page copied (no copy-on-write yet). */
+/* A copy of mm for fork: same areas, every present page shared copy-on-write (memory.c). */
 struct mm_struct *dup_mm(struct mm_struct *mm);
 /* A fault at addr with the CPU's error code: 0 when a page now backs it, -EFAULT when no area
  * allows the access. */

@@ -152,6 +152,47 @@ void free_pages(unsigned long pa, size_t n)
 	free_pages_for(pa, n, PAGE_USER_OTHER);
 }
 
+/*
+ * Copy-on-write's counts (Linux keeps them in each struct page of mem_map, as _mapcount): how many
+ * page-table entries beyond the first map a user frame, 0 for a frame only one entry maps, so a
+ * fresh frame needs no setup. One u16 a frame, taken from the frames at boot and counted as
+ * Reserved. Only fork raises a count, and only the mappers of the frame lower it.
+ */
+static u16 *frame_refs;
+
+void page_refs_init(void)
+{
+	size_t n = (nr_frames * sizeof(u16) + PAGE_SIZE - 1) / PAGE_SIZE;
+	unsigned long pa = take_run(n, PAGE_USER_RESERVED);
+
+	if (!pa)
+		panic("mm: no memory for the copy-on-write counts");
+	frame_refs = __va(pa);
+	memset(frame_refs, 0, n * PAGE_SIZE);
+}
+
+void page_ref_inc(unsigned long pa)
+{
+	u16 old = __atomic_fetch_add(&frame_refs[pa >> PAGE_SHIFT], 1, __ATOMIC_RELAXED);
+
+	BUG_ON(old == 0xffff);
+}
+
+bool page_ref_dec_if_shared(unsigned long pa)
+{
+	u16 *r = &frame_refs[pa >> PAGE_SHIFT], old = __atomic_load_n(r, __ATOMIC_RELAXED);
+
+	while (old && !__atomic_compare_exchange_n(r, &old, old - 1, false, __ATOMIC_ACQ_REL,
+						   __ATOMIC_RELAXED))
+		;
+	return old != 0;
+}
+
+bool page_shared(unsigned long pa)
+{
+	return __atomic_load_n(&frame_refs[pa >> PAGE_SHIFT], __ATOMIC_ACQUIRE) != 0;
+}
+
 void *alloc_page_zeroed(enum page_user user)
 {
 	unsigned long pa = __alloc_pages(1, user, (unsigned long)__builtin_return_address(0));

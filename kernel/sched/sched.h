@@ -109,6 +109,9 @@ struct task {
 	struct sigqueue *sigq;
 	u64 saved_sigmask; /* sigsuspend()'s caller's mask, back after the handler */
 	bool restore_sigmask;
+	/* Linux's force_iret(): a handler rewrote the user's registers (execve, rt_sigreturn), so
+	 * the way out must check them in C (syscall_exit_check()) before sysretq may load them. */
+	bool force_iret;
 	bool stopped;	   /* SIGSTOP and kin: asleep until SIGCONT */
 	int jobctl_report; /* for the parent's wait4: (sig << 8) | 0x7f stopped, 0xffff continued */
 	unsigned long sas_ss_sp, sas_ss_size; /* sigaltstack() */

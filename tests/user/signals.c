@@ -287,6 +287,30 @@ static void test_altstack(void)
 	check("sigaltstack too small: ENOMEM", sys2(NR_sigaltstack, ss, 0), -12);
 }
 
+/* A handler's changes to the frame's rcx and r11, which sysretq would overwrite with rip and rflags. */
+static void regs_handler(int sig, struct siginfo *si, struct ucontext *uc)
+{
+	uc->cx = 0x1111;
+	uc->r11 = 0x2222;
+	uc->bx = 0x3333;
+}
+
+static void test_sigreturn_registers(void)
+{
+	unsigned long rcx, r11, rbx, ax = NR_kill;
+
+	on(SIGUSR2, regs_handler, 0, 0);
+	/* The signal lands as kill returns; rt_sigreturn must come back through iretq (force_iret). */
+	__asm__ volatile("syscall\n\tmov %%rcx, %0\n\tmov %%r11, %1\n\tmov %%rbx, %2"
+			 : "=r"(rcx), "=r"(r11), "=r"(rbx), "+a"(ax)
+			 : "D"(sys0(NR_getpid)), "S"(SIGUSR2)
+			 : "rcx", "r11", "rbx", "memory");
+	check("kill returns 0 after the handler", ax, 0);
+	check("rcx from the frame", rcx, 0x1111);
+	check("r11 from the frame", r11, 0x2222);
+	check("rbx from the frame", rbx, 0x3333);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	test_handler_and_frame();
@@ -296,5 +320,6 @@ int main(int argc, char **argv, char **envp)
 	test_sigchld_and_waits();
 	test_stop_and_continue();
 	test_altstack();
+	test_sigreturn_registers();
 	return check_summary();
 }

@@ -1,6 +1,7 @@
 /*
  * tmpfs: the writable file systems with Linux's semantics and errnos: files made, written, grown
- * and cut, directories, renames, hard and symbolic links, an unlinked file still open, a tmpfs
+ * and cut, directories, renames (RENAME_EXCHANGE too), hard and symbolic links, an unlinked file
+ * still open, statfs and fstatfs, a tmpfs
  * mounted with size= and nr_inodes= running out (ENOSPC), the kernel's own trees refusing, and
  * every bad pointer EFAULT. Works in /tmp/tf (removed at the end). One check a line, "PASS n/m"
  * last (tests/integration/test_tmpfs.py runs it).
@@ -18,6 +19,8 @@ enum {
 	NR_unlink = 87,
 	NR_symlink = 88,
 	NR_chmod = 90,
+	NR_statfs = 137,
+	NR_fstatfs = 138,
 	NR_mount = 165,
 	NR_umount2 = 166,
 	NR_unlinkat = 263,
@@ -35,6 +38,8 @@ enum {
 #define AT_FDCWD -100
 #define AT_REMOVEDIR 0x200
 #define RENAME_NOREPLACE 1
+#define RENAME_EXCHANGE 2
+#define RENAME_WHITEOUT 4
 #define EPERM 1
 #define ENOENT 2
 #define EBADF 9
@@ -162,6 +167,33 @@ static void directories(void)
 	check("unlinkat AT_REMOVEDIR", sys3(NR_unlinkat, AT_FDCWD, "/tmp/tf/d/e", AT_REMOVEDIR), 0);
 }
 
+static long exchange(const char *a, const char *b, int flags)
+{
+	return sys6(NR_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE | flags, 0);
+}
+
+/* RENAME_EXCHANGE: /tmp/tf/a (a 3-byte file) and /tmp/tf/d (a directory) trade names. */
+static void exchanges(void)
+{
+	check("EXCHANGE with NOREPLACE: EINVAL", exchange("/tmp/tf/a", "/tmp/tf/d", RENAME_NOREPLACE),
+	      -EINVAL);
+	check("RENAME_WHITEOUT: EINVAL",
+	      sys6(NR_renameat2, AT_FDCWD, "/tmp/tf/a", AT_FDCWD, "/tmp/tf/w", RENAME_WHITEOUT, 0),
+	      -EINVAL);
+	check("EXCHANGE with a missing name: ENOENT", exchange("/tmp/tf/a", "/tmp/tf/none", 0),
+	      -ENOENT);
+	check("EXCHANGE a file and a directory", exchange("/tmp/tf/a", "/tmp/tf/d", 0), 0);
+	check("the file's bytes under the directory's name", size_of("/tmp/tf/d"), 3);
+	check("the directory under the file's name", sys2(NR_mkdir, "/tmp/tf/a/sub", 0755), 0);
+	sys1(NR_rmdir, "/tmp/tf/a/sub");
+	check("EXCHANGE back", exchange("/tmp/tf/d", "/tmp/tf/a", 0), 0);
+	check("the file is a again", size_of("/tmp/tf/a"), 3);
+	check("EXCHANGE a directory with its child: EINVAL",
+	      exchange("/tmp/tf/full", "/tmp/tf/full/x", 0), -EINVAL);
+	check("EXCHANGE across file systems: EXDEV", exchange("/tmp/tf/a", "/tests/hello", 0), -EXDEV);
+	check("EXCHANGE bad path: EFAULT", exchange("/tmp/tf/a", BAD, 0), -EFAULT);
+}
+
 static void renames_and_links(void)
 {
 	struct kstat s1, s2;
@@ -187,6 +219,7 @@ static void renames_and_links(void)
 	      sys6(NR_renameat2, AT_FDCWD, "/tmp/tf/d", AT_FDCWD, "/tmp/tf/full", RENAME_NOREPLACE,
 		   0),
 	      -EEXIST);
+	exchanges();
 	check("rename to another fs: EXDEV", sys2(NR_rename, "/tmp/tf/a", "/root/a"), -EXDEV);
 	check("rename missing: ENOENT", sys2(NR_rename, "/tmp/tf/none", "/tmp/tf/x"), -ENOENT);
 	check("rename bad new: EFAULT", sys2(NR_rename, "/tmp/tf/a", BAD), -EFAULT);
@@ -207,6 +240,51 @@ static void renames_and_links(void)
 }
 
 /* A small tmpfs of its own: 4 pages, 3 inodes (its root among them). */
+struct statfs {
+	long f_type, f_bsize;
+	unsigned long f_blocks, f_bfree, f_bavail, f_files, f_ffree;
+	int f_fsid[2];
+	long f_namelen, f_frsize, f_flags, f_spare[4];
+};
+
+/* statfs on the small tmpfs (2 of its 4 pages and all 3 inodes in use) and the kernel's trees. */
+static void statfs_checks(void)
+{
+	struct statfs st;
+	int p[2];
+
+	memset(&st, 0xff, sizeof(st));
+	check("statfs the small tmpfs", sys2(NR_statfs, "/tmp/tf/small/g", &st), 0);
+	check("f_type TMPFS_MAGIC", st.f_type, 0x01021994);
+	check("f_bsize", st.f_bsize, 4096);
+	check("f_blocks: size=16k", st.f_blocks, 4);
+	check("f_bfree: 8k written", st.f_bfree, 2);
+	check("f_bavail", st.f_bavail, 2);
+	check("f_files: nr_inodes=3", st.f_files, 3);
+	check("f_ffree", st.f_ffree, 0);
+	check("f_flags: rw,relatime", st.f_flags, 0x20 | 0x400);
+	check("f_namelen (Linux: 255)", st.f_namelen, 63);
+	check("statfs /proc: PROC_SUPER_MAGIC", sys2(NR_statfs, "/proc", &st) ?: st.f_type, 0x9fa0);
+	check("its flags: nosuid,nodev,noexec,relatime", st.f_flags, 0x42e);
+	check("statfs tracefs: TRACEFS_MAGIC",
+	      sys2(NR_statfs, "/sys/kernel/tracing/trace", &st) ?: st.f_type, 0x74726163);
+	check("statfs /: the rootfs, RAMFS_MAGIC", sys2(NR_statfs, "/", &st) ?: st.f_type,
+	      0x858458f6);
+	check("its limit, half of memory",
+	      st.f_blocks > 1000 && st.f_bfree <= st.f_blocks && st.f_bavail == st.f_bfree, 1);
+	sys1(NR_pipe, p);
+	check("fstatfs of a pipe: PIPEFS_MAGIC", sys2(NR_fstatfs, p[0], &st) ?: st.f_type,
+	      0x50495045);
+	check("fstatfs bad buffer: EFAULT", sys2(NR_fstatfs, p[0], BAD), -EFAULT);
+	sys1(NR_close, p[0]);
+	sys1(NR_close, p[1]);
+	check("fstatfs bad fd: EBADF", sys2(NR_fstatfs, 999, &st), -EBADF);
+	check("statfs bad path: EFAULT", sys2(NR_statfs, BAD, &st), -EFAULT);
+	check("statfs bad buffer: EFAULT", sys2(NR_statfs, "/tmp", BAD), -EFAULT);
+	check("statfs no such file: ENOENT", sys2(NR_statfs, "/tmp/tf/none", &st), -ENOENT);
+	check("statfs through a file: ENOTDIR", sys2(NR_statfs, "/tests/hello/x", &st), -ENOTDIR);
+}
+
 static void limits(void)
 {
 	long fd, n;
@@ -229,6 +307,7 @@ static void limits(void)
 	fd = creat_file("/tmp/tf/small/g", 0);
 	check("room again", sys3(NR_write, fd, buf, 8192), 8192);
 	sys1(NR_close, fd);
+	statfs_checks();
 	check("umount", sys2(NR_umount2, "/tmp/tf/small", 0), 0);
 	check("its files went with it", size_of("/tmp/tf/small/g"), -ENOENT);
 }

@@ -28,7 +28,8 @@ static long sys_ni_syscall(unsigned int nr)
 }
 
 /*
- * Just before ring 3, interrupts off: switch if a switch is due, act on a pending signal (a handler's
+ * Just before ring 3, interrupts off (entry_SYSCALL_64's fast path comes here only when one of its
+ * tests found work): switch if a switch is due, act on a pending signal (a handler's
  * frame, a default action, an interrupted call restarted: arch/x86/signal.c). Then
  * whether sysretq may return. sysretq loads rip from rcx and rflags from r11, so both must hold
  * what the frame says; and on Intel a non-canonical rcx makes sysretq fault in ring 0 with the
@@ -50,6 +51,7 @@ bool syscall_exit_check(struct pt_regs *regs)
 		local_irq_enable();
 		schedule();
 	}
+	current->force_iret = false; /* the checks below are the ones it asked for */
 	if (regs->cx != regs->ip || regs->r11 != regs->flags)
 		return false;
 	if (regs->ip >= TASK_SIZE_MAX)

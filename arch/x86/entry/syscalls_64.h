@@ -115,6 +115,8 @@ __SYSCALL(266, symlinkat)
 __SYSCALL(268, fchmodat)
 __SYSCALL(280, utimensat)
 __SYSCALL(316, renameat2)
+__SYSCALL(137, statfs)
+__SYSCALL(138, fstatfs)
 /* Scheduling classes (kernel/sched/syscalls.c). */
 __SYSCALL(142, sched_setparam)
 __SYSCALL(143, sched_getparam)
