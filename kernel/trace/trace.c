@@ -301,6 +301,7 @@ static int buffer_size_set(struct trace_array *tr, unsigned long kb)
 
 	if (ring_buffer_alloc(&fresh, kb))
 		return -ENOMEM;
+	ring_buffer_set_clock(&fresh, tr->buffer.clock);
 	/* The max buffer keeps the live one's size, so the two can always be swapped. */
 	if (tracing_resize_max_buffer(tr, kb)) {
 		ring_buffer_free(&fresh);
@@ -426,7 +427,7 @@ static const struct tracefs_file trace_files[] = {
 int trace_array_create_files(struct fnode *dir)
 {
 	return tracefs_create_files(dir, trace_files, ARRAY_SIZE(trace_files))
-		       ?: trace_options_create(dir);
+		       ?: trace_options_create(dir) ?: trace_clock_create_files(dir);
 }
 
 void trace_array_remove_files(struct fnode *dir)

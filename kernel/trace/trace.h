@@ -191,6 +191,9 @@ enum trace_option_bit {
 	 (1UL << TRACE_OPT_PRINTK))
 /* trace_options and options/ in an array's directory (trace_options.c); 0 or -ENOMEM. */
 int trace_options_create(struct fnode *dir);
+/* trace_clock and timestamp_mode in dir (trace_clock.c); tracing_set_clock() is the write. */
+int trace_clock_create_files(struct fnode *dir);
+int tracing_set_clock(struct trace_array *tr, const char *name);
 
 struct trace_array {
 	struct trace_buffer buffer;

@@ -96,10 +96,17 @@ static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-/* Seconds and microseconds, as Linux prints a time in ns ("%5llu.%06lu"). */
-static void stats_ts(struct seq_file *m, const char *label, u64 ns)
+/* Seconds and microseconds, as Linux prints a time in ns ("%5llu.%06lu"); a clock that counts
+ * something else (counter, uptime, x86-tsc) as the count. */
+static void stats_ts(struct seq_file *m, const char *label, const struct trace_clock *c, u64 ts)
 {
-	seq_printf(m, "%s: %5llu.%06llu\n", label, ns / 1000000000ULL, (ns / 1000) % 1000000);
+	u64 ns = trace_clock_display(c, ts);
+
+	if (c->in_ns)
+		seq_printf(m, "%s: %5llu.%06llu\n", label, ns / 1000000000ULL,
+			   (ns / 1000) % 1000000);
+	else
+		seq_printf(m, "%s: %llu\n", label, ts);
 }
 
 /*
@@ -127,8 +134,8 @@ static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 	seq_printf(m, "overrun: %llu\n", overrun);
 	seq_puts(m, "commit overrun: 0\n");
 	seq_printf(m, "bytes: %llu\n", bytes);
-	stats_ts(m, "oldest event ts", oldest ? tsc_to_ktime(oldest) : 0);
-	stats_ts(m, "now ts", tsc_to_ktime(rdtsc()));
+	stats_ts(m, "oldest event ts", b->clock, oldest);
+	stats_ts(m, "now ts", b->clock, ring_buffer_time_stamp(b));
 	seq_printf(m, "dropped events: %llu\n", dropped);
 	seq_printf(m, "read events: %llu\n", read);
 	return 0;
