@@ -97,7 +97,7 @@ struct ring_buffer_per_cpu {
 } __attribute__((aligned(128))); /* a power of two: finding this CPU's is a shift */
 
 struct trace_buffer {
-	int nr_pages;	/* per CPU */
+	int nr_pages;	/* per CPU; -1 while the CPUs' sizes differ (per_cpu/cpuN/buffer_size_kb) */
 	u64 time_start; /* the clock at the last reset (Linux's array_buffer.time_start); in the
 			 * max buffer, the worst section's start: readers skip what came before */
 	const struct trace_clock *clock; /* ring_buffer_set_clock(); trace_clocks[0] at first */
@@ -126,6 +126,9 @@ void ring_buffer_reset(struct trace_buffer *b);
 /* Linux's ring_buffer_set_clock(), with the reset Linux's tracing_set_clock() does after it:
  * stamps of two clocks cannot be ordered, so what was recorded goes. */
 void ring_buffer_set_clock(struct trace_buffer *b, const struct trace_clock *clock);
+/* Every CPU's ring (cpu < 0) or one CPU's made kb KiB, keeping the newest events that fit
+ * (ring_buffer_resize.c); nr_pages becomes -1 while the CPUs' sizes differ. */
+int ring_buffer_resize(struct trace_buffer *b, unsigned long kb, int cpu);
 /* The buffer's clock now (Linux's ring_buffer_time_stamp()). */
 u64 ring_buffer_time_stamp(const struct trace_buffer *b);
 void ring_buffer_reset_cpu(struct trace_buffer *b, int cpu);

@@ -66,8 +66,9 @@ int ring_buffer_swap(struct trace_buffer *a, struct trace_buffer *b, int cpu)
 {
 	int first = cpu < 0 ? 0 : cpu, last = cpu < 0 ? NR_CPUS - 1 : cpu, c, err = 0;
 
-	if (a->nr_pages != b->nr_pages)
-		return -EINVAL;
+	for (c = first; c <= last; c++)
+		if (a->cpu[c].nr_pages != b->cpu[c].nr_pages)
+			return -EINVAL;
 	for (c = first; c <= last; c++) {
 		if (rb_swap_skips(a, b, c))
 			continue;

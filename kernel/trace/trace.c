@@ -201,10 +201,23 @@ static int tracing_on_set(struct fnode *f, const char *buf, size_t len, unsigned
 	return 0;
 }
 
+/* Linux's trace_ok_for_array(): an instance lists only the tracers it may run. */
+static bool tracer_ok_for_array(const struct tracer *t, const struct trace_array *tr)
+{
+	return tr == &global_trace || t == &nop_trace || t->instance_init;
+}
+
 static int available_tracers_show(struct seq_file *m, struct fnode *f)
 {
+	struct trace_array *tr = trace_array_of(f);
+	bool first = true;
+
 	for (struct tracer *t = trace_types; t; t = t->next)
-		seq_printf(m, "%s%s", t->name, t->next ? " " : "\n");
+		if (tracer_ok_for_array(t, tr)) {
+			seq_printf(m, "%s%s", first ? "" : " ", t->name);
+			first = false;
+		}
+	seq_putc(m, '\n');
 	return 0;
 }
 
@@ -273,7 +286,7 @@ int trace_array_set_tracer(struct trace_array *tr, const char *name)
 		return tracing_set_tracer(name);
 	for (t = trace_types; t && strcmp(t->name, name); t = t->next)
 		;
-	if (!t || (t != &nop_trace && !t->instance_init))
+	if (!t || !tracer_ok_for_array(t, tr))
 		return -EINVAL;
 	mutex_lock(&trace_lock);
 	if (t != tr->current_trace) {
@@ -291,32 +304,26 @@ int trace_array_set_tracer(struct trace_array *tr, const char *name)
 
 static int buffer_size_show(struct seq_file *m, struct fnode *f)
 {
-	seq_printf(m, "%lu\n", trace_array_of(f)->buffer_kb);
+	struct trace_array *tr = trace_array_of(f);
+
+	if (tr->buffer.nr_pages < 0)
+		seq_puts(m, "X\n"); /* Linux's answer while per_cpu/cpuN/buffer_size_kb differ */
+	else
+		seq_printf(m, "%lu\n", tr->buffer_kb);
 	return 0;
 }
 
+/* Linux's resize keeps what is recorded: the newest events that fit stay (ring_buffer_resize). */
 static int buffer_size_set(struct trace_array *tr, unsigned long kb)
 {
-	struct trace_buffer fresh;
+	int err = ring_buffer_resize(&tr->buffer, kb, -1);
 
-	if (ring_buffer_alloc(&fresh, kb))
-		return -ENOMEM;
-	ring_buffer_set_clock(&fresh, tr->buffer.clock);
 	/* The max buffer keeps the live one's size, so the two can always be swapped. */
-	if (tracing_resize_max_buffer(tr, kb)) {
-		ring_buffer_free(&fresh);
-		return -ENOMEM;
-	}
-	/* Swap buffers with every writer held off; the old pages go once nobody can write them. */
-	ring_buffer_record_off(&tr->buffer);
-	struct trace_buffer old = tr->buffer;
-	for (int c = 0; c < NR_CPUS; c++)
-		fresh.cpu[c].writer = tr->buffer.cpu[c].writer; /* the offs in force */
-	tr->buffer = fresh;
-	ring_buffer_record_on(&tr->buffer);
-	ring_buffer_free(&old);
-	tr->buffer_kb = kb;
-	return 0;
+	if (!err)
+		err = tracing_resize_max_buffer(tr, kb, -1);
+	if (!err)
+		tr->buffer_kb = kb;
+	return err;
 }
 
 static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)

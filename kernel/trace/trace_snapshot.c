@@ -76,23 +76,10 @@ void trace_snapshot_set_clock(struct trace_array *tr, const struct trace_clock *
 		ring_buffer_set_clock(tr->max_buffer, clock);
 }
 
-int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb)
+int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb, int cpu)
 {
-	struct trace_buffer *fresh, *old;
-	unsigned long flags;
-
-	if (!tr->max_buffer)
-		return 0;
-	fresh = snapshot_buffer_alloc(tr, kb);
-	if (!fresh)
-		return -ENOMEM;
-	flags = spin_lock_irqsave(&max_lock);
-	old = tr->max_buffer;
-	WRITE_ONCE(tr->max_buffer, fresh);
-	spin_unlock_irqrestore(&max_lock, flags);
-	ring_buffer_free(old);
-	kfree(old);
-	return 0;
+	/* Held off by the resize, a swap waits for it (or it for the swap): never half of each. */
+	return tr->max_buffer ? ring_buffer_resize(tr->max_buffer, kb, cpu) : 0;
 }
 
 /* What __update_max_tr() notes in Linux: the task that caused it and where. */
