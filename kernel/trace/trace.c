@@ -69,14 +69,21 @@ void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_f
 	return r->data;
 }
 
-bool trace_array_pid_listed(struct trace_array *tr)
+static bool pid_in_list(const int *pids, int n, int pid)
 {
-	int pid = current ? current->pid : 0;
-
-	for (int i = 0; i < READ_ONCE(tr->nr_pids); i++)
-		if (tr->pids[i] == pid)
+	for (int i = 0; i < n; i++)
+		if (pids[i] == pid)
 			return true;
 	return false;
+}
+
+/* Linux's rule: in set_ftrace_pid (or it is empty) and not in set_ftrace_notrace_pid. */
+bool trace_array_pid_listed(struct trace_array *tr)
+{
+	int pid = current ? current->pid : 0, n = READ_ONCE(tr->nr_pids);
+
+	return (!n || pid_in_list(tr->pids, n, pid)) &&
+	       !pid_in_list(tr->notrace_pids, READ_ONCE(tr->nr_notrace_pids), pid);
 }
 
 bool trace_pid_listed(void)
@@ -360,7 +367,8 @@ static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsi
 
 void trace_array_update_fn_slow(struct trace_array *tr)
 {
-	WRITE_ONCE(tr->fn_slow, tr->nr_pids || trace_array_option(tr, TRACE_OPT_FUNC_STACK_TRACE));
+	WRITE_ONCE(tr->fn_slow, tr->nr_pids || tr->nr_notrace_pids ||
+					trace_array_option(tr, TRACE_OPT_FUNC_STACK_TRACE));
 	if (tr == &global_trace)
 		trace_graph_update_slow(); /* funcgraph-irqs is an option too */
 }
@@ -370,12 +378,22 @@ void trace_update_fn_slow(void)
 	trace_array_update_fn_slow(&global_trace);
 }
 
-static int pid_show(struct seq_file *m, struct fnode *f)
+/* set_ftrace_pid's list, or set_ftrace_notrace_pid's: the file's name says which. */
+static int *pid_list_of(struct fnode *f, int **nr)
 {
 	struct trace_array *tr = trace_array_of(f);
+	bool no = !strcmp(f->name, "set_ftrace_notrace_pid");
 
-	for (int i = 0; i < tr->nr_pids; i++)
-		seq_printf(m, "%d\n", tr->pids[i]);
+	*nr = no ? &tr->nr_notrace_pids : &tr->nr_pids;
+	return no ? tr->notrace_pids : tr->pids;
+}
+
+static int pid_show(struct seq_file *m, struct fnode *f)
+{
+	int *nr, *list = pid_list_of(f, &nr);
+
+	for (int i = 0; i < *nr; i++)
+		seq_printf(m, "%d\n", list[i]);
 	return 0;
 }
 
@@ -406,14 +424,14 @@ static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int 
 {
 	struct trace_array *tr = trace_array_of(f);
 	int pids[ARRAY_SIZE(tr->pids)];
-	int n = trace_parse_pid_list(buf, len, flags, tr->pids, tr->nr_pids, pids,
-				     ARRAY_SIZE(pids));
+	int *nr, *list = pid_list_of(f, &nr);
+	int n = trace_parse_pid_list(buf, len, flags, list, *nr, pids, ARRAY_SIZE(pids));
 
 	if (n < 0)
 		return n;
-	WRITE_ONCE(tr->nr_pids, 0); /* writers see no list while it changes */
-	memcpy(tr->pids, pids, n * sizeof(int));
-	__atomic_store_n(&tr->nr_pids, n, __ATOMIC_RELEASE);
+	WRITE_ONCE(*nr, 0); /* writers see no list while it changes */
+	memcpy(list, pids, n * sizeof(int));
+	__atomic_store_n(nr, n, __ATOMIC_RELEASE);
 	trace_array_update_fn_slow(tr);
 	return 0;
 }
@@ -429,6 +447,7 @@ static const struct tracefs_file trace_files[] = {
 	TRACEFS_FILE("buffer_size_kb", buffer_size_show, buffer_size_write),
 	TRACEFS_FILE("trace_marker", NULL, tracing_mark_write),
 	TRACEFS_FILE("set_ftrace_pid", pid_show, pid_write),
+	TRACEFS_FILE("set_ftrace_notrace_pid", pid_show, pid_write),
 };
 
 int trace_array_create_files(struct fnode *dir)

@@ -184,6 +184,9 @@ void event_mutex_unlock(void);
 /* set_event_pid: events are kept only for these tasks (none listed: every task). */
 extern int event_pids[32];
 extern int nr_event_pids;
+/* set_event_notrace_pid: never these tasks' events, even if set_event_pid lists them. */
+extern int event_notrace_pids[32];
+extern int nr_event_notrace_pids;
 
 /* Triggers (kernel/trace/trace_events_trigger.c). */
 void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len);

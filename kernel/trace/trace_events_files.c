@@ -259,7 +259,7 @@ int trace_events_create_instance(struct fnode *top)
 	int err = 0;
 
 	if (!events || tracefs_create_files(events, event_system_files, 1) ||
-	    tracefs_create_files(top, &event_set_files[1], 2))
+	    tracefs_create_files(top, &event_set_files[1], 3))
 		return -ENOMEM;
 	event_mutex_lock();
 	for_each_event_call(pp)
