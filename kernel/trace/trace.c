@@ -453,7 +453,8 @@ static const struct tracefs_file trace_files[] = {
 int trace_array_create_files(struct fnode *dir)
 {
 	return tracefs_create_files(dir, trace_files, ARRAY_SIZE(trace_files))
-		       ?: trace_options_create(dir) ?: trace_clock_create_files(dir);
+		       ?: trace_options_create(dir) ?: trace_clock_create_files(dir) ?:
+		       trace_cpumask_create(dir);
 }
 
 void trace_array_remove_files(struct fnode *dir)

@@ -193,6 +193,8 @@ enum trace_option_bit {
 int trace_options_create(struct fnode *dir);
 /* trace_clock and timestamp_mode in dir (trace_clock.c); tracing_set_clock() is the write. */
 int trace_clock_create_files(struct fnode *dir);
+/* tracing_cpumask in dir (trace_cpumask.c). */
+int trace_cpumask_create(struct fnode *dir);
 int tracing_set_clock(struct trace_array *tr, const char *name);
 
 struct trace_array {
@@ -214,7 +216,8 @@ struct trace_array {
 	unsigned long options; /* a bit per enum trace_option_bit */
 	int pids[32];	       /* set_ftrace_pid; nr_pids == 0: every task */
 	int nr_pids;
-	int notrace_pids[32]; /* set_ftrace_notrace_pid: never these, even if in pids */
+	unsigned long cpumask_off; /* CPUs tracing_cpumask took out (trace_cpumask.c) */
+	int notrace_pids[32];	   /* set_ftrace_notrace_pid: never these, even if in pids */
 	int nr_notrace_pids;
 	/* The snapshot, Linux's max_tr: a buffer like the live one, NULL until allocated
 	 * (kernel/trace/trace_snapshot.c). */

@@ -220,6 +220,17 @@ int trace_event_enable_tr(struct trace_event_call *call, struct trace_array *tr,
 /* Big enough for any event this kernel defines; a kprobe event is cut to fit (trace_kprobe.c). */
 static u8 event_scratch[NR_CPUS][TRACE_EVENT_MAX_SIZE] __aligned(8);
 
+/* The filters' CPU and COMM pseudo-fields read the event's context, not its record. */
+int filter_current_cpu(void)
+{
+	return smp_processor_id();
+}
+
+const char *filter_current_comm(void)
+{
+	return current ? current->comm : "<idle>";
+}
+
 /* A trace array's set_event_pid and set_event_notrace_pid. */
 struct event_pid_lists {
 	const int *pids, *nr, *nopids, *nr_no;

@@ -73,6 +73,9 @@ struct trace_event_call {
 	 * global one's): Linux's trace_event_file per instance, here a bit each. */
 	u64 tr_mask;
 	struct event_filter *filter;
+	/* A refused filter's text, caret and message, which `filter` shows in its place (Linux's
+	 * append_filter_err()); NULL while a filter, or none, is in force. */
+	char *filter_error;
 	struct event_trigger_data *triggers; /* singly linked, newest first */
 	/* enable_event/disable_event triggers aiming at this event: while any exist, its probe
 	 * stays attached (soft mode) and they switch EVENT_FL_ENABLED from the tracing path. */
