@@ -46,8 +46,9 @@ RESET = (["echo 0 > tracing_on", "echo nop > current_tracer", "echo 0 > snapshot
          + ["echo 0 > events/sched/filter", "echo > kprobe_events", "echo > set_ftrace_filter",
             "echo > set_ftrace_notrace", "echo > set_graph_function", "echo > set_graph_notrace",
             "echo > set_ftrace_pid", "echo > livepatch_enable", "echo > direct_count", "echo breakpoint > patch_method",
-            "echo > synthetic_events", "echo > error_log", "echo 0 > hwlat_detector/width",
-            "echo 0 > osnoise/runtime_us", "echo DEFAULTS > osnoise/options"])
+            "echo > synthetic_events", "echo > error_log", "echo local > trace_clock",
+            "echo > set_ftrace_notrace_pid", "echo > set_event_notrace_pid", "echo > stack_trace_filter",
+            "echo 0 > hwlat_detector/width", "echo 0 > osnoise/runtime_us", "echo DEFAULTS > osnoise/options"])
 
 # A function command line of set_ftrace_filter: func:cmd:..., with enable_event's system:event.
 FUNC_COMMAND = re.compile(r"^(\S+?):(\w+)(:\w+:\w+)?:(?:unlimited|count=\d+)$")

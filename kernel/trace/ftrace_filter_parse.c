@@ -67,13 +67,11 @@ int ftrace_probe_parse(char *tok, struct probe_spec *spec)
 		if (!*spec->system || !*spec->event)
 			return -EINVAL;
 	}
-	/* Removal takes Linux's documented forms, `!f:traceoff` and `!f:traceoff:0`: a count there
-	 * only says which of Linux's two probes (counted or not) to remove; we keep one of each. */
-	if (param && (kstrtol(param, 10, &spec->count) || spec->count < 0 ||
-		      (!spec->remove && !spec->count)))
+	/* A removal ignores what follows the command, as Linux's does (it unregisters before looking
+	 * at the parameter): scripts write back what set_ftrace_filter lists, `!f:traceoff:count=0`. */
+	if (!spec->remove && param &&
+	    (kstrtol(param, 10, &spec->count) || spec->count < 0 || !spec->count))
 		return -EINVAL;
-	if (spec->remove)
-		spec->count = -1;
 	spec->cmd = c;
 	return 0;
 }

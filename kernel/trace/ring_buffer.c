@@ -17,6 +17,22 @@
 
 struct buffer_data_page rb_no_page = { .commit = BUF_PAGE_SIZE };
 
+/* This CPU's clock now; last_ts marked for the fast paths when they cannot read that clock. */
+static notrace u64 rb_clock_now(const struct ring_buffer_per_cpu *cb)
+{
+	return cb->clock->read ? cb->clock->read() : rdtsc();
+}
+
+static u64 rb_last_ts_mark(const struct ring_buffer_per_cpu *cb, u64 ts)
+{
+	return cb->clock->read ? ts | RB_TS_SLOW : ts;
+}
+
+u64 ring_buffer_time_stamp(const struct trace_buffer *b)
+{
+	return b->clock->read ? b->clock->read() : rdtsc();
+}
+
 static void free_pages_of(struct ring_buffer_per_cpu *cb)
 {
 	for (int i = 0; cb->pages && i < cb->nr_pages; i++)
@@ -54,7 +70,8 @@ static void reset_cpu(struct ring_buffer_per_cpu *cb)
 	cb->reader_off = 0;
 	cb->reader_page = -1;
 	/* The empty tail page is stamped now, so its first event is a delta like any other. */
-	cb->last_ts = cb->tail_page->time_stamp = rdtsc();
+	cb->tail_page->time_stamp = rb_clock_now(cb);
+	cb->last_ts = rb_last_ts_mark(cb, cb->tail_page->time_stamp);
 }
 
 int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu)
@@ -63,10 +80,12 @@ int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu)
 
 	memset(b, 0, sizeof(*b));
 	b->nr_pages = n;
-	b->time_start = rdtsc();
+	b->clock = &trace_clocks[TRACE_CLOCK_LOCAL];
+	b->time_start = ring_buffer_time_stamp(b);
 	for (int c = 0; c < NR_CPUS; c++) {
 		struct ring_buffer_per_cpu *cb = &b->cpu[c];
 		cb->cpu = c;
+		cb->clock = b->clock;
 		cb->tail_page = &rb_no_page;
 		cb->writer = RB_WRITER_IDLE;
 		if (!cpu_online(c))
@@ -117,7 +136,20 @@ void ring_buffer_reset(struct trace_buffer *b)
 	for (int c = 0; c < NR_CPUS; c++)
 		if (b->cpu[c].pages)
 			reset_cpu(&b->cpu[c]);
-	b->time_start = rdtsc();
+	b->time_start = ring_buffer_time_stamp(b);
+	ring_buffer_record_on(b);
+}
+
+void ring_buffer_set_clock(struct trace_buffer *b, const struct trace_clock *clock)
+{
+	ring_buffer_record_off(b);
+	b->clock = clock;
+	for (int c = 0; c < NR_CPUS; c++) {
+		b->cpu[c].clock = clock;
+		if (b->cpu[c].pages)
+			reset_cpu(&b->cpu[c]);
+	}
+	b->time_start = ring_buffer_time_stamp(b);
 	ring_buffer_record_on(b);
 }
 
@@ -155,12 +187,12 @@ static void rb_move_tail(struct ring_buffer_per_cpu *cb, u64 ts)
 
 bool rb_next_page(struct ring_buffer_per_cpu *cb)
 {
-	u64 ts = rdtsc();
+	u64 ts = rb_clock_now(cb);
 
 	if (!cb->pages)
 		return false;
 	rb_move_tail(cb, ts);
-	cb->last_ts = ts;
+	cb->last_ts = rb_last_ts_mark(cb, ts);
 	return true;
 }
 
@@ -173,7 +205,7 @@ void *rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, u64 ts)
 {
 	struct buffer_data_page *dp = cb->tail_page;
 	u32 body = ALIGN(len, 4), hdr = body / 4 <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX ? 4 : 8;
-	u64 delta;
+	u64 delta, last = cb->last_ts & ~RB_TS_SLOW;
 	u32 ext;
 	u8 *p;
 
@@ -182,7 +214,7 @@ void *rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, u64 ts)
 		rb_writer_unlock(cb);
 		return NULL;
 	}
-	delta = dp->commit && ts > cb->last_ts ? ts - cb->last_ts : 0;
+	delta = dp->commit && ts > last ? ts - last : 0;
 	ext = delta >> TS_DELTA_BITS ? 8 : 0;
 	if (dp->commit + ext + hdr + body > BUF_PAGE_SIZE) {
 		rb_move_tail(cb, ts);
@@ -209,7 +241,7 @@ void *rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, u64 ts)
 		e->type_len = 0;
 		e->array[0] = body + 4;
 	}
-	cb->last_ts = ts;
+	cb->last_ts = rb_last_ts_mark(cb, ts);
 	return p + hdr;
 }
 
@@ -225,7 +257,7 @@ bool ring_buffer_lock_reserve_slow(struct trace_buffer *b, u32 len, struct rb_re
 		local_irq_restore(flags);
 		return false;
 	}
-	data = rb_reserve_slow(cb, len, rdtsc());
+	data = rb_reserve_slow(cb, len, rb_clock_now(cb));
 	if (!data) {
 		local_irq_restore(flags);
 		return false;

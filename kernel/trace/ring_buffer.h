@@ -5,6 +5,7 @@
 #include "lib/types.h"
 #include "kernel/percpu.h"
 #include "arch/x86/cpu.h"
+#include "kernel/trace/trace_clock.h"
 
 /*
  * Layout kept close to Linux's, so a dump can become a trace.dat by copying:
@@ -14,9 +15,13 @@
  *               type_len 0: the next u32 is the length of the payload plus that u32 itself;
  *               29: padding to the page end;
  *               30: time extend (the delta did not fit in 27 bits: high bits in the next u32)
- * Time stamps are raw TSC values (Linux's "x86-tsc" trace clock): a write reads the TSC and
- * nothing more; readers turn stamps into nanoseconds with tsc_to_ktime().
+ * Time stamps are what the buffer's clock reads (kernel/trace/trace_clock.c). The fast paths
+ * read the TSC and nothing more, so they serve the clocks whose stamps are raw TSC values (local,
+ * x86-tsc); readers turn local's into nanoseconds with tsc_to_ktime(). For any other clock,
+ * last_ts carries RB_TS_SLOW: the fast paths' delta test then fails and the slow path, which
+ * reads the clock, writes the event, at no cost to the fast paths.
  */
+#define RB_TS_SLOW (1ULL << 63)
 #define RB_PAGE_HDR 16
 #define BUF_PAGE_SIZE (4096 - RB_PAGE_HDR)
 #define RINGBUF_TYPE_DATA_TYPE_LEN_MAX 28
@@ -86,14 +91,16 @@ struct ring_buffer_per_cpu {
 	volatile u32 reader_off;  /* trace_pipe's mark: it consumed up to reader_off of */
 	volatile int reader_page; /* page reader_page in life reader_seq (the mark counts only */
 	volatile u32 reader_seq;  /* while that page is still in that life) */
+	const struct trace_clock *clock; /* what the stamps count: the buffer's clock */
 	/* Self-tests only: run where a reader has picked a page and not yet read its seq. */
 	void (*race_window)(struct ring_buffer_per_cpu *cb);
 } __attribute__((aligned(128))); /* a power of two: finding this CPU's is a shift */
 
 struct trace_buffer {
-	int nr_pages;	/* per CPU */
-	u64 time_start; /* TSC of the last reset (Linux's array_buffer.time_start); in the max
-			 * buffer, the worst section's start: readers skip what came before */
+	int nr_pages;	/* per CPU; -1 while the CPUs' sizes differ (per_cpu/cpuN/buffer_size_kb) */
+	u64 time_start; /* the clock at the last reset (Linux's array_buffer.time_start); in the
+			 * max buffer, the worst section's start: readers skip what came before */
+	const struct trace_clock *clock; /* ring_buffer_set_clock(); trace_clocks[0] at first */
 	struct ring_buffer_per_cpu cpu[NR_CPUS];
 };
 
@@ -116,6 +123,14 @@ extern struct buffer_data_page rb_no_page;
 int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu);
 void ring_buffer_free(struct trace_buffer *b);
 void ring_buffer_reset(struct trace_buffer *b);
+/* Linux's ring_buffer_set_clock(), with the reset Linux's tracing_set_clock() does after it:
+ * stamps of two clocks cannot be ordered, so what was recorded goes. */
+void ring_buffer_set_clock(struct trace_buffer *b, const struct trace_clock *clock);
+/* Every CPU's ring (cpu < 0) or one CPU's made kb KiB, keeping the newest events that fit
+ * (ring_buffer_resize.c); nr_pages becomes -1 while the CPUs' sizes differ. */
+int ring_buffer_resize(struct trace_buffer *b, unsigned long kb, int cpu);
+/* The buffer's clock now (Linux's ring_buffer_time_stamp()). */
+u64 ring_buffer_time_stamp(const struct trace_buffer *b);
 void ring_buffer_reset_cpu(struct trace_buffer *b, int cpu);
 /* Stops (and waits out) or restarts writers on every CPU. */
 void ring_buffer_record_off(struct trace_buffer *b);

@@ -38,7 +38,8 @@ static void rb_swap_release(struct ring_buffer_per_cpu *cb)
 	__atomic_sub_fetch(&cb->writer, RB_SWAP_HOLD, __ATOMIC_RELEASE);
 }
 
-/* Everything but the writer word, the CPU number and the self-tests' hook trades places. */
+/* Everything but the writer word, the clock, the CPU number and the self-tests' hook trades
+ * places (the two buffers' clocks are the same: trace_clock sets both). */
 static void rb_swap_one(struct ring_buffer_per_cpu *x, struct ring_buffer_per_cpu *y)
 {
 	struct ring_buffer_per_cpu t = *x;
@@ -49,6 +50,8 @@ static void rb_swap_one(struct ring_buffer_per_cpu *x, struct ring_buffer_per_cp
 	x->writer = t.writer;
 	y->race_window = x->race_window;
 	x->race_window = t.race_window;
+	y->clock = x->clock;
+	x->clock = t.clock;
 	y->dropped = x->dropped; /* refusals belong to the live side: they are counted there */
 	x->dropped = t.dropped;
 }
@@ -63,8 +66,9 @@ int ring_buffer_swap(struct trace_buffer *a, struct trace_buffer *b, int cpu)
 {
 	int first = cpu < 0 ? 0 : cpu, last = cpu < 0 ? NR_CPUS - 1 : cpu, c, err = 0;
 
-	if (a->nr_pages != b->nr_pages)
-		return -EINVAL;
+	for (c = first; c <= last; c++)
+		if (a->cpu[c].nr_pages != b->cpu[c].nr_pages)
+			return -EINVAL;
 	for (c = first; c <= last; c++) {
 		if (rb_swap_skips(a, b, c))
 			continue;

@@ -72,14 +72,21 @@ void *trace_reserve(struct rb_reserve *r, u16 type, u32 len, unsigned long irq_f
 	return r->data;
 }
 
-bool trace_array_pid_listed(struct trace_array *tr)
+static bool pid_in_list(const int *pids, int n, int pid)
 {
-	int pid = current ? current->pid : 0;
-
-	for (int i = 0; i < READ_ONCE(tr->nr_pids); i++)
-		if (tr->pids[i] == pid)
+	for (int i = 0; i < n; i++)
+		if (pids[i] == pid)
 			return true;
 	return false;
+}
+
+/* Linux's rule: in set_ftrace_pid (or it is empty) and not in set_ftrace_notrace_pid. */
+bool trace_array_pid_listed(struct trace_array *tr)
+{
+	int pid = current ? current->pid : 0, n = READ_ONCE(tr->nr_pids);
+
+	return (!n || pid_in_list(tr->pids, n, pid)) &&
+	       !pid_in_list(tr->notrace_pids, READ_ONCE(tr->nr_notrace_pids), pid);
 }
 
 bool trace_pid_listed(void)
@@ -229,10 +236,23 @@ static int tracing_on_set(struct fnode *f, const char *buf, size_t len, unsigned
 	return 0;
 }
 
+/* Linux's trace_ok_for_array(): an instance lists only the tracers it may run. */
+static bool tracer_ok_for_array(const struct tracer *t, const struct trace_array *tr)
+{
+	return tr == &global_trace || t == &nop_trace || t->instance_init;
+}
+
 static int available_tracers_show(struct seq_file *m, struct fnode *f)
 {
+	struct trace_array *tr = trace_array_of(f);
+	bool first = true;
+
 	for (struct tracer *t = trace_types; t; t = t->next)
-		seq_printf(m, "%s%s", t->name, t->next ? " " : "\n");
+		if (tracer_ok_for_array(t, tr)) {
+			seq_printf(m, "%s%s", first ? "" : " ", t->name);
+			first = false;
+		}
+	seq_putc(m, '\n');
 	return 0;
 }
 
@@ -301,7 +321,7 @@ int trace_array_set_tracer(struct trace_array *tr, const char *name)
 		return tracing_set_tracer(name);
 	for (t = trace_types; t && strcmp(t->name, name); t = t->next)
 		;
-	if (!t || (t != &nop_trace && !t->instance_init))
+	if (!t || !tracer_ok_for_array(t, tr))
 		return -EINVAL;
 	mutex_lock(&trace_lock);
 	if (t != tr->current_trace) {
@@ -319,31 +339,26 @@ int trace_array_set_tracer(struct trace_array *tr, const char *name)
 
 static int buffer_size_show(struct seq_file *m, struct fnode *f)
 {
-	seq_printf(m, "%lu\n", trace_array_of(f)->buffer_kb);
+	struct trace_array *tr = trace_array_of(f);
+
+	if (tr->buffer.nr_pages < 0)
+		seq_puts(m, "X\n"); /* Linux's answer while per_cpu/cpuN/buffer_size_kb differ */
+	else
+		seq_printf(m, "%lu\n", tr->buffer_kb);
 	return 0;
 }
 
+/* Linux's resize keeps what is recorded: the newest events that fit stay (ring_buffer_resize). */
 static int buffer_size_set(struct trace_array *tr, unsigned long kb)
 {
-	struct trace_buffer fresh;
+	int err = ring_buffer_resize(&tr->buffer, kb, -1);
 
-	if (ring_buffer_alloc(&fresh, kb))
-		return -ENOMEM;
 	/* The max buffer keeps the live one's size, so the two can always be swapped. */
-	if (tracing_resize_max_buffer(tr, kb)) {
-		ring_buffer_free(&fresh);
-		return -ENOMEM;
-	}
-	/* Swap buffers with every writer held off; the old pages go once nobody can write them. */
-	ring_buffer_record_off(&tr->buffer);
-	struct trace_buffer old = tr->buffer;
-	for (int c = 0; c < NR_CPUS; c++)
-		fresh.cpu[c].writer = tr->buffer.cpu[c].writer; /* the offs in force */
-	tr->buffer = fresh;
-	ring_buffer_record_on(&tr->buffer);
-	ring_buffer_free(&old);
-	tr->buffer_kb = kb;
-	return 0;
+	if (!err)
+		err = tracing_resize_max_buffer(tr, kb, -1);
+	if (!err)
+		tr->buffer_kb = kb;
+	return err;
 }
 
 static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
@@ -404,7 +419,8 @@ static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsi
 
 void trace_array_update_fn_slow(struct trace_array *tr)
 {
-	WRITE_ONCE(tr->fn_slow, tr->nr_pids || trace_array_option(tr, TRACE_OPT_FUNC_STACK_TRACE));
+	WRITE_ONCE(tr->fn_slow, tr->nr_pids || tr->nr_notrace_pids ||
+					trace_array_option(tr, TRACE_OPT_FUNC_STACK_TRACE));
 	if (tr == &global_trace)
 		trace_graph_update_slow(); /* funcgraph-irqs is an option too */
 }
@@ -414,12 +430,22 @@ void trace_update_fn_slow(void)
 	trace_array_update_fn_slow(&global_trace);
 }
 
-static int pid_show(struct seq_file *m, struct fnode *f)
+/* set_ftrace_pid's list, or set_ftrace_notrace_pid's: the file's name says which. */
+static int *pid_list_of(struct fnode *f, int **nr)
 {
 	struct trace_array *tr = trace_array_of(f);
+	bool no = !strcmp(f->name, "set_ftrace_notrace_pid");
 
-	for (int i = 0; i < tr->nr_pids; i++)
-		seq_printf(m, "%d\n", tr->pids[i]);
+	*nr = no ? &tr->nr_notrace_pids : &tr->nr_pids;
+	return no ? tr->notrace_pids : tr->pids;
+}
+
+static int pid_show(struct seq_file *m, struct fnode *f)
+{
+	int *nr, *list = pid_list_of(f, &nr);
+
+	for (int i = 0; i < *nr; i++)
+		seq_printf(m, "%d\n", list[i]);
 	return 0;
 }
 
@@ -450,14 +476,14 @@ static int pid_write(struct fnode *f, const char *buf, size_t len, unsigned int 
 {
 	struct trace_array *tr = trace_array_of(f);
 	int pids[ARRAY_SIZE(tr->pids)];
-	int n = trace_parse_pid_list(buf, len, flags, tr->pids, tr->nr_pids, pids,
-				     ARRAY_SIZE(pids));
+	int *nr, *list = pid_list_of(f, &nr);
+	int n = trace_parse_pid_list(buf, len, flags, list, *nr, pids, ARRAY_SIZE(pids));
 
 	if (n < 0)
 		return n;
-	WRITE_ONCE(tr->nr_pids, 0); /* writers see no list while it changes */
-	memcpy(tr->pids, pids, n * sizeof(int));
-	__atomic_store_n(&tr->nr_pids, n, __ATOMIC_RELEASE);
+	WRITE_ONCE(*nr, 0); /* writers see no list while it changes */
+	memcpy(list, pids, n * sizeof(int));
+	__atomic_store_n(nr, n, __ATOMIC_RELEASE);
 	trace_array_update_fn_slow(tr);
 	return 0;
 }
@@ -473,12 +499,14 @@ static const struct tracefs_file trace_files[] = {
 	TRACEFS_FILE("buffer_size_kb", buffer_size_show, buffer_size_write),
 	TRACEFS_FILE("trace_marker", NULL, tracing_mark_write),
 	TRACEFS_FILE("set_ftrace_pid", pid_show, pid_write),
+	TRACEFS_FILE("set_ftrace_notrace_pid", pid_show, pid_write),
 };
 
 int trace_array_create_files(struct fnode *dir)
 {
 	return tracefs_create_files(dir, trace_files, ARRAY_SIZE(trace_files))
-		       ?: trace_options_create(dir);
+		       ?: trace_options_create(dir) ?: trace_clock_create_files(dir) ?:
+		       trace_cpumask_create(dir);
 }
 
 void trace_array_remove_files(struct fnode *dir)
@@ -503,7 +531,6 @@ void trace_init(void)
 	trace_preemptirq_init();
 	trace_irqsoff_init();
 	trace_wakeup_init();
-	trace_cpumask_init();
 	trace_hwlat_init();
 	trace_osnoise_init();
 	global_trace.dir = tracefs_create_path("/sys/kernel/tracing");

@@ -196,6 +196,11 @@ enum trace_option_bit {
 	 (1UL << TRACE_OPT_PRINTK))
 /* trace_options and options/ in an array's directory (trace_options.c); 0 or -ENOMEM. */
 int trace_options_create(struct fnode *dir);
+/* trace_clock and timestamp_mode in dir (trace_clock.c); tracing_set_clock() is the write. */
+int trace_clock_create_files(struct fnode *dir);
+/* tracing_cpumask in dir (trace_cpumask.c). */
+int trace_cpumask_create(struct fnode *dir);
+int tracing_set_clock(struct trace_array *tr, const char *name);
 
 struct trace_array {
 	struct trace_buffer buffer;
@@ -216,6 +221,9 @@ struct trace_array {
 	unsigned long options; /* a bit per enum trace_option_bit */
 	int pids[32];	       /* set_ftrace_pid; nr_pids == 0: every task */
 	int nr_pids;
+	unsigned long cpumask_off; /* CPUs tracing_cpumask took out (trace_cpumask.c) */
+	int notrace_pids[32];	   /* set_ftrace_notrace_pid: never these, even if in pids */
+	int nr_notrace_pids;
 	/* The snapshot, Linux's max_tr: a buffer like the live one, NULL until allocated
 	 * (kernel/trace/trace_snapshot.c). */
 	struct trace_buffer *max_buffer;
@@ -225,6 +233,8 @@ struct trace_array {
 	struct fnode *dir; /* instances/<name>/ */
 	struct ftrace_ops *ops; /* the function tracer's ops: its set_ftrace_filter and notrace */
 	int event_pids[32];	/* set_event_pid of an instance (the global one's: event_pids) */
+	int event_notrace_pids[32]; /* set_event_notrace_pid of an instance */
+	int nr_event_notrace_pids;
 	int nr_event_pids;
 };
 
@@ -288,13 +298,15 @@ int trace_parse_pid_list(const char *buf, size_t len, unsigned int flags, const 
 /* True if the current task passes set_ftrace_pid (no list: everyone, without a call). */
 static __always_inline bool trace_pid_wanted(void)
 {
-	return !READ_ONCE(global_trace.nr_pids) || trace_pid_listed();
+	return !(READ_ONCE(global_trace.nr_pids) | READ_ONCE(global_trace.nr_notrace_pids)) ||
+	       trace_pid_listed();
 }
 bool trace_array_pid_listed(struct trace_array *tr);
 /* The same for any trace array's set_ftrace_pid. */
 static __always_inline bool trace_array_pid_wanted(struct trace_array *tr)
 {
-	return !READ_ONCE(tr->nr_pids) || trace_array_pid_listed(tr);
+	return !(READ_ONCE(tr->nr_pids) | READ_ONCE(tr->nr_notrace_pids)) ||
+	       trace_array_pid_listed(tr);
 }
 static __always_inline bool trace_array_option(struct trace_array *tr, enum trace_option_bit o)
 {

@@ -1,91 +1,104 @@
-/* tracing_cpumask: the CPUs whose events the global buffer keeps, in hex as Linux prints it; a
- * CPU taken out has its part of the buffer held off (Linux's ring_buffer_record_disable_cpu()),
- * and hwlat samples only the CPUs in it. */
+/* tracing_cpumask: the CPUs a trace array records on (Linux's tracing_cpumask_write()).
+ *
+ *   echo 1 > tracing_cpumask     only CPU 0 records; the other CPUs' writes are refused
+ *   cat tracing_cpumask          1 (a hex bitmap of the possible CPUs, as Linux prints %*pb)
+ *
+ * A CPU taken out gets recording turned off on its part of the buffer, the same hold that
+ * ring_buffer_record_off() puts on every CPU (Linux: ring_buffer_record_disable_cpu()), so no
+ * tracer and no event needs a test of its own: their writes there fail at the writer word.
+ * hwlat samples only the CPUs in the global array's mask (trace_cpu_traced()).
+ */
+#include "kernel/trace/trace.h"
 #include "kernel/trace/trace_osnoise.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/locking/mutex.h"
-#include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "lib/ctype.h"
 #include "lib/errno.h"
+#include "lib/string.h"
 
-static unsigned long tracing_cpumask = ~0UL;
+#define MASK_BITS ((int)(8 * sizeof(unsigned long)))
+
 static DEFINE_MUTEX(cpumask_lock);
+
+static unsigned long possible_mask(void)
+{
+	return nr_cpus_possible >= MASK_BITS ? ~0UL : (1UL << nr_cpus_possible) - 1;
+}
+
+/* The CPUs tr records on: the bits it has not taken out. */
+static unsigned long array_cpumask(const struct trace_array *tr)
+{
+	return possible_mask() & ~READ_ONCE(tr->cpumask_off);
+}
 
 bool trace_cpu_traced(int cpu)
 {
-	return READ_ONCE(tracing_cpumask) & (1UL << cpu);
+	return array_cpumask(&global_trace) & (1UL << cpu);
 }
 
-/* Linux's %*pb over the possible CPUs: hex digits, the highest first. */
+/* %*pb: as many hex digits as the possible CPUs need, zeros included ("01" of 8 CPUs). */
 static int cpumask_show(struct seq_file *m, struct fnode *f)
 {
-	int digits = (nr_cpus_possible + 3) / 4;
-	unsigned long mask = tracing_cpumask & ((1UL << nr_cpus_possible) - 1);
-
-	seq_printf(m, "%0*lx\n", digits, mask);
+	seq_printf(m, "%0*lx\n", (nr_cpus_possible + 3) / 4, array_cpumask(trace_array_of(f)));
 	return 0;
 }
 
-/* Linux's bitmap_parse(): hex digits only (EINVAL), no CPU beyond the possible ones (EOVERFLOW);
- * nothing at all is the empty mask. */
-static int cpumask_parse(const char *text, unsigned long *out)
+/* Linux's bitmap_parse(): hex digits (commas between 32-bit groups allowed); EINVAL for
+ * anything else, EOVERFLOW for a bit past the last possible CPU; nothing at all is no CPU. */
+static int parse_mask(const char *buf, size_t len, unsigned long *out)
 {
-	unsigned long v = 0;
+	char text[40];
+	unsigned long m = 0;
 
-	for (; *text; text++) {
-		if (!isxdigit(*text))
+	if (fs_write_text(text, sizeof(text), buf, len))
+		return -EINVAL;
+	for (const char *p = text; *p; p++) {
+		if (*p == ',')
+			continue;
+		if (!isxdigit(*p))
 			return -EINVAL;
-		if (v >> (8 * sizeof(v) - 4))
+		if (m >> (MASK_BITS - 4))
 			return -EOVERFLOW;
-		v = v << 4 | (isdigit(*text) ? *text - '0' : (*text | 0x20) - 'a' + 10);
+		m = m << 4 | (isdigit(*p) ? *p - '0' : (*p | 0x20) - 'a' + 10);
 	}
-	if (v >> nr_cpus_possible)
+	if (m & ~possible_mask())
 		return -EOVERFLOW;
-	*out = v;
+	*out = m;
 	return 0;
-}
-
-static void record_cpu(int cpu, bool on)
-{
-	u32 *w = (u32 *)&global_trace.buffer.cpu[cpu].writer;
-
-	if (on)
-		__atomic_sub_fetch(w, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
-	else
-		__atomic_add_fetch(w, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
 }
 
 static int cpumask_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	char text[40];
-	unsigned long mask, old;
-	int err;
+	struct trace_array *tr = trace_array_of(f);
+	unsigned long want, off;
+	int err = parse_mask(buf, len, &want);
 
-	if (fs_write_text(text, sizeof(text), buf, len))
-		return -EINVAL;
-	err = cpumask_parse(text, &mask);
 	if (err)
 		return err;
-	mask |= ~((1UL << nr_cpus_possible) - 1); /* CPUs that cannot exist stay in */
 	mutex_lock(&cpumask_lock);
-	old = tracing_cpumask;
-	for (int cpu = 0; cpu < nr_cpus_possible; cpu++) {
-		bool was = old & (1UL << cpu), is = mask & (1UL << cpu);
-		if (was != is)
-			record_cpu(cpu, is);
+	off = possible_mask() & ~want;
+	for (int c = 0; c < NR_CPUS && c < MASK_BITS; c++) {
+		struct ring_buffer_per_cpu *cb = &tr->buffer.cpu[c];
+		bool was_off = tr->cpumask_off & (1UL << c), now_off = off & (1UL << c);
+
+		if (was_off == now_off)
+			continue;
+		/* The same word and the same step as ring_buffer_record_off(), for one CPU. */
+		if (now_off)
+			__atomic_add_fetch(&cb->writer, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
+		else
+			__atomic_sub_fetch(&cb->writer, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
 	}
-	WRITE_ONCE(tracing_cpumask, mask);
+	WRITE_ONCE(tr->cpumask_off, off);
 	mutex_unlock(&cpumask_lock);
 	return 0;
 }
 
-static const struct tracefs_file cpumask_files[] = {
-	TRACEFS_FILE("/sys/kernel/tracing/tracing_cpumask", cpumask_show, cpumask_write),
-};
+static const struct tracefs_file cpumask_file =
+	TRACEFS_FILE("tracing_cpumask", cpumask_show, cpumask_write);
 
-void trace_cpumask_init(void)
+int trace_cpumask_create(struct fnode *dir)
 {
-	if (tracefs_create_files(NULL, cpumask_files, ARRAY_SIZE(cpumask_files)))
-		pr_err("tracing: cannot create tracing_cpumask\n");
+	return tracefs_create_files(dir, &cpumask_file, 1);
 }

@@ -26,6 +26,8 @@
 static DEFINE_MUTEX(event_mutex);
 int event_pids[32];
 int nr_event_pids;
+int event_notrace_pids[32];
+int nr_event_notrace_pids;
 
 struct trace_event_call **trace_events_sorted;
 unsigned int nr_trace_events;
@@ -218,6 +220,26 @@ int trace_event_enable_tr(struct trace_event_call *call, struct trace_array *tr,
 /* Big enough for any event this kernel defines; a kprobe event is cut to fit (trace_kprobe.c). */
 static u8 event_scratch[NR_CPUS][TRACE_EVENT_MAX_SIZE] __aligned(8);
 
+/* The filters' CPU and COMM pseudo-fields read the event's context, not its record. */
+int filter_current_cpu(void)
+{
+	return smp_processor_id();
+}
+
+const char *filter_current_comm(void)
+{
+	return current ? current->comm : "<idle>";
+}
+
+/* A trace array's set_event_pid and set_event_notrace_pid. */
+struct event_pid_lists {
+	const int *pids, *nr, *nopids, *nr_no;
+};
+
+static const struct event_pid_lists global_event_pids = { event_pids, &nr_event_pids,
+							  event_notrace_pids,
+							  &nr_event_notrace_pids };
+
 static bool pid_in(const int *pids, const int *nr, int pid)
 {
 	for (int i = 0; i < __atomic_load_n(nr, __ATOMIC_ACQUIRE); i++)
@@ -253,13 +275,28 @@ static void event_find_pid_field(struct trace_event_call *call)
 	}
 }
 
-static bool event_pid_wanted(const struct trace_event_call *call, const void *rec, const int *pids,
-			     const int *nr)
+/* Linux's trace_ignore_this_task() turned round: in set_event_pid (or it is empty) and not in
+ * set_event_notrace_pid. */
+static bool pid_passes(const struct event_pid_lists *l, int pid)
 {
-	if (pid_in(pids, nr, current ? current->pid : 0))
+	return (!READ_ONCE(*l->nr) || pid_in(l->pids, l->nr, pid)) &&
+	       !pid_in(l->nopids, l->nr_no, pid);
+}
+
+/* The current task passes, or the task the record is about (sched_switch's next, a wakeup's
+ * target): Linux ignores a switch only if both sides are ignored. */
+static bool event_pid_wanted(const struct trace_event_call *call, const void *rec,
+			     const struct event_pid_lists *l)
+{
+	if (pid_passes(l, current ? current->pid : 0))
 		return true;
 	return call->pid_field_offset &&
-	       pid_in(pids, nr, *(const s32 *)((const u8 *)rec + call->pid_field_offset));
+	       pid_passes(l, *(const s32 *)((const u8 *)rec + call->pid_field_offset));
+}
+
+static bool event_pids_set(const struct event_pid_lists *l)
+{
+	return READ_ONCE(*l->nr) || READ_ONCE(*l->nr_no);
 }
 
 void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_event_call *call,
@@ -271,8 +308,8 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 	fb->len = len;
 	/* Someone must look at the record before it is kept: build it aside first. */
 	fb->scratch = (flags & (EVENT_FL_FILTERED | EVENT_FL_SOFT_MODE | EVENT_FL_PERF)) ||
-		      READ_ONCE(nr_event_pids) || !(flags & EVENT_FL_ENABLED) ||
-		      READ_ONCE(call->tr_mask);
+		      READ_ONCE(nr_event_pids) || READ_ONCE(nr_event_notrace_pids) ||
+		      !(flags & EVENT_FL_ENABLED) || READ_ONCE(call->tr_mask);
 	if (!fb->scratch) {
 		fb->entry = trace_reserve(&fb->r, call->id, len, this_cpu()->tp_irq_flags, 0);
 		return fb->entry;
@@ -328,8 +365,11 @@ static void keep_in_instances(struct trace_event_call *call, void *rec, u32 len)
 		void *dst;
 
 		mask &= mask - 1;
-		if (!tr || (READ_ONCE(tr->nr_event_pids) &&
-			    !event_pid_wanted(call, rec, tr->event_pids, &tr->nr_event_pids)))
+		if (!tr)
+			continue;
+		struct event_pid_lists l = { tr->event_pids, &tr->nr_event_pids,
+					     tr->event_notrace_pids, &tr->nr_event_notrace_pids };
+		if (event_pids_set(&l) && !event_pid_wanted(call, rec, &l))
 			continue;
 		dst = trace_array_reserve(tr, &r, call->id, len, 0);
 		if (dst) {
@@ -349,8 +389,8 @@ void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
 	if (unlikely(READ_ONCE(call->tr_mask)))
 		keep_in_instances(call, rec, len);
 	if ((flags & EVENT_FL_ENABLED) &&
-	    (!READ_ONCE(nr_event_pids) ||
-	     event_pid_wanted(call, rec, event_pids, &nr_event_pids)) &&
+	    (!event_pids_set(&global_event_pids) ||
+	     event_pid_wanted(call, rec, &global_event_pids)) &&
 	    (!(flags & EVENT_FL_FILTERED) || !filter || filter_match(filter, rec, len))) {
 		dst = trace_reserve(&r, call->id, len, 0, 0);
 		if (dst) {

@@ -73,6 +73,9 @@ struct trace_event_call {
 	 * global one's): Linux's trace_event_file per instance, here a bit each. */
 	u64 tr_mask;
 	struct event_filter *filter;
+	/* A refused filter's text, caret and message, which `filter` shows in its place (Linux's
+	 * append_filter_err()); NULL while a filter, or none, is in force. */
+	char *filter_error;
 	struct event_trigger_data *triggers; /* singly linked, newest first */
 	/* enable_event/disable_event triggers aiming at this event: while any exist, its probe
 	 * stays attached (soft mode) and they switch EVENT_FL_ENABLED from the tracing path. */
@@ -184,6 +187,9 @@ void event_mutex_unlock(void);
 /* set_event_pid: events are kept only for these tasks (none listed: every task). */
 extern int event_pids[32];
 extern int nr_event_pids;
+/* set_event_notrace_pid: never these tasks' events, even if set_event_pid lists them. */
+extern int event_notrace_pids[32];
+extern int nr_event_notrace_pids;
 
 /* Triggers (kernel/trace/trace_events_trigger.c). */
 void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len);

@@ -30,6 +30,8 @@ void event_set_filter(struct trace_event_call *call, struct event_filter *filter
 {
 	struct event_filter *old = call->filter;
 
+	kfree(call->filter_error);
+	call->filter_error = NULL;
 	if (filter) {
 		WRITE_ONCE(call->filter, filter);
 		event_flags_set(call, EVENT_FL_FILTERED);
@@ -40,6 +42,31 @@ void event_set_filter(struct trace_event_call *call, struct event_filter *filter
 	if (old) {
 		tracepoint_synchronize_unregister(); /* nobody still runs the old one */
 		filter_free(old);
+	}
+}
+
+/*
+ * As Linux 6.1: a refused filter still replaces the one in force, disabled (the event records
+ * unfiltered), and the `filter` file shows what was refused, a caret under the fault (at most
+ * at the end) and the message. Without memory for that text the event is still unfiltered.
+ */
+static void event_refuse_filter(struct trace_event_call *call, const char *text,
+				const struct filter_parse_error *pe)
+{
+	size_t len = strlen(text), size;
+	int pos;
+	char *msg;
+
+	while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\n'))
+		len--;
+	pos = MIN((size_t)pe->pos, len);
+	size = len + pos + strlen(filter_err_text(pe->err)) + 32;
+	msg = kmalloc(size);
+	event_set_filter(call, NULL);
+	if (msg) {
+		snprintf(msg, size, "%.*s\n%*s^\nparse_error: %s\n", (int)len, text, pos, "",
+			 filter_err_text(pe->err));
+		call->filter_error = msg;
 	}
 }
 
@@ -55,9 +82,11 @@ int apply_event_filter(struct trace_event_call *call, const char *text, bool log
 	}
 	err = filter_compile(call->fields, call->nr_fields, text, &filter, &pe);
 	if (err) {
-		if (log && err == -EINVAL)
+		if (log && err == -EINVAL) {
 			tracing_log_err("event filter parse error", text, filter_err_text(pe.err),
 					pe.pos);
+			event_refuse_filter(call, text, &pe);
+		}
 		return err;
 	}
 	event_set_filter(call, filter);
@@ -68,7 +97,10 @@ static int filter_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_event_call *call = f->parent->priv;
 
-	seq_printf(m, "%s\n", call->filter ? filter_string(call->filter) : "none");
+	if (call->filter_error)
+		seq_puts(m, call->filter_error);
+	else
+		seq_printf(m, "%s\n", call->filter ? filter_string(call->filter) : "none");
 	return 0;
 }
 
@@ -264,7 +296,7 @@ int trace_events_create_instance(struct fnode *top)
 	int err = 0;
 
 	if (!events || tracefs_create_files(events, event_system_files, 1) ||
-	    tracefs_create_files(top, &event_set_files[1], 2))
+	    tracefs_create_files(top, &event_set_files[1], 3))
 		return -ENOMEM;
 	event_mutex_lock();
 	for_each_event_call(pp)

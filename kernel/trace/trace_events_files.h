@@ -40,6 +40,6 @@ int apply_event_filter(struct trace_event_call *call, const char *text, bool log
 /* events/<system>/enable and filter, in that order (events/enable is the first alone, for
  * every event); and the top level's available_events, set_event, set_event_pid. */
 extern const struct tracefs_file event_system_files[2];
-extern const struct tracefs_file event_set_files[3];
+extern const struct tracefs_file event_set_files[4];
 
 #endif

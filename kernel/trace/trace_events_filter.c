@@ -16,13 +16,13 @@
  * error at the same caret position, quirks included:
  *  - quotes and parentheses are checked over the whole string before anything else;
  *  - most positions are one past the byte at fault (Linux passes the predicate's start + 1);
- *  - a trailing "&&", "||" or "!" is ignored: `a == 1 &&` means `a == 1`;
+ *  - a trailing "&&" or "||" (with '!'s after it or not) is "Meaningless filter expression",
+ *    the caret after the end;
  *  - string values must be quoted: a bare word is "Invalid value (did you forget quotes)?";
  *  - a number wider than its field is truncated to it (`u8_field == 256` tests for 0);
  *  - `~ "!pat"` is the negated glob, and a glob starting with a digit is compared literally.
  * Differences: at most FILTER_MAX_PREDS predicates and FILTER_MAX_DEPTH nested '(' (Linux has no
- * limit; here the parser recurses once per level); Linux's special fields CPU and COMM (the
- * current CPU and task, not the record) are not offered; a field that cannot be read (outside
+ * limit; here the parser recurses once per level); a field that cannot be read (outside
  * the record, a NULL string pointer) makes its predicate false whatever the operator.
  */
 #include "kernel/trace/trace_events_filter.h"
@@ -37,7 +37,8 @@
 
 #define FILTER_MAX_PREDS 64
 #define FILTER_MAX_DEPTH 32
-#define MAX_NUM_LEN 23 /* Linux reads numbers into a char[24] */
+#define MAX_NUM_LEN 23		/* Linux reads numbers into a char[24] */
+#define TASK_COMM_LEN_FILTER 16 /* COMM compares like a char[16] field */
 
 /* "<=" before "<" and ">=" before ">": the first prefix that matches wins. */
 static const char *const op_text[NR_OPS] = { "~", "!=", "==", "<=", "<", ">=", ">", "&" };
@@ -166,17 +167,38 @@ static int check_balance(struct parser *p)
 	return 0;
 }
 
+/* Linux's generic fields, found when the event has none of the name (Linux's
+ * trace_find_event_field() looks in the event first too). Offsets are unused: the kinds say. */
+static const struct ftrace_event_field pseudo_fields[] = {
+	{ "int", "CPU", 0, 4, 1, FILTER_OTHER },
+	{ "int", "cpu", 0, 4, 1, FILTER_OTHER },
+	{ "int", "common_cpu", 0, 4, 1, FILTER_OTHER },
+	{ "char *", "COMM", 0, TASK_COMM_LEN_FILTER, 0, FILTER_STATIC_STRING },
+	{ "char *", "comm", 0, TASK_COMM_LEN_FILTER, 0, FILTER_STATIC_STRING },
+};
+
+static const struct ftrace_event_field *lookup(const struct ftrace_event_field *fields, int n,
+					       const char *name, int len)
+{
+	for (int i = 0; i < n; i++)
+		if (!strncmp(fields[i].name, name, len) && fields[i].name[len] == '\0')
+			return &fields[i];
+	return NULL;
+}
+
 static const struct ftrace_event_field *find_field(struct parser *p, const char *name, int len)
 {
-	int i;
+	return lookup(p->fields, p->nr_fields, name, len)
+		       ?: lookup(pseudo_fields, ARRAY_SIZE(pseudo_fields), name, len);
+}
 
-	for (i = 0; i < p->nr_fields; i++) {
-		const char *f = p->fields[i].name;
-
-		if (!strncmp(f, name, len) && f[len] == '\0')
-			return &p->fields[i];
-	}
-	return NULL;
+/* The predicate reads the CPU or the task instead of the record. */
+static void set_pseudo(struct filter_pred *pred, const struct ftrace_event_field *field)
+{
+	if (field < pseudo_fields || field >= pseudo_fields + ARRAY_SIZE(pseudo_fields))
+		return;
+	pred->kind = field->kind == FILTER_OTHER ? PRED_CPU : PRED_COMM;
+	pred->offset = 0;
 }
 
 /* Copy a quoted value into the pool and decide how it will be compared. */
@@ -319,6 +341,7 @@ static int parse_pred(struct parser *p)
 	} else {
 		return fail(p, FILT_ERR_INVALID_VALUE, i + 1);
 	}
+	set_pseudo(pred, field);
 	p->nr_preds++;
 	p->pos = i;
 	return 0;
@@ -421,8 +444,8 @@ static int parse_list(struct parser *p, int depth, enum node_type type)
 		sub = type == NODE_OR ? parse_list(p, depth, NODE_AND) : parse_unary(p, depth);
 		if (sub == NODE_ERR)
 			return sub;
-		if (sub == NODE_EMPTY) /* a trailing "&&" or "||": Linux lets it be */
-			break;
+		if (sub == NODE_EMPTY) /* a trailing "&&" or "||": Linux 6.1 refuses it */
+			return fail(p, FILT_ERR_INVALID_FILTER, strlen(p->s));
 		p->nodes[sub].sibling = p->nodes[group].child;
 		p->nodes[group].child = sub;
 	}

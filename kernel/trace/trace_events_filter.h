@@ -1,8 +1,9 @@
 /* Event filters: `prev_pid == 1 && next_comm ~ "spin*"`, compiled once when written, run on every
  * record of the event before it is kept. Pure logic (no locks, no tracefs): also built for the host.
  * The language and its errors are Linux 6.1's (Documentation/trace/events.rst, "Event filtering"),
- * except that Linux's CPU and COMM pseudo-fields (the current CPU and task, not the record) are
- * not offered; trace_events_filter.c lists the other differences.
+ * with Linux's pseudo-fields on every event: CPU, cpu and common_cpu (the CPU the event happens
+ * on) and COMM, comm (the current task's name), where the event has no field of that name;
+ * trace_events_filter.c lists the differences.
  */
 #ifndef KERNEL_TRACE_TRACE_EVENTS_FILTER_H
 #define KERNEL_TRACE_TRACE_EVENTS_FILTER_H
@@ -33,8 +34,8 @@ struct ftrace_event_field {
 /*
  * Linux 6.1's parse errors, in its order and words (err_text[] in trace_events_filter.c), so
  * error_log reads the same. Some are never produced here, only kept so the numbering and texts
- * match: INVALID_FILTER (Linux's parser stopped
- * using it in 4.17), IP_FIELD_ONLY (perf's function events).
+ * match: IP_FIELD_ONLY (perf's function events). INVALID_FILTER is what Linux 6.1 says of an
+ * expression ending in "&&" or "||".
  */
 enum filter_err {
 	FILT_ERR_NONE,		    /* "No error" */
@@ -80,6 +81,10 @@ struct event_filter; /* a compiled filter: opaque */
  */
 int filter_compile(const struct ftrace_event_field *fields, int nr_fields, const char *str,
 		   struct event_filter **out, struct filter_parse_error *pe);
+/* The pseudo-fields' values at match time: the kernel's are this CPU and current->comm
+ * (trace_events.c); a host build brings its own. */
+int filter_current_cpu(void);
+const char *filter_current_comm(void);
 /* Does the record (the whole event, common fields first) pass? Runs on the tracing path. */
 bool filter_match(const struct event_filter *f, const void *rec, u32 len);
 void filter_free(struct event_filter *f);

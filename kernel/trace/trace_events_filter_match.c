@@ -97,7 +97,14 @@ static bool pred_match(const struct filter_pred *pred, const u8 *rec, u32 len)
 {
 	const char *s;
 	u32 loc;
+	s32 cpu;
 
+	if (pred->kind == PRED_CPU) {
+		cpu = filter_current_cpu();
+		return num_match(pred, (const u8 *)&cpu);
+	}
+	if (pred->kind == PRED_COMM)
+		return str_match(pred, filter_current_comm(), 16) ^ pred->not ;
 	if ((u32)pred->offset + pred->size > len)
 		return false;
 	switch (pred->kind) {

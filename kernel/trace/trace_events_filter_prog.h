@@ -10,7 +10,15 @@
 /* The operators, in the order the parser tries them (trace_events_filter.c: op_text). */
 enum filter_op { OP_GLOB, OP_NE, OP_EQ, OP_LE, OP_LT, OP_GE, OP_GT, OP_BAND, NR_OPS };
 
-enum pred_kind { PRED_FALSE, PRED_NUM, PRED_STATIC_STRING, PRED_DYN_STRING, PRED_PTR_STRING };
+enum pred_kind {
+	PRED_FALSE,
+	PRED_NUM,
+	PRED_STATIC_STRING,
+	PRED_DYN_STRING,
+	PRED_PTR_STRING,
+	PRED_CPU,  /* the CPU the event happens on, not a field of the record */
+	PRED_COMM, /* the current task's name */
+};
 
 /* Exits that leave the program; any other exit is the index of the next predicate. */
 #define FILTER_ACCEPT (-1)

@@ -287,13 +287,19 @@ out:
 
 /* --- set_event_pid ---------------------------------------------------------------------------- */
 
-/* The list of the file's trace array: the global one's event_pids, or an instance's own. */
+/* The list of the file's trace array: the global one's event_pids, or an instance's own; the
+ * notrace list for set_event_notrace_pid. */
 static int *event_pid_list(struct fnode *f, int **nr)
 {
 	struct trace_array *tr = trace_array_of(f);
+	bool global = tr == &global_trace;
 
-	*nr = tr == &global_trace ? &nr_event_pids : &tr->nr_event_pids;
-	return tr == &global_trace ? event_pids : tr->event_pids;
+	if (!strcmp(f->name, "set_event_notrace_pid")) {
+		*nr = global ? &nr_event_notrace_pids : &tr->nr_event_notrace_pids;
+		return global ? event_notrace_pids : tr->event_notrace_pids;
+	}
+	*nr = global ? &nr_event_pids : &tr->nr_event_pids;
+	return global ? event_pids : tr->event_pids;
 }
 
 static int event_pid_show(struct seq_file *m, struct fnode *f)
@@ -326,8 +332,9 @@ const struct tracefs_file event_system_files[2] = {
 	TRACEFS_FILE("filter", system_filter_show, system_filter_write),
 };
 
-const struct tracefs_file event_set_files[3] = {
+const struct tracefs_file event_set_files[4] = {
 	TRACEFS_FILE("available_events", available_events_show, NULL),
 	TRACEFS_FILE("set_event", set_event_show, set_event_write),
 	TRACEFS_FILE("set_event_pid", event_pid_show, event_pid_write),
+	TRACEFS_FILE("set_event_notrace_pid", event_pid_show, event_pid_write),
 };

@@ -2,7 +2,6 @@
  *
  *   events/header_page     the data page header: time_stamp, commit, where the events start
  *   events/header_event    the event header bits and the type_len values that are not data
- *   trace_clock            [x86-tsc]: what the stamps in the pages count
  *   saved_cmdlines         "PID COMM" for each task name the trace can print
  *   saved_cmdlines_size    how many names the table holds (fixed here: read-only)
  *   printk_formats         "0xADDR : \"text\"" for each string an event records by address
@@ -50,22 +49,6 @@ static int header_event_show(struct seq_file *m, struct fnode *f)
 	seq_printf(m, "\ttime_extend : type == %2d\n", RINGBUF_TYPE_TIME_EXTEND);
 	seq_printf(m, "\ttime_stamp : type == %2d\n", RINGBUF_TYPE_TIME_STAMP);
 	seq_printf(m, "\tdata max type_len  == %2d\n", RINGBUF_TYPE_DATA_TYPE_LEN_MAX);
-	return 0;
-}
-
-/* One clock: writes record rdtsc() and nothing else (ring_buffer_lock_reserve). */
-static int trace_clock_show(struct seq_file *m, struct fnode *f)
-{
-	seq_puts(m, "[x86-tsc]\n");
-	return 0;
-}
-
-static int trace_clock_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
-{
-	char name[32];
-
-	if (fs_write_text(name, sizeof(name), buf, len) || strcmp(name, "x86-tsc"))
-		return -EINVAL;
 	return 0;
 }
 
@@ -120,7 +103,6 @@ static int printk_formats_show(struct seq_file *m, struct fnode *f)
 static const struct tracefs_file export_files[] = {
 	TRACEFS_FILE(T "events/header_page", header_page_show, NULL),
 	TRACEFS_FILE(T "events/header_event", header_event_show, NULL),
-	TRACEFS_FILE(T "trace_clock", trace_clock_show, trace_clock_write),
 	TRACEFS_FILE(T "saved_cmdlines", saved_cmdlines_show, NULL),
 	TRACEFS_FILE(T "saved_cmdlines_size", saved_cmdlines_size_show, NULL),
 	TRACEFS_FILE(T "printk_formats", printk_formats_show, NULL),

@@ -9,7 +9,6 @@ void trace_hwlat_init(void);
 void trace_osnoise_init(void);
 /* tracing_cpumask (trace_cpumask.c): whether cpu's events are kept, and the file. */
 bool trace_cpu_traced(int cpu);
-void trace_cpumask_init(void);
 
 /* osnoise/'s values (trace_osnoise_files.c), in microseconds as the files show them. */
 struct osnoise_data {

@@ -85,6 +85,13 @@ static bool it_option(const struct trace_iterator *it, enum trace_option_bit o)
 	return trace_array_option(it->tr ?: &global_trace, o);
 }
 
+/* Linux's TRACE_FILE_TIME_IN_NS: the clock's stamps are times (counter's, uptime's and x86-tsc's
+ * are counts). The max buffer always has the live one's clock. */
+static bool trace_iter_in_ns(const struct trace_iterator *it)
+{
+	return (it->tr ?: &global_trace)->buffer.clock->in_ns;
+}
+
 void trace_print_context(struct seq_file *m, struct trace_iterator *it)
 {
 	const struct trace_entry *e = it->ent;
@@ -102,7 +109,10 @@ void trace_print_context(struct seq_file *m, struct trace_iterator *it)
 			   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.',
 			   trace_hardsoft_irq(e->flags), depth ? "0123456789abcdef"[depth] : '.',
 			   '.');
-	seq_printf(m, "%5llu.%06llu: ", it->ts / 1000000000ULL, (it->ts / 1000) % 1000000);
+	if (trace_iter_in_ns(it))
+		seq_printf(m, "%5llu.%06llu: ", it->ts / 1000000000ULL, (it->ts / 1000) % 1000000);
+	else
+		seq_printf(m, "%12llu: ", it->ts); /* a count, not a time: Linux prints it raw */
 }
 
 /* Linux's seq_print_ip_sym(): the name (sym-offset: +off/size), sym-addr: the address after. */
@@ -206,7 +216,7 @@ bool trace_next_event(struct rb_iter *its, int only_cpu, struct trace_iterator *
 	}
 	if (it->cpu < 0)
 		return false;
-	it->ts = tsc_to_ktime(it->ts);
+	it->ts = trace_clock_display(its[it->cpu].cb->clock, it->ts);
 	return true;
 }
 
@@ -255,7 +265,7 @@ int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_b
 {
 	struct tracer *t = tr->current_trace;
 	struct rb_iter its[NR_CPUS];
-	u64 start = tsc_to_ktime(b->time_start), ts2;
+	u64 start = trace_clock_display(b->clock, b->time_start), ts2;
 	u32 len;
 	int cpu;
 
@@ -276,7 +286,7 @@ int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_b
 		struct rb_iter ahead = its[it.cpu];
 		rb_iter_advance(&ahead);
 		it.next = rb_iter_peek(&ahead, &it.next_len, &ts2);
-		it.next_ts = it.next ? tsc_to_ktime(ts2) : 0;
+		it.next_ts = it.next ? trace_clock_display(b->clock, ts2) : 0;
 		it.time_start = start;
 		if (!t->print_line || !t->print_line(m, &it))
 			trace_print_default(m, &it);

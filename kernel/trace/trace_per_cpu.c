@@ -3,14 +3,15 @@
  *   trace            that CPU's events only (the same formatter as trace); `echo >` empties them
  *   trace_pipe       consumes that CPU's events only
  *   trace_pipe_raw   consumes whole data pages, binary (only through cat FILE > /dev/ttyS1)
- *   buffer_size_kb   the pages of that CPU, in KiB (read-only here: every CPU has the same size,
- *                    set with the top-level buffer_size_kb)
+ *   buffer_size_kb   the pages of that CPU, in KiB; a write resizes this CPU alone, keeping the
+ *                    newest events that fit (the top-level file then reads X)
  *   stats            Linux's counters, from struct ring_buffer_per_cpu
  *
  * One directory for each CPU the firmware listed, like Linux's possible CPUs; a CPU that never
  * came online has no pages, and its files read as empty.
  */
 #include "kernel/trace/trace.h"
+#include "kernel/trace/trace_snapshot.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
@@ -88,6 +89,22 @@ static int cpu_trace_pipe_raw_show(struct seq_file *m, struct fnode *f)
 	return trace_pipe_raw_cpu(m, &tr->buffer, file_cpu(f));
 }
 
+static int cpu_buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	struct trace_array *tr = trace_array_of(f);
+	unsigned long kb;
+	int err;
+
+	if (fs_write_ulong(buf, len, 8, 16384, &kb))
+		return -EINVAL;
+	err = ring_buffer_resize(&tr->buffer, kb, file_cpu(f));
+	if (!err)
+		err = tracing_resize_max_buffer(tr, kb, file_cpu(f));
+	if (!err && tr->buffer.nr_pages > 0)
+		tr->buffer_kb = kb; /* every CPU the same size again: the top-level file's number */
+	return err;
+}
+
 static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)
 {
 	const struct ring_buffer_per_cpu *cb = &trace_array_of(f)->buffer.cpu[file_cpu(f)];
@@ -96,10 +113,17 @@ static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-/* Seconds and microseconds, as Linux prints a time in ns ("%5llu.%06lu"). */
-static void stats_ts(struct seq_file *m, const char *label, u64 ns)
+/* Seconds and microseconds, as Linux prints a time in ns ("%5llu.%06lu"); a clock that counts
+ * something else (counter, uptime, x86-tsc) as the count. */
+static void stats_ts(struct seq_file *m, const char *label, const struct trace_clock *c, u64 ts)
 {
-	seq_printf(m, "%s: %5llu.%06llu\n", label, ns / 1000000000ULL, (ns / 1000) % 1000000);
+	u64 ns = trace_clock_display(c, ts);
+
+	if (c->in_ns)
+		seq_printf(m, "%s: %5llu.%06llu\n", label, ns / 1000000000ULL,
+			   (ns / 1000) % 1000000);
+	else
+		seq_printf(m, "%s: %llu\n", label, ts);
 }
 
 /*
@@ -127,8 +151,8 @@ static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 	seq_printf(m, "overrun: %llu\n", overrun);
 	seq_puts(m, "commit overrun: 0\n");
 	seq_printf(m, "bytes: %llu\n", bytes);
-	stats_ts(m, "oldest event ts", oldest ? tsc_to_ktime(oldest) : 0);
-	stats_ts(m, "now ts", tsc_to_ktime(rdtsc()));
+	stats_ts(m, "oldest event ts", b->clock, oldest);
+	stats_ts(m, "now ts", b->clock, ring_buffer_time_stamp(b));
 	seq_printf(m, "dropped events: %llu\n", dropped);
 	seq_printf(m, "read events: %llu\n", read);
 	return 0;
@@ -138,7 +162,7 @@ static const struct tracefs_file cpu_files[] = {
 	TRACEFS_FILE("trace", cpu_trace_show, cpu_trace_write),
 	TRACEFS_FILE("trace_pipe", cpu_trace_pipe_show, NULL),
 	{ .name = "trace_pipe_raw", .fops = { .show = cpu_trace_pipe_raw_show, .binary = true } },
-	TRACEFS_FILE("buffer_size_kb", cpu_buffer_size_show, NULL),
+	TRACEFS_FILE("buffer_size_kb", cpu_buffer_size_show, cpu_buffer_size_write),
 	TRACEFS_FILE("stats", cpu_stats_show, NULL),
 };
 

@@ -1,4 +1,5 @@
-/* event-fork and function-fork: a listed task's children join set_event_pid / set_ftrace_pid.
+/* event-fork and function-fork: a listed task's children join set_event_pid / set_ftrace_pid
+ * (and set_event_notrace_pid / set_ftrace_notrace_pid: a task kept out keeps its children out).
  *
  *   echo 42 > set_event_pid; echo 1 > options/event-fork    (or: echo event-fork > trace_options)
  *   pid 42 forks 57          ->  set_event_pid: 42 57        (trace_pids_fork(), from kernel_clone())
@@ -57,12 +58,18 @@ void trace_pids_fork(struct task *parent, struct task *child)
 	if (!ev && !fn)
 		return;
 	spin_lock(&pid_fork_lock);
-	if (ev)
+	if (ev) {
 		add_child(event_pids, &nr_event_pids, ARRAY_SIZE(event_pids), parent->pid,
 			  child->pid);
-	if (fn)
+		add_child(event_notrace_pids, &nr_event_notrace_pids,
+			  ARRAY_SIZE(event_notrace_pids), parent->pid, child->pid);
+	}
+	if (fn) {
 		add_child(global_trace.pids, &global_trace.nr_pids, ARRAY_SIZE(global_trace.pids),
 			  parent->pid, child->pid);
+		add_child(global_trace.notrace_pids, &global_trace.nr_notrace_pids,
+			  ARRAY_SIZE(global_trace.notrace_pids), parent->pid, child->pid);
+	}
 	spin_unlock(&pid_fork_lock);
 }
 
@@ -76,7 +83,11 @@ void trace_pids_exit(struct task *t)
 	/* The last one stays: an empty list means "every task" here (Linux keeps an empty list). */
 	if (ev && nr_event_pids > 1)
 		remove_pid(event_pids, &nr_event_pids, t->pid);
+	if (ev && nr_event_notrace_pids > 1)
+		remove_pid(event_notrace_pids, &nr_event_notrace_pids, t->pid);
 	if (fn && global_trace.nr_pids > 1)
 		remove_pid(global_trace.pids, &global_trace.nr_pids, t->pid);
+	if (fn && global_trace.nr_notrace_pids > 1)
+		remove_pid(global_trace.notrace_pids, &global_trace.nr_notrace_pids, t->pid);
 	spin_unlock(&pid_fork_lock);
 }

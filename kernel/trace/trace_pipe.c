@@ -76,7 +76,7 @@ bool trace_pipe_step(struct trace_array *tr, struct seq_file *m, int only_cpu,
 				     .cpu = oldest,
 				     .ent = &p->ev.ent,
 				     .len = MIN(p->len, (u32)PIPE_EVENT_MAX),
-				     .ts = tsc_to_ktime(p->ts) };
+				     .ts = trace_clock_display(b->clock, p->ts) };
 	if (p->lost)
 		seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", oldest, p->lost);
 	pipe_peek_next(&b->cpu[oldest], &its[oldest], &it, st->next, sizeof(st->next));

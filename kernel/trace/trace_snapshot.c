@@ -27,14 +27,17 @@ struct trace_max_data trace_max_data;
 /* Orders swaps with the notes about them, and with a free or resize of the max buffer. */
 static DEFINE_SPINLOCK(max_lock);
 
-static struct trace_buffer *snapshot_buffer_alloc(unsigned long kb)
+/* A buffer like tr's live one, so the two can be swapped: its size, its clock. */
+static struct trace_buffer *snapshot_buffer_alloc(struct trace_array *tr, unsigned long kb)
 {
 	struct trace_buffer *b = kzalloc(sizeof(*b));
 
 	if (b && ring_buffer_alloc(b, kb)) {
 		kfree(b);
-		b = NULL;
+		return NULL;
 	}
+	if (b)
+		ring_buffer_set_clock(b, tr->buffer.clock);
 	return b;
 }
 
@@ -44,7 +47,7 @@ int tracing_alloc_snapshot_instance(struct trace_array *tr)
 
 	if (tr->max_buffer)
 		return 0;
-	b = snapshot_buffer_alloc(tr->buffer_kb);
+	b = snapshot_buffer_alloc(tr, tr->buffer_kb);
 	if (!b)
 		return -ENOMEM;
 	unsigned long flags = spin_lock_irqsave(&max_lock);
@@ -67,23 +70,16 @@ void free_snapshot(struct trace_array *tr)
 	}
 }
 
-int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb)
+void trace_snapshot_set_clock(struct trace_array *tr, const struct trace_clock *clock)
 {
-	struct trace_buffer *fresh, *old;
-	unsigned long flags;
+	if (tr->max_buffer)
+		ring_buffer_set_clock(tr->max_buffer, clock);
+}
 
-	if (!tr->max_buffer)
-		return 0;
-	fresh = snapshot_buffer_alloc(kb);
-	if (!fresh)
-		return -ENOMEM;
-	flags = spin_lock_irqsave(&max_lock);
-	old = tr->max_buffer;
-	WRITE_ONCE(tr->max_buffer, fresh);
-	spin_unlock_irqrestore(&max_lock, flags);
-	ring_buffer_free(old);
-	kfree(old);
-	return 0;
+int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb, int cpu)
+{
+	/* Held off by the resize, a swap waits for it (or it for the swap): never half of each. */
+	return tr->max_buffer ? ring_buffer_resize(tr->max_buffer, kb, cpu) : 0;
 }
 
 /* What __update_max_tr() notes in Linux: the task that caused it and where. */
@@ -96,8 +92,9 @@ static void note_max(struct trace_array *tr, struct task *task, int cpu)
 	trace_max_data.policy = task ? task->policy : 0;
 	trace_max_data.rt_priority = task ? task->rt_priority : 0;
 	trace_max_data.saved_latency = tr->max_latency;
-	/* Readers start the max buffer at the section's start (0, a snapshot's: everything). */
-	tr->max_buffer->time_start = trace_max_data.time_start;
+	/* Readers start the max buffer at the section's start (0, a snapshot's: everything). The
+	 * latency tracers time sections with the TSC: under a clock that is not, nothing skipped. */
+	tr->max_buffer->time_start = tr->max_buffer->clock->read ? 0 : trace_max_data.time_start;
 }
 
 /* A snapshot taken by the user, not at a section's end: nothing to skip, no section to name. */

@@ -41,7 +41,9 @@ void tracing_snapshot(void);
 int update_max_tr(struct trace_array *tr, struct task *task, int cpu);
 int update_max_tr_single(struct trace_array *tr, struct task *task, int cpu);
 /* Called by a buffer_size_kb write: the max buffer follows the live one's size. */
-int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb);
+int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb, int cpu);
+/* The max buffer follows the live one's clock (emptied, as the live one is). */
+void trace_snapshot_set_clock(struct trace_array *tr, const struct trace_clock *clock);
 /* What the snapshot command of set_ftrace_filter and the event trigger register: allocate. */
 int tracing_snapshot_cmd_prepare(void);
 void trace_snapshot_init(void);

@@ -4,6 +4,8 @@
  *   cat stack_max_size        the most bytes of stack ever in use at a traced call
  *   cat stack_trace           that stack, frame by frame: depth from the top, size, function
  *   echo 0 > stack_max_size   start over
+ *   echo 'vfs_*' > stack_trace_filter   measure at these functions only (Linux's file: the
+ *                             stack tracer's own ops filter, globs as set_ftrace_filter's)
  *
  * Depth is measured from the top of the stack the task runs on (its own, or its CPU's boot
  * stack for the idle tasks) to each frame, found by following the frame pointers.
@@ -140,6 +142,28 @@ static int stack_trace_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
+static int stack_filter_show(struct seq_file *m, struct fnode *f)
+{
+	ftrace_hash_show(m, trace_stack_ops.local_hash.filter_hash,
+			 "#### all functions enabled ####\n");
+	return 0;
+}
+
+/* The ops' filter, changed live if the tracer is on; a glob matching nothing is refused. */
+static int stack_filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char text[1024];
+
+	if (fs_write_text(text, sizeof(text), buf, len))
+		return -EINVAL;
+	if (ftrace_disabled)
+		return -ENODEV;
+	if (!text[0] && (flags & FS_TRUNC) &&
+	    ftrace_hash_empty(trace_stack_ops.local_hash.filter_hash))
+		return 0;
+	return ftrace_set_filter(&trace_stack_ops, text, flags & FS_TRUNC);
+}
+
 static int stack_enabled_set(void *data, unsigned long v)
 {
 	int err = 0;
@@ -159,6 +183,8 @@ static const struct tracefs_ulong stack_enabled = { .value = &stack_tracer_enabl
 static const struct tracefs_file stack_files[] = {
 	TRACEFS_FILE("/sys/kernel/tracing/stack_max_size", max_size_show, max_size_write),
 	TRACEFS_FILE("/sys/kernel/tracing/stack_trace", stack_trace_show, NULL),
+	TRACEFS_FILE("/sys/kernel/tracing/stack_trace_filter", stack_filter_show,
+		     stack_filter_write),
 	TRACEFS_ULONG("/proc/sys/kernel/stack_tracer_enabled", &stack_enabled),
 };
 

@@ -139,7 +139,7 @@ static int model_command(char *tok, struct probe_spec *want)
 		if (!*want->system || !*want->event)
 			return -EINVAL;
 	}
-	if (!param)
+	if (!param || want->remove) /* a removal ignores what follows, as Linux's does */
 		return 0;
 	p = param + (*param == '+' || *param == '-');
 	if (!*p || !digits_only(p))

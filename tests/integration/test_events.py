@@ -286,8 +286,13 @@ def test_event_filter_grammar_and_error_log(console):
     console.run("echo 'prev_pid == 1' > %s" % flt)
     console.run("echo > error_log")
     for bad, text, col in BAD_FILTERS:
+        console.run("echo 'prev_pid == 1' > %s" % flt)
         assert console.run("echo '%s' > %s" % (bad, flt)) == EINVAL, bad
-        assert console.run("cat %s" % flt) == "prev_pid == 1"     # the old filter stays
+        # As Linux 6.1 (issue 26): the refused text replaces the old filter, disabled, and the file
+        # shows it with a caret (at most at its end) and the message.
+        shown = console.run("cat %s" % flt).splitlines()
+        stripped = bad.rstrip()
+        assert shown == [stripped, " " * min(col, len(stripped)) + "^", "parse_error: " + text], (bad, shown)
         log = console.run("cat error_log").splitlines()[-3:]
         assert re.match(r"^\[ *\d+\.\d{6}\] event filter parse error: error: (.*)$", log[0]), log
         assert log[0].endswith(": error: " + text), (bad, log)
@@ -381,3 +386,29 @@ def test_filter_on_a_string_pointer_field(console):
     assert raises and all(r.endswith("(Function call interrupts)") for r in raises), raises[:5]
     assert console.run("echo 'reason > 3' > %s" % flt) == EINVAL
     assert console.run("echo 0 > %s" % flt) == ""
+
+
+def test_refused_filter_leaves_the_event_unfiltered(console):
+    """Linux 6.1 swaps a refused filter in disabled: the event records everything until the next write."""
+    flt = "events/sched/sched_switch/filter"
+    assert console.run("echo 'next_pid == 99999' > %s" % flt) == ""
+    assert console.run("echo 1 > events/sched/sched_switch/enable") == ""
+    try:
+        console.run("echo > trace")
+        run_workload(console, "run compute 0 1")
+        assert "sched_switch:" not in console.run("cat trace")
+        assert console.run("echo 'next_pid == ' > %s" % flt) == EINVAL
+        console.run("echo > trace")
+        run_workload(console, "run compute 0 1")
+        assert "sched_switch:" in console.run("cat trace")
+        assert console.run("cat %s" % flt).splitlines()[0] == "next_pid =="
+        # CPU and COMM on an event that has neither field
+        assert console.run("echo 'CPU == 0 && COMM ~ \"comp*\"' > %s" % flt) == ""
+        assert console.run("cat %s" % flt) == 'CPU == 0 && COMM ~ "comp*"'
+        console.run("echo > trace")
+        run_workload(console, "run compute 0 1")
+        lines = [l for l in console.run("cat trace").splitlines() if "sched_switch:" in l]
+        assert lines and all(re.match(r"^ *compute-\d+ +\[000\]", l) for l in lines), lines[:5]
+    finally:
+        console.run("echo 0 > events/sched/sched_switch/enable")
+        console.run("echo 0 > %s" % flt)

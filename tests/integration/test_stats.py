@@ -82,3 +82,31 @@ def test_stack_tracer_records_the_deepest_stack(console):
     assert console.run("echo 0 > stack_max_size") == ""
     assert console.run("cat stack_max_size") == "0"
     assert console.run("echo x > stack_max_size") == EINVAL
+
+
+def test_stack_trace_filter_limits_where_the_stack_is_measured(console):
+    """Linux's stack_trace_filter: the stack tracer's own ops filter, with set_ftrace_filter's globs."""
+    assert console.run("cat stack_trace_filter") == "#### all functions enabled ####"
+    assert console.run("echo 'compute_*' > stack_trace_filter") == ""
+    listed = console.run("cat stack_trace_filter").splitlines()
+    assert listed and all(f.startswith("compute_") for f in listed), listed
+    assert console.run("echo 'zzz_no_such_*' > stack_trace_filter") == EINVAL
+    assert console.run("cat stack_trace_filter").splitlines() == listed
+    # Only at demo_greeting, which nothing calls while compute runs: nothing measured.
+    assert console.run("echo demo_greeting > stack_trace_filter") == ""
+    assert console.run("echo 0 > stack_max_size") == ""
+    assert console.run("echo 1 > /proc/sys/kernel/stack_tracer_enabled") == ""
+    try:
+        console.run("run compute 1 1")
+        console.run("selftest timer_ticks")
+        assert console.run("cat stack_max_size") == "0"
+        # The filter changes while the tracer runs: now compute's functions are measured.
+        assert console.run("echo 'compute_*' > stack_trace_filter") == ""
+        console.run("run compute 1 1")
+        console.run("selftest timer_ticks")
+        assert int(console.run("cat stack_max_size")) > 0
+    finally:
+        console.run("echo 0 > /proc/sys/kernel/stack_tracer_enabled")
+        console.run("echo > stack_trace_filter")
+        console.run("echo 0 > stack_max_size")
+    assert console.run("cat stack_trace_filter") == "#### all functions enabled ####"

@@ -103,3 +103,17 @@ def test_removal_in_linux_documented_forms(console):
         assert console.run("echo '!vfs_read:%s' >> set_ftrace_filter" % cmd) == ""
     assert filt(console) == ["vfs_open"]
     assert console.run("echo '!vfs_read:traceoff' >> set_ftrace_filter") == EINVAL  # none there
+
+
+def test_removal_of_what_set_ftrace_filter_lists(console):
+    """ftracetest's reset_ftrace_filter writes back each listed probe with a `!`: `!f:cmd:count=N`, and
+    `!f:enable_event:sys:ev:count=N`; Linux's removal ignores what follows the command."""
+    console.run("echo 'vfs_open' > set_ftrace_filter")
+    assert console.run("echo 'vfs_read:traceoff:3' >> set_ftrace_filter") == ""
+    assert console.run("echo 'vfs_read:enable_event:kmem:kmalloc:2' >> set_ftrace_filter") == ""
+    listed = [l for l in filt(console) if ":" in l]
+    assert sorted(listed) == ["vfs_read:enable_event:kmem:kmalloc:count=2", "vfs_read:traceoff:count=3"], listed
+    for line in listed:
+        assert console.run("echo '!%s' >> set_ftrace_filter" % line) == ""
+    assert filt(console) == ["vfs_open"]
+    assert console.run("echo '!vfs_read:traceoff:count=3' >> set_ftrace_filter") == EINVAL  # gone

@@ -18,7 +18,6 @@ NOT_IN_TREE = {
     ("docs/11-livepatch.md", "demo_format"): "an exercise's function, to be written",
     # Exercises that name Linux after the reference ("... in old Linux"); the rule reads only what comes before.
     ("docs/05-live-patching.md", "arch_ftrace_nmi_enter"): "old Linux's, named after it",
-    ("docs/06-ring-buffer.md", "ring_buffer_resize"): "Linux's, an exercise's model",
     # Shorthand in a boxed diagram, where the full name does not fit.
     ("docs/06-ring-buffer.md", "record_off"): "ring_buffer_record_off(), abbreviated in a diagram",
     # An illustration of what a compiler makes of `if (unlikely(x)) rare();`.
