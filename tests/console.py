@@ -2,7 +2,7 @@
 
 The design follows U-Boot's test/py console: one object owns one QEMU process, a reader thread collects every
 byte QEMU writes to the serial port, and the test thread waits on regular expressions over that text, always with
-a timeout, on a clock that stops while QEMU waits for a host CPU (Console._now: a loaded host makes no test fail).
+a timeout, on a clock that stops while QEMU waits for a host CPU (Console.now: a loaded host makes no test fail).
 While waiting it watches for "bad patterns" (a panic, an Oops dump, an ftrace bug report, a second boot banner)
 and fails at once when one appears, so a crash is reported as a crash and not as a timeout minutes later.
 
@@ -209,7 +209,7 @@ class Console:
         self._disabled = {name: 0 for name in BAD_PATTERNS}
         self._suppressed = []        # SuppressedOutput objects of the active disable_check() blocks
         self._bad = {name: re.compile(rx) for name, rx in BAD_PATTERNS.items()}
-        self._stalled = 0.0          # seconds QEMU waited for a host CPU, over all its boots (_now)
+        self._stalled = 0.0          # seconds QEMU waited for a host CPU, over all its boots (now)
         self._waited_last = 0.0
         self._reset_buffers()
 
@@ -253,7 +253,7 @@ class Console:
         return self
 
     def _boot(self):
-        deadline = self._now() + BOOT_TIMEOUT
+        deadline = self.now() + BOOT_TIMEOUT
         self._wait_for(re.compile(BANNER), deadline, "the boot banner")
         m = self._wait_for(re.compile(PROMPT), deadline, "the first shell prompt")
         self.boot_text = self._text[:m.start()].replace("\r", "")
@@ -320,9 +320,9 @@ class Console:
         if self.proc is None:
             raise self._error(ConsoleExited, "cannot send %r: QEMU is not running" % data)
         fd = self.proc.stdin.fileno()
-        deadline = self._now() + COMMAND_TIMEOUT
+        deadline = self.now() + COMMAND_TIMEOUT
         while data:
-            remaining = deadline - self._now()
+            remaining = deadline - self.now()
             if remaining <= 0:
                 raise self._error(ConsoleTimeout, "QEMU did not accept serial input for %ds" % COMMAND_TIMEOUT)
             select.select([], [fd], [], remaining)
@@ -342,11 +342,11 @@ class Console:
         The text is raw: lines end in \\r\\n and control characters are kept.  Returns the re.Match (over the whole
         text); following waits start after it.  Raises ConsoleTimeout, ConsoleExited or BadPatternError."""
         rx = re.compile(pattern) if isinstance(pattern, str) else pattern
-        return self._wait_for(rx, self._now() + timeout, "/%s/" % rx.pattern)
+        return self._wait_for(rx, self.now() + timeout, "/%s/" % rx.pattern)
 
     def wait_for_prompt(self, timeout=COMMAND_TIMEOUT):
         """Wait until the received text ends with a prompt; return the text before it (\\r removed)."""
-        return self._wait_prompt(self._now() + timeout)
+        return self._wait_prompt(self.now() + timeout)
 
     def _wait_prompt(self, deadline):
         start = self._pos
@@ -361,7 +361,7 @@ class Console:
         use run_keys() for editing keys."""
         if re.search(r"[\x00-\x1f\x7f]", cmd):
             raise ValueError("run() takes printable text, use run_keys() for control characters: %r" % cmd)
-        deadline = self._now() + timeout
+        deadline = self.now() + timeout
         self.send(cmd.encode("latin-1") + ENTER)
         self._wait_for(re.compile(re.escape(cmd + NEWLINE)), deadline, "the echo of %r" % cmd)
         out = self._wait_prompt(deadline)
@@ -370,12 +370,12 @@ class Console:
     def poll(self, cmd, check, timeout=COMMAND_TIMEOUT, interval=0.1):
         """Run `cmd` until `check(output)` is true, and return that output: a wait on the kernel's state (a task
         gone, an event recorded) where a sleep would guess how long it takes.  ConsoleTimeout after `timeout`."""
-        deadline = self._now() + timeout
+        deadline = self.now() + timeout
         while True:
-            out = self.run(cmd, timeout=max(deadline - self._now(), COMMAND_TIMEOUT))
+            out = self.run(cmd, timeout=max(deadline - self.now(), COMMAND_TIMEOUT))
             if check(out):
                 return out
-            if self._now() > deadline:
+            if self.now() > deadline:
                 raise self._error(ConsoleTimeout, "`%s` never printed what was waited for in %.0f s; last:\n%s"
                                   % (cmd, timeout, out[-2000:]))
             time.sleep(interval)
@@ -387,7 +387,7 @@ class Console:
         removed.  To know where that output ends even when it contains redrawn prompts, an empty line is sent
         after the keys and we wait for "prompt, newline, prompt" at the end.  So `keys` must not contain an empty
         Enter itself."""
-        deadline = self._now() + timeout
+        deadline = self.now() + timeout
         start = self._pos
         self.send(keys)
         self.send(ENTER)
@@ -410,12 +410,12 @@ class Console:
         """Wait for QEMU to exit; return its exit status.  All output is checked for bad patterns first."""
         if self.proc is None:
             return self.returncode
-        deadline = self._now() + timeout
+        deadline = self.now() + timeout
         self._wait_until(lambda: True if self._eof else None, deadline, "QEMU to exit", allow_exit=True)
         self._check_bad_patterns(final=True)
         proc = self.proc
         try:
-            status = proc.wait(timeout=max(1.0, deadline - self._now()))
+            status = proc.wait(timeout=max(1.0, deadline - self.now()))
         except subprocess.TimeoutExpired:
             raise self._error(ConsoleTimeout, "QEMU closed the serial port but did not exit") from None
         self._pos = len(self._text)
@@ -517,7 +517,7 @@ class Console:
                 pass
         return worst / 1e9
 
-    def _now(self):
+    def now(self):
         """The clock of every timeout here: time.monotonic() less the time QEMU spent waiting for a host CPU.  A
         timeout catches a kernel that hangs, not a host loaded by other work: under load QEMU waits on the run
         queue, and that wait does not count, so a test never fails for being slow (nor passes for being fast)."""
@@ -526,6 +526,12 @@ class Console:
             self._stalled += waited - self._waited_last
         self._waited_last = waited       # a new QEMU starts again from 0
         return time.monotonic() - self._stalled
+
+    def sleep(self, seconds):
+        """Let `seconds` pass on now()'s clock: as long as a reader waits on an idle host, however loaded this one."""
+        end = self.now() + seconds
+        while self.now() < end:
+            time.sleep(min(0.1, max(end - self.now(), 0)))
 
     def _sync(self):
         """Bring self._text up to date with the bytes the reader thread collected."""
@@ -555,7 +561,7 @@ class Console:
                     status = self.proc.wait(timeout=5) if self.proc else None
                     raise self._error(ConsoleExited, "QEMU exited with status %s while waiting for %s"
                                       % (status, what))
-                remaining = deadline - self._now()
+                remaining = deadline - self.now()
                 if remaining <= 0:
                     raise self._error(ConsoleTimeout, "timed out waiting for %s" % what)
                 with self._cond:
