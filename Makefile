@@ -6,7 +6,8 @@
 #                   CMDLINE="ftrace=function ...": more of the kernel command line (boot-time tracing)
 #   make debug      same, stopped at the first instruction, waiting for gdb
 #   make test       host unit tests, in-kernel self-tests, QEMU integration tests
-#   make grade      score the graded exercises: CH=09 one chapter, EX=07.8 one exercise (docs/GRADING.md)
+#   make grade      score the graded exercises: CH=09 one chapter, EX=07.8 one exercise (docs/GRADING.md);
+#                   SOLUTIONS=1: check the graders on every reference solution instead
 #   make bench      guest instructions per traced call (QEMU -icount) -> docs/BENCHMARKS.md
 #   make ftracetest Linux 6.1's own ftracetest under busybox sh in QEMU -> docs/FTRACETEST.md
 #                   (FTRACETEST="test.d/00basic ..." for some cases only: no doc written)
@@ -147,7 +148,7 @@ $(B)/gen/%.o: $(B)/gen/%.c
 	$(CC) $(KCFLAGS) $(FTRACE_CFLAGS) $(CFLAGS) -c $< -o $@
 endif
 
-.PHONY: all run debug test check test-flake stress grade unit fuzz bench bench-scale trace perf ftracetest soak deps docs format clean \
+.PHONY: all run debug test test-kernels test-kernel-main test-kernel-static test-kernel-lean check test-flake stress grade unit fuzz bench bench-scale trace perf ftracetest soak deps docs format clean \
 	iso iso-test
 all: $(B)/kernel.elf $(B)/kernel.asm $(B)/kernel.sym $(B)/ftrace-os.iso $(B)/ftrace-os-test.iso \
 	$(B)/ftrace-os-sh-test.iso
@@ -278,15 +279,25 @@ debug: deps
 # Three builds: the static one's tests (tests/integration/test_static.py) boot build-static/, the
 # lean one's (tests/integration/test_lean.py) build-lean/. tools/run-tests runs independent parts
 # side by side (TEST_JOBS=N at a time; default the number of CPUs, at least 2).
+# make test and make check compile with as many jobs as the machine has CPUs, unless make was given -j.
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$$(nproc))
 test: deps
-	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
-	@$(MAKE) --no-print-directory STATIC_FTRACE=1 all
-	@$(MAKE) --no-print-directory LEAN=1 all
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) test-kernels
 	@tools/run-tests $(if $(TEST_JOBS),-j $(TEST_JOBS))
+
+# The three kernels make test boots, built side by side under one jobserver (one link waits while the other
+# builds compile), each with only what its tests use. The lean build keeps its kernel.sym (test_lean.py reads it).
+test-kernels: test-kernel-main test-kernel-static test-kernel-lean
+test-kernel-main:
+	+@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+test-kernel-static:
+	+@$(MAKE) --no-print-directory STATIC_FTRACE=1 build-static/ftrace-os-test.iso
+test-kernel-lean:
+	+@$(MAKE) --no-print-directory LEAN=1 build-lean/ftrace-os-test.iso build-lean/kernel.sym
 
 # What to run after each edit: no integration or docs tests, one boot.
 check: deps
-	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all $(B)/ftrace-os-test.iso
 	@tools/run-tests $(if $(TEST_JOBS),-j $(TEST_JOBS)) tests/unit tests/fuzz/test_fuzz.py::test_fuzz_replay \
 		tests/kernel/test_selftest.py
 
@@ -302,8 +313,14 @@ test-flake: deps
 
 # The graded exercises of the chapters (tests/grade/), one score each and a total. tools/grade
 # builds the kernel itself, so a tree that does not build still gets its host graders' scores.
+# SOLUTIONS=1: instead, check the graders on every reference solution (make test checks those without a header).
 grade: deps
+ifeq ($(SOLUTIONS),1)
+	@$(MAKE) --no-print-directory all
+	@FTRACE_OS_ALL_SOLUTIONS=1 tools/run-tests tests/integration/test_grader.py
+else
 	@$(PYTHON) tools/grade $(if $(CH),--ch $(CH)) $(if $(EX),--ex $(EX))
+endif
 
 # Exact guest instruction counts (-icount), written into docs/BENCHMARKS.md. Never part of `make test`.
 # It measures the kernel a user would run in production, so without the lock validator (LOCKDEP=0:

@@ -6,8 +6,9 @@ Fixtures
 
 Number of CPUs: a module sets `SMP = 4` or `pytestmark = pytest.mark.smp(4)`; a fresh_console test may use
 `@pytest.mark.smp(2)` on itself.  Extra QEMU arguments: `QEMU_ARGS = [...]` or `@pytest.mark.qemu_args(...)`.
-Which kernel: build/ftrace-os-test.iso (dynamic ftrace), unless the module sets `ISO = ...`, as
-test_static.py does for the static-ftrace build; every other module tests the dynamic build only.
+The ISO is a virtio disk (tests/console.py: boot_media), unless the module sets `CDROM = True` to boot from the
+CD-ROM as `make run` does.  Which kernel: build/ftrace-os-test.iso (dynamic ftrace), unless the module sets
+`ISO = ...`, as test_static.py does for the static-ftrace build; every other module tests the dynamic build only.
 FTRACE_OS_ISO=path overrides both, to run a module once against another build, e.g. the stress test
 at Linux's size: FTRACE_OS_ISO=build-scale40000/ftrace-os-test.iso tools/run-tests
 tests/integration/test_smp.py -k stress (docs/02, "Scale").
@@ -62,7 +63,8 @@ def _extra_args(request):
 def _boot(request):
     """Start a Console for `request`; a failed boot saves its log before the error reaches pytest."""
     console = Console(smp=_smp(request), extra_args=_extra_args(request), name=request.node.nodeid,
-                      iso=os.environ.get("FTRACE_OS_ISO") or getattr(request.module, "ISO", TEST_ISO))
+                      iso=os.environ.get("FTRACE_OS_ISO") or getattr(request.module, "ISO", TEST_ISO),
+                      cdrom=getattr(request.module, "CDROM", False))
     request.addfinalizer(console.close)
     try:
         console.start()

@@ -208,7 +208,7 @@ def boot_wall(runs=3):
     import time
     times = []
     for i in range(runs):
-        con = Console(smp=2, extra_args=["-cpu", "max"], iso=ISO, name="bench-boot%d" % i)
+        con = Console(smp=2, extra_args=["-cpu", "max"], iso=ISO, name="bench-boot%d" % i, cdrom=True)   # make run's
         try:
             t0 = time.monotonic()
             con.start()

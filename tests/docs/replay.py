@@ -115,8 +115,9 @@ class Replay:
         if RUN_RX.match(cmd):
             # Wait as a reader does, without typing, for the time the run asked for; only then ask `ps`.
             # Polling from the start would put `ps` and its output into what the chapter measures
-            # (the stack tracer found `ps` printing under a timer interrupt deeper than any reader sees).
-            time.sleep(int(cmd.split()[-1]))
+            # (the stack tracer found `ps` printing under a timer interrupt deeper than any reader sees);
+            # on a loaded host the wait is as long as QEMU's own (Console.sleep), so one `ps` is enough there too.
+            c.sleep(int(cmd.split()[-1]))
             self.wait_tasks_gone([int(p) for p in TASK_RX.findall(out)])
         elif KILL_RX.match(cmd):
             refused = {int(p) for p in KILL_REFUSED_RX.findall(out)}      # not there, or the shell itself
@@ -129,13 +130,13 @@ class Replay:
         c.send(cmd + "\r")
         c.wait_for(re.escape(cmd) + "\r\n", timeout=COMMAND_TIMEOUT)
         start = c._pos
-        last, quiet_since, deadline = None, time.monotonic(), time.monotonic() + 20
-        while time.monotonic() < deadline:
+        last, quiet_since, deadline = None, c.now(), c.now() + 20
+        while c.now() < deadline:
             c._sync()
             size = len(c._text)
             if size != last:
-                last, quiet_since = size, time.monotonic()
-            elif time.monotonic() - quiet_since > 1.0:
+                last, quiet_since = size, c.now()
+            elif c.now() - quiet_since > 1.0:
                 break
             time.sleep(0.1)
         c.send(b"\x03")
@@ -146,8 +147,9 @@ class Replay:
         return (out.split("\n") if out else []) + [CTRL_C]
 
     def wait_tasks_gone(self, pids, timeout=120):
-        deadline = time.monotonic() + timeout
-        while pids and time.monotonic() < deadline:
+        c = self.console
+        deadline = c.now() + timeout
+        while pids and c.now() < deadline:
             rows = self.console.run("ps").splitlines()[1:]
             live = {int(r.split()[0]) for r in rows if r.split()}
             if not live & set(pids):

@@ -29,6 +29,7 @@ def _fresh_vars():
 
 
 SMP = 2
+CDROM = True            # booted as make run boots: OVMF's boot manager names the DVD-ROM
 QEMU_ARGS = ["-drive", "if=pflash,format=raw,readonly=on,file=" + OVMF_CODE,
              "-drive", "if=pflash,format=raw,file=" + _fresh_vars()]
 SELFTEST_TIMEOUT = 120 * TIMEOUT_SCALE
