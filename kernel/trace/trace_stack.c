@@ -81,6 +81,11 @@ static void stack_trace_call(unsigned long ip, unsigned long parent_ip, struct f
 	unsigned long top = stack_top();
 	int bit;
 
+	/* Linux's interrupts run on their own stacks, which its check_stack() leaves out; ours run on
+	 * the interrupted task's, so the same rule is a test of the context: a timer tick landing at a
+	 * deep point must not become the task's deepest stack. */
+	if (this_cpu()->irq_depth)
+		return;
 	if (sp >= top || top - sp <= READ_ONCE(max_raw) || stack_tracer_reading)
 		return;
 	bit = ftrace_test_recursion_trylock();

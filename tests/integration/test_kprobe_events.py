@@ -225,7 +225,8 @@ def test_filter_on_probe_fields(console):
     assert console.run("echo 'name ~ \"comp*\" && x < 3' > events/kprobes/f/filter") == ""
     assert console.run("echo 'y > 5' > events/kprobes/f/filter") == EINVAL
     assert last_error(console) == ("event filter parse error: error: Field not found", "y > 5", 2)
-    assert console.run("cat events/kprobes/f/filter") == "name ~ \"comp*\" && x < 3"
+    # Linux 6.1 keeps a refused filter's text, disabled, with the caret and the reason.
+    assert console.run("cat events/kprobes/f/filter") == "y > 5\n  ^\nparse_error: Field not found"
     assert console.run("echo 'x > 5' > events/kprobes/filter") == ""     # the group's filter
     assert console.run("cat events/kprobes/f/filter") == "x > 5"
 

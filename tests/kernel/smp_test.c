@@ -200,10 +200,13 @@ static void hold_at_int3(int step, const struct text_poke_loc *tp, int nr)
 	unsigned long hits = text_poke_bp_hits;
 	wait_for(&loop_calls, start + 200, 5000);
 	/* Under TCG the looping CPU may go on running a block translated before the int3 was
-	 * written (text_poke_bp.c): hold on, bounded, until one of its calls has trapped. With
-	 * workloads sharing its CPU, 5 s was once not enough (docs/05's lab, 3 spinners running). */
-	end = rdtsc() + tsc_khz * 20000;
-	while (READ_ONCE(text_poke_bp_hits) == hits && rdtsc() < end)
+	 * written (text_poke_bp.c): hold on until one of its calls has trapped. The bound is that
+	 * CPU's progress (fifty million calls), not the clock: on a loaded host its vCPU can go
+	 * unscheduled for seconds (20 s of TSC once ran out at load 20). The clock is a backstop
+	 * only, so that a CPU that stopped calling cannot hang the test. */
+	end = rdtsc() + tsc_khz * 300000;
+	while (READ_ONCE(text_poke_bp_hits) == hits && READ_ONCE(loop_calls) - start < 50000000 &&
+	       rdtsc() < end)
 		cpu_relax();
 	hold_calls_seen = loop_calls - start;
 	hold_byte = *(volatile u8 *)int3_target;
