@@ -63,7 +63,7 @@ static void ctx_entry(u16 type, const struct task *prev, const struct task *next
 	ring_buffer_unlock_commit(&r);
 }
 
-static bool any_frame(unsigned long ret, unsigned long arg)
+static bool wakeup_keep_frame(unsigned long ret, unsigned long arg)
 {
 	return true;
 }
@@ -102,7 +102,7 @@ static void probe_wakeup(void *data, struct task *p)
 	wakeup_task = p;
 	wakeup_start = rdtsc();
 	ctx_entry(TRACE_WAKE, current, p);
-	__trace_record_stack(any_frame, 0);
+	__trace_record_stack(wakeup_keep_frame, 0);
 out:
 	spin_unlock_irqrestore(&wakeup_lock, flags);
 }
