@@ -389,9 +389,9 @@ from it with `iretq`, which on real hardware costs far more than an instruction;
 looks as cheap as a call through ftrace, and the stepped probe only a little dearer than the
 emulated one, though it takes two exceptions to the emulated one's one. The optimized row is the
 `push %rbp` probe again once the optimizer has made its site a `jmp` to a detour buffer (docs/15, section
-12): no exception at all. The buffer's template pushes a whole `pt_regs` and turns interrupts off (25
+12): no exception at all. The buffer's template pushes a whole `pt_regs` and turns interrupts off (24
 instructions), calls `optimized_callback()` (the nesting check, the one probe's pre handler), pops every
-register back, runs the copied `push %rbp; mov %rsp,%rbp; lea 0x1(%rdi),%eax` and jumps back: 52 of the
+register back, runs the copied `push %rbp; mov %rsp,%rbp; lea 0x1(%rdi),%eax` and jumps back: 51 of the
 row's instructions are the template's and the two jumps, the rest the callback and the empty handler.
 Issue 27's goal for that row is at most +60, and it is not met: the 15 general registers and the flags,
 saved and loaded back so that a handler sees and may change them all, take 32 of the 60 alone.

@@ -1,8 +1,8 @@
 """tools/ftracetest_doc.py: writes docs/FTRACETEST.md from our ftracetest run and Linux 6.1's list.
 
 Each case not passing here is given the reason the test itself states: the files of its
-`# requires:` line that this kernel lacks, and the issue that brings them (WAITING_ON), so the
-document says what is missing, never a guess. Cases are matched by their printed description.
+`# requires:` line and the command that failed, sorted into the area they belong to (AREAS) with
+the issue that owns it, so the document says where to look, never a guess. Cases are matched by their printed description.
 """
 
 import os
@@ -11,17 +11,17 @@ import shlex
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# What a missing tracefs file belongs to, by the first match: the other issues of this session.
+# The area a required file or a failing command belongs to, by the first match, with its issue.
 WAITING_ON = [
-    (r"^instances", "instances/ (issue 26, branch tracefs)"),
-    (r"^options/|^trace_options|create options/", "options/ (issue 26, branch tracefs)"),
-    (r"^README|:README$|-f README", "README (issue 26, branch tracefs)"),
-    (r"^trace_clock", "trace_clock (issue 26, branch tracefs)"),
+    (r"^instances", "instances/ (issue 26)"),
+    (r"^options/|^trace_options|create options/", "options/ (issue 26)"),
+    (r"^README|:README$|-f README", "the README feature strings (issues 25 to 27)"),
+    (r"^trace_clock", "trace_clock (issue 26)"),
     (r"^snapshot|^tracing_max_latency|irqsoff|preemptoff|wakeup|hwlat|osnoise|timerlat",
-     "the snapshot buffer and latency tracers (issue 24, branch latency)"),
+     "the snapshot buffer and latency tracers (issue 24)"),
     (r"hist|synthetic_events|enable_event|disable_event",
-     "hist triggers, synthetic events, enable_event (issue 25, branch hist)"),
-    (r"printk|trace_marker_raw", "trace_printk (issue 26, branch tracefs)"),
+     "hist triggers, synthetic events, enable_event (issue 25)"),
+    (r"printk|trace_marker_raw", "trace_printk (issue 26)"),
 ]
 
 
@@ -81,7 +81,7 @@ def table(cases, linux, src, tails, tally):
                     waits = sorted(set(waits) | {issue_for(t)})
             if lin.get(desc) == res:
                 waits = waits or ["the same result as Linux 6.1 here (modules, ping, checkbashisms)"]
-            for w in waits or ["nothing another issue brings: still to find here (the log line)"]:
+            for w in waits or ["elsewhere: the log line says what"]:
                 tally[w] = tally.get(w, 0) + 1
             why = "; ".join(waits) or ("requires: " + " ".join(reqs) if reqs else "")
             if n in tails and tails[n]:
@@ -128,11 +128,11 @@ def write_doc(path, cases, summary, linux, command, src, complete, tails, notes)
         lines += ["**This run is partial**: " + notes, ""]
     tally = {}
     per_case = table(cases, linux[0], src, tails, tally)
-    lines += ["## Cases not passing here, by what they wait for", "",
-              "| waiting on | cases |", "|---|---|"]
+    lines += ["## Cases not passing here, by the area they test", "",
+              "| area (the issue that owns it) | cases |", "|---|---|"]
     lines += ["| %s | %d |" % (w, n) for w, n in sorted(tally.items(), key=lambda kv: -kv[1])]
     lines += ["", "## Per case", "",
-              "The last column: for a case not passing here, the issues that bring what its",
+              "The last column: for a case not passing here, the areas (and issues) of what its",
               "`# requires:` line names, and for a FAIL the last two lines of the log ftracetest kept",
               "(its `set -x` trace: the command that failed).", "",
               per_case, ""]

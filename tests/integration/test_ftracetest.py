@@ -21,21 +21,29 @@ _spec.loader.exec_module(ftracetest)
 
 # test.d file -> its description, for every case that passed in docs/FTRACETEST.md's run.
 PASSING = {
+    "00basic/basic1.tc": "Basic trace file check",
     "00basic/basic2.tc": "Basic test for tracers",
+    "00basic/basic3.tc": "Basic trace clock test",
     "00basic/basic4.tc": "Basic event tracing check",
+    "00basic/ringbuffer_size.tc": "Change the ringbuffer size",
+    "00basic/snapshot.tc": "Snapshot and tracing setting",
     "00basic/trace_pipe.tc": "trace_pipe and trace_marker",
     "ftrace/fgraph-filter-stack.tc": "ftrace - function graph filters with stack tracer",
     "ftrace/fgraph-filter.tc": "ftrace - function graph filters",
+    "ftrace/func-filter-notrace-pid.tc": "ftrace - function pid notrace filters",
+    "ftrace/func-filter-pid.tc": "ftrace - function pid filters",
     "ftrace/func-filter-stacktrace.tc": "ftrace - stacktrace filter command",
+    "ftrace/func_event_triggers.tc": "ftrace - test for function event triggers",
     "ftrace/func_profile_stat.tc": "ftrace - function profiling",
     "ftrace/func_profiler.tc": "ftrace - function profiler with function tracing",
+    "ftrace/func_stack_tracer.tc": "ftrace - Max stack tracer",
     "ftrace/func_traceonoff_triggers.tc": "ftrace - test for function traceon/off triggers",
 }
 
 
 # The same files as shell globs: the kernel shell takes lines of at most 255 characters.
-GLOBS = ("00basic/basic[24].tc 00basic/trace_pipe.tc ftrace/fgraph-filter*.tc "
-         "ftrace/func-filter-stacktrace.tc ftrace/func_prof*.tc ftrace/func_traceonoff*.tc")
+GLOBS = ("00basic/*.tc ftrace/fgraph-filter*.tc ftrace/func-filter-*pid.tc ftrace/func-filter-stacktrace.tc "
+         "ftrace/func_event_triggers.tc ftrace/func_prof*.tc ftrace/func_stack_tracer.tc ftrace/func_traceonoff*.tc")
 
 
 @pytest.fixture(scope="module")
