@@ -375,7 +375,7 @@ off, so only the triggers run, on the scratch copy (kernel/bench/bench_hist.c, d
 finds one entry of a tracing_map and adds to its hitcount; `keys=common_pid,x:vals=x` builds a 16-byte
 compound key over up to 1000 entries and adds a sum; the third row has two triggers, one saving
 `common_timestamp.usecs` in a variable, the other reading the previous event's value and firing a synthetic
-event (recorded) through `onmatch()`, which is what the wakeup-latency recipe costs per event. The line
+event (recorded) through an `onmatch` action, which is what the wakeup-latency recipe costs per event. The line
 after the tables times one read of a hist file of 2048 entries (`keys=x`, each hit once): the sort and the
 formatting into a buffer, in guest instructions; what `cat hist` adds on top is the serial console's.
 
