@@ -9,19 +9,11 @@
  * SCHED_RESET_ON_FORK; errors are printed and exit 1.
  */
 #include "ulib.h"
+#include "sched_attr.h"
 
 enum { NR_sched_setscheduler = 144, NR_sched_getscheduler = 145, NR_sched_getparam = 143,
        NR_sched_get_priority_max = 146, NR_sched_get_priority_min = 147,
        NR_sched_setattr = 314 };
-
-struct sched_attr {
-	unsigned int size, sched_policy;
-	unsigned long sched_flags;
-	int sched_nice;
-	unsigned int sched_priority;
-	unsigned long sched_runtime, sched_deadline, sched_period;
-	unsigned int sched_util_min, sched_util_max;
-};
 
 static const char *const names[] = { "SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH",
 				     "SCHED_ISO",   "SCHED_IDLE", "SCHED_DEADLINE" };

@@ -1,20 +1,12 @@
 /* schedtest: the scheduling system calls with good and bad arguments, Linux's errnos, and that a
  * refused call changes nothing (tests/integration/test_sched.py runs it as root). */
 #include "ulib.h"
+#include "sched_attr.h"
 
 enum { NR_setparam = 142, NR_getparam = 143, NR_setscheduler = 144, NR_getscheduler = 145,
        NR_prio_max = 146, NR_prio_min = 147, NR_rr_interval = 148, NR_setaffinity = 203,
        NR_getaffinity = 204, NR_setattr = 314, NR_getattr = 315 };
 enum { EPERM = 1, ESRCH = 3, E2BIG = 7, EFAULT = 14, EBUSY = 16, EINVAL = 22, EOPNOTSUPP = 95 };
-
-struct sched_attr {
-	unsigned int size, sched_policy;
-	unsigned long sched_flags;
-	int sched_nice;
-	unsigned int sched_priority;
-	unsigned long sched_runtime, sched_deadline, sched_period;
-	unsigned int sched_util_min, sched_util_max;
-};
 
 #define BAD ((void *)0xffff800000001000UL) /* a kernel address: EFAULT, never a read */
 
