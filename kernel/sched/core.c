@@ -58,6 +58,7 @@ void sched_init_cpu(int cpu)
 	idle->prio = DEFAULT_PRIO;
 	percpu_area[cpu].idle = idle;
 	percpu_area[cpu].curr = idle;
+	runqueues[cpu].curr = idle;
 	percpu_area[cpu].ctx_pid = idle->pid;
 	percpu_area[cpu].fgraph = &fgraph_no_stack;
 }
@@ -150,6 +151,7 @@ static void __schedule(bool preempt)
 		next = c->idle;
 	if (dl_policy(next->policy))
 		next->dl.exec_start = now;
+	rq->curr = next;
 	spin_unlock(&rq->lock);
 
 	if (next != prev) {
@@ -331,7 +333,7 @@ static noinline void msleep_wakeup(struct task *t)
 	trace_sched_waking(t);
 	t->state = TASK_RUNNING;
 	t->wake_at = 0;
-	if (percpu_area[t->cpu].curr != t)
+	if (runqueues[t->cpu].curr != t)
 		activate_task(&runqueues[t->cpu], t);
 	trace_sched_wakeup(t);
 }
@@ -365,13 +367,15 @@ void wake_up_process(struct task *t)
 		if (t->wake_at) /* woken before its sleep ran out: the timer is disarmed */
 			trace_hrtimer_cancel(&t->wake_at);
 		t->wake_at = 0;
-		/* A task that set SLEEPING but has not switched out yet is still current: no enqueue. */
-		if (percpu_area[t->cpu].curr != t)
+		/* A task that set SLEEPING but has not reached __schedule() yet is still the one this
+		 * CPU runs: __schedule() will find it RUNNING and keep it. Once __schedule() has left
+		 * it out (rq->curr moved on), it must be enqueued here, even before switch_to(). */
+		if (rq->curr != t)
 			activate_task(rq, t);
 		trace_sched_wakeup(t);
 		/* Only a task that beats the running one takes its CPU now (a fair task beats a
 		 * fair one: round robin). */
-		preempt = task_preempts(t, percpu_area[t->cpu].curr);
+		preempt = task_preempts(t, rq->curr);
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (preempt && t->cpu == smp_processor_id())

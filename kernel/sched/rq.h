@@ -22,7 +22,11 @@ struct runqueue {
 	struct task *head, *tail; /* fair */
 	struct task *tasks;	  /* all live tasks of this CPU but idle */
 	struct task *dead;	  /* exited, stack not yet freed */
-	u64 dl_bw;		  /* admitted deadline bandwidth, runtime/period << BW_SHIFT */
+	/* The task this CPU runs, as __schedule() last decided under the lock. The per-CPU curr
+	 * changes later, outside it, just before switch_to(): a waker deciding by that one could
+	 * see a task that just went to sleep as still running, enqueue nothing, and lose it. */
+	struct task *curr;
+	u64 dl_bw; /* admitted deadline bandwidth, runtime/period << BW_SHIFT */
 };
 
 #define BW_SHIFT 20

@@ -8,6 +8,8 @@
 #include "kernel/stop_machine.h"
 #include "kernel/time.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/events/sched.h"
+#include "kernel/tracepoint.h"
 #include "lib/string.h"
 
 static bool need_cpus(struct ktest *t, int n)
@@ -119,6 +121,74 @@ static int observe_others(void *data)
 	for_each_online_cpu(cpu)
 		ticks_after[cpu] = percpu_area[cpu].ticks;
 	return 42;
+}
+
+static volatile u64 sleeper_rounds;
+static volatile bool sleeper_stop;
+
+static bool wait_until_sleeping(struct task *task, unsigned long ms)
+{
+	u64 end = rdtsc() + tsc_khz * ms;
+
+	while (READ_ONCE(task->state) != TASK_SLEEPING && rdtsc() < end)
+		cpu_relax();
+	return READ_ONCE(task->state) == TASK_SLEEPING;
+}
+
+/* Sleeps and counts each wake-up, the pattern every kthread of ours sleeps by. */
+static void sleeper(void *arg)
+{
+	while (!READ_ONCE(sleeper_stop)) {
+		unsigned long flags = local_irq_save();
+
+		current->state = TASK_SLEEPING;
+		local_irq_restore(flags);
+		schedule();
+		sleeper_rounds++;
+	}
+}
+
+/* On sched_switch, between __schedule()'s choice and switch_to(): widens that window as a
+ * tracer's probe there does (osnoise's, the wakeup tracers'), so the test meets it every time. */
+static void slow_switch_probe(void *data, bool preempt, struct task *prev, struct task *next)
+{
+	u64 end = rdtsc() + tsc_khz / 10; /* 100 us */
+
+	while (rdtsc() < end)
+		cpu_relax();
+}
+
+/*
+ * CPU 0 wakes a task on CPU 1 the moment it has said it sleeps, so the wake-up lands anywhere in
+ * CPU 1's way through __schedule(): before it takes the run queue's lock, or (slow_switch_probe()
+ * holding it there) after it has left the task out but before switch_to(). A waker that judged by the per-CPU curr there enqueued nothing,
+ * and the task never ran again (ftracetest's tracer switch once waited forever for a thread so).
+ */
+SELFTEST(wake_up_process_is_never_lost)
+{
+	struct task *task;
+	bool lost = false;
+
+	if (!need_cpus(t, 2))
+		return;
+	sleeper_rounds = 0;
+	sleeper_stop = false;
+	task = kthread_create(sleeper, NULL, 1, "sleeper");
+	KT_ASSERT(t, task != NULL);
+	KT_ASSERT(t, tracepoint_probe_register(&__tracepoint_sched_switch, slow_switch_probe,
+					       NULL) == 0);
+	for (u64 i = 0; i < 200 && !lost; i++) {
+		KT_ASSERT(t, wait_until_sleeping(task, 5000));
+		wake_up_process(task);
+		lost = !wait_for(&sleeper_rounds, i + 1, 5000);
+		KT_EXPECT(t, !lost);
+	}
+	tracepoint_probe_unregister(&__tracepoint_sched_switch, slow_switch_probe, NULL);
+	if (lost)
+		return; /* RUNNING and on no run queue: nothing can stop it now */
+	sleeper_stop = true;
+	KT_ASSERT(t, wait_until_sleeping(task, 5000));
+	wake_up_process(task);
 }
 
 SELFTEST(stop_machine_holds_every_cpu)
