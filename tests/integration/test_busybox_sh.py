@@ -79,8 +79,10 @@ def test_exit_statuses(sh):
     assert sh.sh("sh -c 'kill -TERM $$'; echo $?") == "Terminated\n143"
     assert sh.sh("sh -c 'kill -9 $$'; echo $?") == "Killed\n137"
     # a background job killed (in a non-interactive sh: the interactive one ignores SIGTERM, and so does
-    # its forked child until it has reset its signals, a moment no script can wait for)
-    assert sh.sh("sh -c 'sleep 30 & kill $!; wait $!; echo $?'") == "Terminated\n143"
+    # its forked child until it has reset its signals, a moment no script can wait for). The status is
+    # the kernel's part. The "Terminated" line is ash's report of the job, and whether ash prints it for a
+    # background job depends on where ash reaps it: seen both ways here (3 runs of about a dozen, loaded)
+    assert sh.sh("sh -c 'sleep 30 & kill $!; wait $!; echo $?'") in ("Terminated\n143", "143")
     assert sh.sh("(exit 3) | true; echo $?") == "0"
     assert sh.sh("true | (exit 3); echo $?") == "3"
 
