@@ -39,7 +39,15 @@ def test_fuzz_leaves_the_kernel_whole(console):
 
 
 def test_same_seed_same_fate(console):
-    """A seed is a replay: the same children die of the same signals twice."""
-    runs = [[line for line in console.run("/tests/fuzz 5 6 150", timeout=120).split("\n")
-             if line.startswith("seed ")] for _ in range(2)]
-    assert runs[0] == runs[1]
+    """A seed is a replay: the same children die of the same signals twice. A child the fuzzer killed after a
+    second is left out of the comparison: the second is the guest's clock, and on a loaded host a busy child
+    can use it up before reaching the call that faults (a fresh-clone run once lost seed 7's SIGSEGV so)."""
+    runs = []
+    for _ in range(2):
+        fates = dict(re.match(r"^seed (\d+): (.*)$", line).groups()
+                     for line in console.run("/tests/fuzz 5 6 150", timeout=120).split("\n") if line.startswith("seed "))
+        runs.append(fates)
+    cut = {s for fates in runs for s, fate in fates.items() if fate == "killed after a second"}
+    compared = [{s: f for s, f in fates.items() if s not in cut} for fates in runs]
+    assert compared[0] == compared[1]
+    assert any(f.startswith("killed by signal") for f in compared[0].values()), runs  # not an empty comparison

@@ -140,6 +140,11 @@ int main(int argc, char **argv, char **envp)
 			if (waited++ == 100) { /* a second asleep: a read of an empty pipe, a long wait */
 				sys2(NR_kill, pid, SIGKILL);
 				hangs++;
+				/* said, because a loaded host can make a busy child look asleep: a
+				 * replay compares only the children the timer did not cut short */
+				put_str("seed ");
+				put_num(seed + c);
+				put_str(": killed after a second\n");
 			}
 			sleep_ms(10);
 		}
