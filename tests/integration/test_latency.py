@@ -174,12 +174,17 @@ def test_bad_input_changes_nothing(console):
     before = max_latency(console)
     for bad in ["abc", "-5", "12x", ""]:
         assert console.run("echo '%s' > tracing_max_latency" % bad) == EINVAL, bad
-    assert max_latency(console) == before
+    # The tracer stays live: a longer section elsewhere (an idle CPU under TCG) may become the worst meanwhile
+    # (313 us after 309 once, on a fresh clone), so a refused write must not lower the worst, and the header
+    # must show it after the refused snapshot commands.
+    assert max_latency(console) >= before
     # The max buffer is the tracer's: the user's snapshot commands are refused, as Linux's.
     for v in ["0", "1", "2"]:
         assert console.run("echo %s > snapshot" % v) == EBUSY, v
         assert console.run("echo %s > per_cpu/cpu1/snapshot" % v) == EBUSY, v
-    assert header(console)[0] == before
+    first = max_latency(console)
+    shown = header(console)[0]
+    assert before <= first <= shown <= max_latency(console)
     assert console.run("noirq lots") == "usage: noirq US (at most 1000000)"
     assert console.run("noirq 1000001") == "usage: noirq US (at most 1000000)"
 
