@@ -94,6 +94,10 @@ static noinline void run_osnoise(struct osnoise_var *v)
 		flags = local_irq_save();
 	if (no_preempt)
 		preempt_disable();
+	/* As Linux's osn_var->pid: the thread names itself the workload before it samples. Set from
+	 * its creator after kthread_create(), it came too late when the new thread ran at once on its
+	 * CPU: its own first switch-in was counted as a thread's noise that never switched out. */
+	WRITE_ONCE(v->owner, current);
 	v->thread_start = 0; /* this thread runs: no other's run is open */
 	WRITE_ONCE(v->sampling, true);
 	start = rdtsc();
@@ -195,7 +199,6 @@ static int start_threads_locked(void)
 			stop_threads_locked();
 			return -ENOMEM;
 		}
-		osnoise_vars[cpu].owner = threads[cpu];
 	}
 	return 0;
 }

@@ -103,6 +103,7 @@ static void timerlat_main(void *arg)
 	struct timerlat_var *t = &timerlat_vars[cpu];
 
 	*t = (struct timerlat_var){ .kthread = current };
+	WRITE_ONCE(osnoise_vars[cpu].owner, current); /* before sampling, as run_osnoise() */
 	WRITE_ONCE(osnoise_vars[cpu].sampling, true);
 	wait_next_period(t);
 	while (!kthread_should_stop()) {
