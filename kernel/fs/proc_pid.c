@@ -1,6 +1,6 @@
 /*
- * /proc/self/stat (Linux: fs/proc/array.c, do_task_stat()) and the scheduler tunable
- * /proc/sys/kernel/sched_rt_runtime_us, which ftracetest reads and sets at its start.
+ * /proc/self/stat (Linux: fs/proc/array.c, do_task_stat()) and the scheduler tunables
+ * /proc/sys/kernel/sched_rt_{period,runtime}_us (ftracetest sets the runtime at its start).
  * /proc/self is whoever reads it: a file's text is made in the reader's own read().
  */
 #include "kernel/fs/procfs.h"
@@ -54,33 +54,50 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-/* The share of each second the deadline tasks of a CPU may reserve (kernel/sched/deadline.c:
- * dl_admit()), -1 meaning unlimited, as Linux's range is; no throttling of SCHED_FIFO/RR by it. */
-long sched_rt_runtime_us = 950000;
-
+/* The real-time classes' share of each period (kernel/sched/rt_bandwidth.c: what a value means,
+ * sched_rt_set(): Linux's checks); each file sets one, against the other's present value. */
 static int rt_runtime_show(struct seq_file *m, struct fnode *f)
 {
 	(void)f;
-	seq_printf(m, "%ld\n", sched_rt_runtime_us);
+	seq_printf(m, "%ld\n", READ_ONCE(sched_rt_runtime_us));
 	return 0;
 }
 
-static int rt_runtime_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+static int rt_period_show(struct seq_file *m, struct fnode *f)
+{
+	(void)f;
+	seq_printf(m, "%ld\n", READ_ONCE(sched_rt_period_us));
+	return 0;
+}
+
+static int rt_write(const char *buf, size_t len, bool period)
 {
 	char text[24];
 	long v;
 
+	if (fs_write_text(text, sizeof(text), buf, len) || kstrtol(text, 10, &v))
+		return -EINVAL;
+	return period ? sched_rt_set(v, READ_ONCE(sched_rt_runtime_us))
+		      : sched_rt_set(READ_ONCE(sched_rt_period_us), v);
+}
+
+static int rt_runtime_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
 	(void)f;
 	(void)flags;
-	if (fs_write_text(text, sizeof(text), buf, len) || kstrtol(text, 10, &v) || v < -1 ||
-	    v > 0x7fffffffL)
-		return -EINVAL;
-	sched_rt_runtime_us = v;
-	return 0;
+	return rt_write(buf, len, false);
+}
+
+static int rt_period_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	(void)f;
+	(void)flags;
+	return rt_write(buf, len, true);
 }
 
 static const struct tracefs_file proc_pid_files[] = {
 	TRACEFS_FILE("/proc/self/stat", stat_show, NULL),
+	TRACEFS_FILE("/proc/sys/kernel/sched_rt_period_us", rt_period_show, rt_period_write),
 	TRACEFS_FILE("/proc/sys/kernel/sched_rt_runtime_us", rt_runtime_show, rt_runtime_write),
 };
 

@@ -14,7 +14,7 @@ extern const char linux_banner[];
 extern const char linux_proc_banner[]; /* /proc/version's format, as Linux names it */
 
 void procfs_init(void);
-/* kernel/fs/proc_pid.c: /proc/self/stat, /proc/sys/kernel/sched_rt_runtime_us. */
+/* kernel/fs/proc_pid.c: /proc/self/stat, /proc/sys/kernel/sched_rt_{period,runtime}_us. */
 void proc_pid_init(void);
 int meminfo_show(struct seq_file *m, struct fnode *f);
 

@@ -142,6 +142,8 @@ static void __schedule(bool preempt)
 		prev->tasks_qs++;
 	if (dl_policy(prev->policy))
 		update_curr_dl(prev, now);
+	else if (rt_policy(prev->policy) && prev != c->idle)
+		rt_charge(rq, now);
 	/* A real-time task that did not yield keeps its place before its equals. */
 	if (prev != c->idle && prev->state == TASK_RUNNING && !prev->dl.dl_throttled)
 		enqueue_task(rq, prev, !prev->yielded);
@@ -151,6 +153,8 @@ static void __schedule(bool preempt)
 		next = c->idle;
 	if (dl_policy(next->policy))
 		next->dl.exec_start = now;
+	else if (rt_policy(next->policy))
+		rq->rt_exec_start = now;
 	rq->curr = next;
 	spin_unlock(&rq->lock);
 
@@ -375,7 +379,7 @@ void wake_up_process(struct task *t)
 		trace_sched_wakeup(t);
 		/* Only a task that beats the running one takes its CPU now (a fair task beats a
 		 * fair one: round robin). */
-		preempt = task_preempts(t, rq->curr);
+		preempt = task_preempts(t, rq->curr) && !(rt_policy(t->policy) && rq->rt_throttled);
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (preempt && t->cpu == smp_processor_id())
@@ -400,7 +404,7 @@ void scheduler_tick(void)
 		}
 	}
 	dl_replenish_due(rq, now);
-	if (task_tick(rq, c->curr, now))
+	if (rt_period_tick(rq, c->curr, now) | task_tick(rq, c->curr, now))
 		set_need_resched();
 	reap_dead(rq);
 	spin_unlock(&rq->lock);

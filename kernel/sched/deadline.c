@@ -97,12 +97,13 @@ u64 dl_bandwidth(u64 runtime, u64 deadline, u64 period)
 
 /*
  * Admission (Linux's sched_dl_overflow(), per CPU here since tasks stay on theirs): the deadline
- * tasks of a CPU may reserve at most sched_rt_runtime_us of every second; -1 is no limit.
+ * tasks of a CPU may reserve at most sched_rt_runtime_us of every sched_rt_period_us; -1 is no
+ * limit.
  */
 int dl_admit(struct runqueue *rq, u64 old_bw, u64 new_bw)
 {
 	long limit_us = READ_ONCE(sched_rt_runtime_us);
-	u64 limit = ((u64)limit_us << BW_SHIFT) / 1000000;
+	u64 limit = ((u64)limit_us << BW_SHIFT) / READ_ONCE(sched_rt_period_us);
 
 	if (limit_us >= 0 && new_bw > old_bw && rq->dl_bw - old_bw + new_bw > limit)
 		return -EBUSY;

@@ -27,6 +27,10 @@ struct runqueue {
 	 * see a task that just went to sleep as still running, enqueue nothing, and lose it. */
 	struct task *curr;
 	u64 dl_bw; /* admitted deadline bandwidth, runtime/period << BW_SHIFT */
+	/* RT throttling (rt_bandwidth.c): real-time run time in this period, since when the
+	 * running real-time task is charged, when the period ends, and whether rt waits for it. */
+	u64 rt_time, rt_exec_start, rt_period_end;
+	bool rt_throttled;
 };
 
 #define BW_SHIFT 20
@@ -73,7 +77,15 @@ bool dl_params_valid(u64 runtime, u64 deadline, u64 period);
 u64 dl_bandwidth(u64 runtime, u64 deadline, u64 period);
 /* Trades a task's old reservation on rq for a new one: 0, or -EBUSY (nothing changed). */
 int dl_admit(struct runqueue *rq, u64 old_bw, u64 new_bw);
-/* /proc/sys/kernel/sched_rt_runtime_us (kernel/fs/proc_pid.c): the deadline classes' share. */
-extern long sched_rt_runtime_us;
+/* Charges the running real-time task's time since rq->rt_exec_start; may throttle rq. */
+void rt_charge(struct runqueue *rq, u64 now);
+/* The tick's part: charge, end the period, throttle or unthrottle; true: curr must give way. */
+bool rt_period_tick(struct runqueue *rq, struct task *curr, u64 now);
+
+/* Whether rq's real-time list may be picked from now (not throttled). */
+static inline bool rt_runnable(const struct runqueue *rq)
+{
+	return rq->rt && !rq->rt_throttled;
+}
 
 #endif

@@ -82,7 +82,7 @@ void dequeue_task(struct runqueue *rq, struct task *t)
 
 struct task *pick_next_task(struct runqueue *rq)
 {
-	struct task *t = rq->dl ? rq->dl : rq->rt ? rq->rt : rq->head;
+	struct task *t = rq->dl ? rq->dl : rt_runnable(rq) ? rq->rt : rq->head;
 
 	if (t)
 		dequeue_task(rq, t);
@@ -110,10 +110,12 @@ bool task_preempts(const struct task *t, const struct task *curr)
 bool task_tick(struct runqueue *rq, struct task *curr, u64 now)
 {
 	if (!curr->pid)
-		return rq->dl || rq->rt || rq->head;
+		return rq->dl || rt_runnable(rq) || rq->head;
 	if (dl_policy(curr->policy))
 		return update_curr_dl(curr, now) || (rq->dl && dl_before(rq->dl, curr));
 	if (rt_policy(curr->policy)) {
+		if (rq->rt_throttled)
+			return true; /* its runtime is spent: the others have the rest of the period */
 		if (curr->policy != SCHED_RR || curr->rr_slice > NSEC_PER_SEC / HZ) {
 			if (curr->policy == SCHED_RR)
 				curr->rr_slice -= NSEC_PER_SEC / HZ;
@@ -123,5 +125,5 @@ bool task_tick(struct runqueue *rq, struct task *curr, u64 now)
 		curr->yielded = true; /* to the tail of its priority, behind its equals */
 		return rq->dl || (rq->rt && rq->rt->prio <= curr->prio);
 	}
-	return rq->dl || rq->rt || rq->head;
+	return rq->dl || rt_runnable(rq) || rq->head;
 }

@@ -205,4 +205,10 @@ int sched_fork(struct task *p);
 void scheduler_tick(void);
 void preempt_schedule_irq(void);
 
+/* /proc/sys/kernel/sched_rt_{runtime,period}_us (kernel/fs/proc_pid.c): the real-time and
+ * deadline classes' share of each period, -1 for no limit (kernel/sched/rt_bandwidth.c). */
+extern long sched_rt_runtime_us, sched_rt_period_us;
+/* Sets both, with Linux's checks: 0, -EINVAL or -EBUSY (a deadline reservation is in the way). */
+int sched_rt_set(long period_us, long runtime_us);
+
 #endif

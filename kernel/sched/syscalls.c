@@ -126,6 +126,14 @@ static int __sched_setscheduler(struct task *p, struct sched_attr *attr, bool us
 	queued = p->on_rq ||
 		 (p->dl.dl_throttled && p->state == TASK_RUNNING && percpu_area[p->cpu].curr != p);
 	dequeue_task(rq, p);
+	/* The running task's real-time run time counts from its change of class on, and no longer
+	 * (rt_bandwidth.c); else its first tick would charge it all the time since rt_exec_start. */
+	if (rq->curr == p) {
+		now = ktime_get_ns();
+		if (rt_policy(p->policy) && !rt_policy(policy))
+			rt_charge(rq, now);
+		rq->rt_exec_start = now;
+	}
 	p->policy = policy;
 	p->sched_reset_on_fork = attr->sched_flags & SCHED_FLAG_RESET_ON_FORK;
 	p->rt_priority = rt_policy(policy) ? attr->sched_priority : 0;
