@@ -343,9 +343,10 @@ ftracetest: deps
 
 # Boots the test ISO, types CMDS (';'-separated; default: function_graph over `run compute all`),
 # and writes build/trace.dat, build/trace.json and build/trace.txt. SMP defaults to 2 here.
+# SNAPSHOT=1: from the snapshot (max) buffer instead of the live one (docs/21-latency-tracing.md).
 trace: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
-	@$(PYTHON) tools/trace-record --smp $(if $(filter command line environment,$(origin SMP)),$(SMP),2) $(if $(CMDS),"$(CMDS)")
+	@$(PYTHON) tools/trace-record --smp $(if $(filter command line environment,$(origin SMP)),$(SMP),2) $(if $(SNAPSHOT),--snapshot) $(if $(CMDS),"$(CMDS)")
 
 # Boots the test ISO, samples PERF_CMD (default: perfrecord's own workload) with call chains, and
 # writes build/perf.txt, build/perf.folded and build/perf.speedscope.json (docs/24-perf-events.md).

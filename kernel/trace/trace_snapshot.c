@@ -4,7 +4,8 @@
  *                              write 0: free it; 1: allocate it if needed, then swap it with
  *                              the live buffer; any other number: empty it (if allocated)
  *   per_cpu/cpuN/snapshot      the same for one CPU's part (0 is EINVAL there, as Linux)
- *   per_cpu/cpuN/snapshot_raw  that CPU's max-buffer pages, binary, as trace_pipe_raw
+ *   per_cpu/cpuN/snapshot_raw  that CPU's max-buffer pages, binary, as trace_pipe_raw (EBUSY
+ *                              while a latency tracer owns the buffer, as Linux)
  *
  *     live  (global_trace.buffer)  cpu0 [pages A]  cpu1 [pages B]       after update_max_tr():
  *     max   (global_trace.max_buffer) cpu0 [pages C]  cpu1 [pages D]    live C D, max A B
@@ -300,10 +301,14 @@ static int snapshot_write(struct fnode *f, const char *buf, size_t len, unsigned
 	}
 }
 
+/* Linux's snapshot_raw_open(): EBUSY while a latency tracer owns the max buffer, whose pages
+ * update_max_tr() may swap away under the reader; the user's snapshot is read as trace_pipe_raw. */
 static int snapshot_raw_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_buffer *b = global_trace.max_buffer;
 
+	if (global_trace.current_trace->use_max_tr)
+		return -EBUSY;
 	return b ? trace_pipe_raw_cpu(m, b, file_cpu(f)) : 0;
 }
 

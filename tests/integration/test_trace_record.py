@@ -241,3 +241,42 @@ def test_event_strings_by_address_come_out_as_text(tmp_path):
     want = [re.search(r"target_mask=\w+ \(([^)]*)\)", l).group(1) for l in txt]
     got = [re.search(r"\(([^)]*)\)\s*$", l).group(1) for l in rep]
     assert got == want and "Function call interrupts" in got, (got[:5], want[:5])
+
+
+AFTER = "trace-record after the snapshot"
+# The snapshot is taken between two markers: the first is in it, the second only in the live buffer.
+SNAPSHOT = ("echo 'compute_*' > set_ftrace_filter; echo function > current_tracer; run compute all; "
+            "sleep 1; echo %s > trace_marker; echo 1 > snapshot; echo %s > trace_marker" % (MARK, AFTER))
+
+
+def test_snapshot_dat_matches_snapshot_text(tmp_path):
+    """--snapshot (make trace SNAPSHOT=1) brings the snapshot buffer home: trace-cmd reads from
+    snapshot_raw's pages what `cat snapshot` printed, the marker written before `echo 1 > snapshot` and
+    not the one after it."""
+    out = str(tmp_path)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "trace-record"), "--smp", "2", "--snapshot",
+                        "-o", out, SNAPSHOT], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert "pulling per_cpu/cpuN/snapshot_raw" in r.stderr, r.stderr[-4000:]
+    assert "do not fit one TSC base" not in r.stderr, r.stderr[-4000:]
+    text = open(os.path.join(out, "trace.txt")).read()
+    assert MARK in text and AFTER not in text, text[-2000:]
+    txt = [m for m in map(TXT_LINE.match, text.splitlines()) if m]
+    rep = report(os.path.join(out, "trace.dat"))
+    assert len(txt) > 10 and len(rep) == len(txt)
+    check_same_events(txt, rep)
+    assert any(name == "print" and MARK in fields for *_, name, fields in rep)
+    assert not os.path.exists(os.path.join(out, "stats.cpu0"))
+    check_json(out)
+
+
+def test_snapshot_of_a_latency_tracer_is_busy(tmp_path):
+    """While irqsoff owns the max buffer, snapshot_raw is EBUSY (Linux's snapshot_raw_open()): trace-record
+    says so and fails, writing nothing."""
+    out = str(tmp_path)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "trace-record"), "--smp", "2", "--snapshot",
+                        "-o", out, "echo irqsoff > current_tracer; noirq 1000"],
+                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert r.returncode == 1, r.stdout + r.stderr[-4000:]
+    assert re.search(r"snapshot_raw: Device or resource busy", r.stderr), r.stderr[-4000:]
+    assert not os.path.exists(os.path.join(out, "trace.dat"))
