@@ -155,6 +155,8 @@ struct tracer {
 	int (*option_changed)(struct trace_array *tr, int option, bool on);
 	/* Prints one event; returns false if the event is not one this tracer knows. */
 	bool (*print_line)(struct seq_file *m, struct trace_iterator *it);
+	/* latency-format's column header after the latency header; false: the usual one. */
+	bool (*print_lat_header)(struct seq_file *m);
 	struct tracer *next;
 };
 
@@ -364,6 +366,32 @@ void trace_print_header(struct seq_file *m, struct trace_array *tr, struct trace
 void trace_latency_header(struct seq_file *m, struct trace_array *tr, struct trace_buffer *b,
 			  u64 skipped);
 void trace_print_lat_context(struct seq_file *m, struct trace_iterator *it);
+/* The five flag columns of a latency line (irqs-off ... migrate-disable), Linux's trace_print_lat_fmt(). */
+void trace_print_lat_fmt(struct seq_file *m, const struct trace_entry *e);
+void print_graph_lat_header(struct seq_file *m, int size);
+
+/* display-graph (trace_functions_graph.c): what a graph line shows, as Linux's TRACE_GRAPH_PRINT_*;
+ * function_graph takes them from its options, the latency tracers use GRAPH_LATENCY_FLAGS. */
+enum {
+	GRAPH_PRINT_ABS_TIME = 1,
+	GRAPH_PRINT_REL_TIME = 2,
+	GRAPH_PRINT_PROC = 4,
+	GRAPH_PRINT_DURATION = 8,
+	GRAPH_PRINT_OVERHEAD = 16,
+	GRAPH_PRINT_TAIL = 32,
+	GRAPH_PRINT_RETVAL = 64,
+	GRAPH_PRINT_LAT = 128
+};
+#define GRAPH_LATENCY_FLAGS                                                                        \
+	(GRAPH_PRINT_REL_TIME | GRAPH_PRINT_PROC | GRAPH_PRINT_DURATION | GRAPH_PRINT_LAT)
+bool print_graph_function_flags(struct seq_file *m, struct trace_iterator *it, u32 flags);
+void print_graph_headers_flags(struct seq_file *m, u32 flags);
+/* A graph entry and a graph return into tr (trace_functions_graph.c). */
+void trace_graph_record_entry(struct trace_array *tr, unsigned long func, int depth);
+struct ftrace_graph_ret;
+void trace_graph_record_return(struct trace_array *tr, const struct ftrace_graph_ret *ret);
+/* A stack entry's function name, as `<stack trace>` lines show it (trace_output.c). */
+const char *stack_entry_name(unsigned long addr);
 char trace_hardsoft_irq(u8 flags);
 int trace_pipe_cpu(struct seq_file *m, int only_cpu);
 int trace_array_pipe_cpu(struct trace_array *tr, struct seq_file *m, int only_cpu);

@@ -86,9 +86,6 @@ static bool graph_filter_entry(struct fgraph_task *g, unsigned long func, bool *
 static bool graph_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
 {
 	struct trace_array *tr = gops->private;
-	struct rb_reserve r;
-	struct ftrace_graph_ent_entry *e;
-
 	struct fgraph_task *g = current->fgraph;
 	bool record;
 
@@ -102,21 +99,43 @@ static bool graph_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
 		return true; /* a set_graph_notrace function: its return is hooked, never shown */
 	if (tracing_thresh)
 		return true; /* hook the return; only it is recorded, if long enough */
-	e = trace_event_reserve(tr, &r, TRACE_GRAPH_ENT, sizeof(*e));
+	trace_graph_record_entry(tr, trace->func, trace->depth);
+	return true;
+}
+
+void trace_graph_record_entry(struct trace_array *tr, unsigned long func, int depth)
+{
+	struct rb_reserve r;
+	struct ftrace_graph_ent_entry *e = trace_event_reserve(tr, &r, TRACE_GRAPH_ENT, sizeof(*e));
+
+	if (e) {
+		e->func = func;
+		e->depth = depth;
+		ring_buffer_unlock_commit(&r);
+	}
+}
+
+void trace_graph_record_return(struct trace_array *tr, const struct ftrace_graph_ret *trace)
+{
+	struct rb_reserve r;
+	struct ftrace_graph_ret_entry *e = trace_event_reserve(tr, &r, TRACE_GRAPH_RET, sizeof(*e));
+
 	if (e) {
 		e->func = trace->func;
 		e->depth = trace->depth;
+		e->overrun = trace->overrun;
+		/* Nanoseconds in the event, as Linux records them whatever the trace clock: a reader of
+		 * the raw pages (trace-cmd) prints rettime - calltime as ns without asking the clock. */
+		e->calltime = tsc_to_ktime(trace->calltime);
+		e->rettime = tsc_to_ktime(trace->rettime);
+		e->retval = trace->retval;
 		ring_buffer_unlock_commit(&r);
 	}
-	return true;
 }
 
 static void graph_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops)
 {
 	struct trace_array *tr = gops->private;
-	struct rb_reserve r;
-	struct ftrace_graph_ret_entry *e;
-
 	struct fgraph_task *g = current->fgraph;
 
 	if (in_hash(READ_ONCE(graph_notrace_hash), trace->func) && g->in_notrace) {
@@ -129,18 +148,7 @@ static void graph_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops
 		return;
 	if (tracing_thresh && tsc_to_ns(trace->rettime - trace->calltime) < tracing_thresh)
 		return;
-	e = trace_event_reserve(tr, &r, TRACE_GRAPH_RET, sizeof(*e));
-	if (e) {
-		e->func = trace->func;
-		e->depth = trace->depth;
-		e->overrun = trace->overrun;
-		/* Nanoseconds in the event, as Linux records them whatever the trace clock: a reader of
-		 * the raw pages (trace-cmd) prints rettime - calltime as ns without asking the clock. */
-		e->calltime = tsc_to_ktime(trace->calltime);
-		e->rettime = tsc_to_ktime(trace->rettime);
-		e->retval = trace->retval;
-		ring_buffer_unlock_commit(&r);
-	}
+	trace_graph_record_return(tr, trace);
 }
 
 static struct fgraph_ops graph_ops = {
@@ -158,21 +166,45 @@ static struct {
 	int last_pid;
 	bool in_irq;
 } graph_cpu[NR_CPUS];
+static u32 gflags; /* GRAPH_PRINT_*: what the lines being printed show */
+
+/* function_graph's columns, from its options (the overhead marks always, as Linux's default). */
+static u32 graph_option_flags(void)
+{
+	return (trace_option(TRACE_OPT_GRAPH_ABSTIME) ? GRAPH_PRINT_ABS_TIME : 0) |
+	       (trace_option(TRACE_OPT_GRAPH_PROC) ? GRAPH_PRINT_PROC : 0) |
+	       (trace_option(TRACE_OPT_GRAPH_DURATION) ? GRAPH_PRINT_DURATION : 0) |
+	       (trace_option(TRACE_OPT_GRAPH_TAIL) ? GRAPH_PRINT_TAIL : 0) |
+	       (trace_option(TRACE_OPT_GRAPH_RETVAL) ? GRAPH_PRINT_RETVAL : 0) |
+	       GRAPH_PRINT_OVERHEAD;
+}
+
+/* Linux's __print_graph_headers_flags(): columns come and go with the flags. */
+void print_graph_headers_flags(struct seq_file *m, u32 flags)
+{
+	bool lat = flags & GRAPH_PRINT_LAT;
+
+	for (int c = 0; c < NR_CPUS; c++)
+		graph_cpu[c].last_pid = -1, graph_cpu[c].in_irq = false, graph_cpu[c].depth = 0;
+	if (lat) /* the flag columns' legend, past the columns before them */
+		print_graph_lat_header(m, (flags & GRAPH_PRINT_ABS_TIME ? 16 : 0) +
+						  (flags & GRAPH_PRINT_REL_TIME ? 16 : 0) + 4 +
+						  (flags & GRAPH_PRINT_PROC ? 17 : 0));
+	seq_printf(m, "#%s%s CPU%s%s%s               FUNCTION CALLS\n",
+		   flags & GRAPH_PRINT_ABS_TIME ? "     TIME       " : "",
+		   flags & GRAPH_PRINT_REL_TIME ? "   REL TIME     " : "",
+		   flags & GRAPH_PRINT_PROC ? "  TASK/PID       " : "", lat ? "||||   " : "",
+		   flags & GRAPH_PRINT_DURATION ? "  DURATION   " : "");
+	seq_printf(m, "#%s%s |  %s%s%s               |   |   |   |\n",
+		   flags & GRAPH_PRINT_ABS_TIME ? "      |         " : "",
+		   flags & GRAPH_PRINT_REL_TIME ? "      |         " : "",
+		   flags & GRAPH_PRINT_PROC ? "   |    |        " : "", lat ? "||||   " : "",
+		   flags & GRAPH_PRINT_DURATION ? "   |   |      " : "");
+}
 
 static void print_graph_headers(struct seq_file *m)
 {
-	for (int c = 0; c < NR_CPUS; c++)
-		graph_cpu[c].last_pid = -1, graph_cpu[c].in_irq = false, graph_cpu[c].depth = 0;
-	/* Columns come and go with the options, as Linux builds its header. */
-	bool proc = trace_option(TRACE_OPT_GRAPH_PROC),
-	     dur = trace_option(TRACE_OPT_GRAPH_DURATION);
-
-	bool abs = trace_option(TRACE_OPT_GRAPH_ABSTIME);
-
-	seq_printf(m, "#%s CPU%s%s               FUNCTION CALLS\n", abs ? "     TIME       " : "",
-		   proc ? "  TASK/PID       " : "", dur ? "  DURATION   " : "");
-	seq_printf(m, "#%s |  %s%s               |   |   |   |\n", abs ? "      |         " : "",
-		   proc ? "   |    |        " : "", dur ? "   |   |      " : "");
+	print_graph_headers_flags(m, graph_option_flags());
 }
 
 static char trace_find_mark(u64 ns)
@@ -194,7 +226,8 @@ static void print_graph_duration(struct seq_file *m, u64 ns)
 {
 	char usecs[24], buf[32];
 	int len = snprintf(usecs, sizeof(usecs), "%llu", ns / 1000);
-	int n = snprintf(buf, sizeof(buf), "%c %s", trace_find_mark(ns), usecs);
+	int n = snprintf(buf, sizeof(buf), "%c %s",
+			 gflags & GRAPH_PRINT_OVERHEAD ? trace_find_mark(ns) : ' ', usecs);
 
 	if (len < 7) {
 		char nsecs[8];
@@ -222,6 +255,8 @@ static void print_graph_proc(struct seq_file *m, int pid)
 		seq_putc(m, ' ');
 }
 
+static void print_graph_cpu_proc(struct seq_file *m, struct trace_iterator *it);
+
 /* Context lines: a task switch on this CPU, and entering or leaving interrupt context. */
 static void print_graph_prologue(struct seq_file *m, struct trace_iterator *it)
 {
@@ -240,7 +275,12 @@ static void print_graph_prologue(struct seq_file *m, struct trace_iterator *it)
 		graph_cpu[cpu].last_pid = pid;
 	}
 	if (irq != graph_cpu[cpu].in_irq) {
-		seq_printf(m, " %d)   %s |\n", cpu, irq ? "==========>" : "<==========");
+		if (gflags &
+		    GRAPH_PRINT_LAT) /* Linux's print_graph_irq(): with the context columns */
+			print_graph_cpu_proc(m, it);
+		else
+			seq_printf(m, " %d) ", cpu);
+		seq_printf(m, "  %s |\n", irq ? "==========>" : "<==========");
 		graph_cpu[cpu].in_irq = irq;
 	}
 }
@@ -264,22 +304,31 @@ static void indent(struct seq_file *m, int depth)
 		seq_putc(m, ' ');
 }
 
-/* " 1) " and, with funcgraph-proc, the task: the start of every graph line. */
+/* The start of every graph line (Linux's print_graph_prologue()): the time, absolute or from the
+ * section's start, " 1) ", the task, latency-format's flags. */
 static void print_graph_cpu_proc(struct seq_file *m, struct trace_iterator *it)
 {
-	if (trace_option(TRACE_OPT_GRAPH_ABSTIME))
+	if (gflags & GRAPH_PRINT_ABS_TIME)
 		seq_printf(m, "%5llu.%06llu |  ", it->ts / 1000000000ULL,
 			   (it->ts / 1000) % 1000000);
+	if (gflags & GRAPH_PRINT_REL_TIME)
+		seq_printf(m, "%9llu us |  ",
+			   (it->ts > it->time_start ? it->ts - it->time_start : 0) / 1000);
 	seq_printf(m, " %d) ", it->cpu);
-	if (trace_option(TRACE_OPT_GRAPH_PROC)) {
+	if (gflags & GRAPH_PRINT_PROC) {
 		print_graph_proc(m, it->ent->pid);
+		seq_puts(m, " | ");
+	}
+	if (gflags & GRAPH_PRINT_LAT) {
+		seq_putc(m, ' ');
+		trace_print_lat_fmt(m, it->ent);
 		seq_puts(m, " | ");
 	}
 }
 
 static void print_graph_time(struct seq_file *m, u64 ns)
 {
-	if (trace_option(TRACE_OPT_GRAPH_DURATION))
+	if (gflags & GRAPH_PRINT_DURATION)
 		print_graph_duration(m, ns);
 }
 
@@ -295,7 +344,7 @@ static bool print_graph_entry(struct seq_file *m, struct trace_iterator *it)
 	    r->depth == e->depth) {
 		print_graph_time(m, r->rettime - r->calltime);
 		indent(m, e->depth);
-		if (trace_option(TRACE_OPT_GRAPH_RETVAL))
+		if (gflags & GRAPH_PRINT_RETVAL)
 			print_retval(m, r->retval, true, e->func);
 		else
 			seq_printf(m, "%ps();\n", (void *)e->func);
@@ -304,7 +353,7 @@ static bool print_graph_entry(struct seq_file *m, struct trace_iterator *it)
 		graph_cpu[it->cpu].depth = e->depth - 1;
 		return true;
 	}
-	if (trace_option(TRACE_OPT_GRAPH_DURATION))
+	if (gflags & GRAPH_PRINT_DURATION)
 		seq_puts(m, "              |  ");
 	indent(m, e->depth);
 	seq_printf(m, "%ps() {\n", (void *)e->func);
@@ -323,9 +372,9 @@ static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
 	print_graph_time(m, r->rettime - r->calltime);
 	indent(m, r->depth);
 	/* No entry printed for it (lost, or before the trace began), or funcgraph-tail: name it. */
-	if (trace_option(TRACE_OPT_GRAPH_RETVAL))
+	if (gflags & GRAPH_PRINT_RETVAL)
 		print_retval(m, r->retval, false, r->func);
-	else if (matched && !trace_option(TRACE_OPT_GRAPH_TAIL))
+	else if (matched && !(gflags & GRAPH_PRINT_TAIL))
 		seq_puts(m, "}\n");
 	else
 		seq_printf(m, "} /* %ps */\n", (void *)r->func);
@@ -341,25 +390,48 @@ static bool print_graph_comment(struct seq_file *m, struct trace_iterator *it)
 
 	print_graph_prologue(m, it);
 	print_graph_cpu_proc(m, it);
-	if (trace_option(TRACE_OPT_GRAPH_DURATION))
+	if (gflags & GRAPH_PRINT_DURATION)
 		seq_puts(m, "              |  ");
 	if (depth > 0) /* as Linux: one level deeper than the code it sits in, none at depth 0 */
 		indent(m, depth + 1);
 	seq_puts(m, "/* ");
-	trace_event_print_inline(m, it->ent);
+	if (it->ent->type == TRACE_STACK) {
+		/* The latency tracers' stack: its lines as Linux prints them, the last newline out. */
+		const struct stack_entry *st = (const void *)it->ent;
+
+		seq_puts(m, "<stack trace>");
+		for (int i = 0; i < st->size && i < FTRACE_STACK_ENTRIES; i++) {
+			const char *name = stack_entry_name(st->caller[i]);
+
+			if (name)
+				seq_printf(m, "\n => %s", name);
+			else
+				seq_printf(m, "\n => 0x%lx", st->caller[i]);
+		}
+	} else {
+		trace_event_print_inline(m, it->ent);
+	}
 	seq_puts(m, " */\n");
 	return true;
 }
 
-static bool print_graph_line(struct seq_file *m, struct trace_iterator *it)
+/* Linux's print_graph_function_flags(): one event in the graph layout the flags describe. */
+bool print_graph_function_flags(struct seq_file *m, struct trace_iterator *it, u32 flags)
 {
-	if (it->ent->type >= TRACE_EVENT_FIRST_ID)
+	gflags = flags;
+	if (it->ent->type >= TRACE_EVENT_FIRST_ID ||
+	    ((flags & GRAPH_PRINT_LAT) && it->ent->type == TRACE_STACK))
 		return print_graph_comment(m, it);
 	if (it->ent->type != TRACE_GRAPH_ENT && it->ent->type != TRACE_GRAPH_RET)
 		return false;
 	print_graph_prologue(m, it);
 	return it->ent->type == TRACE_GRAPH_ENT ? print_graph_entry(m, it)
 						: print_graph_return(m, it);
+}
+
+static bool print_graph_line(struct seq_file *m, struct trace_iterator *it)
+{
+	return print_graph_function_flags(m, it, graph_option_flags());
 }
 
 static int graph_trace_init(void)

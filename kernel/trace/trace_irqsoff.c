@@ -13,12 +13,15 @@
 #include "kernel/trace/trace_irqsoff.h"
 #include "kernel/trace/trace_snapshot.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/fgraph.h"
 #include "kernel/spinlock.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 
 #define TRACER_IRQS_OFF 1
 #define TRACER_PREEMPT_OFF 2
+#define FN_CALLS 1
+#define FN_GRAPH 2
 
 /* Linux's per-CPU tracing_cpu and trace_array_cpu fields this tracer uses. */
 struct irqsoff_cpu {
@@ -30,10 +33,11 @@ struct irqsoff_cpu {
 };
 
 static struct irqsoff_cpu irqsoff_data[NR_CPUS];
-static int trace_type;	      /* TRACER_* of the tracer running, 0: none */
-static bool tracer_enabled;   /* set once started, cleared before it stops */
-static bool function_enabled; /* irqsoff_tracer_call is registered */
-static int max_sequence;      /* bumped at each new maximum: a section that began before one
+static int trace_type;	     /* TRACER_* of the tracer running, 0: none */
+static bool tracer_enabled;  /* set once started, cleared before it stops */
+static int function_enabled; /* FN_CALLS: irqsoff_tracer_call registered, FN_GRAPH: the
+				* fgraph ops (display-graph), 0: neither */
+static int max_sequence;     /* bumped at each new maximum: a section that began before one
 				* on another CPU must not claim it */
 static DEFINE_SPINLOCK(max_trace_lock);
 extern unsigned long tracing_thresh; /* ns (trace_functions_graph.c) */
@@ -48,12 +52,25 @@ static bool irq_trace(void)
 	return (trace_type & TRACER_IRQS_OFF) && irqs_disabled();
 }
 
-/* A function event in the live buffer, with the interrupt state the caller has now. */
+/*
+ * A function event in the live buffer, with the interrupt state the caller has now; with
+ * display-graph a call of no length instead (Linux's trace_graph_function()), so that the
+ * section's start and end show in the graph.
+ */
 static void trace_function(unsigned long ip, unsigned long parent_ip)
 {
 	struct rb_reserve r;
-	struct ftrace_entry *e = trace_reserve(&r, TRACE_FN, sizeof(*e), read_flags(), 0);
+	struct ftrace_entry *e;
 
+	if (trace_option(TRACE_OPT_DISPLAY_GRAPH)) {
+		u64 now = rdtsc();
+		struct ftrace_graph_ret ret = { .func = ip, .calltime = now, .rettime = now };
+
+		trace_graph_record_entry(&global_trace, ip, 0);
+		trace_graph_record_return(&global_trace, &ret);
+		return;
+	}
+	e = trace_reserve(&r, TRACE_FN, sizeof(*e), read_flags(), 0);
 	if (!e)
 		return;
 	e->ip = ip;
@@ -73,6 +90,34 @@ static void irqsoff_tracer_call(unsigned long ip, unsigned long parent_ip, struc
 	trace_function(ip, parent_ip);
 	data->disabled = false;
 }
+
+/* display-graph: the same calls as function_graph events, through fgraph (entry and return). */
+static bool irqsoff_graph_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
+{
+	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
+
+	if (!data->tracing || (!irqs_disabled() && !this_cpu_read(preempt_count)) || data->disabled)
+		return false; /* not inside a section: its return is not hooked either */
+	data->disabled = true;
+	trace_graph_record_entry(&global_trace, trace->func, trace->depth);
+	data->disabled = false;
+	return true;
+}
+
+static void irqsoff_graph_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops)
+{
+	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
+
+	if (!data->tracing || (!irqs_disabled() && !this_cpu_read(preempt_count)) || data->disabled)
+		return; /* the section ended inside the call: as Linux, no return event */
+	data->disabled = true;
+	trace_graph_record_return(&global_trace, trace);
+	data->disabled = false;
+}
+
+static struct fgraph_ops irqsoff_graph_ops = { .entryfunc = irqsoff_graph_entry,
+					       .retfunc = irqsoff_graph_return,
+					       .private = &global_trace };
 
 static bool report_latency(struct trace_array *tr, u64 delta)
 {
@@ -187,20 +232,30 @@ void tracer_preempt_off(unsigned long ip, unsigned long parent_ip)
 
 /* --- the tracers ---------------------------------------------------------------------------- */
 
+/* The calls inside sections (function-trace), as function events or, with display-graph, as
+ * graph events (Linux's register_irqsoff_function() with is_graph()). */
 static int irqsoff_function_set(bool on)
 {
-	int err = 0;
+	int want = !on ? 0 : trace_option(TRACE_OPT_DISPLAY_GRAPH) ? FN_GRAPH : FN_CALLS, err = 0;
 
-	if (on && !function_enabled) {
+	if (want == function_enabled)
+		return 0;
+	if (function_enabled == FN_CALLS)
+		unregister_ftrace_function(&global_ops);
+	else if (function_enabled == FN_GRAPH)
+		unregister_ftrace_graph();
+	function_enabled = 0;
+	if (want == FN_CALLS) {
 		global_ops.func = irqsoff_tracer_call;
 		global_ops.private = &global_trace;
 		global_ops.flags |= FTRACE_OPS_FL_RECURSION;
 		err = register_ftrace_function(&global_ops);
-		function_enabled = !err;
-	} else if (!on && function_enabled) {
-		unregister_ftrace_function(&global_ops);
-		function_enabled = false;
+	} else if (want == FN_GRAPH) {
+		err = register_ftrace_graph(
+			&irqsoff_graph_ops); /* EBUSY: the profiler has fgraph */
 	}
+	if (!err)
+		function_enabled = want;
 	return err;
 }
 
@@ -244,10 +299,61 @@ static void irqsoff_reset(void)
 	trace_set_option(TRACE_OPT_LATENCY_FMT, false);
 }
 
-/* function-trace switched while we run: add or drop the functions inside sections. */
+/*
+ * function-trace switched while we run: add or drop the functions inside sections. display-graph
+ * (Linux's irqsoff_display_graph()): the other kind of events from now on, and a fresh start, the
+ * live buffer emptied and the worst forgotten; refused (EBUSY, nothing changed) if fgraph has
+ * another user.
+ */
 static int irqsoff_option_changed(struct trace_array *tr, int o, bool on)
 {
-	return o == TRACE_OPT_FUNCTION_TRACE ? irqsoff_function_set(on) : 0;
+	bool graph = on && trace_option(TRACE_OPT_FUNCTION_TRACE);
+	int err = 0;
+
+	if (o == TRACE_OPT_FUNCTION_TRACE)
+		return irqsoff_function_set(on);
+	if (o != TRACE_OPT_DISPLAY_GRAPH)
+		return 0;
+	/* fgraph first: refused, nothing has changed yet */
+	if (graph && (err = register_ftrace_graph(&irqsoff_graph_ops)))
+		return err;
+	WRITE_ONCE(tracer_enabled, false);
+	if (function_enabled == FN_CALLS)
+		unregister_ftrace_function(&global_ops);
+	else if (function_enabled == FN_GRAPH)
+		unregister_ftrace_graph();
+	function_enabled = graph ? FN_GRAPH : 0;
+	for (int c = 0; c < NR_CPUS; c++)
+		irqsoff_data[c] = (struct irqsoff_cpu){ 0 };
+	tr->max_latency = 0;
+	ring_buffer_reset(&tr->buffer);
+	if (!graph && trace_option(TRACE_OPT_FUNCTION_TRACE))
+		err = irqsoff_function_set(true);
+	WRITE_ONCE(tracer_enabled, true);
+	return err;
+}
+
+/* display-graph's output (Linux's irqsoff_print_line() and irqsoff_print_header()): the graph
+ * layout with the time from the section's start, the CPU, the task and the latency flags. */
+static u32 irqsoff_graph_flags(void)
+{
+	u32 flags = GRAPH_LATENCY_FLAGS;
+
+	return trace_option(TRACE_OPT_LATENCY_FMT) ? flags : flags & ~(u32)GRAPH_PRINT_LAT;
+}
+
+static bool irqsoff_print_line(struct seq_file *m, struct trace_iterator *it)
+{
+	return trace_option(TRACE_OPT_DISPLAY_GRAPH) &&
+	       print_graph_function_flags(m, it, irqsoff_graph_flags());
+}
+
+static bool irqsoff_print_lat_header(struct seq_file *m)
+{
+	if (!trace_option(TRACE_OPT_DISPLAY_GRAPH))
+		return false;
+	print_graph_headers_flags(m, irqsoff_graph_flags());
+	return true;
 }
 
 static int irqsoff_tracer_init(void)
@@ -268,7 +374,8 @@ static int preemptirqsoff_tracer_init(void)
 #define LATENCY_TRACER(_name, _init)                                                               \
 	{                                                                                          \
 		.name = _name, .init = _init, .reset = irqsoff_reset,                              \
-		.option_changed = irqsoff_option_changed, .use_max_tr = true, .print_max = true    \
+		.option_changed = irqsoff_option_changed, .use_max_tr = true, .print_max = true,   \
+		.print_line = irqsoff_print_line, .print_lat_header = irqsoff_print_lat_header     \
 	}
 static struct tracer irqsoff_tracers[] = {
 	LATENCY_TRACER("irqsoff", irqsoff_tracer_init),

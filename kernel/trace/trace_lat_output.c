@@ -62,7 +62,8 @@ void trace_latency_header(struct seq_file *m, struct trace_array *tr, struct tra
 	if (ring_buffer_entries(b, &written) == skipped)
 		return; /* as Linux: nothing at all for an empty buffer */
 	print_trace_header(m, tr, b, skipped);
-	print_lat_help_header(m);
+	if (!tr->current_trace->print_lat_header || !tr->current_trace->print_lat_header(m))
+		print_lat_help_header(m);
 }
 
 static char trace_find_mark(u64 ns)
@@ -79,17 +80,37 @@ static char trace_find_mark(u64 ns)
 	return ' ';
 }
 
+void trace_print_lat_fmt(struct seq_file *m, const struct trace_entry *e)
+{
+	u8 depth = MIN(e->preempt_count, 15);
+
+	seq_printf(m, "%c%c%c%c%c", e->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.',
+		   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.', trace_hardsoft_irq(e->flags),
+		   depth ? "0123456789abcdef"[depth] : '.', '.');
+}
+
 void trace_print_lat_context(struct seq_file *m, struct trace_iterator *it)
 {
 	const struct trace_entry *e = it->ent;
-	u8 depth = MIN(e->preempt_count, 15);
 	u64 next = it->next_ts ? it->next_ts : it->ts;
 	u64 abs = it->ts > it->time_start ? it->ts - it->time_start : 0;
 	u64 rel = next > it->ts ? next - it->ts : 0;
 
-	seq_printf(m, "%8.8s-%-7d %3d%c%c%c%c%c", trace_find_cmdline(e->pid), e->pid, it->cpu,
-		   e->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.',
-		   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.', trace_hardsoft_irq(e->flags),
-		   depth ? "0123456789abcdef"[depth] : '.', '.');
+	seq_printf(m, "%8.8s-%-7d %3d", trace_find_cmdline(e->pid), e->pid, it->cpu);
+	trace_print_lat_fmt(m, e);
 	seq_printf(m, " %4lluus%c: ", abs / 1000, trace_find_mark(rel / 1000 * 1000));
+}
+
+/* Linux's print_lat_header() for display-graph: the legend of the flag columns, after `size`
+ * columns of time, CPU and task. */
+void print_graph_lat_header(struct seq_file *m, int size)
+{
+	static const char *const legend[] = { "  _-----=> irqs-off        ",
+					      " / _----=> need-resched    ",
+					      "| / _---=> hardirq/softirq ",
+					      "|| / _--=> preempt-depth   ",
+					      "||| /                      " };
+
+	for (size_t i = 0; i < ARRAY_SIZE(legend); i++)
+		seq_printf(m, "#%*s%s\n", size, "", legend[i]);
 }

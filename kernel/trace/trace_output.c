@@ -154,7 +154,7 @@ static void trace_print_raw(struct seq_file *m, struct trace_iterator *it)
  * function's very first byte was put there by a return hook (function_graph's return_to_handler,
  * a kretprobe's trampoline), not by a call: the byte before belongs to some other symbol.
  */
-static const char *stack_entry_name(unsigned long addr)
+const char *stack_entry_name(unsigned long addr)
 {
 	unsigned long offset;
 	const char *name = kallsyms_lookup(addr, NULL, &offset);

@@ -240,3 +240,58 @@ def test_ftracetest_irqsoff_checks_hold(console):
         assert re.search(r"tracer: %s" % tracer, trace), trace[:300]
         assert re.search(r"5.....us : <stack trace>", trace), trace
         assert re.search(r"latency: 5..... us", trace), trace[:600]
+
+
+# display-graph's header (Linux's print_lat_header() and __print_graph_headers_flags() with the irqsoff tracers'
+# flags: relative time, CPU, task, duration, latency-format), after the latency header.
+GRAPH_HEADER = [
+    "#                                       _-----=> irqs-off        ",
+    "#                                      / _----=> need-resched    ",
+    "#                                     | / _---=> hardirq/softirq ",
+    "#                                     || / _--=> preempt-depth   ",
+    "#                                     ||| /                      ",
+    "#   REL TIME      CPU  TASK/PID       ||||     DURATION                  FUNCTION CALLS",
+    "#      |          |     |    |        ||||      |   |                     |   |   |   |"]
+GRAPH_CALL = re.compile(r"^ +(\d+) us \|   0\)      sh-1      \|  d\.\.\.\. \|   0\.000 us    \|  (\w+)\(\);$")
+
+
+def test_display_graph_shows_the_section_as_a_graph(console, load):
+    """display-graph: the same section in the graph layout, time from its start; switching it resets the worst;
+    refused (EBUSY, option unchanged) while the function profiler holds fgraph."""
+    start_tracer(console, "irqsoff")
+    assert console.run("echo 900000 > tracing_max_latency") == ""
+    assert console.run("echo 1 > options/display-graph") == ""
+    # A fresh start, as Linux's irqsoff_display_graph(): the worst goes to 0 (and on the loaded CPUs a short
+    # section may already have become the new worst: never anything near 0.9 s).
+    assert max_latency(console) < 900000
+    assert console.run("echo 10000 > tracing_max_latency") == ""
+    try:
+        measured = spin(console, "noirq", 30000)
+        lat = max_latency(console)
+        assert 30000 <= lat <= measured, (lat, measured)
+        lines = console.run("cat trace", timeout=60).splitlines()
+        assert "#  => started at: spin_cmd" in lines and "#  => ended at:   spin_cmd" in lines, lines[:12]
+        i = lines.index(GRAPH_HEADER[0])
+        assert lines[i:i + len(GRAPH_HEADER)] == GRAPH_HEADER
+        body = lines[i + len(GRAPH_HEADER):]
+        calls = [GRAPH_CALL.match(l) for l in body[:3]]
+        assert all(calls), body[:4]
+        # Start and end: calls of no length (Linux's trace_graph_function()), the end at the reported latency.
+        assert [m.group(2) for m in calls] == ["latency_spin_irqs_off", "latency_spin_irqs_off",
+                                               "trace_hardirqs_on"], body[:3]
+        assert int(calls[0].group(1)) <= 30000 <= int(calls[1].group(1)) <= lat
+        assert re.match(r"^ +\d+ us \|   0\)      sh-1      \|  d\.\.\.\. \|               \|  /\* <stack trace>$",
+                        body[3]), body[3]
+        assert body[4:6] == [" => latency_spin_irqs_off", " => spin_cmd"], body[4:6]
+        assert body[-1].endswith(" */"), body[-1]
+        # The profiler is fgraph's user: display-graph cannot take it, and stays as it was.
+        assert console.run("echo 0 > options/display-graph") == ""
+        assert console.run("echo 1 > function_profile_enabled") == ""
+        worst = max_latency(console)
+        assert console.run("echo 1 > options/display-graph") == EBUSY
+        assert console.run("cat options/display-graph") == "0"
+        assert max_latency(console) >= worst                 # refused: the worst is not forgotten
+    finally:
+        console.run("echo 0 > function_profile_enabled")
+        console.run("echo 0 > options/display-graph")
+    verify_sites(console)
