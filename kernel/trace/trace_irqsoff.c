@@ -78,13 +78,21 @@ static void trace_function(unsigned long ip, unsigned long parent_ip)
 	ring_buffer_unlock_commit(&r);
 }
 
-/* Functions called inside a section, on a CPU that is in one (Linux's func_prolog_dec()). */
+/* A call may be recorded: this CPU is inside a section, and not inside the tracer (Linux's
+ * func_prolog_dec()). */
+static bool in_section(const struct irqsoff_cpu *data)
+{
+	return data->tracing && (irqs_disabled() || this_cpu_read(preempt_count)) &&
+	       !data->disabled;
+}
+
+/* Functions called inside a section, on a CPU that is in one. */
 static void irqsoff_tracer_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
 				struct pt_regs *regs)
 {
 	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
 
-	if (!data->tracing || (!irqs_disabled() && !this_cpu_read(preempt_count)) || data->disabled)
+	if (!in_section(data))
 		return;
 	data->disabled = true;
 	trace_function(ip, parent_ip);
@@ -96,7 +104,7 @@ static bool irqsoff_graph_entry(struct ftrace_graph_ent *trace, struct fgraph_op
 {
 	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
 
-	if (!data->tracing || (!irqs_disabled() && !this_cpu_read(preempt_count)) || data->disabled)
+	if (!in_section(data))
 		return false; /* not inside a section: its return is not hooked either */
 	data->disabled = true;
 	trace_graph_record_entry(&global_trace, trace->func, trace->depth);
@@ -108,7 +116,7 @@ static void irqsoff_graph_return(struct ftrace_graph_ret *trace, struct fgraph_o
 {
 	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
 
-	if (!data->tracing || (!irqs_disabled() && !this_cpu_read(preempt_count)) || data->disabled)
+	if (!in_section(data))
 		return; /* the section ended inside the call: as Linux, no return event */
 	data->disabled = true;
 	trace_graph_record_return(&global_trace, trace);
