@@ -135,6 +135,49 @@ SELFTEST_DYNAMIC(optprobes_hit_counts_and_registers)
 	KT_EXPECT_EQ(t, opt_run(10, 0x30), 0);
 }
 
+/* A handler that changes registers and moves ip past both adds, returning 1 as Linux asks of one
+ * that changes the path: r12 (callee-saved: C would have kept the old value) and rcx come back
+ * as it set them, and rax and rbx as the skipped adds left them. */
+static int opt_skip_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	__atomic_add_fetch(&opt_hits, 1, __ATOMIC_RELAXED);
+	regs->r12 = regs->si + 0x1200;
+	regs->cx = regs->si + 0x300;
+	regs->ip = (unsigned long)p->addr + 8; /* past add $0x10,%rax; add $0x20,%rbx */
+	return 1;
+}
+
+static int opt_run_skipped(int n, unsigned long seed)
+{
+	struct opt_state st;
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		st.seed = seed + i * 0x100;
+		opt_regs(&st, st.seed);
+		bad += st.after[0] != st.seed + 1 || st.after[1] != st.seed + 2 ||
+		       st.after[2] != st.seed + 0x300 || st.after[10] != st.seed + 0x1200 ||
+		       st.after[11] != st.seed + 13 || st.canary != st.seed ||
+		       st.sp_after != st.sp + 8;
+	}
+	return bad;
+}
+
+SELFTEST_DYNAMIC(optprobes_handler_moves_ip_and_changes_registers)
+{
+	struct kprobe kp = { .addr = opt_regs_probe(), .pre_handler = opt_skip_pre };
+
+	opt_hits = 0;
+	kprobes_set_optimization(1);
+	KT_ASSERT(t, register_kprobe(&kp) == 0);
+	wait_for_kprobe_optimizer();
+	KT_EXPECT(t, site_is_jmp(&kp));
+	KT_EXPECT_EQ(t, opt_run_skipped(200, 0x5000), 0);
+	KT_EXPECT_EQ(t, opt_hits, 200);
+	unregister_kprobe(&kp);
+	KT_EXPECT_EQ(t, opt_run(10, 0x30), 0);
+}
+
 /* --- refused ranges ---------------------------------------------------------------------------- */
 
 /* Never called: each has a probe-able first instruction whose range cannot move. */
