@@ -104,7 +104,10 @@ struct seq_file;
 		C(NON_UNIQ_SYMBOL, "The symbol is not unique"),                                    \
 		C(FILE_NOT_FOUND, "Failed to find the given file"),                                \
 		C(NO_REGULAR_FILE, "Not a regular file"),                                          \
-		C(BAD_UPROBE_OFFS, "Invalid uprobe offset"),
+		C(BAD_UPROBE_OFFS, "Invalid uprobe offset"),                                       \
+		C(BAD_REFCNT, "Invalid reference counter offset"),                                 \
+		C(REFCNT_OPEN_BRACE, "Reference counter brace is not closed"),                     \
+		C(BAD_REFCNT_SUFFIX, "Reference counter has wrong suffix"),
 
 #define C(a, b) TP_ERR_##a
 enum probe_err { TP_ERR_NONE = -1, PROBE_ERRORS NR_TP_ERRS };
@@ -160,6 +163,7 @@ enum fetch_op {
 struct fetch_insn {
 	u8 op;
 	u8 size;
+	u8 user; /* a load or string read from the process's memory only (`+u`, `ustring`) */
 	int offset;
 	unsigned long param;
 	char *data;
