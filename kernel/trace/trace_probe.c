@@ -241,7 +241,14 @@ static int parse_mem(char *arg, struct fetch_insn **pcode, struct fetch_insn *en
 		code->op = FETCH_OP_IMM;
 		code->param = addr;
 	} else if (arg[1] == '+') {
-		return probe_log_err(log, offs, TP_ERR_FILE_ON_KPROBE), -EINVAL;
+		if (flags & TPARG_FL_KERNEL)
+			return probe_log_err(log, offs, TP_ERR_FILE_ON_KPROBE), -EINVAL;
+		if (kstrtoul(arg + 2, 0, &addr))
+			return probe_log_err(log, offs, TP_ERR_BAD_FILE_OFFS), -EINVAL;
+		code->op = FETCH_OP_FOFFS;
+		code->param = addr;
+	} else if (!(flags & TPARG_FL_KERNEL)) {
+		return probe_log_err(log, offs, TP_ERR_SYM_ON_UPROBE), -EINVAL;
 	} else {
 		/* Kept by name: the address is looked up when the probe is registered. */
 		code->op = FETCH_NOP_SYMBOL;

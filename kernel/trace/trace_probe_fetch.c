@@ -14,6 +14,7 @@
 #include "arch/x86/traps.h"
 #include "kernel/fs/fs.h"
 #include "kernel/mm/mm.h"
+#include "kernel/percpu.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
@@ -92,6 +93,13 @@ static unsigned long fetch_field(const struct ftrace_event_field *f, const u8 *r
 	return *(const unsigned long *)p;
 }
 
+static unsigned long file_base[NR_CPUS];
+
+void traceprobe_set_file_base(unsigned long base)
+{
+	file_base[smp_processor_id()] = base;
+}
+
 /* The value the load step starts from; false if reading it faulted. An eprobe's program runs
  * on the record of its event where a kprobe's runs on registers (Linux passes either as rec). */
 static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsigned long *val)
@@ -121,6 +129,9 @@ static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsi
 		return fetch_arg(regs, code->param, val);
 	case FETCH_OP_TP_ARG:
 		*val = fetch_field((const void *)code->param, (const u8 *)regs);
+		return true;
+	case FETCH_OP_FOFFS: /* Linux's translate_user_vaddr() */
+		*val = file_base[smp_processor_id()] + code->param;
 		return true;
 	}
 	return false;
