@@ -155,7 +155,7 @@ bool arch_optimized_range_busy(const struct kprobe_site *s);
 /* Where the buffer's copy of the range starts: where an int3 hit goes in KPROBE_OPT_DETOUR. */
 unsigned long arch_optimized_copy(const struct kprobe_site *s);
 void arch_optimized_forms(const struct kprobe_site *s, u8 *int3_form, u8 *jmp_form);
-void optimized_callback(struct kprobe_site *s, struct pt_regs *regs);
+int optimized_callback(struct kprobe_site *s, struct pt_regs *regs);
 
 /* kernel/kretprobes.c: the pre handler a kretprobe's kprobe runs (and `list` prints as r). */
 int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);

@@ -59,6 +59,8 @@ struct percpu {
 	 * running task's kernel stack top (Linux's cpu_current_top_of_stack). */
 	unsigned long top_of_stack;
 	unsigned long user_rsp;
+	/* This CPU's kprobe state (arch/x86/kprobes/core.c): one load from an optimized probe's hit. */
+	void *kprobe_ctlblk;
 };
 
 extern struct percpu percpu_area[NR_CPUS];

@@ -45,6 +45,7 @@ struct uprobe {
 	struct uprobe *next;
 	const struct ramfs_inode *inode;
 	unsigned long offset;
+	unsigned long ref_ctr_offset; /* the file offset of a USDT semaphore (a short), or 0 */
 	struct uprobe_consumer *consumers;
 	struct arch_uprobe arch;
 };
@@ -97,9 +98,39 @@ static int write_opcode(struct mm_struct *mm, unsigned long vaddr, u8 expect, u8
 	return 0;
 }
 
-/* Installs (or removes) u's int3 wherever mm maps its file. */
+/*
+ * Linux's update_ref_ctr(): adds d to the semaphore u names, in mm's writable private mapping of
+ * the file (the program's data), through the kernel's alias of the page, as the int3 is written.
+ * A program tests it (a USDT semaphore) to skip the work of preparing a probe's arguments
+ * when nothing is attached. Never below 0: a count that would go negative is left alone.
+ */
+static void update_ref_ctr(struct mm_struct *mm, struct uprobe *u, short d)
+{
+	for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next) {
+		unsigned long vaddr, pa;
+		short *ctr;
+
+		if (v->vm_inode != u->inode || (v->vm_flags & (VM_WRITE | VM_EXEC)) != VM_WRITE)
+			continue;
+		vaddr = offset_to_vaddr(v, u->ref_ctr_offset);
+		if (!vaddr || vaddr + sizeof(*ctr) > v->vm_end ||
+		    (vaddr & (PAGE_SIZE - 1)) > PAGE_SIZE - sizeof(*ctr))
+			continue;
+		pa = mm_populate_page(mm, vaddr & ~(PAGE_SIZE - 1), v->vm_flags);
+		if (!pa)
+			return;
+		ctr = (short *)((u8 *)__va(pa) + (vaddr & (PAGE_SIZE - 1)));
+		if (READ_ONCE(*ctr) + d >= 0)
+			WRITE_ONCE(*ctr, *ctr + d);
+		return;
+	}
+}
+
+/* Installs (or removes) u's int3 wherever mm maps its file, and counts it in the semaphore. */
 static void mm_set_swbp(struct mm_struct *mm, struct uprobe *u, bool install)
 {
+	bool written = false;
+
 	for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next) {
 		unsigned long vaddr;
 
@@ -109,10 +140,12 @@ static void mm_set_swbp(struct mm_struct *mm, struct uprobe *u, bool install)
 		if (!vaddr)
 			continue;
 		if (install)
-			write_opcode(mm, vaddr, u->arch.insn[0], UPROBE_SWBP_INSN);
+			written |= !write_opcode(mm, vaddr, u->arch.insn[0], UPROBE_SWBP_INSN);
 		else
-			write_opcode(mm, vaddr, UPROBE_SWBP_INSN, u->arch.insn[0]);
+			written |= !write_opcode(mm, vaddr, UPROBE_SWBP_INSN, u->arch.insn[0]);
 	}
+	if (written && u->ref_ctr_offset)
+		update_ref_ctr(mm, u, install ? 1 : -1);
 }
 
 struct walk_arg {
@@ -171,8 +204,8 @@ static int analyze_at(struct uprobe *u, const struct ramfs_inode *inode, unsigne
 	return err ? err : arch_uprobe_analyze_insn(&u->arch, insn, len);
 }
 
-int uprobe_register(const struct ramfs_inode *inode, unsigned long offset,
-		    struct uprobe_consumer *uc)
+int uprobe_register_refctr(const struct ramfs_inode *inode, unsigned long offset,
+			   unsigned long ref_ctr_offset, struct uprobe_consumer *uc)
 {
 	struct uprobe *u, *fresh = NULL;
 	int err;
@@ -181,6 +214,9 @@ int uprobe_register(const struct ramfs_inode *inode, unsigned long offset,
 		return -EINVAL;
 	mutex_lock(&uprobes_lock);
 	u = find_uprobe(inode, offset);
+	err = -EINVAL; /* Linux's "Reference counter offset mismatch." */
+	if (u && u->ref_ctr_offset != ref_ctr_offset)
+		goto out;
 	if (!u) {
 		err = -ENOMEM;
 		fresh = u = kzalloc(sizeof(*u));
@@ -188,6 +224,7 @@ int uprobe_register(const struct ramfs_inode *inode, unsigned long offset,
 			goto out;
 		u->inode = inode;
 		u->offset = offset;
+		u->ref_ctr_offset = ref_ctr_offset;
 		err = analyze_at(u, inode, offset);
 		if (err)
 			goto out;
@@ -205,6 +242,12 @@ out:
 	mutex_unlock(&uprobes_lock);
 	kfree(fresh);
 	return err;
+}
+
+int uprobe_register(const struct ramfs_inode *inode, unsigned long offset,
+		    struct uprobe_consumer *uc)
+{
+	return uprobe_register_refctr(inode, offset, 0, uc);
 }
 
 void uprobe_unregister(const struct ramfs_inode *inode, unsigned long offset,

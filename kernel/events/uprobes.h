@@ -48,6 +48,11 @@ struct arch_uprobe {
  */
 int uprobe_register(const struct ramfs_inode *inode, unsigned long offset,
 		    struct uprobe_consumer *uc);
+/* The same with a USDT semaphore at file offset ref_ctr_offset (0: none), a short in the file's
+ * writable data that each process mapping the file sees incremented while the probe is installed
+ * in it. -EINVAL if the uprobe at offset already has another one. */
+int uprobe_register_refctr(const struct ramfs_inode *inode, unsigned long offset,
+			   unsigned long ref_ctr_offset, struct uprobe_consumer *uc);
 /* Takes uc away; the original byte is back in every process once the last consumer goes. Returns
  * once no CPU can still be running uc. */
 void uprobe_unregister(const struct ramfs_inode *inode, unsigned long offset,

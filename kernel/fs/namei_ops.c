@@ -188,10 +188,33 @@ SYSCALL_DEFINE3(unlinkat, int, dfd, const char __user *, pathname, int, flag)
 	return flag & AT_REMOVEDIR ? do_rmdir(dfd, pathname) : do_unlinkat(dfd, pathname);
 }
 
+struct user_namespace; /* Linux's idmapped mounts: there are none here, so always NULL */
+
+/*
+ * Linux's vfs_symlink(), with its signature but for the third argument: Linux's is the new link's
+ * dentry, ours its name in dir. Both that and oldname are kernel copies, so a probe reading them as
+ * user memory (`+0($arg3):ustring`, `+u0($arg3):string`) gets a fault, as on Linux. The caller
+ * holds ramfs_lock() and has checked that the name is free. noclone: gcc would otherwise make a
+ * vfs_symlink.constprop.0 of it for the NULL namespace, and the name would be gone.
+ */
+static noinline __attribute__((noclone)) int vfs_symlink(struct user_namespace *mnt_userns,
+							 struct fnode *dir, const char *last,
+							 const char *oldname)
+{
+	struct fnode *n;
+	int err = may_change(dir);
+
+	if (!err)
+		err = ramfs_mknod(dir, last, S_IFLNK | 0777, oldname, strlen(oldname), &n);
+	if (!err)
+		touch(dir);
+	return err;
+}
+
 static long do_symlinkat(const char __user *oldname, int newdfd, const char __user *newname)
 {
 	char last[FS_NAME_MAX + 1], *target = kmalloc(PATH_MAX);
-	struct fnode *dir, *n;
+	struct fnode *dir;
 	bool trailing;
 	long len;
 	int err;
@@ -206,10 +229,8 @@ static long do_symlinkat(const char __user *oldname, int newdfd, const char __us
 		ramfs_lock();
 		if (is_dot(last) || fs_lookup(dir, last, strlen(last)))
 			err = -EEXIST;
-		else if (!(err = may_change(dir)))
-			err = ramfs_mknod(dir, last, S_IFLNK | 0777, target, len, &n);
-		if (!err)
-			touch(dir);
+		else
+			err = vfs_symlink(NULL, dir, last, target);
 		ramfs_unlock();
 	}
 	kfree(target);

@@ -9,8 +9,9 @@
  * traceprobe_parse_probe_arg_body(), parse_probe_arg(), parse_probe_vars()) closely enough that a
  * bad argument is refused with the same words at the same caret, quirks included: the error of a
  * $-variable or a register points at the argument's start; `$comm:u32` is refused with no
- * error_log entry (6.1 logs none). `+u` reads kernel memory. `ustring` and every dereference of a
- * lower-half address read the process's memory (trace_probe_fetch.c: probe_read()). On an eprobe (TPARG_FL_TPOINT) `$NAME` is the field
+ * error_log entry (6.1 logs none). `+u` and `ustring` read the process's memory only (a kernel
+ * address is a fault, as Linux's copy_from_user_nofault() makes it); any other dereference of a
+ * lower-half address reads the process's memory too (trace_probe_fetch.c: probe_read()). On an eprobe (TPARG_FL_TPOINT) `$NAME` is the field
  * NAME of the event it fires on, resolved by trace_eprobe.c.
  */
 #include "kernel/trace/trace_probe.h"
@@ -240,7 +241,14 @@ static int parse_mem(char *arg, struct fetch_insn **pcode, struct fetch_insn *en
 		code->op = FETCH_OP_IMM;
 		code->param = addr;
 	} else if (arg[1] == '+') {
-		return probe_log_err(log, offs, TP_ERR_FILE_ON_KPROBE), -EINVAL;
+		if (flags & TPARG_FL_KERNEL)
+			return probe_log_err(log, offs, TP_ERR_FILE_ON_KPROBE), -EINVAL;
+		if (kstrtoul(arg + 2, 0, &addr))
+			return probe_log_err(log, offs, TP_ERR_BAD_FILE_OFFS), -EINVAL;
+		code->op = FETCH_OP_FOFFS;
+		code->param = addr;
+	} else if (!(flags & TPARG_FL_KERNEL)) {
+		return probe_log_err(log, offs, TP_ERR_SYM_ON_UPROBE), -EINVAL;
 	} else {
 		/* Kept by name: the address is looked up when the probe is registered. */
 		code->op = FETCH_NOP_SYMBOL;
@@ -269,7 +277,9 @@ static int parse_deref(char *arg, struct fetch_insn **pcode, struct fetch_insn *
 	long offset;
 	int err;
 
-	if (arg[1] == 'u') { /* user memory in Linux; all memory is the kernel's here */
+	bool user = arg[1] == 'u';
+
+	if (user) { /* the process's memory only: a kernel address reads as a fault */
 		arg[1] = arg[0];
 		arg++;
 	}
@@ -297,6 +307,7 @@ static int parse_deref(char *arg, struct fetch_insn **pcode, struct fetch_insn *
 		return -EINVAL;
 	*pcode = code;
 	code->op = FETCH_OP_DEREF;
+	code->user = user;
 	code->offset = offset;
 	return 0;
 }
@@ -387,6 +398,8 @@ static int add_string_store(struct probe_arg *parg, struct fetch_insn **pcode, i
 		code->offset = 0;
 	}
 	code->op = symstr ? FETCH_OP_ST_SYMSTR : FETCH_OP_ST_STRING;
+	if (!strcmp(parg->type->name, "ustring"))
+		code->user = 1; /* as `+u` on the last dereference */
 	parg->dynamic = true;
 	*pcode = code;
 	return 0;

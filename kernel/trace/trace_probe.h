@@ -69,6 +69,8 @@ struct seq_file;
 		C(BAD_MEM_ADDR, "Invalid memory address"), C(BAD_IMM, "Invalid immediate value"),  \
 		C(IMMSTR_NO_CLOSE, "String is not closed with '\"'"),                              \
 		C(FILE_ON_KPROBE, "File offset is not available with kprobe"),                     \
+		C(BAD_FILE_OFFS, "Invalid file offset value"),                                     \
+		C(SYM_ON_UPROBE, "Symbol is not available with uprobe"),                           \
 		C(TOO_MANY_OPS, "Dereference is too much nested"),                                 \
 		C(DEREF_NEED_BRACE, "Dereference needs a brace"),                                  \
 		C(BAD_DEREF_OFFS, "Invalid dereference offset"),                                   \
@@ -104,7 +106,10 @@ struct seq_file;
 		C(NON_UNIQ_SYMBOL, "The symbol is not unique"),                                    \
 		C(FILE_NOT_FOUND, "Failed to find the given file"),                                \
 		C(NO_REGULAR_FILE, "Not a regular file"),                                          \
-		C(BAD_UPROBE_OFFS, "Invalid uprobe offset"),
+		C(BAD_UPROBE_OFFS, "Invalid uprobe offset"),                                       \
+		C(BAD_REFCNT, "Invalid reference counter offset"),                                 \
+		C(REFCNT_OPEN_BRACE, "Reference counter brace is not closed"),                     \
+		C(BAD_REFCNT_SUFFIX, "Reference counter has wrong suffix"),
 
 #define C(a, b) TP_ERR_##a
 enum probe_err { TP_ERR_NONE = -1, PROBE_ERRORS NR_TP_ERRS };
@@ -142,6 +147,7 @@ enum fetch_op {
 	FETCH_OP_ARG,	 /* the param-th argument by the calling convention (0 = the first) */
 	FETCH_OP_DATA,	 /* data: an immediate string */
 	FETCH_OP_TP_ARG, /* a field of the event an eprobe fires on (data: its trace_event_field) */
+	FETCH_OP_FOFFS,	 /* a uprobe's @+OFFS: where the probed file's offset param is mapped */
 	/* dereference: value = *(value + offset) */
 	FETCH_OP_DEREF,
 	/* store */
@@ -160,6 +166,7 @@ enum fetch_op {
 struct fetch_insn {
 	u8 op;
 	u8 size;
+	u8 user; /* a load or string read from the process's memory only (`+u`, `ustring`) */
 	int offset;
 	unsigned long param;
 	char *data;
@@ -249,6 +256,9 @@ u32 traceprobe_head_size(enum probe_print_type ptype);
 /* At a hit: the bytes the strings will need (each at most MAX_STRING_SIZE, their NUL included),
  * then the arguments written into rec at head, the strings in at most dsize bytes after them.
  * A read that faults stores 0, or a string of length 0 ("(fault)"). */
+/* A uprobe hit: where the probed file's offset 0 is in the process (the probed address less its
+ * file offset), for @+OFFS, on this CPU until the record is written (interrupts are off). */
+void traceprobe_set_file_base(unsigned long base);
 u32 traceprobe_data_size(const struct trace_probe *tp, struct pt_regs *regs);
 void traceprobe_store_args(void *rec, u32 head, u32 dsize, const struct trace_probe *tp,
 			   struct pt_regs *regs);

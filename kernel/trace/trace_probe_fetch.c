@@ -14,6 +14,7 @@
 #include "arch/x86/traps.h"
 #include "kernel/fs/fs.h"
 #include "kernel/mm/mm.h"
+#include "kernel/percpu.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
@@ -21,18 +22,20 @@
  * Every read an argument makes: a lower-half address is a process's memory (a uprobe's registers
  * and stack, a `ustring`, or a kprobe argument that holds a user pointer) and goes through the
  * uaccess helpers, which SMAP demands; an upper-half one is the kernel's. Deciding by the address
- * rather than by the registers serves eprobes too, whose "registers" are the base record.
+ * rather than by the registers serves eprobes too, whose "registers" are the base record. A step
+ * marked user (`+u`, `ustring`) reads only the process's memory, as Linux's does: a kernel address
+ * there is a fault, never the kernel's bytes.
  */
-static long probe_read(void *dst, unsigned long src, size_t n)
+static long probe_read(void *dst, unsigned long src, size_t n, bool user)
 {
-	if (src < TASK_SIZE_MAX)
+	if (user || src < TASK_SIZE_MAX)
 		return copy_from_user_nofault(dst, (const void *)src, n);
 	return copy_from_kernel_nofault(dst, (const void *)src, n);
 }
 
-static long probe_read_str(char *dst, unsigned long src, long n)
+static long probe_read_str(char *dst, unsigned long src, long n, bool user)
 {
-	if (src < TASK_SIZE_MAX)
+	if (user || src < TASK_SIZE_MAX)
 		return strncpy_from_user_nofault(dst, (const void *)src, n);
 	return strncpy_from_kernel_nofault(dst, (const void *)src, n);
 }
@@ -60,7 +63,7 @@ static bool fetch_arg(struct pt_regs *regs, unsigned long n, unsigned long *val)
 		*val = *(unsigned long *)((u8 *)regs + arg_regs[n]);
 		return true;
 	}
-	return !probe_read(val, regs->sp + (n - 5) * sizeof(long), sizeof(*val));
+	return !probe_read(val, regs->sp + (n - 5) * sizeof(long), sizeof(*val), false);
 }
 
 /* An eprobe's $FIELD: the field of the record it fires on, as Linux's get_event_field() reads
@@ -90,6 +93,13 @@ static unsigned long fetch_field(const struct ftrace_event_field *f, const u8 *r
 	return *(const unsigned long *)p;
 }
 
+static unsigned long file_base[NR_CPUS];
+
+void traceprobe_set_file_base(unsigned long base)
+{
+	file_base[smp_processor_id()] = base;
+}
+
 /* The value the load step starts from; false if reading it faulted. An eprobe's program runs
  * on the record of its event where a kprobe's runs on registers (Linux passes either as rec). */
 static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsigned long *val)
@@ -99,7 +109,7 @@ static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsi
 		*val = *(unsigned long *)((u8 *)regs + code->param);
 		return true;
 	case FETCH_OP_STACK:
-		return !probe_read(val, regs->sp + code->param * sizeof(long), sizeof(*val));
+		return !probe_read(val, regs->sp + code->param * sizeof(long), sizeof(*val), false);
 	case FETCH_OP_STACKP:
 		*val = regs->sp;
 		return true;
@@ -119,6 +129,9 @@ static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsi
 		return fetch_arg(regs, code->param, val);
 	case FETCH_OP_TP_ARG:
 		*val = fetch_field((const void *)code->param, (const u8 *)regs);
+		return true;
+	case FETCH_OP_FOFFS: /* Linux's translate_user_vaddr() */
+		*val = file_base[smp_processor_id()] + code->param;
 		return true;
 	}
 	return false;
@@ -144,20 +157,20 @@ static const struct fetch_insn *fetch_value(const struct fetch_insn *code, struc
 		unsigned long addr =
 			*val + code->offset + (code[1].op != FETCH_OP_DEREF ? skip : 0);
 
-		if (probe_read(val, addr, sizeof(*val)))
+		if (probe_read(val, addr, sizeof(*val), code->user))
 			return NULL;
 	}
 	return code;
 }
 
 /* Length of the string at addr with its NUL, at most MAX_STRING_SIZE; 0 if it cannot be read. */
-static u32 fetch_strlen(unsigned long addr)
+static u32 fetch_strlen(unsigned long addr, bool user)
 {
 	u32 len = 0;
 	char c;
 
 	do {
-		if (probe_read(&c, addr + len, 1))
+		if (probe_read(&c, addr + len, 1, user))
 			return 0;
 		len++;
 	} while (c && len < MAX_STRING_SIZE);
@@ -190,7 +203,7 @@ u32 traceprobe_data_size(const struct trace_probe *tp, struct pt_regs *regs)
 				size += MIN(fetch_symstr(val + st->offset, sym),
 					    (u32)MAX_STRING_SIZE);
 			else if (st)
-				size += fetch_strlen(val + st->offset);
+				size += fetch_strlen(val + st->offset, st->user);
 		}
 	}
 	return size;
@@ -220,7 +233,7 @@ static void store_value(u8 *dst, const struct probe_arg *arg, struct pt_regs *re
 
 	st = fetch_value(arg->code, regs, 0, &val);
 	if (!st || (st->op == FETCH_OP_ST_MEM &&
-		    probe_read(dst, val + st->offset + elem * st->size, st->size)))
+		    probe_read(dst, val + st->offset + elem * st->size, st->size, st->user)))
 		memset(dst, 0, arg->type->size);
 	else if (st->op == FETCH_OP_ST_RAW)
 		memcpy(dst, &val, st->size); /* little-endian: the low bytes first */
@@ -245,7 +258,7 @@ static void store_string(u8 *rec, u8 *dst, const struct probe_arg *arg, struct p
 		memcpy(*dyn, sym, n);
 		(*dyn)[n - 1] = '\0';
 	} else if (st && max) {
-		n = probe_read_str((char *)*dyn, val + st->offset, max);
+		n = probe_read_str((char *)*dyn, val + st->offset, max, st->user);
 	}
 	if (n > 0) {
 		loc |= (u32)n << 16;

@@ -100,7 +100,7 @@ static const char readme_text[] =
 	"\t           -:[<group>/][<event>]\n"
 	"\t    place: <symbol>[+<offset>]|<memaddr>\n"
 	"  place (kretprobe): <symbol>[+<offset>]%return|<memaddr>\n"
-	"   place (uprobe): <path>:<offset>\n"
+	"   place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]\n"
 	"\t     args: <name>=fetcharg[:type]\n"
 	"\t fetcharg: %<register>, $<efield>, @<address>, @<symbol>[+|-<offset>], $stack<index>, "
 	"$stack, $retval, $comm, $arg<N>,\n"

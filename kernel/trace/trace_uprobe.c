@@ -2,6 +2,7 @@
  *
  *   echo 'p:myup /tests/tracee:0x1170 a=%di s=+0(%si):ustring' >> uprobe_events
  *   echo 'r:uprobes/myret /tests/tracee:0x1170 ret=$retval' >> uprobe_events
+ *   echo 'p:sem /tests/tracee:0x1170(0x3010)' >> uprobe_events   with a semaphore
  *   echo '-:myup' >> uprobe_events                 remove it; `>` removes them all
  *   echo 'p:u2 /tests/tracee:0x1170' >> dynamic_events   the same kind, listed in both files
  *   events/uprobes/myup/{enable,filter,format,id,trigger} as any event's
@@ -14,8 +15,9 @@
  *
  * Linux: kernel/trace/trace_uprobe.c (__trace_uprobe_create(), uprobe_dispatcher(),
  * uretprobe_dispatcher(), print_uprobe_event(), probes_seq_show(), probes_profile_seq_show()).
- * Not here: the reference counter `(REF_CTR_OFFSET)`, `%return`, several probes on one event,
- * perf and BPF. dynamic_events (trace_dynevent.c) takes a `p` or `r` line whose place has a '/'
+ * `PATH:OFFSET(REF_CTR_OFFSET)` names a USDT semaphore, counted up in each process while the
+ * probe is in it (kernel/events/uprobes.c, update_ref_ctr()); `PATH:OFFSET%return` is `r`.
+ * Not here: several probes on one event, perf and BPF. dynamic_events (trace_dynevent.c) takes a `p` or `r` line whose place has a '/'
  * and a digit after its last ':' as Linux's trace_uprobe_create() does; uprobe_events takes
  * every `p` and `r` line.
  */
@@ -45,6 +47,7 @@ struct trace_uprobe {
 	const struct ramfs_inode *inode;
 	char *filename;
 	unsigned long offset;
+	unsigned long ref_ctr_offset; /* a USDT semaphore's file offset, or 0 */
 	bool is_return, registered;
 	unsigned long nhit;
 	char event[MAX_EVENT_NAME_LEN + 1], group[MAX_EVENT_NAME_LEN + 1];
@@ -68,13 +71,14 @@ static struct trace_uprobe *to_trace_uprobe(struct dyn_event *ev)
 static void uprobe_trace_record(struct trace_uprobe *tu, struct pt_regs *regs, unsigned long func,
 				unsigned long ret_ip)
 {
-	u32 head = traceprobe_head_size(tu->is_return), fixed = head + tu->tp.size;
-	u32 dsize = MIN(traceprobe_data_size(&tu->tp, regs), TRACE_EVENT_MAX_SIZE - fixed);
+	u32 head = traceprobe_head_size(tu->is_return), fixed = head + tu->tp.size, dsize;
 	unsigned long flags = local_irq_save(), outer = this_cpu()->tp_irq_flags;
 	struct trace_event_buffer fb;
 	unsigned long *entry;
 
 	this_cpu()->tp_irq_flags = flags;
+	traceprobe_set_file_base(func - tu->offset); /* @+OFFS: the probed address is at offset */
+	dsize = MIN(traceprobe_data_size(&tu->tp, regs), TRACE_EVENT_MAX_SIZE - fixed);
 	perf_trace_probe_regs(regs);
 	entry = trace_event_buffer_reserve(&fb, &tu->call, fixed + dsize);
 	if (entry) {
@@ -131,7 +135,8 @@ static int trace_uprobe_reg(struct trace_event_call *call, enum trace_reg type, 
 	int err;
 
 	if (type == TRACE_REG_REGISTER) {
-		err = uprobe_register(tu->inode, tu->offset, &tu->consumer);
+		err = uprobe_register_refctr(tu->inode, tu->offset, tu->ref_ctr_offset,
+					     &tu->consumer);
 		tu->registered = !err;
 		return err;
 	}
@@ -166,6 +171,17 @@ static struct trace_uprobe *find_trace_uprobe(const char *event, const char *gro
 	return NULL;
 }
 
+/* Another event on the same place with another semaphore: one uprobe cannot count in two. */
+static bool ref_ctr_mismatch(const struct trace_uprobe *tu)
+{
+	struct trace_uprobe *t;
+	struct dyn_event *ev;
+
+	for_each_trace_uprobe(t, ev) if (t->inode == tu->inode && t->offset == tu->offset &&
+					 t->ref_ctr_offset != tu->ref_ctr_offset) return true;
+	return false;
+}
+
 static int trace_uprobe_init_call(struct trace_uprobe *tu)
 {
 	struct trace_event_call *call = &tu->call;
@@ -182,11 +198,33 @@ static int trace_uprobe_init_call(struct trace_uprobe *tu)
 	return call->fields && call->print_fmt ? 0 : -ENOMEM;
 }
 
-/* PATH:OFFSET (argv[1], cut at its last ':'): the file's inode and the offset, or the error. */
+/* The `(REF_CTR_OFFSET)` after OFFSET (Linux's order of checks and carets), cut off the word. */
+static int parse_ref_ctr(char *word, char *offs, struct trace_uprobe *tu, struct probe_log *log)
+{
+	char *open = strchr(offs, '('), *close;
+
+	if (!open)
+		return 0;
+	close = strchr(open, ')');
+	if (!close)
+		return probe_log_err(log, open + strlen(open) - word, TP_ERR_REFCNT_OPEN_BRACE),
+		       -EINVAL;
+	if (close[1])
+		return probe_log_err(log, close + 1 - word, TP_ERR_BAD_REFCNT_SUFFIX), -EINVAL;
+	*open++ = '\0';
+	*close = '\0';
+	if (kstrtoul(open, 0, &tu->ref_ctr_offset))
+		return probe_log_err(log, open - word, TP_ERR_BAD_REFCNT), -EINVAL;
+	return 0;
+}
+
+/* PATH:OFFSET[(REF_CTR_OFFSET)][%return] (argv[1], cut at its last ':'): the file's inode, the
+ * offsets and the kind, or the error. */
 static int parse_place(char *word, struct trace_uprobe *tu, struct probe_log *log)
 {
-	char *colon = strrchr(word, ':');
+	char *colon = strrchr(word, ':'), *suffix;
 	struct fnode *n;
+	int ret;
 
 	log->index = 1;
 	*colon = '\0';
@@ -194,6 +232,16 @@ static int parse_place(char *word, struct trace_uprobe *tu, struct probe_log *lo
 		return probe_log_err(log, 0, TP_ERR_FILE_NOT_FOUND), -ENOENT;
 	if (n->is_dir || !ramfs_inode(n) || (fs_mode(n) & S_IFMT) != S_IFREG)
 		return probe_log_err(log, 0, TP_ERR_NO_REGULAR_FILE), -EINVAL;
+	ret = parse_ref_ctr(word, colon + 1, tu, log);
+	if (ret)
+		return ret;
+	suffix = strchr(colon + 1, '%');
+	if (suffix && strcmp(suffix, "%return"))
+		return probe_log_err(log, suffix - word, TP_ERR_BAD_ADDR_SUFFIX), -EINVAL;
+	if (suffix) {
+		*suffix = '\0';
+		tu->is_return = true;
+	}
 	if (kstrtoul(colon + 1, 0, &tu->offset))
 		return probe_log_err(log, colon + 1 - word, TP_ERR_BAD_UPROBE_OFFS), -EINVAL;
 	tu->inode = ramfs_inode(n);
@@ -231,7 +279,8 @@ static int __trace_uprobe_create(int argc, const char **argv, struct probe_log *
 	tu->is_return = is_return;
 	strscpy(place, argv[1], sizeof(place));
 	ret = parse_place(place, tu, log);
-	if (!ret && !event) { /* Linux's default: p_<name up to . - _>_0x<offset> */
+	is_return = tu->is_return; /* or %return made it one */
+	if (!ret && !event) {	   /* Linux's default: p_<name up to . - _>_0x<offset> */
 		base = strrchr(tu->filename, '/') ? strrchr(tu->filename, '/') + 1 : tu->filename;
 		snprintf(name, sizeof(name), "p_%.*s_0x%lx", (int)strcspn(base, ".-_"), base,
 			 tu->offset);
@@ -248,6 +297,8 @@ static int __trace_uprobe_create(int argc, const char **argv, struct probe_log *
 		ret = traceprobe_parse_probe_arg(&tu->tp, i, argv[i + 2],
 						 is_return ? TPARG_FL_RETURN : 0, log);
 	}
+	if (!ret && ref_ctr_mismatch(tu))
+		ret = -EINVAL; /* Linux's validate_ref_ctr_offset(): no error_log entry */
 	if (!ret && find_trace_uprobe(tu->event, tu->group)) {
 		log->index = 0;
 		probe_log_err(log, 0, TP_ERR_EVENT_EXIST);
@@ -315,14 +366,19 @@ static bool trace_uprobe_match(const char *system, const char *event, int argc, 
 {
 	struct trace_uprobe *tu = to_trace_uprobe(ev);
 	char place[300];
+	int n;
 
 	if ((system && strcmp(tu->group, system)) || (event[0] && strcmp(tu->event, event)))
 		return false;
 	if (argc < 1)
 		return true;
-	snprintf(place, sizeof(place), "%s:0x%lx", tu->filename, tu->offset);
+	n = snprintf(place, sizeof(place), "%s:0x%lx", tu->filename, tu->offset);
+	if (tu->ref_ctr_offset)
+		snprintf(place + n, sizeof(place) - n, "(0x%lx)", tu->ref_ctr_offset);
 	if (strcmp(place, argv[0])) {
-		snprintf(place, sizeof(place), "%s:0x%016lx", tu->filename, tu->offset);
+		n = snprintf(place, sizeof(place), "%s:0x%016lx", tu->filename, tu->offset);
+		if (tu->ref_ctr_offset)
+			snprintf(place + n, sizeof(place) - n, "(0x%lx)", tu->ref_ctr_offset);
 		if (strcmp(place, argv[0]))
 			return false;
 	}
@@ -336,6 +392,8 @@ static int trace_uprobe_show(struct seq_file *m, struct dyn_event *ev)
 
 	seq_printf(m, "%c:%s/%s %s:0x%016lx", tu->is_return ? 'r' : 'p', tu->group, tu->event,
 		   tu->filename, tu->offset);
+	if (tu->ref_ctr_offset)
+		seq_printf(m, "(0x%lx)", tu->ref_ctr_offset);
 	for (int i = 0; i < tu->tp.nr_args; i++)
 		seq_printf(m, " %s=%s", tu->tp.args[i].name, tu->tp.args[i].comm);
 	seq_putc(m, '\n');

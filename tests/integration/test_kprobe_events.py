@@ -327,6 +327,38 @@ def test_hits_arguments_strings_and_profile(console):
     assert len(rd) == len(ret) == len(op)
 
 
+def test_user_memory_fetches_on_open_and_faults_on_kernel_memory(console):
+    # ftracetest's kprobe_args_user.tc, with the values checked: the path a program opens is user memory
+    # behind do_sys_openat2()'s second argument, read by `ustring` and by `+u` ahead of `string`; its
+    # third, the struct open_how, is kernel memory read as any dereference reads it.
+    line = "p:op2 do_sys_openat2 dfd=$arg1:s32 path=+0($arg2):ustring path2=+u0($arg2):string " \
+           "c=+u0($arg2):u8 flags=+0($arg3):x64"
+    define(console, line)
+    assert console.run("cat kprobe_events") == line.replace("p:op2", "p:kprobes/op2")
+    assert console.run("echo 1 > events/kprobes/op2/enable") == ""
+    console.run("/bin/sh -c 'echo > /dev/null'")
+    assert console.run("echo 0 > events/kprobes/op2/enable") == ""
+    hits = [re.match(r'^op2: \(do_sys_openat2\+0x0/0x[0-9a-f]+\) dfd=(-?\d+) path="(.*)" path2="(.*)" '
+                     r'c=(\d+) flags=0x([0-9a-f]+)$', e["rest"]) for e in events(console, "op2")]
+    assert hits and all(hits), events(console, "op2")
+    mine = [m for m in hits if m[2] == "/dev/null"]
+    assert mine, [m[0] for m in hits]
+    for m in mine:
+        assert (m[1], m[3], m[4]) == ("-100", "/dev/null", str(ord("/")))
+        assert int(m[5], 16) & 0x241 == 0x241          # O_WRONLY | O_CREAT | O_TRUNC, as ash opens it
+    # vfs_symlink()'s third and fourth arguments are the kernel's copies: as user memory, a fault
+    assert console.run("echo > trace") == ""
+    define(console, "p:sl vfs_symlink path=+0($arg3):ustring path2=+u0($arg3):string "
+                    "name=+0($arg3):string target=+0($arg4):string", append=False)
+    assert console.run("echo 1 > events/kprobes/sl/enable") == ""
+    console.run("/bin/sh -c 'ln -s foo /tmp/kp_user_bar'")
+    assert console.run("echo 0 > events/kprobes/sl/enable") == ""
+    sl = [e["rest"] for e in events(console, "sl")]
+    assert len(sl) == 1 and re.match(r'^sl: \(vfs_symlink\+0x0/0x[0-9a-f]+\) path=\(fault\) path2=\(fault\) '
+                                     r'name="kp_user_bar" target="foo"$', sl[0]), sl
+    console.run("rm /tmp/kp_user_bar")
+
+
 def test_retval_of_a_known_function(console):
     # room for every pair: the workload writes about 3200 events, more than the 64 KiB default holds, and
     # an overrun that drops the page with a call's entry but keeps its return's leaves the lists unequal

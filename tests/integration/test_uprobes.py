@@ -24,6 +24,7 @@ LINE = r"^ *(?P<comm>[ -~]{1,16})-(?P<pid>\d+) +\[\d{3}\] [d.][N.][hzZ.][0-9a-f.
 
 
 OFF, VADDR = elf_symbol_offset(TRACEE, "uprobe_target")
+SEM, _ = elf_symbol_offset(TRACEE, "tracee_semaphore")
 
 
 def trace_body(console):
@@ -114,6 +115,67 @@ def test_bad_definitions_are_refused_with_linux_errors(console):
     assert console.run("cat uprobe_events") == ""
     # no ':' after the path: not a uprobe command at all (Linux: -EINVAL, nothing logged)
     assert "write error" in console.run("echo 'p:bad /tests/tracee' >> uprobe_events")
+    assert console.run("cat uprobe_events") == ""
+
+
+def test_ref_ctr_offset_counts_in_each_process_while_installed(console):
+    """`(REF_CTR_OFFSET)`: tracee's USDT semaphore is 1 in a process exec'd while the probe is on and in
+    one that was running when it went on, 0 otherwise; the program calls the probed function only then."""
+    # @+OFFS reads the file's offset where this process maps it: the semaphore itself
+    console.run(f"echo 'p:sem /tests/tracee:{OFF:#x}({SEM:#x}) a=%di s=@+{SEM:#x}:u16' > uprobe_events")
+    assert console.run("cat uprobe_events") == \
+        f"p:uprobes/sem /tests/tracee:0x{OFF:016x}({SEM:#x}) a=%di s=@+{SEM:#x}:u16"
+    assert program_lines(console.run("/tests/tracee sem")) == ["tracee_semaphore = 0"]
+    console.run("echo 1 > events/uprobes/sem/enable")
+    assert program_lines(console.run("/tests/tracee sem")) == ["tracee_semaphore = 1"]
+    console.run("echo 0 > events/uprobes/sem/enable")
+    assert program_lines(console.run("/tests/tracee sem")) == ["tracee_semaphore = 0"]
+    out = console.run("/tests/tracee sem /sys/kernel/tracing/events/uprobes/sem/enable")
+    assert program_lines(out) == ["tracee_semaphore = 1"]
+    console.run("echo 0 > events/uprobes/sem/enable")
+    assert [r for c, p, r in trace_body(console)] == [f"sem: ({VADDR:#x}) a=0x5 s=1"] * 2
+    # the same place with another semaphore: refused, nothing logged (Linux's validate_ref_ctr_offset())
+    console.run("echo > error_log")
+    assert "Invalid argument" in console.run(f"echo 'p:sem2 /tests/tracee:{OFF:#x}({SEM + 2:#x})' >> uprobe_events")
+    assert console.run("cat error_log") == ""
+    console.run("echo '-:sem' >> uprobe_events")
+    assert console.run("cat uprobe_events") == ""
+
+
+def test_percent_return_is_a_uretprobe(console):
+    console.run(f"echo 'p:pr /tests/tracee:{OFF:#x}%return ret=$retval:s32' > uprobe_events")
+    assert console.run("cat uprobe_events") == f"r:uprobes/pr /tests/tracee:0x{OFF:016x} ret=$retval:s32"
+    console.run("echo 1 > events/uprobes/pr/enable")
+    assert program_lines(console.run("/tests/tracee")) == ["tracee"]
+    rests = [re.sub(r"0x[0-9a-f]+ <- ", "", r) for c, p, r in trace_body(console)]
+    assert rests == [f"pr: ({VADDR:#x}) ret={a + 8}" for a in (10, 20, 30)]
+
+
+def test_file_offset_and_symbol_arguments(console):
+    console.run("echo > error_log")
+    for arg in ("@+ab", "@symbol"):
+        assert "write error" in console.run(f"echo 'p /tests/tracee:{OFF:#x} {arg}' >> uprobe_events")
+    log = [re.sub(r"^\[ *\d+\.\d+\] ", "", l) for l in console.run("cat error_log").split("\n")]
+    caret = " " * len(f"  Command: p /tests/tracee:{OFF:#x} ") + "^"
+    assert log == ["trace_uprobe: error: Invalid file offset value", f"  Command: p /tests/tracee:{OFF:#x} @+ab",
+                   caret, "trace_uprobe: error: Symbol is not available with uprobe",
+                   f"  Command: p /tests/tracee:{OFF:#x} @symbol", caret]
+
+
+@pytest.mark.parametrize("place,caret,message", [
+    ("10(1a)", 3, "Invalid reference counter offset"),
+    ("10(10", 5, "Reference counter brace is not closed"),
+    ("10(10)a", 6, "Reference counter has wrong suffix"),
+    ("10(10)%return", 6, "Reference counter has wrong suffix"),
+    ("10%hoge", 2, "Invalid probed address suffix"),
+])
+def test_place_suffix_errors(console, place, caret, message):
+    """ftracetest's uprobe_syntax_errors.tc cases, with Linux's carets: counted from after the ':'."""
+    console.run("echo > error_log")
+    assert "write error" in console.run(f"echo 'p /tests/tracee:{place}' >> uprobe_events")
+    log = [re.sub(r"^\[ *\d+\.\d+\] ", "", l) for l in console.run("cat error_log").split("\n")]
+    assert log == [f"trace_uprobe: error: {message}", f"  Command: p /tests/tracee:{place}",
+                   " " * (len("  Command: p /tests/tracee:") + caret) + "^"]
     assert console.run("cat uprobe_events") == ""
 
 

@@ -91,7 +91,8 @@ static int opt_check_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-static int opt_run(int n, unsigned long seed)
+/* n runs of opt_regs from seed on; how many left a state ok() refuses. */
+static int opt_run_checked(int n, unsigned long seed, bool (*ok)(const struct opt_state *))
 {
 	struct opt_state st;
 	int bad = 0;
@@ -99,9 +100,14 @@ static int opt_run(int n, unsigned long seed)
 	for (int i = 0; i < n; i++) {
 		st.seed = seed + i * 0x100;
 		opt_regs(&st, st.seed);
-		bad += !opt_state_ok(&st);
+		bad += !ok(&st);
 	}
 	return bad;
+}
+
+static int opt_run(int n, unsigned long seed)
+{
+	return opt_run_checked(n, seed, opt_state_ok);
 }
 
 static bool site_is_jmp(const struct kprobe *p)
@@ -132,6 +138,42 @@ SELFTEST_DYNAMIC(optprobes_hit_counts_and_registers)
 	KT_EXPECT_EQ(t, opt_bad_hits, 0);
 	unregister_kprobe(&kp);
 	KT_EXPECT(t, !memcmp(orig, kp.addr, sizeof(orig)));
+	KT_EXPECT_EQ(t, opt_run(10, 0x30), 0);
+}
+
+/* A handler that changes registers and moves ip past both adds, returning 1 as Linux asks of one
+ * that changes the path: r12 (callee-saved: C would have kept the old value) and rcx come back
+ * as it set them, and rax and rbx as the skipped adds left them. */
+static int opt_skip_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	__atomic_add_fetch(&opt_hits, 1, __ATOMIC_RELAXED);
+	regs->r12 = regs->si + 0x1200;
+	regs->cx = regs->si + 0x300;
+	regs->ip = (unsigned long)p->addr + 8; /* past add $0x10,%rax; add $0x20,%rbx */
+	return 1;
+}
+
+/* After opt_skip_pre: the adds skipped, rcx and r12 as the handler set them, the rest as they were. */
+static bool opt_skipped_ok(const struct opt_state *st)
+{
+	return st->after[0] == st->seed + 1 && st->after[1] == st->seed + 2 &&
+	       st->after[2] == st->seed + 0x300 && st->after[10] == st->seed + 0x1200 &&
+	       st->after[11] == st->seed + 13 && st->canary == st->seed &&
+	       st->sp_after == st->sp + 8;
+}
+
+SELFTEST_DYNAMIC(optprobes_handler_moves_ip_and_changes_registers)
+{
+	struct kprobe kp = { .addr = opt_regs_probe(), .pre_handler = opt_skip_pre };
+
+	opt_hits = 0;
+	kprobes_set_optimization(1);
+	KT_ASSERT(t, register_kprobe(&kp) == 0);
+	wait_for_kprobe_optimizer();
+	KT_EXPECT(t, site_is_jmp(&kp));
+	KT_EXPECT_EQ(t, opt_run_checked(200, 0x5000, opt_skipped_ok), 0);
+	KT_EXPECT_EQ(t, opt_hits, 200);
+	unregister_kprobe(&kp);
 	KT_EXPECT_EQ(t, opt_run(10, 0x30), 0);
 }
 

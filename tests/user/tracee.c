@@ -10,6 +10,8 @@
  *   tracee enable FILE     forks a child that sleeps 200 ms; writes "1" to FILE (an event's enable),
  *                          then both call uprobe_target(7, "late") and peek: two processes that were
  *                          running before the probe was registered
+ *   tracee sem [FILE]      writes "1" to FILE first if given; prints tracee_semaphore, and calls
+ *                          uprobe_target(5, "sem") only if it is not 0, as a USDT probe site does
  */
 #include "ulib.h"
 
@@ -20,6 +22,11 @@ __attribute__((noinline, used)) long uprobe_target(long a, const char *s)
 	__asm__ volatile("" ::: "memory");
 	return a + (long)strlen(s);
 }
+
+/* A USDT semaphore: a uprobe defined with its file offset as `(REF_CTR_OFFSET)` counts itself in
+ * here while it is installed in this process. In .probes, as <sys/sdt.h> puts them: file bytes in
+ * the writable data segment, not .bss. */
+__attribute__((section(".probes"), used)) volatile unsigned short tracee_semaphore = 0;
 
 /* The loop's function, for a uprobe on its first instruction in the benchmark. */
 __attribute__((noinline, used)) long loop_function(void)
@@ -78,6 +85,24 @@ static void peek(void)
 	put_str((const char[]){ "0123456789abcdef"[b >> 4], "0123456789abcdef"[b & 15], '\n', 0 });
 }
 
+static int semaphore(const char *file)
+{
+	long fd = file ? sys3(NR_open, file, 1 /* O_WRONLY */, 0) : 0;
+	unsigned short v;
+
+	if (fd < 0 || (file && sys3(NR_write, fd, "1\n", 2) != 2))
+		return 2;
+	if (file)
+		sys1(NR_close, fd);
+	v = tracee_semaphore;
+	put_str("tracee_semaphore = ");
+	put_num(v);
+	put_str("\n");
+	if (v && uprobe_target(5, "sem") != 8)
+		return 1;
+	return 0;
+}
+
 static int enable_then_call(const char *file)
 {
 	static const long ts[2] = { 0, 200000000 };
@@ -110,6 +135,8 @@ int main(int argc, char **argv, char **envp)
 		loop(atol(argv[2]) > 0 ? atol(argv[2]) : 1, atol(argv[3]));
 	if (argc > 1 && !strcmp(argv[1], "peek"))
 		peek();
+	if (argc > 1 && !strcmp(argv[1], "sem"))
+		return semaphore(argc > 2 ? argv[2] : 0);
 	if (argc > 2 && !strcmp(argv[1], "enable"))
 		return enable_then_call(argv[2]);
 	if (argc > 1)

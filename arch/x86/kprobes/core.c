@@ -38,7 +38,7 @@ static struct kprobe_ctlblk kcbs[NR_CPUS];
 
 static struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 {
-	return &kcbs[smp_processor_id()];
+	return this_cpu_read(kprobe_ctlblk);
 }
 
 bool kprobe_running(void)
@@ -186,28 +186,30 @@ static bool kprobe_int3_handler(struct pt_regs *regs)
  * A hit through an optimized site's detour buffer (arch/x86/kprobes/opt_template.asm), which has
  * pushed regs as the int3 path shows them and turned interrupts off, as the int3 gate does, so
  * kprobes_synchronize() waits for us too. Only what a hit needs: the nesting check, the pre
- * handlers (one probe, the common case, called without the list walk), and the resume word
- * above regs rewritten only when a handler moved ip.
+ * handlers (one probe, the common case, called without the list walk). Nonzero: a handler moved
+ * ip, and the buffer resumes there. Nothing is kept across the handler's call (the state is
+ * found again through gs), so the function saves no register of its own.
  */
-void optimized_callback(struct kprobe_site *s, struct pt_regs *regs)
+int optimized_callback(struct kprobe_site *s, struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *p = READ_ONCE(s->probes);
-	int moved;
+	int moved = 0;
 
 	if (unlikely(kcb->site)) {
 		kprobe_site_missed(s);
-		return;
+		return 0;
 	}
 	kcb->site = s;
 	kcb->status = KPROBE_HIT_ACTIVE;
-	if (likely(p && !READ_ONCE(p->next_at_site)))
-		moved = !kprobe_disabled(p) && p->pre_handler && p->pre_handler(p, regs);
-	else
+	if (likely(p && !READ_ONCE(p->next_at_site))) {
+		if (!kprobe_disabled(p) && p->pre_handler)
+			moved = p->pre_handler(p, regs);
+	} else {
 		moved = kprobe_run_pre_handlers(s, regs);
-	if (unlikely(moved))
-		*(unsigned long *)(regs + 1) = regs->ip;
-	kcb->site = NULL;
+	}
+	get_kprobe_ctlblk()->site = NULL;
+	return moved;
 }
 
 /* Linux's resume_execution(): the step ran at the slot; make it look as if it ran at addr. */
@@ -273,6 +275,8 @@ static void kprobe_fault_handler(struct pt_regs *regs)
 
 void arch_kprobes_init(void)
 {
+	for (int c = 0; c < NR_CPUS; c++)
+		percpu_area[c].kprobe_ctlblk = &kcbs[c];
 	kprobe_int3_hook = kprobe_int3_handler;
 	kprobe_debug_hook = kprobe_debug_handler;
 	kprobe_fault_hook = kprobe_fault_handler;

@@ -8,7 +8,8 @@
 ; word above it where we go next:
 ;
 ;   S - 8                     the resume address: the buffer's copy of the range, or where a pre
-;                             handler sent ip (optimized_callback rewrites it); the final ret pops
+;                             handler sent ip (written when optimized_callback returns nonzero,
+;                             which it does only then); the final ret pops
 ;                             it, so rsp is S again when the copied instructions run
 ;   S - 16 .. S - 56          ss, sp, flags, cs, ip (one past the probed byte), orig_ax
 ;   S - 176                   the general registers, r15 lowest: the struct's start
@@ -48,6 +49,11 @@ optprobe_template_call:
 	db 0xe8                         ; call rel32 optimized_callback, aimed by opt.c
 	dd 0
 	mov rsp, rbx
+	test eax, eax                   ; a handler moved ip: resume where it points
+	jz .restore
+	mov rax, [rsp + PT_IP]
+	mov [rsp + PT_SIZE], rax
+.restore:
 	POP_REGS                        ; rsp at orig_ax
 	lea rsp, [rsp + PT_FLAGS - PT_ORIG_AX]  ; past orig_ax, ip, cs: at flags
 	popfq                           ; IF as it was
