@@ -185,6 +185,7 @@ enum trace_option_bit {
 	TRACE_OPT_DISPLAY_GRAPH,  /* the same, graph output */
 	TRACE_OPT_PRINTK,	  /* trace_printk() records */
 	TRACE_OPT_PRINTK_MSGONLY, /* ... printed as their text alone */
+	TRACE_OPT_STACKTRACE,	  /* a stack trace after each event (trace_event_stack_options()) */
 	NR_TRACE_OPTS
 };
 /* Linux's defaults: these on, the rest off. */
@@ -232,7 +233,9 @@ struct trace_array {
 	int id;		   /* its bit in an event's instances mask, its slot in trace_arrays[] */
 	struct fnode *dir; /* instances/<name>/ */
 	struct ftrace_ops *ops; /* the function tracer's ops: its set_ftrace_filter and notrace */
-	int event_pids[32];	/* set_event_pid of an instance (the global one's: event_pids) */
+	struct ftrace_func_probes *func_probes; /* its function commands (ftrace_probe.c) */
+	struct ftrace_mod_load *mod_trace, *mod_notrace; /* pending :mod: commands (ftrace_mod.c) */
+	int event_pids[32]; /* set_event_pid of an instance (the global one's: event_pids) */
 	int event_notrace_pids[32]; /* set_event_notrace_pid of an instance */
 	int nr_event_notrace_pids;
 	int nr_event_pids;
@@ -333,6 +336,12 @@ struct ftrace_ops;
  * (any instance: its own trampoline does the same, arch/x86/ftrace_fast.asm). */
 void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
 			 struct pt_regs *regs);
+/* After an event kept in tr: the stacktrace and userstacktrace options' records (trace_events.c). */
+void trace_event_stack_options(struct trace_array *tr);
+/* The first frame of an event's stack: the one that hit the tracepoint (its return lands in the
+ * tracepoint's iterator, __traceiter_*), for __trace_record_stack(). */
+bool trace_frame_in_traceiter(unsigned long ret, unsigned long unused);
+void trace_array_record_event_stack(struct trace_array *tr);
 /* A stack trace event, from the traced function at ip outwards (the stacktrace command). */
 void trace_record_stack(unsigned long ip);
 void trace_array_record_stack(struct trace_array *tr, unsigned long ip);
