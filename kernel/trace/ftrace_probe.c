@@ -276,8 +276,11 @@ static struct probe_set *probe_apply(struct ftrace_func_probes *fp, const struct
 	 * have no snapshot buffer here. */
 	if (!*err && !spec.remove && spec.cmd == PROBE_SNAPSHOT)
 		*err = tr == &global_trace ? tracing_snapshot_cmd_prepare() : -EINVAL;
-	if (!*err && !spec.remove)
-		*err = ftrace_match_glob(hits, spec.func) < 0 ? -EINVAL : 0;
+	if (!*err && !spec.remove) {
+		int found = ftrace_match_glob(hits, spec.func); /* -EINVAL: none; -ENOMEM */
+
+		*err = found < 0 ? found : 0;
+	}
 	if (*err)
 		goto out;
 	*err = -ENOMEM;
