@@ -121,6 +121,26 @@ def test_function_commands_in_an_instance(console):
     assert "probe_call" not in console.run("cat enabled_functions")
 
 
+def test_event_fork_follows_children_in_an_instance(console):
+    """An instance's options/event-fork makes its own set_event_pid follow a listed task's children (Linux's
+    per-array event-fork); the top one's option and list are not involved."""
+    console.run("mkdir instances/ef")
+    try:
+        assert console.run("echo 1 > instances/ef/set_event_pid") == ""
+        assert console.run("echo 1 > instances/ef/events/sched/sched_process_exec/enable") == ""
+        console.run("/bin/busybox true")
+        assert "sched_process_exec" not in console.run("cat instances/ef/trace")
+        assert console.run("echo 1 > instances/ef/options/event-fork") == ""
+        assert console.run("cat options/event-fork set_event_pid") == "0"
+        console.run("/bin/busybox true")
+        execs = [(c, r) for c, r in lines(console, "instances/ef/trace") if r.startswith("sched_process_exec")]
+        assert len(execs) == 1 and "filename=/bin/busybox" in execs[0][1], execs
+        # The child left the list when it exited; the shell stays.
+        assert console.run("cat instances/ef/set_event_pid") == "1"
+    finally:
+        console.run("rmdir instances/ef")
+
+
 def test_instance_beside_global(console):
     """Each array records what it was set up for, from the same workload, and shows its own settings."""
     console.run("mkdir instances/foo")
