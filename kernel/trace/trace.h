@@ -324,6 +324,9 @@ const char *trace_find_cmdline(int pid);
  * in slot (its name into comm), or -1 if the slot is free. Pid 0 is never listed: it is <idle>. */
 #define SAVED_CMDLINES 128
 int trace_saved_cmdline_at(unsigned int slot, char *comm);
+/* saved_cmdlines_size: the slots now (SAVED_CMDLINES at boot), and a write's resize. */
+unsigned int trace_saved_cmdlines_size(void);
+int trace_resize_saved_cmdlines(unsigned long n);
 
 /* Output helpers shared by tracers (kernel/trace/trace_output.c). */
 void trace_print_context(struct seq_file *m, struct trace_iterator *it);
