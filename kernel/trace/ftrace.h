@@ -140,16 +140,31 @@ int ftrace_hash_move_and_update(struct ftrace_ops *ops, bool filter, struct ftra
 /* Which functions a glob names, into hash (no `!`, no index): the count, or -EINVAL. */
 int ftrace_match_glob(struct ftrace_hash *hash, const char *glob);
 
-/* Function commands written to set_ftrace_filter (kernel/trace/ftrace_probe.c). */
-int ftrace_probe_check(const char *tok);
-/* A write's commands, applied in order, as one new set (nothing changes yet; NULL and *err on
- * failure, NULL and 0 for none); then installed, or thrown away. */
+/* Function commands written to a trace array's set_ftrace_filter (kernel/trace/ftrace_probe.c).
+ * A write's commands, applied in order, as one new set (nothing changes yet; NULL and *err on
+ * failure, NULL and 0 for none; cmds are split in place); then installed, or thrown away. */
 struct probe_set;
-struct probe_set *ftrace_probe_prepare(char **cmds, int ncmd, int *err);
+struct trace_array;
+struct probe_set *ftrace_probe_prepare(struct trace_array *tr, char **cmds, int ncmd, int *err);
 int ftrace_probe_commit(struct probe_set *set);
 void ftrace_probe_discard(struct probe_set *set);
 struct seq_file;
-void ftrace_probes_show(struct seq_file *m);
+void ftrace_probes_show(struct seq_file *m, struct trace_array *tr);
+/* The mod command (kernel/trace/ftrace_mod.c): `[!]func:mod:module`, kept pending, as Linux keeps
+ * it for a module not loaded. A write's mod commands (after a reset with `>`), checked and applied
+ * to a copy of tr's list (NULL and *err on failure), then committed or discarded. */
+struct ftrace_mod_load;
+bool ftrace_mod_is_cmd(const char *tok);
+struct ftrace_mod_load *ftrace_mod_prepare(struct trace_array *tr, bool is_notrace, char **toks,
+					   int n, bool reset, int *err);
+void ftrace_mod_commit(struct trace_array *tr, bool is_notrace, struct ftrace_mod_load *list);
+void ftrace_mod_discard(struct ftrace_mod_load *list);
+bool ftrace_mod_pending(struct trace_array *tr, bool is_notrace);
+void ftrace_mod_show(struct seq_file *m, struct trace_array *tr, bool is_notrace);
+void ftrace_mod_free(struct trace_array *tr);
+/* An instance's rmdir: its commands removed, then (after the trampolines' wait) its ops freed. */
+int ftrace_probes_clear(struct trace_array *tr);
+void ftrace_probes_free(struct trace_array *tr);
 /* A set's functions one a line in address order, or `empty` (Linux's "#### ... ####" line). */
 void ftrace_hash_show(struct seq_file *m, const struct ftrace_hash *hash, const char *empty);
 

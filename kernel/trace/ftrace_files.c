@@ -97,56 +97,75 @@ static int filter_show(struct seq_file *m, struct fnode *f)
 	struct ftrace_ops *ops = file_ops(f);
 
 	ftrace_hash_show(m, ops->local_hash.filter_hash, "#### all functions enabled ####\n");
-	if (ops == &global_ops)
-		ftrace_probes_show(m);
+	ftrace_mod_show(m, trace_array_of(f), false);
+	ftrace_probes_show(m, trace_array_of(f));
 	return 0;
 }
 
 /*
- * A write to set_ftrace_filter may mix functions and commands (func:cmd[:count]). Every command
- * is checked first, then the functions go to the filter (all or nothing), then the commands
- * apply: a write that is refused changes nothing.
+ * A write to set_ftrace_filter may mix functions and commands (func:cmd[:count], func:mod:name);
+ * set_ftrace_notrace takes functions and mod commands. Every command is checked first, then the
+ * functions go to the set (all or nothing), then the commands apply: a write that is refused
+ * changes nothing.
  */
-static int filter_write_mixed(struct ftrace_ops *ops, char *text, unsigned int flags)
+static int filter_write_mixed(struct trace_array *tr, char *text, unsigned int flags,
+			      bool is_notrace)
 {
-	char plain[1024], *cmds[32];
+	struct ftrace_ops *ops = tr->ops;
+	char plain[1024], *cmds[32], *mods[32];
 	int ncmd = ftrace_filter_split(text, plain, sizeof(plain), cmds, ARRAY_SIZE(cmds)), err;
+	int nmod = 0, n = 0;
+	bool reset = flags & FS_TRUNC, mods_change;
+	struct ftrace_mod_load *ml = NULL;
 	struct probe_set *set;
 
 	if (ncmd < 0)
 		return ncmd;
-	if (ncmd && ops != &global_ops)
-		return -EINVAL; /* function commands live in the top directory only, here */
-	for (int i = 0; i < ncmd; i++) {
-		err = ftrace_probe_check(cmds[i]);
+	for (int i = 0; i < ncmd; i++)
+		if (ftrace_mod_is_cmd(cmds[i]))
+			mods[nmod++] = cmds[i];
+		else
+			cmds[n++] = cmds[i];
+	if (is_notrace && n)
+		return -EINVAL; /* Linux's function commands refuse the notrace file */
+	mods_change = nmod || (reset && ftrace_mod_pending(tr, is_notrace));
+	if (mods_change) {
+		ml = ftrace_mod_prepare(tr, is_notrace, mods, nmod, reset, &err);
 		if (err)
 			return err;
 	}
-	/* Every allocation the commands need is made before the filter changes. */
-	set = ftrace_probe_prepare(cmds, ncmd, &err);
+	set = ftrace_probe_prepare(tr, cmds, n, &err);
 	if (err)
-		return err;
-	if (plain[0] || (flags & FS_TRUNC)) {
-		err = ftrace_set_filter(ops, plain, flags & FS_TRUNC);
-		if (err) {
-			ftrace_probe_discard(set);
-			return err;
-		}
+		goto free_mods;
+	if (plain[0] || reset) {
+		err = is_notrace ? ftrace_set_notrace(ops, plain, reset)
+				 : ftrace_set_filter(ops, plain, reset);
+		if (err)
+			goto discard;
 	}
+	if (mods_change)
+		ftrace_mod_commit(tr, is_notrace, ml);
 	return set ? ftrace_probe_commit(set) : 0;
+discard:
+	ftrace_probe_discard(set);
+free_mods:
+	ftrace_mod_discard(ml);
+	return err;
 }
 
 static int notrace_show(struct seq_file *m, struct fnode *f)
 {
 	ftrace_hash_show(m, file_ops(f)->local_hash.notrace_hash,
 			 "#### no functions disabled ####\n");
+	ftrace_mod_show(m, trace_array_of(f), true);
 	return 0;
 }
 
 /* Both set files: the text of the write, refused once ftrace is dead (Linux: No such device). */
-static int set_write(struct ftrace_ops *ops, const char *buf, size_t len, unsigned int flags,
+static int set_write(struct trace_array *tr, const char *buf, size_t len, unsigned int flags,
 		     bool to_notrace)
 {
+	struct ftrace_ops *ops = tr->ops;
 	char text[1024];
 	int err = fs_write_text(text, sizeof(text), buf, len);
 
@@ -155,22 +174,21 @@ static int set_write(struct ftrace_ops *ops, const char *buf, size_t len, unsign
 	if (ftrace_disabled)
 		return -ENODEV;
 	/* Emptying an empty set changes nothing: it allocates nothing, so it cannot fail for memory. */
-	if (!text[0] && (flags & FS_TRUNC) &&
+	if (!text[0] && (flags & FS_TRUNC) && !ftrace_mod_pending(tr, to_notrace) &&
 	    ftrace_hash_empty(to_notrace ? ops->local_hash.notrace_hash
 					 : ops->local_hash.filter_hash))
 		return 0;
-	return to_notrace ? ftrace_set_notrace(ops, text, flags & FS_TRUNC)
-			  : filter_write_mixed(ops, text, flags);
+	return filter_write_mixed(tr, text, flags, to_notrace);
 }
 
 static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	return set_write(file_ops(f), buf, len, flags, false);
+	return set_write(trace_array_of(f), buf, len, flags, false);
 }
 
 static int notrace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	return set_write(file_ops(f), buf, len, flags, true);
+	return set_write(trace_array_of(f), buf, len, flags, true);
 }
 
 static unsigned long enabled_sysctl_get(void *data)

@@ -164,6 +164,11 @@ void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg)
 	record_stack(&global_trace, is_first, arg);
 }
 
+void trace_array_record_event_stack(struct trace_array *tr)
+{
+	record_stack(tr, trace_frame_in_traceiter, 0);
+}
+
 void trace_record_stack(unsigned long ip)
 {
 	record_stack(&global_trace, returns_to_site, ip);

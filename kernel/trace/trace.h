@@ -187,6 +187,7 @@ enum trace_option_bit {
 	TRACE_OPT_DISPLAY_GRAPH,  /* the same, graph output */
 	TRACE_OPT_PRINTK,	  /* trace_printk() records */
 	TRACE_OPT_PRINTK_MSGONLY, /* ... printed as their text alone */
+	TRACE_OPT_STACKTRACE,	  /* a stack trace after each event (trace_event_stack_options()) */
 	NR_TRACE_OPTS
 };
 /* Linux's defaults: these on, the rest off. */
@@ -234,7 +235,9 @@ struct trace_array {
 	int id;		   /* its bit in an event's instances mask, its slot in trace_arrays[] */
 	struct fnode *dir; /* instances/<name>/ */
 	struct ftrace_ops *ops; /* the function tracer's ops: its set_ftrace_filter and notrace */
-	int event_pids[32];	/* set_event_pid of an instance (the global one's: event_pids) */
+	struct ftrace_func_probes *func_probes; /* its function commands (ftrace_probe.c) */
+	struct ftrace_mod_load *mod_trace, *mod_notrace; /* pending :mod: commands (ftrace_mod.c) */
+	int event_pids[32]; /* set_event_pid of an instance (the global one's: event_pids) */
 	int event_notrace_pids[32]; /* set_event_notrace_pid of an instance */
 	int nr_event_notrace_pids;
 	int nr_event_pids;
@@ -323,6 +326,9 @@ const char *trace_find_cmdline(int pid);
  * in slot (its name into comm), or -1 if the slot is free. Pid 0 is never listed: it is <idle>. */
 #define SAVED_CMDLINES 128
 int trace_saved_cmdline_at(unsigned int slot, char *comm);
+/* saved_cmdlines_size: the slots now (SAVED_CMDLINES at boot), and a write's resize. */
+unsigned int trace_saved_cmdlines_size(void);
+int trace_resize_saved_cmdlines(unsigned long n);
 
 /* Output helpers shared by tracers (kernel/trace/trace_output.c). */
 void trace_print_context(struct seq_file *m, struct trace_iterator *it);
@@ -335,6 +341,12 @@ struct ftrace_ops;
  * (any instance: its own trampoline does the same, arch/x86/ftrace_fast.asm). */
 void function_trace_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
 			 struct pt_regs *regs);
+/* After an event kept in tr: the stacktrace and userstacktrace options' records (trace_events.c). */
+void trace_event_stack_options(struct trace_array *tr);
+/* The first frame of an event's stack: the one that hit the tracepoint (its return lands in the
+ * tracepoint's iterator, __traceiter_*), for __trace_record_stack(). */
+bool trace_frame_in_traceiter(unsigned long ret, unsigned long unused);
+void trace_array_record_event_stack(struct trace_array *tr);
 /* A stack trace event, from the traced function at ip outwards (the stacktrace command). */
 void trace_record_stack(unsigned long ip);
 void trace_array_record_stack(struct trace_array *tr, unsigned long ip);

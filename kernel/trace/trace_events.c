@@ -155,7 +155,7 @@ const struct ftrace_event_field *trace_event_field_find(const struct trace_event
 
 int trace_event_update_probe(struct trace_event_call *call)
 {
-	bool want = (call->flags & EVENT_FL_IN_USE) || call->tr_mask;
+	bool want = (call->flags & EVENT_FL_IN_USE) || call->tr_mask || call->sm_mask;
 	bool have = call->flags & EVENT_FL_PROBED;
 	int err = 0;
 
@@ -203,15 +203,19 @@ bool trace_event_enabled_in(const struct trace_event_call *call, const struct tr
 
 int trace_event_enable_tr(struct trace_event_call *call, struct trace_array *tr, bool enable)
 {
-	u64 old = call->tr_mask;
+	u64 bit = 1ULL << tr->id, was;
 	int err;
 
 	if (tr == &global_trace)
 		return trace_event_enable_disable(call, enable);
-	WRITE_ONCE(call->tr_mask, enable ? old | (1ULL << tr->id) : old & ~(1ULL << tr->id));
+	/* Atomic: an instance's enable_event command may flip another bit meanwhile. */
+	was = enable ? __atomic_fetch_or(&call->tr_mask, bit, __ATOMIC_RELAXED)
+		     : __atomic_fetch_and(&call->tr_mask, ~bit, __ATOMIC_RELAXED);
 	err = trace_event_update_probe(call);
-	if (err)
-		WRITE_ONCE(call->tr_mask, old);
+	if (err && (was & bit))
+		__atomic_fetch_or(&call->tr_mask, bit, __ATOMIC_RELAXED);
+	else if (err)
+		__atomic_fetch_and(&call->tr_mask, ~bit, __ATOMIC_RELAXED);
 	return err;
 }
 
@@ -299,6 +303,18 @@ static bool event_pids_set(const struct event_pid_lists *l)
 	return READ_ONCE(*l->nr) || READ_ONCE(*l->nr_no);
 }
 
+/* The options that add a record after an event's: one test of the word on the common path. */
+#define STACK_OPTIONS ((1UL << TRACE_OPT_USERSTACKTRACE) | (1UL << TRACE_OPT_STACKTRACE))
+
+/* Linux's ftrace_trace_stack() and ftrace_trace_userstack() after an event's commit. */
+void trace_event_stack_options(struct trace_array *tr)
+{
+	if (trace_array_option(tr, TRACE_OPT_STACKTRACE))
+		trace_array_record_event_stack(tr);
+	if (trace_array_option(tr, TRACE_OPT_USERSTACKTRACE))
+		ftrace_trace_userstack();
+}
+
 void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_event_call *call,
 				 u32 len)
 {
@@ -342,8 +358,8 @@ void trace_event_buffer_commit(struct trace_event_buffer *fb)
 		if (unlikely(READ_ONCE(tracepoint_printk)))
 			output_printk(fb->entry);
 		ring_buffer_unlock_commit(&fb->r);
-		if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
-			ftrace_trace_userstack();
+		if (unlikely(READ_ONCE(global_trace.options) & STACK_OPTIONS))
+			trace_event_stack_options(&global_trace);
 		return;
 	}
 	trace_event_keep_record(fb->call, fb->entry, fb->len);
@@ -375,6 +391,8 @@ static void keep_in_instances(struct trace_event_call *call, void *rec, u32 len)
 		if (dst) {
 			memcpy(dst, rec, len);
 			ring_buffer_unlock_commit(&r);
+			if (unlikely(READ_ONCE(tr->options) & (1UL << TRACE_OPT_STACKTRACE)))
+				trace_array_record_event_stack(tr);
 		}
 	}
 }
@@ -399,8 +417,8 @@ void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
 			if (unlikely(READ_ONCE(tracepoint_printk)))
 				output_printk(rec);
 			ring_buffer_unlock_commit(&r);
-			if (unlikely(trace_option(TRACE_OPT_USERSTACKTRACE)))
-				ftrace_trace_userstack();
+			if (unlikely(READ_ONCE(global_trace.options) & STACK_OPTIONS))
+				trace_event_stack_options(&global_trace);
 		}
 	}
 	/* The same record, for perf: the fan-out Linux draws beside the ftrace path. */

@@ -80,6 +80,8 @@ struct trace_event_call {
 	/* enable_event/disable_event triggers aiming at this event: while any exist, its probe
 	 * stays attached (soft mode) and they switch EVENT_FL_ENABLED from the tracing path. */
 	int sm_ref;
+	/* The same for the instances (bit n: trace_arrays[n]) whose function commands aim here. */
+	u64 sm_mask;
 	/* Offset of a pid field set_event_pid also accepts (sched_switch's next_pid), or 0: none. */
 	u16 pid_field_offset;
 	/* Dynamic events (kprobe events) have no tracepoint: reg attaches and detaches their probe,

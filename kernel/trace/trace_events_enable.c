@@ -80,6 +80,24 @@ void event_enable_switch(struct trace_event_call *target, long *count, bool on)
 		event_flags_clear(target, EVENT_FL_ENABLED);
 }
 
+/* The same for an instance's enable_event/disable_event function commands: tr's bit. */
+void event_enable_switch_tr(struct trace_event_call *target, struct trace_array *tr, long *count,
+			    bool on)
+{
+	u64 bit = 1ULL << tr->id;
+
+	if (tr == &global_trace) {
+		event_enable_switch(target, count, on);
+		return;
+	}
+	if (!!(READ_ONCE(target->tr_mask) & bit) == on || !trigger_count_take(count))
+		return;
+	if (on)
+		__atomic_fetch_or(&target->tr_mask, bit, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&target->tr_mask, ~bit, __ATOMIC_RELAXED);
+}
+
 /* enable_hist/disable_hist: every histogram on the target resumes or pauses. */
 static void switch_hists(struct event_trigger_data *d, bool on)
 {

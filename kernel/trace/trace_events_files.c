@@ -125,8 +125,10 @@ static int event_enable_show(struct seq_file *m, struct fnode *f)
 	struct trace_event_call *call = f->parent->priv;
 	struct trace_array *tr = trace_array_of(f);
 
-	seq_printf(m, "%d%s\n", trace_event_enabled_in(call, tr),
-		   tr == &global_trace && (call->flags & EVENT_FL_SOFT_MODE) ? "*" : "");
+	bool soft = tr == &global_trace ? call->flags & EVENT_FL_SOFT_MODE
+					: call->sm_mask & (1ULL << tr->id);
+
+	seq_printf(m, "%d%s\n", trace_event_enabled_in(call, tr), soft ? "*" : "");
 	return 0;
 }
 

@@ -25,7 +25,7 @@ static const char *const trigger_names[NR_ETT] = {
 };
 
 /* The first frame shown is the one that hit the tracepoint (its return lands in the iterator). */
-static bool in_traceiter(unsigned long ret, unsigned long unused)
+bool trace_frame_in_traceiter(unsigned long ret, unsigned long unused)
 {
 	const char *name = kallsyms_lookup(ret - 1, NULL, NULL);
 
@@ -50,7 +50,7 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 			break;
 		case ETT_STACKTRACE:
 			if (trigger_count_take(&d->count))
-				__trace_record_stack(in_traceiter, 0);
+				__trace_record_stack(trace_frame_in_traceiter, 0);
 			break;
 		case ETT_EVENT_ENABLE:
 		case ETT_EVENT_DISABLE:

@@ -59,6 +59,9 @@ void event_enable_unregister(struct event_trigger_data *d);
 bool event_enable_same(const struct event_trigger_data *a, const struct event_trigger_data *b);
 void event_enable_run(struct event_trigger_data *d);
 void event_enable_switch(struct trace_event_call *target, long *count, bool on);
+struct trace_array;
+void event_enable_switch_tr(struct trace_event_call *target, struct trace_array *tr, long *count,
+			    bool on);
 void event_enable_print(struct seq_file *m, struct event_trigger_data *d, const char *name);
 
 #endif

@@ -3,7 +3,7 @@
  *   events/header_page     the data page header: time_stamp, commit, where the events start
  *   events/header_event    the event header bits and the type_len values that are not data
  *   saved_cmdlines         "PID COMM" for each task name the trace can print
- *   saved_cmdlines_size    how many names the table holds (fixed here: read-only)
+ *   saved_cmdlines_size    how many names the table holds; a write resizes it
  *   printk_formats         "0xADDR : \"text\"" for each string an event records by address
  *
  * A reader that trusts these files decodes our pages without knowing our code: every number below
@@ -56,7 +56,7 @@ static int saved_cmdlines_show(struct seq_file *m, struct fnode *f)
 {
 	char comm[TASK_COMM_LEN];
 
-	for (unsigned int slot = 0; slot < SAVED_CMDLINES; slot++) {
+	for (unsigned int slot = 0, n = trace_saved_cmdlines_size(); slot < n; slot++) {
 		int pid = trace_saved_cmdline_at(slot, comm);
 		if (pid > 0)
 			seq_printf(m, "%d %s\n", pid, comm);
@@ -66,8 +66,19 @@ static int saved_cmdlines_show(struct seq_file *m, struct fnode *f)
 
 static int saved_cmdlines_size_show(struct seq_file *m, struct fnode *f)
 {
-	seq_printf(m, "%u\n", SAVED_CMDLINES);
+	seq_printf(m, "%u\n", trace_saved_cmdlines_size());
 	return 0;
+}
+
+static int saved_cmdlines_size_write(struct fnode *f, const char *buf, size_t len,
+				     unsigned int flags)
+{
+	char text[16];
+	unsigned long n;
+
+	if (fs_write_text(text, sizeof(text), buf, len) || kstrtoul(text, 10, &n))
+		return -EINVAL;
+	return trace_resize_saved_cmdlines(n);
 }
 
 /* Linux's layout: the address, then the text quoted, with newlines, tabs and quotes escaped. */
@@ -104,7 +115,7 @@ static const struct tracefs_file export_files[] = {
 	TRACEFS_FILE(T "events/header_page", header_page_show, NULL),
 	TRACEFS_FILE(T "events/header_event", header_event_show, NULL),
 	TRACEFS_FILE(T "saved_cmdlines", saved_cmdlines_show, NULL),
-	TRACEFS_FILE(T "saved_cmdlines_size", saved_cmdlines_size_show, NULL),
+	TRACEFS_FILE(T "saved_cmdlines_size", saved_cmdlines_size_show, saved_cmdlines_size_write),
 	TRACEFS_FILE(T "printk_formats", printk_formats_show, NULL),
 };
 

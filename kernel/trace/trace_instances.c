@@ -35,6 +35,8 @@ struct trace_array *trace_array_of(const struct fnode *f)
 
 static void instance_free(struct trace_array *tr)
 {
+	ftrace_probes_free(tr);
+	ftrace_mod_free(tr);
 	if (tr->ops) {
 		free_ftrace_hash(tr->ops->local_hash.filter_hash);
 		free_ftrace_hash(tr->ops->local_hash.notrace_hash);
@@ -119,6 +121,8 @@ static int instance_rmdir(struct fnode *instances, struct fnode *victim)
 		goto out;
 	}
 	err = trace_array_set_tracer(tr, "nop");
+	if (!err)
+		err = ftrace_probes_clear(tr);
 	if (err)
 		goto out;
 	trace_events_remove_instance(tr);

@@ -33,6 +33,7 @@ static const struct trace_opt {
 	{ "function-trace", TRACE_OPT_FUNCTION_TRACE },
 	{ "function-fork", TRACE_OPT_FUNCTION_FORK },
 	{ "display-graph", TRACE_OPT_DISPLAY_GRAPH },
+	{ "stacktrace", TRACE_OPT_STACKTRACE },
 	{ "func_stack_trace", TRACE_OPT_FUNC_STACK_TRACE },
 	{ "funcgraph-proc", TRACE_OPT_GRAPH_PROC },
 	{ "funcgraph-duration", TRACE_OPT_GRAPH_DURATION },

@@ -11,48 +11,104 @@
 #include "kernel/shell/shell.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "kernel/locking/mutex.h"
+#include "kernel/mm/mm.h"
+#include "lib/errno.h"
 #include "lib/string.h"
 
-static struct {
+struct saved_cmdline {
 	int pid;
 	char comm[TASK_COMM_LEN];
-} saved[SAVED_CMDLINES];
+};
+
+/* The table is replaced whole by a write to saved_cmdlines_size; a reader takes it once. */
+struct cmdline_table {
+	unsigned int n;
+	struct saved_cmdline *e;
+};
+
+static struct saved_cmdline boot_saved[SAVED_CMDLINES];
+static struct cmdline_table boot_table = { SAVED_CMDLINES, boot_saved };
+static struct cmdline_table *saved_table = &boot_table;
+
+static struct saved_cmdline *slot_of(const struct cmdline_table *t, int pid)
+{
+	return &t->e[(unsigned int)pid % t->n];
+}
 
 void trace_save_cmdline(int pid, const char *comm)
 {
-	unsigned int slot = (unsigned int)pid % SAVED_CMDLINES;
+	struct saved_cmdline *s = slot_of(READ_ONCE(saved_table), pid);
 
 	if (!trace_option(TRACE_OPT_RECORD_CMD))
 		return; /* record-cmd off: names already saved stay, new ones are not kept */
-	if (saved[slot].pid != pid || !saved[slot].comm[0]) {
-		saved[slot].pid = pid;
-		strscpy(saved[slot].comm, comm, sizeof(saved[slot].comm));
+	if (s->pid != pid || !s->comm[0]) {
+		s->pid = pid;
+		strscpy(s->comm, comm, sizeof(s->comm));
 	}
 }
 
 void trace_update_cmdline(int pid, const char *comm)
 {
-	unsigned int slot = (unsigned int)pid % SAVED_CMDLINES;
+	struct saved_cmdline *s = slot_of(READ_ONCE(saved_table), pid);
 
-	saved[slot].pid = pid;
-	strscpy(saved[slot].comm, comm, sizeof(saved[slot].comm));
+	s->pid = pid;
+	strscpy(s->comm, comm, sizeof(s->comm));
+}
+
+unsigned int trace_saved_cmdlines_size(void)
+{
+	return READ_ONCE(saved_table)->n;
 }
 
 int trace_saved_cmdline_at(unsigned int slot, char *comm)
 {
-	if (slot >= SAVED_CMDLINES || !saved[slot].pid || !saved[slot].comm[0])
+	const struct cmdline_table *t = READ_ONCE(saved_table);
+
+	if (slot >= t->n || !t->e[slot].pid || !t->e[slot].comm[0])
 		return -1;
-	strscpy(comm, saved[slot].comm, TASK_COMM_LEN);
-	return saved[slot].pid;
+	strscpy(comm, t->e[slot].comm, TASK_COMM_LEN);
+	return t->e[slot].pid;
 }
 
 const char *trace_find_cmdline(int pid)
 {
-	unsigned int slot = (unsigned int)pid % SAVED_CMDLINES;
+	const struct saved_cmdline *s = slot_of(READ_ONCE(saved_table), pid);
 
 	if (pid == 0)
 		return "<idle>";
-	return saved[slot].pid == pid && saved[slot].comm[0] ? saved[slot].comm : "<...>";
+	return s->pid == pid && s->comm[0] ? s->comm : "<...>";
+}
+
+/*
+ * A write to saved_cmdlines_size (Linux's tracing_resize_saved_cmdlines()): a table of n slots
+ * takes the place of the old one, with the names it held hashed in again (Linux starts the new
+ * one empty); the old one is freed once no task can still be reading it. 1 to 32768 (Linux's
+ * PID_MAX_DEFAULT), else EINVAL; ENOMEM with nothing changed.
+ */
+int trace_resize_saved_cmdlines(unsigned long n)
+{
+	static DEFINE_MUTEX(resize_lock);
+	struct cmdline_table *t, *old;
+
+	if (!n || n > 32768)
+		return -EINVAL;
+	t = kzalloc(sizeof(*t) + n * sizeof(t->e[0]));
+	if (!t)
+		return -ENOMEM;
+	t->n = n;
+	t->e = (struct saved_cmdline *)(t + 1);
+	mutex_lock(&resize_lock);
+	old = saved_table;
+	for (unsigned int i = 0; i < old->n; i++)
+		if (old->e[i].pid)
+			*slot_of(t, old->e[i].pid) = old->e[i];
+	WRITE_ONCE(saved_table, t);
+	synchronize_rcu_tasks(); /* a tracing path or a reader may still hold old */
+	if (old != &boot_table)
+		kfree(old);
+	mutex_unlock(&resize_lock);
+	return 0;
 }
 
 /* Linux's two headers: with the irq-info columns (the default) or without. */

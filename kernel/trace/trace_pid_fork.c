@@ -1,5 +1,7 @@
 /* event-fork and function-fork: a listed task's children join set_event_pid / set_ftrace_pid
- * (and set_event_notrace_pid / set_ftrace_notrace_pid: a task kept out keeps its children out).
+ * (and set_event_notrace_pid / set_ftrace_notrace_pid: a task kept out keeps its children out),
+ * in every trace array whose own option says so (an instance's options/event-fork follows its
+ * own lists).
  *
  *   echo 42 > set_event_pid; echo 1 > options/event-fork    (or: echo event-fork > trace_options)
  *   pid 42 forks 57          ->  set_event_pid: 42 57        (trace_pids_fork(), from kernel_clone())
@@ -51,43 +53,93 @@ static void remove_pid(int *pids, int *nr, int pid)
 		}
 }
 
+/* One array's four lists: the global one keeps its event lists apart (trace_events.c). */
+struct pid_lists {
+	int *ev, *nr_ev, *ev_no, *nr_ev_no;
+};
+
+static struct pid_lists lists_of(struct trace_array *tr)
+{
+	if (tr == &global_trace)
+		return (struct pid_lists){ event_pids, &nr_event_pids, event_notrace_pids,
+					   &nr_event_notrace_pids };
+	return (struct pid_lists){ tr->event_pids, &tr->nr_event_pids, tr->event_notrace_pids,
+				   &tr->nr_event_notrace_pids };
+}
+
+static void fork_in(struct trace_array *tr, int parent, int child)
+{
+	struct pid_lists l = lists_of(tr);
+
+	if (trace_array_option(tr, TRACE_OPT_EVENT_FORK)) {
+		add_child(l.ev, l.nr_ev, 32, parent, child);
+		add_child(l.ev_no, l.nr_ev_no, 32, parent, child);
+	}
+	if (trace_array_option(tr, TRACE_OPT_FUNCTION_FORK)) {
+		add_child(tr->pids, &tr->nr_pids, ARRAY_SIZE(tr->pids), parent, child);
+		add_child(tr->notrace_pids, &tr->nr_notrace_pids, ARRAY_SIZE(tr->notrace_pids),
+			  parent, child);
+	}
+}
+
+/* The last one stays: an empty list means "every task" here (Linux keeps an empty list). */
+static void remove_last_but_one(int *pids, int *nr, int pid)
+{
+	if (*nr > 1)
+		remove_pid(pids, nr, pid);
+}
+
+static void exit_in(struct trace_array *tr, int pid)
+{
+	struct pid_lists l = lists_of(tr);
+
+	if (trace_array_option(tr, TRACE_OPT_EVENT_FORK)) {
+		remove_last_but_one(l.ev, l.nr_ev, pid);
+		remove_last_but_one(l.ev_no, l.nr_ev_no, pid);
+	}
+	if (trace_array_option(tr, TRACE_OPT_FUNCTION_FORK)) {
+		remove_last_but_one(tr->pids, &tr->nr_pids, pid);
+		remove_last_but_one(tr->notrace_pids, &tr->nr_notrace_pids, pid);
+	}
+}
+
+/* Whether any array follows forks: the common fork pays one look at each option word. An
+ * instance is not freed while this runs: its rmdir waits for every task to have switched
+ * (synchronize_rcu_tasks()), and none does while holding the spin lock below. */
+static bool any_follows(void)
+{
+	const unsigned long bits = (1UL << TRACE_OPT_EVENT_FORK) | (1UL << TRACE_OPT_FUNCTION_FORK);
+
+	for (int i = 0; i < TRACE_ARRAY_MAX; i++) {
+		struct trace_array *tr = READ_ONCE(trace_arrays[i]);
+		if (tr && (READ_ONCE(tr->options) & bits))
+			return true;
+	}
+	return false;
+}
+
 void trace_pids_fork(struct task *parent, struct task *child)
 {
-	bool ev = trace_option(TRACE_OPT_EVENT_FORK), fn = trace_option(TRACE_OPT_FUNCTION_FORK);
-
-	if (!ev && !fn)
+	if (!any_follows())
 		return;
 	spin_lock(&pid_fork_lock);
-	if (ev) {
-		add_child(event_pids, &nr_event_pids, ARRAY_SIZE(event_pids), parent->pid,
-			  child->pid);
-		add_child(event_notrace_pids, &nr_event_notrace_pids,
-			  ARRAY_SIZE(event_notrace_pids), parent->pid, child->pid);
-	}
-	if (fn) {
-		add_child(global_trace.pids, &global_trace.nr_pids, ARRAY_SIZE(global_trace.pids),
-			  parent->pid, child->pid);
-		add_child(global_trace.notrace_pids, &global_trace.nr_notrace_pids,
-			  ARRAY_SIZE(global_trace.notrace_pids), parent->pid, child->pid);
+	for (int i = 0; i < TRACE_ARRAY_MAX; i++) {
+		struct trace_array *tr = READ_ONCE(trace_arrays[i]);
+		if (tr)
+			fork_in(tr, parent->pid, child->pid);
 	}
 	spin_unlock(&pid_fork_lock);
 }
 
 void trace_pids_exit(struct task *t)
 {
-	bool ev = trace_option(TRACE_OPT_EVENT_FORK), fn = trace_option(TRACE_OPT_FUNCTION_FORK);
-
-	if (!ev && !fn)
+	if (!any_follows())
 		return;
 	spin_lock(&pid_fork_lock);
-	/* The last one stays: an empty list means "every task" here (Linux keeps an empty list). */
-	if (ev && nr_event_pids > 1)
-		remove_pid(event_pids, &nr_event_pids, t->pid);
-	if (ev && nr_event_notrace_pids > 1)
-		remove_pid(event_notrace_pids, &nr_event_notrace_pids, t->pid);
-	if (fn && global_trace.nr_pids > 1)
-		remove_pid(global_trace.pids, &global_trace.nr_pids, t->pid);
-	if (fn && global_trace.nr_notrace_pids > 1)
-		remove_pid(global_trace.notrace_pids, &global_trace.nr_notrace_pids, t->pid);
+	for (int i = 0; i < TRACE_ARRAY_MAX; i++) {
+		struct trace_array *tr = READ_ONCE(trace_arrays[i]);
+		if (tr)
+			exit_in(tr, t->pid);
+	}
 	spin_unlock(&pid_fork_lock);
 }

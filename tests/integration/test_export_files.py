@@ -123,7 +123,8 @@ def test_trace_clock_lists_linux_clocks(console):
 
 def test_read_only_files_refuse_writes(console):
     # per_cpu/cpuN/buffer_size_kb is writable as in Linux (tests/integration/test_buffer_resize.py).
-    for path in ("saved_cmdlines_size", "saved_cmdlines",
+    # saved_cmdlines_size is writable as in Linux (test_saved_cmdlines_size_resizes below).
+    for path in ("saved_cmdlines",
                  "per_cpu/cpu1/stats", "events/header_page", "events/ftrace/function/format"):
         before = re.sub(r"now ts: .*", "", cat(console, "%s/%s" % (T, path)))
         assert console.run("echo 5 > %s/%s" % (T, path)) == "%s/%s: Permission denied" % (T, path)
@@ -203,3 +204,23 @@ def test_proc_kallsyms_layout_and_addresses(console):
         nm = {p[2]: (p[0], p[1]) for p in (l.split() for l in f) if len(p) == 3}
     for name in ("compute_fib", "trace_show_cpu", "global_trace", "percpu_area", "linux_proc_banner"):
         assert mine[name] == nm[name], name
+
+
+def test_saved_cmdlines_size_resizes(console):
+    """A write to saved_cmdlines_size (Linux's tracing_resize_saved_cmdlines()) gives the table that many slots,
+    1 to 32768; the names it held are hashed in again (ours; Linux starts empty); bad sizes change nothing."""
+    EINVAL = "echo: write error: Invalid argument"
+    before = cat(console, T + "/saved_cmdlines").splitlines()
+    assert before, "the boot saved some names"
+    try:
+        assert console.run("echo 1000 > %s/saved_cmdlines_size" % T) == ""
+        assert cat(console, T + "/saved_cmdlines_size") == "1000"
+        assert sorted(cat(console, T + "/saved_cmdlines").splitlines()) == sorted(before)
+        assert console.run("echo 1 > %s/saved_cmdlines_size" % T) == ""
+        assert len(cat(console, T + "/saved_cmdlines").splitlines()) == 1
+        for bad in ("0", "32769", "abc", "-1"):
+            assert console.run("echo %s > %s/saved_cmdlines_size" % (bad, T)) == EINVAL, bad
+            assert cat(console, T + "/saved_cmdlines_size") == "1"
+    finally:
+        console.run("echo 128 > %s/saved_cmdlines_size" % T)
+    assert cat(console, T + "/saved_cmdlines_size") == "128"

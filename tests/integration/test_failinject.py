@@ -44,6 +44,8 @@ CASES = [
     ("notrace_glob", [], "echo 'k*' > set_ftrace_notrace", ["echo > set_ftrace_notrace"]),
     ("graph_function", [], "echo schedule > set_graph_function", ["echo > set_graph_function"]),
     ("func_command", [], "echo 'kfree:traceoff' >> set_ftrace_filter", ["echo '!kfree:traceoff' >> set_ftrace_filter"]),
+    ("mod_command", [], "echo 'f:mod:m' >> set_ftrace_filter", ["echo '!f:mod:m' >> set_ftrace_filter"]),
+    ("saved_cmdlines_resize", [], "echo 256 > saved_cmdlines_size", ["echo 128 > saved_cmdlines_size"]),
     ("set_event", [], "echo sched:sched_switch > set_event", ["echo > set_event"]),
     ("events_enable", [], "echo 1 > events/kmem/enable", ["echo 0 > events/kmem/enable"]),
     ("event_trigger", [], "echo traceoff > events/sched/sched_switch/trigger",

@@ -141,7 +141,7 @@ def test_trace_options_shape_the_output(console):
     assert console.run("cat trace_options").splitlines() == [
         "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "trace_printk", "nouserstacktrace",
         "noprintk-msg-only", "context-info", "nolatency-format", "record-cmd", "irq-info", "markers", "noevent-fork",
-        "function-trace", "nofunction-fork", "nodisplay-graph",
+        "function-trace", "nofunction-fork", "nodisplay-graph", "nostacktrace",
         "nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
         "nofuncgraph-tail", "nofuncgraph-retval"]
     try:

@@ -72,7 +72,7 @@ def test_bad_requests_change_nothing(console):
     assert console.run("echo nosuch > instances/foo/current_tracer") == EINVAL
     assert console.run("cat instances/foo/current_tracer") == "nop"
     assert console.run("echo 'nosuch_fn' > instances/foo/set_ftrace_filter") == EINVAL
-    assert console.run("echo 'vfs_read:traceoff' > instances/foo/set_ftrace_filter") == EINVAL
+    assert console.run("echo 'vfs_read:snapshot' > instances/foo/set_ftrace_filter") == EINVAL
     assert console.run("cat instances/foo/set_ftrace_filter") == "#### all functions enabled ####"
     assert console.run("echo nosuch:event > instances/foo/set_event") == EINVAL
     assert console.run("echo 2 > instances/foo/events/sched/sched_switch/enable") == EINVAL
@@ -94,6 +94,51 @@ def test_rmdir_refused_while_in_use(console):
     console.run("echo still-here > instances/busy/trace_marker")
     assert ("sh", "tracing_mark_write: still-here") in lines(console, "instances/busy/trace")
     assert console.run("rmdir instances/busy") == ""
+
+
+def test_function_commands_in_an_instance(console):
+    """An instance's set_ftrace_filter takes function commands of its own (Linux's tr->func_probes): traceoff
+    turns the instance's tracing_on off, not the top one's; enable_event switches the instance's event, in
+    soft mode (0*) meanwhile; rmdir takes them away."""
+    console.run("mkdir instances/fc")
+    assert console.run("echo 'vfs_read:traceoff' > instances/fc/set_ftrace_filter") == ""
+    assert console.run("echo 'vfs_read:enable_event:kmem:kmalloc:1' >> instances/fc/set_ftrace_filter") == ""
+    assert console.run("cat instances/fc/set_ftrace_filter").splitlines() == [
+        "#### all functions enabled ####", "vfs_read:traceoff:unlimited",
+        "vfs_read:enable_event:kmem:kmalloc:count=1"]
+    assert console.run("cat set_ftrace_filter") == "#### all functions enabled ####"
+    assert console.run("cat instances/fc/events/kmem/kmalloc/enable events/kmem/kmalloc/enable") == "0*\n0"
+    pid = start(console, "fs", 1, 1)
+    wait_workload(console, pid)
+    assert console.run("cat instances/fc/tracing_on tracing_on") == "0\n1"
+    assert console.run("cat instances/fc/events/kmem/kmalloc/enable events/kmem/kmalloc/enable") == "1*\n0"
+    assert "vfs_read:enable_event:kmem:kmalloc:count=0" in console.run("cat instances/fc/set_ftrace_filter")
+    assert console.run("echo '!vfs_*:enable_event:kmem:kmalloc' >> instances/fc/set_ftrace_filter") == ""
+    assert console.run("cat instances/fc/events/kmem/kmalloc/enable") == "1"
+    assert console.run("echo 'vfs_read:stacktrace' >> instances/fc/set_ftrace_filter") == ""
+    assert console.run("rmdir instances/fc") == ""
+    assert console.run("cat events/kmem/kmalloc/enable set_ftrace_filter") == "0\n#### all functions enabled ####"
+    assert "probe_call" not in console.run("cat enabled_functions")
+
+
+def test_event_fork_follows_children_in_an_instance(console):
+    """An instance's options/event-fork makes its own set_event_pid follow a listed task's children (Linux's
+    per-array event-fork); the top one's option and list are not involved."""
+    console.run("mkdir instances/ef")
+    try:
+        assert console.run("echo 1 > instances/ef/set_event_pid") == ""
+        assert console.run("echo 1 > instances/ef/events/sched/sched_process_exec/enable") == ""
+        console.run("/bin/busybox true")
+        assert "sched_process_exec" not in console.run("cat instances/ef/trace")
+        assert console.run("echo 1 > instances/ef/options/event-fork") == ""
+        assert console.run("cat options/event-fork set_event_pid") == "0"
+        console.run("/bin/busybox true")
+        execs = [(c, r) for c, r in lines(console, "instances/ef/trace") if r.startswith("sched_process_exec")]
+        assert len(execs) == 1 and "filename=/bin/busybox" in execs[0][1], execs
+        # The child left the list when it exited; the shell stays.
+        assert console.run("cat instances/ef/set_event_pid") == "1"
+    finally:
+        console.run("rmdir instances/ef")
 
 
 def test_instance_beside_global(console):

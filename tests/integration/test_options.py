@@ -8,7 +8,7 @@ SMP = 2
 
 GENERAL = ["print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "trace_printk", "nouserstacktrace",
            "noprintk-msg-only", "context-info", "nolatency-format", "record-cmd", "irq-info", "markers", "noevent-fork",
-           "function-trace", "nofunction-fork", "nodisplay-graph"]
+           "function-trace", "nofunction-fork", "nodisplay-graph", "nostacktrace"]
 TRACERS = ["nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
            "nofuncgraph-tail", "nofuncgraph-retval"]
 IRQ_HEADER = [
@@ -219,3 +219,36 @@ def test_a_latency_tracer_hears_either_file(console):
         console.run("echo nop > current_tracer")
         console.run("rmdir instances/lat")
         console.run("echo > set_ftrace_filter")
+
+
+def test_stacktrace_option_records_the_stack_after_each_event(console):
+    """options/stacktrace (Linux's TRACE_ITER_STACKTRACE): a <stack trace> record follows every event kept, in
+    the array whose option it is; the events' own lines are unchanged, and off means no stacks."""
+    console.run("echo 1 > events/sched/sched_process_fork/enable")
+    console.run("mkdir instances/st")
+    try:
+        console.run("echo 1 > instances/st/events/sched/sched_process_fork/enable")
+        assert console.run("echo 1 > options/stacktrace") == ""
+        assert console.run("cat options/stacktrace instances/st/options/stacktrace") == "1\n0"
+        console.run("/bin/busybox true")
+        text = console.run("cat trace")
+        m = re.search(r"sched_process_fork: comm=sh pid=\d+ child_comm=busybox child_pid=\d+\n"
+                      r" +sh-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: <stack trace>\n((?: => \S+\n?)+)", text)
+        assert m, text
+        # From the tracepoint (as the stacktrace trigger's) out to where the shell started the program.
+        frames = m.group(1).split()
+        assert frames[1] == "__traceiter_sched_process_fork" and "user_process_start" in frames, frames
+        # The instance saw the same fork, without a stack: its option is off.
+        inst = console.run("cat instances/st/trace")
+        assert "sched_process_fork" in inst and "<stack trace>" not in inst, inst
+        assert console.run("echo 0 > options/stacktrace") == ""
+        assert console.run("echo 1 > instances/st/options/stacktrace") == ""
+        console.run("echo > trace")
+        console.run("echo > instances/st/trace")
+        console.run("/bin/busybox true")
+        assert "<stack trace>" not in console.run("cat trace")
+        assert "<stack trace>" in console.run("cat instances/st/trace")
+    finally:
+        console.run("echo 0 > options/stacktrace")
+        console.run("echo 0 > events/sched/sched_process_fork/enable")
+        console.run("rmdir instances/st")

@@ -1,6 +1,6 @@
 """tests/integration/test_triggers.py: function commands in set_ftrace_filter (traceon, traceoff,
-stacktrace, dump, cpudump): how they are listed, counted, removed, kept across a `>` of plain
-functions, and refused when malformed."""
+stacktrace, dump, cpudump): how they are listed, counted, removed (by a glob over the functions that have
+them), kept across a `>` of plain functions, and refused when malformed; the mod command kept pending."""
 
 import re
 
@@ -117,3 +117,42 @@ def test_removal_of_what_set_ftrace_filter_lists(console):
         assert console.run("echo '!%s' >> set_ftrace_filter" % line) == ""
     assert filt(console) == ["vfs_open"]
     assert console.run("echo '!vfs_read:traceoff:count=3' >> set_ftrace_filter") == EINVAL  # gone
+
+
+def test_removal_globs_over_the_functions_that_have_the_command(console):
+    """Linux's unregister_ftrace_function_probe_func(): a removal's glob is matched against the functions
+    with that command, `!*:cmd` takes them all, and one that finds nothing is EINVAL."""
+    funcs = [f for f in console.run("cat available_filter_functions").splitlines() if f.startswith("vfs_")]
+    assert "vfs_open" in funcs and len(funcs) > 2, funcs
+    assert console.run("echo 'vfs_*:traceoff' > set_ftrace_filter") == ""
+    # Listed in the order of the set's hash, as Linux's t_probe_next() walks it.
+    assert sorted(filt(console)) == sorted([EMPTY] + ["%s:traceoff:unlimited" % f for f in funcs])
+    assert console.run("echo '!*open:traceoff' >> set_ftrace_filter") == ""
+    assert sorted(filt(console)) == sorted([EMPTY] + ["%s:traceoff:unlimited" % f for f in funcs
+                                                      if not f.endswith("open")])
+    assert console.run("echo '!*open:traceoff' >> set_ftrace_filter") == EINVAL      # none left to remove
+    assert console.run("echo '!*open:stacktrace' >> set_ftrace_filter") == EINVAL    # not that command
+    assert console.run("echo '!*:traceoff' >> set_ftrace_filter") == ""
+    assert filt(console) == [EMPTY]
+
+
+def test_mod_command_is_kept_pending(console):
+    """No module is ever loaded here: as Linux does for a module not loaded, `func:mod:module` is kept as
+    written (newest first, after the functions), filters nothing, and goes with `!` or a `>`."""
+    assert console.run("echo 'non_exist_func:mod:non_exist_module' > set_ftrace_filter") == ""
+    assert filt(console) == [EMPTY, "non_exist_func:mod:non_exist_module"]
+    assert console.run("echo '*:mod:trace_printk' >> set_ftrace_filter") == ""
+    assert console.run("echo 'vfs_read vfs_read:traceoff' >> set_ftrace_filter") == ""
+    assert filt(console) == ["vfs_read", "*:mod:trace_printk", "non_exist_func:mod:non_exist_module",
+                             "vfs_read:traceoff:unlimited"]
+    for bad in ("!other:mod:non_exist_module", "x:mod:", "x:mod:a:b"):
+        assert console.run("echo '%s' >> set_ftrace_filter" % bad) == EINVAL
+    assert console.run("echo '!*:mod:non_exist_module' >> set_ftrace_filter") == ""
+    assert filt(console) == ["vfs_read", "*:mod:trace_printk", "vfs_read:traceoff:unlimited"]
+    assert console.run("echo > set_ftrace_filter") == ""
+    assert filt(console) == [EMPTY, "vfs_read:traceoff:unlimited"]
+    assert console.run("echo 'x:mod:m' > set_ftrace_notrace") == ""
+    assert console.run("cat set_ftrace_notrace").splitlines() == ["#### no functions disabled ####", "x:mod:m"]
+    assert console.run("echo 'vfs_read:traceoff' >> set_ftrace_notrace") == EINVAL
+    assert console.run("echo > set_ftrace_notrace") == ""
+    assert console.run("cat set_ftrace_notrace") == "#### no functions disabled ####"
