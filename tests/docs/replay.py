@@ -75,7 +75,7 @@ class Replay:
                     self.console.run(cmd, timeout=COMMAND_TIMEOUT)
                 for step in block.steps:
                     cmd = self.substitute(block, step)
-                    results.append((step, cmd, self.run_step(cmd, step.expected)))
+                    results.append((step, cmd, self.run_step(cmd, step.expected, "lines" in block.vary)))
         except ConsoleError as e:
             # The kernel died, hung or printed a bad pattern: the step gets the error, the next block a new boot.
             self.console.dirty = True
@@ -104,13 +104,13 @@ class Replay:
             cmd = re.sub(r"\b%s\b" % shown, str(words.index(func) + 1), cmd)
         return cmd
 
-    def run_step(self, cmd, expected):
+    def run_step(self, cmd, expected, any_lines=False):
         c = self.console
         if cmd in EXITS:
             status, out = c.run_to_exit(cmd)
             return out.rstrip("\n").split("\n") if out.strip() else []
         if expected and expected[-1] == CTRL_C:
-            return self.run_until_ctrl_c(cmd)
+            return self.run_until_ctrl_c(cmd, len(expected) if any_lines else None)
         out = c.run(cmd, timeout=COMMAND_TIMEOUT)
         if RUN_RX.match(cmd):
             # Wait as a reader does, without typing, for the time the run asked for; only then ask `ps`.
@@ -124,19 +124,26 @@ class Replay:
             self.wait_tasks_gone([int(p) for p in cmd.split()[1:] if int(p) not in refused])
         return out.split("\n") if out else []
 
-    def run_until_ctrl_c(self, cmd):
-        """A command that runs until interrupted (cat trace_pipe): let it print until quiet, then Ctrl-C."""
+    def run_until_ctrl_c(self, cmd, enough=None):
+        """A command that runs until interrupted (cat trace_pipe): let it print until quiet, then Ctrl-C.  In a block
+        whose line count varies (`vary lines`: each line printed must match one the chapter shows), a writer that
+        never stops is interrupted as the chapter's reader does it, after a second, once it has printed at least
+        `enough` lines; its later lines would be more of the same shapes, and the reader types Ctrl-C as soon as
+        the output flowed that long (printing it over the serial line for 20 s cost 12 CPU seconds)."""
         c = self.console
         c.send(cmd + "\r")
         c.wait_for(re.escape(cmd) + "\r\n", timeout=COMMAND_TIMEOUT)
         start = c._pos
-        last, quiet_since, deadline = None, c.now(), c.now() + 20
+        began = c.now()
+        last, quiet_since, deadline = None, began, began + 20
         while c.now() < deadline:
             c._sync()
             size = len(c._text)
             if size != last:
                 last, quiet_since = size, c.now()
             elif c.now() - quiet_since > 1.0:
+                break
+            if enough is not None and c.now() - began > 1.0 and c._text.count("\n", start) >= enough:
                 break
             time.sleep(0.1)
         c.send(b"\x03")

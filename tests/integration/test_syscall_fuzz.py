@@ -9,8 +9,6 @@ children used is back (/proc/meminfo, as test_user.py's test_memory_comes_back r
 import os
 import re
 
-import pytest
-
 from tests.console import LOG_LINE
 
 SMP = 2
@@ -40,9 +38,6 @@ def test_fuzz_leaves_the_kernel_whole(console):
     assert console.run("/tests/hello x").split("\n")[0] == "hello from ring 3"
 
 
-@pytest.mark.xfail(strict=False, reason="an open bug: on a fresh clone the first replay of seeds 5-10 after the "
-                   "run above lost seed 7's SIGSEGV (2 of 2 runs) while the second replay had it; not the hang timer "
-                   "(it says so now). Something outside the fuzz process carries state from one run to the next.")
 def test_same_seed_same_fate(console):
     """A seed is a replay: the same children die of the same signals twice. A child the fuzzer killed after a
     second is left out of the comparison: the second is the guest's clock, and on a loaded host a busy child
@@ -56,3 +51,36 @@ def test_same_seed_same_fate(console):
     compared = [{s: f for s, f in fates.items() if s not in cut} for fates in runs]
     assert compared[0] == compared[1]
     assert any(f.startswith("killed by signal") for f in compared[0].values()), runs  # not an empty comparison
+
+
+def child_calls(console, seed):
+    """Run `/tests/fuzz SEED 1 150` with raw_syscalls:sys_enter on: (the child's calls, "NR n (args)" each, and
+    whether the fuzzer's one-second timer killed it)."""
+    console.run("echo > trace")
+    console.run("echo 1 > events/raw_syscalls/sys_enter/enable")
+    out = console.run("/tests/fuzz %d 1 150" % seed, timeout=120)
+    console.run("echo 0 > events/raw_syscalls/sys_enter/enable")
+    calls = {}
+    for line in console.run("cat trace", timeout=120).split("\n"):
+        m = re.match(r"^\s*fuzz-(\d+)\s.*\ssys_enter: (NR .*)$", line)
+        if m:
+            calls.setdefault(int(m.group(1)), []).append(m.group(2))
+    assert len(calls) == 2, (out, sorted(calls))                  # the parent (the lower pid) and its child
+    return calls[max(calls)], "seed %d: killed after a second" % seed in out
+
+
+def test_same_seed_same_calls(console):
+    """A seed replays call by call, arguments included. Seed 7's 80th call is getrandom(0x403000, -1): 24576
+    random bytes over the fuzzer's bss, where the PRNG's state once lay, so that every call after it was random
+    (and seed 7's fate with them: a fault, a clean exit or a sleep). Both runs are traced whole (1 MiB a CPU).
+    A run the fuzzer's timer cut short (a loaded host can starve the child's CPU for the guest's second) is
+    compared as far as it went."""
+    console.run("echo 1024 > buffer_size_kb")
+    runs = [child_calls(console, 7) for _ in range(2)]
+    # the call that matters: getrandom into the image, length -1 (the kernel writes up to the mapping's end)
+    for calls, cut in runs:
+        assert cut or any(re.match(r"NR 318 \(40[0-9a-f]{4}, ffffffffffffffff,", c) for c in calls), calls
+    n = min(len(calls) for calls, _ in runs) if any(cut for _, cut in runs) else None
+    (a, _), (b, _) = runs
+    first_difference = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
+    assert first_difference is None and a[:n] == b[:n], (first_difference, runs)

@@ -35,72 +35,80 @@ static const int calls[] = {
 	137, 138,
 };
 
-static unsigned long long state;
+/*
+ * What a child draws from: the PRNG's state and the edge page's address. It lives on the child's
+ * stack, which no pool value points into, never in the image: a call the child makes may write
+ * any of buf, longpath and whatever lies after them (getrandom(0x403000, -1) returns 24576 random
+ * bytes), and a state there once made seed 7's last 64 calls random, so that a replay differed.
+ */
+struct draw {
+	unsigned long long state;
+	char *edge_page; /* a page whose next page is unmapped: its last bytes end a mapping */
+};
 
-static unsigned long rnd(void)
+static unsigned long rnd(struct draw *d)
 {
 	/* xorshift64*: small, and the same sequence everywhere for a seed */
-	state ^= state >> 12;
-	state ^= state << 25;
-	state ^= state >> 27;
-	return (state * 0x2545f4914f6cdd1dULL) >> 11;
+	d->state ^= d->state >> 12;
+	d->state ^= d->state << 25;
+	d->state ^= d->state >> 27;
+	return (d->state * 0x2545f4914f6cdd1dULL) >> 11;
 }
 
 static char buf[3 * 4096] __attribute__((aligned(4096)));
-static char *edge_page; /* a page whose next page is unmapped: its last bytes end a mapping */
 static char longpath[5000];
 
 static const char *paths[] = { "/", "/proc/version", "/dev/null", "/tests", "/tests/hello",
 			       "/nonexistent", "", "/proc/self/stat", "/bin/busybox", ".", ".." };
 
-static long arg(void)
+static long arg(struct draw *d)
 {
-	switch (rnd() % 16) {
+	switch (rnd(d) % 16) {
 	case 0:
 		return 0;
 	case 1:
 		return -1;
 	case 2:
-		return rnd() % 70; /* an fd, a signal, a small count */
+		return rnd(d) % 70; /* an fd, a signal, a small count */
 	case 3:
-		return (long)(buf + rnd() % sizeof(buf));
+		return (long)(buf + rnd(d) % sizeof(buf));
 	case 4:
-		return (long)(edge_page + 4096 - 1 - rnd() % 8);
+		return (long)(d->edge_page + 4096 - 1 - rnd(d) % 8);
 	case 5:
-		return (long)0xffffffff80000000UL + (rnd() % 4096);
+		return (long)0xffffffff80000000UL + (rnd(d) % 4096);
 	case 6:
-		return (long)paths[rnd() % (sizeof(paths) / sizeof(paths[0]))];
+		return (long)paths[rnd(d) % (sizeof(paths) / sizeof(paths[0]))];
 	case 7:
 		return (long)longpath;
 	case 8:
-		return 1L << (rnd() % 63);
+		return 1L << (rnd(d) % 63);
 	case 9:
-		return (long)0x7ffffffff000UL + (rnd() % 8192); /* around the top of user space */
+		return (long)0x7ffffffff000UL + (rnd(d) % 8192); /* around the top of user space */
 	case 10:
-		return 0x1000 * (rnd() % 0x4000);
+		return 0x1000 * (rnd(d) % 0x4000);
 	case 11:
-		return (long)(rnd() % 2 ? 0x80000000UL : 0xffffffffUL);
+		return (long)(rnd(d) % 2 ? 0x80000000UL : 0xffffffffUL);
 	case 12:
 		return 4096;
 	default:
-		return (long)rnd() * (rnd() % 2 ? 1 : -1);
+		return (long)rnd(d) * (rnd(d) % 2 ? 1 : -1);
 	}
 }
 
-static void child(unsigned long seed, long n)
+static void child(unsigned long seed, long n, char *edge_page)
 {
+	struct draw d = { seed * 0x9e3779b97f4a7c15ULL + 1, edge_page };
 	long fd = sys3(NR_open, "/dev/null", 2, 0);
 
 	for (int i = 0; i < 3; i++)
 		sys2(NR_dup2, fd, i);
 	if (sys3(NR_setresgid, 1000, 1000, 1000) || sys3(NR_setresuid, 1000, 1000, 1000))
 		exit_group(1);
-	state = seed * 0x9e3779b97f4a7c15ULL + 1;
 	for (long i = 0; i < n; i++) {
-		int nr = calls[rnd() % (sizeof(calls) / sizeof(calls[0]))];
+		int nr = calls[rnd(&d) % (sizeof(calls) / sizeof(calls[0]))];
 		long a[6];
 		for (int k = 0; k < 6; k++)
-			a[k] = arg();
+			a[k] = arg(&d);
 		syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	}
 	exit_group(0);
@@ -115,6 +123,7 @@ static void sleep_ms(long ms)
 int main(int argc, char **argv, char **envp)
 {
 	long seed = 1, children = 10, calls_each = 200, faults = 0, hangs = 0;
+	char *edge_page;
 
 	for (int a = 1; a < argc && a < 4; a++) {
 		long v = 0;
@@ -135,7 +144,7 @@ int main(int argc, char **argv, char **envp)
 		long pid = sys0(NR_fork), waited = 0;
 		int status = 0;
 		if (!pid)
-			child(seed + c, calls_each);
+			child(seed + c, calls_each, edge_page);
 		while (sys4(NR_wait4, pid, &status, WNOHANG, 0) == 0) {
 			if (waited++ == 100) { /* a second asleep: a read of an empty pipe, a long wait */
 				sys2(NR_kill, pid, SIGKILL);
