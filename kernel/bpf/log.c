@@ -67,6 +67,7 @@ static const char *const helper_names[__BPF_FUNC_MAX_ID] = {
 	[BPF_FUNC_ringbuf_reserve] = "ringbuf_reserve",
 	[BPF_FUNC_ringbuf_submit] = "ringbuf_submit",
 	[BPF_FUNC_ringbuf_discard] = "ringbuf_discard",
+	[BPF_FUNC_ringbuf_query] = "ringbuf_query",
 	[BPF_FUNC_get_func_ip] = "get_func_ip",
 };
 

@@ -5,6 +5,7 @@
 #include "kernel/bpf/maps.h"
 #include "kernel/cred.h"
 #include "kernel/fs/file.h"
+#include "kernel/fs/poll.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
@@ -40,7 +41,27 @@ static void bpf_prog_release(struct file *f)
 	f->private_data = NULL;
 }
 
-const struct file_operations bpf_map_fops = { .release = bpf_map_release, .mode = 0600 };
+/* Linux's bpf_map_mmap() and bpf_map_poll(): what the map type has, or what Linux says without. */
+static int bpf_map_mmap(struct file *f, struct vm_area_struct *vma, unsigned long off)
+{
+	struct bpf_map *map = f->private_data;
+
+	return map->ops->map_mmap ? map->ops->map_mmap(map, vma, off) : -ENOTSUPP;
+}
+
+static unsigned int bpf_map_poll(struct file *f)
+{
+	struct bpf_map *map = f->private_data;
+
+	return map->ops->map_poll ? map->ops->map_poll(map) : EPOLLERR;
+}
+
+const struct file_operations bpf_map_fops = {
+	.release = bpf_map_release,
+	.mmap = bpf_map_mmap,
+	.poll = bpf_map_poll,
+	.mode = 0600,
+};
 static const struct file_operations bpf_prog_fops = { .release = bpf_prog_release, .mode = 0600 };
 
 /* A new fd (O_CLOEXEC, as Linux's) holding obj; the fd's file owns the reference given. */

@@ -71,3 +71,15 @@ def test_unprivileged_bpf_disabled_one_is_for_good(console):
     console.run(f"echo 1 > {f}")
     assert "Operation not permitted" in console.run(f"echo 0 > {f}")
     assert console.run(f"cat {f}") == "1"
+
+
+def test_ringbuf_program(console):
+    """tests/user/ringbuf.c: a BPF ring buffer read through mmap and epoll, in the JIT and the interpreter; the
+    map's, mmap's, the verifier's and epoll's refusals; epoll on pipes and perf events."""
+    out = program_lines(console.run("/tests/ringbuf", timeout=180))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 100, out
+    # the program's memory is the ring's: once closed and unmapped, the frames are free again
+    assert "# JIT" in out and "# interpreter" in out
