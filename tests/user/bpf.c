@@ -204,6 +204,22 @@ static void test_syscall(void)
 	check("stdin is not a map: EINVAL", bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, 0, &key, &value, 0),
 	      -EINVAL);
 	{
+		/* a u32 per CPU, each in an 8-byte slot: written as bpf(2) lays them out, read back */
+		long pc = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 4, 2), in[8], out[8];
+		int k = 1;
+
+		for (int i = 0; i < 8; i++)
+			in[i] = 100 + i, out[i] = 0;
+		check("percpu array: update every CPU's value",
+		      bpf_map_cmd(BPF_MAP_UPDATE_ELEM, pc, &k, in, 0), 0);
+		check("percpu array: lookup", bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, pc, &k, out, 0), 0);
+		check("  CPU 0's value, then CPU 1's 8 bytes on", out[0] * 1000 + out[1], 100101);
+		k = 0;
+		check("  the other element untouched",
+		      bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, pc, &k, out, 0) * 1000 + out[0] + out[1], 0);
+		sys1(NR_close, pc);
+	}
+	{
 		struct bpf_map_info info;
 		memset(&a, 0, sizeof(a));
 		memset(&info, 0, sizeof(info));
