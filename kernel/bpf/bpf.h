@@ -55,7 +55,8 @@ struct bpf_map {
 	const struct bpf_map_ops *ops;
 	u32 map_type, key_size, value_size, max_entries, map_flags;
 	u32 id;
-	int refcnt; /* fds and programs that use it */
+	u32 btf_id, btf_key_type_id, btf_value_type_id; /* what MAP_CREATE named, for its info */
+	int refcnt;					/* fds and programs that use it */
 	char name[BPF_OBJ_NAME_LEN];
 };
 

@@ -235,6 +235,14 @@ struct bpf_map_info {
 	u64 map_extra;
 } __attribute__((aligned(8)));
 
+/* ... and for a BTF object (struct bpf_btf_info, 32 bytes). */
+struct bpf_btf_info {
+	u64 __attribute__((aligned(8))) btf;
+	u32 btf_size, id;
+	u64 __attribute__((aligned(8))) name;
+	u32 name_len, kernel_btf;
+} __attribute__((aligned(8)));
+
 /* Helper ids (Linux's __BPF_FUNC_MAPPER order): only the ones this kernel has. */
 enum bpf_func_id {
 	BPF_FUNC_unspec,
