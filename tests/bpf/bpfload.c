@@ -7,6 +7,7 @@
  * with the reads that took:
  *
  *   pid P
+ *   btf loaded|not loaded                       (libbpf gave the kernel the object's BTF or not)
  *   kprobe_events LINE
  *   kprobe_events_reads R
  *   map NAME KEY VALUE
@@ -213,6 +214,8 @@ int main(int argc, char **argv)
 		nlinks++;
 	}
 	printf("pid %d\n", getpid());
+	/* libbpf hands the object's BTF to the kernel when BPF_BTF_LOAD takes its probe blobs */
+	printf("btf %s\n", bpf_object__btf_fd(obj) >= 0 ? "loaded" : "not loaded");
 	if (kprobes) /* a tracepoint program's counts stay as they were: no extra switches */
 		print_kprobe_events();
 	fflush(stdout);

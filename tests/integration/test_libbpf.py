@@ -124,6 +124,7 @@ def test_tracepoint_streams_switches_through_a_ring_buffer(console):
     assert m and m[0] and int(m[0].group(2)) == len(records) and int(m[0].group(1)) >= 1, out
     to_us = [r for r in records if int(r[1]) == pid]
     assert len(to_us) >= 10 and all(r[2] == "bpfload" for r in to_us), out   # back from each of 10 sleeps
+    assert "btf loaded" in out, out                  # libbpf took BPF_BTF_LOAD for the object's types too
     # every switch the event saw between the markers, in its order, is a run of the ring's records (which also
     # has the switches from attaching to the first marker and from the last marker to detaching)
     seen = []

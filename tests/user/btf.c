@@ -2,7 +2,8 @@
  * btf: BPF_BTF_LOAD from a program, raw: a small blob of types (int, a pointer, a struct, an
  * array) loaded, named by a map and read back with BPF_OBJ_GET_INFO_BY_FD, then the same blob
  * broken one field at a time, each refused with Linux's errno and log line. One check a line,
- * "PASS n/m" last (tests/integration/test_bpf.py runs it).
+ * "PASS n/m" last (tests/integration/test_bpf.py runs it). `btf lab` is chapter 23's lab instead:
+ * the blob with its pointer aimed at a type it does not have, and Linux's log of the refusal.
  */
 #include "bpf_sys.h"
 
@@ -243,6 +244,16 @@ static void test_bad(void)
 
 int main(int argc, char **argv, char **envp)
 {
+	if (argc > 1 && !strcmp(argv[1], "lab")) {
+		reset();
+		blob.types[6] = 9;
+		assemble();
+		put_str("bpf(BPF_BTF_LOAD) = ");
+		put_num(btf_load(raw, raw_size, 1, sizeof(log_buf)));
+		put_str("\n");
+		put_str(log_buf);
+		return 0;
+	}
 	test_good();
 	test_bad();
 	return check_summary();

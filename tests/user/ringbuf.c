@@ -5,6 +5,7 @@
  * are read through the mmap()ed consumer and producer pages, with epoll to sleep until one comes.
  * Also: the map's, mmap()'s, the verifier's and epoll's refusals, and epoll on pipes and perf
  * events. One check a line, "PASS n/m" last (tests/integration/test_bpf.py runs it).
+ * `ringbuf lab` is chapter 23's lab instead: a few records, each header shown as the reader sees it.
  */
 #include "bpf_sys.h"
 #include "uperf.h"
@@ -447,6 +448,53 @@ static void test_epoll_pipe_and_perf(void)
 	sys1(NR_close, epfd);
 }
 
+static void put_kv(const char *k, long v)
+{
+	put_str(k);
+	put_num(v);
+}
+
+/* Chapter 23's lab: three getppid and a getpid, the ring's positions and each record's header. */
+static int lab(long ring)
+{
+	struct epoll_event ev;
+	struct ring r;
+	long epfd = sys1(NR_epoll_create1, 0), prog = load_producer(ring), link;
+	unsigned long cons;
+
+	link = bpf_raw_tp_open("sys_enter", prog);
+	if (ring < 0 || prog < 0 || link < 0 || ring_map(&r, ring))
+		return 1;
+	epoll_ctl_(epfd, EPOLL_CTL_ADD, ring, EPOLLIN, 0x1234);
+	put_kv("epoll_wait on the empty ring: ", epoll_wait_(epfd, &ev, 1, 0));
+	calls(NR_getppid, 3);
+	sys0(NR_getpid);
+	put_kv("\nthree getppid and a getpid, then epoll_wait: ", epoll_wait_(epfd, &ev, 1, 0));
+	put_str(ev.events == EPOLLIN ? " EPOLLIN data 0x" : " ? data 0x");
+	put_hex(ev.data);
+	put_kv("\nconsumer_pos ", *r.consumer_pos);
+	put_kv(" producer_pos ", *r.producer_pos);
+	for (cons = *r.consumer_pos; cons < *r.producer_pos;) {
+		unsigned int *hdr = (unsigned int *)(r.data + (cons & r.mask));
+		unsigned long *body = (unsigned long *)(hdr + 2);
+		unsigned int size = hdr[0] & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+
+		put_kv("\nrecord at ", cons & r.mask);
+		put_str(": len 0x");
+		put_hex(hdr[0]);
+		put_kv(" pg_off ", hdr[1]);
+		put_kv(" | nr ", body[0]);
+		put_kv(" tgid ", body[1] >> 32);
+		put_str(hdr[0] & BPF_RINGBUF_DISCARD_BIT ? " (discarded)" : "");
+		cons += (BPF_RINGBUF_HDR_SZ + size + 7) & ~7UL;
+	}
+	__atomic_store_n(r.consumer_pos, cons, __ATOMIC_RELEASE);
+	put_kv("\nread: consumer_pos ", *r.consumer_pos);
+	put_kv(", epoll_wait: ", epoll_wait_(epfd, &ev, 1, 0));
+	put_str("\n");
+	return 0;
+}
+
 static int set_jit(const char *v)
 {
 	long fd = sys3(NR_open, "/proc/sys/net/core/bpf_jit_enable", 1, 0);
@@ -465,6 +513,8 @@ int main(int argc, char **argv, char **envp)
 	struct ring r;
 
 	pid = sys0(NR_getpid);
+	if (argc > 1 && !strcmp(argv[1], "lab"))
+		return lab(ring);
 	check("a ringbuf of one page", ring >= 0, 1);
 	memset(&r, 0, sizeof(r));
 	test_map_and_mmap(ring, &r);
