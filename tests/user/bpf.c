@@ -7,15 +7,6 @@
 #include "bpf_sys.h"
 
 enum { NR_setresuid = 117, NR_setresgid = 119 };
-#define EPERM 1
-#define ENOENT 2
-#define E2BIG 7
-#define EBADF 9
-#define EACCES 13
-#define EFAULT 14
-#define EEXIST 17
-#define EINVAL 22
-#define ENOSPC 28
 
 static char log_buf[65536];
 

@@ -7,10 +7,6 @@
  */
 #include "bpf_sys.h"
 
-#define E2BIG 7
-#define EBADF 9
-#define EINVAL 22
-#define ENOTSUPP 524
 #define KIND(k, vlen) ((unsigned int)(k) << 24 | (vlen))
 
 struct header {

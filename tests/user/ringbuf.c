@@ -12,15 +12,6 @@
 
 enum { NR_epoll_create = 213, NR_epoll_wait = 232, NR_epoll_ctl = 233, NR_epoll_pwait = 281 };
 enum { NR_epoll_create1 = 291 };
-#define EPERM 1
-#define ENOENT 2
-#define E2BIG 7
-#define EBADF 9
-#define EACCES 13
-#define EFAULT 14
-#define EEXIST 17
-#define EINVAL 22
-#define ELOOP 40
 #define PROT_READ 1
 #define PROT_WRITE 2
 #define MAP_SHARED 1
