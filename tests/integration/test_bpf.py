@@ -76,13 +76,21 @@ def test_unprivileged_bpf_disabled_one_is_for_good(console):
 def test_ringbuf_program(console):
     """tests/user/ringbuf.c: a BPF ring buffer read through mmap and epoll, in the JIT and the interpreter; the
     map's, mmap's, the verifier's and epoll's refusals; epoll on pipes and perf events."""
+    before = trace_buffers_kb(console)
     out = program_lines(console.run("/tests/ringbuf", timeout=180))
     failures = [line for line in out if line.startswith("not ok")]
     assert not failures, "\n".join(out)
     m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
     assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 100, out
-    # the program's memory is the ring's: once closed and unmapped, the frames are free again
     assert "# JIT" in out and "# interpreter" in out
+    # the ring's frames are the trace buffers' in meminfo: closed and unmapped, they are free again
+    assert trace_buffers_kb(console) == before
+
+
+def trace_buffers_kb(console):
+    m = re.search(r"^TraceBuffers:\s+(\d+) kB$", console.run("cat /proc/meminfo"), re.M)
+    assert m
+    return int(m.group(1))
 
 
 def test_btf_load(console):
