@@ -212,6 +212,12 @@ static void test_bad(void)
 	blob.types[19] = 5;
 	refused("an array of type 5: EINVAL", -EINVAL,
 		"[4] ARRAY (anon) type_id=5 index_type_id=1 nr_elems=4 Invalid elem");
+	blob.types[19] = 4;
+	refused("an array of itself: EINVAL", -EINVAL,
+		"[4] ARRAY (anon) type_id=4 index_type_id=1 nr_elems=4 Loop detected");
+	blob.types[11] = 3;
+	refused("a struct with itself as a member: EINVAL", -EINVAL,
+		"[3] STRUCT s size=16 vlen=2 Loop detected");
 	blob.types[8] = KIND(4, 5);
 	refused("a struct of 5 members, room for 4: EINVAL", -EINVAL,
 		"[3] STRUCT s meta_left:48 meta_needed:60");
