@@ -1,0 +1,116 @@
+/* BPF_BTF_LOAD: a BTF blob copied in, checked (btf_parse.c) and held behind an fd that maps and
+ * programs name (Linux's kernel/bpf/btf.c, btf_new_fd()). */
+#include "kernel/bpf/btf.h"
+#include "kernel/bpf/btf_format.h"
+#include "kernel/bpf/core.h"
+#include "kernel/fs/file.h"
+#include "kernel/mm/mm.h"
+#include "kernel/uaccess.h"
+#include "lib/string.h"
+
+static u32 btf_next_id;
+
+void btf_put(struct btf *btf)
+{
+	if (btf && !__atomic_sub_fetch(&btf->refcnt, 1, __ATOMIC_ACQ_REL)) {
+		kfree(btf->types);
+		kfree(btf->data);
+		kfree(btf);
+	}
+}
+
+static void btf_release(struct file *f)
+{
+	btf_put(f->private_data);
+	f->private_data = NULL;
+}
+
+static const struct file_operations btf_fops = { .release = btf_release, .mode = 0600 };
+
+struct btf *btf_get_by_fd(int fd)
+{
+	struct file *f = fd < 0 ? NULL : fget(fd);
+
+	if (!f)
+		return ERR_PTR(-EBADF);
+	if (f->f_op != &btf_fops)
+		return ERR_PTR(-EINVAL);
+	return f->private_data;
+}
+
+static int btf_copy_log(struct bpf_verifier_log *log, u64 ubuf)
+{
+	void __user *to = (void __user *)(unsigned long)ubuf;
+
+	if (log->level && copy_to_user(to, log->buf, MIN(log->len + 1, log->size)))
+		return -EFAULT;
+	return log->truncated ? -ENOSPC : 0;
+}
+
+/* Linux's btf_new_fd(): the blob copied in, checked, and an fd holding it. */
+int btf_new_fd(const union bpf_attr *attr)
+{
+	struct bpf_verifier_log log = { .level = attr->btf_log_level, .size = attr->btf_log_size };
+	struct btf *btf;
+	struct file *f;
+	int err, fd;
+
+	if (attr->btf_size > BTF_MAX_SIZE)
+		return -E2BIG;
+	if ((attr->btf_log_buf || attr->btf_log_size || attr->btf_log_level) &&
+	    (!attr->btf_log_buf || attr->btf_log_size < 128 || !attr->btf_log_level ||
+	     attr->btf_log_size > (~0U >> 2)))
+		return -EINVAL;
+	if (!(btf = kzalloc(sizeof(*btf))))
+		return -ENOMEM;
+	btf->refcnt = 1;
+	btf->data_size = attr->btf_size;
+	err = -ENOMEM;
+	if (!(btf->data = kmalloc(attr->btf_size + 1)))
+		goto out;
+	log.size = MIN(log.size, 1U << 20); /* a kernel copy, handed back at the end */
+	if (log.level && !(log.buf = kzalloc(log.size)))
+		goto out;
+	err = -EFAULT;
+	if (copy_from_user(btf->data, (const void __user *)(unsigned long)attr->btf,
+			   attr->btf_size))
+		goto out;
+	err = btf_parse(btf, &log);
+	if (log.level) {
+		int lerr = btf_copy_log(&log, attr->btf_log_buf);
+		err = err ?: lerr;
+	}
+	if (err)
+		goto out;
+	btf->id = __atomic_add_fetch(&btf_next_id, 1, __ATOMIC_RELAXED);
+	err = -ENOMEM;
+	if (!(f = alloc_file(&btf_fops, O_RDWR)))
+		goto out;
+	f->private_data = btf;
+	fd = fd_install_from(f, 0, true);
+	if (fd >= 0) { /* the fd's file owns btf now */
+		fput(f);
+		kfree(log.buf);
+		return fd;
+	}
+	f->private_data = NULL;
+	fput(f);
+	err = fd;
+out:
+	kfree(log.buf);
+	btf_put(btf);
+	return err;
+}
+
+/* BPF_OBJ_GET_INFO_BY_FD of a BTF fd (Linux's btf_get_info_by_fd()): the id, the whole size,
+ * and as much of the blob as info->btf_size has room for, into info->btf. */
+int btf_get_info_by_fd(const struct btf *btf, struct bpf_btf_info *info)
+{
+	void __user *to = (void __user *)(unsigned long)info->btf;
+
+	if (to && copy_to_user(to, btf->data, MIN(info->btf_size, btf->data_size)))
+		return -EFAULT;
+	info->id = btf->id;
+	info->btf_size = btf->data_size;
+	return 0;
+}
