@@ -49,3 +49,12 @@ def test_unbounded_index_refused(console):
 def test_nine_frames_refused(console):
     out = refused(console, "deepcalls.bpf.o")
     assert "the call stack of 9 frames is too deep" in out, out
+
+
+def test_bpf_calls_and_bad_programs(console):
+    """tests/user/bpfcalls.c: a loop calling a function run interpreted and JITed; bad programs refused."""
+    out = lines_of(console.run("/tests/bpfcalls test", timeout=180))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 30, out
