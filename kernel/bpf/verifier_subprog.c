@@ -142,6 +142,10 @@ int check_func_call(struct bpf_verifier_env *env, const struct bpf_insn *insn, i
 		verbose(env, "the call stack of %d frames is too deep\n", f + 2);
 		return -E2BIG;
 	}
+	if (env->log->level) {
+		verbose(env, "caller:\n");
+		print_verifier_state(env, st);
+	}
 	memcpy(st->caller[f].regs, st->regs, sizeof(st->regs));
 	memcpy(st->caller[f].stack, st->stack, sizeof(st->stack));
 	st->callsite[f] = *insn_idx;
@@ -155,7 +159,7 @@ int check_func_call(struct bpf_verifier_env *env, const struct bpf_insn *insn, i
 	st->regs[BPF_REG_FP].frameno = f + 1;
 	memset(st->stack, 0, sizeof(st->stack)); /* STACK_INVALID */
 	if (env->log->level) {
-		verbose(env, "caller:\n");
+		verbose(env, "callee:\n");
 		print_verifier_state(env, st);
 	}
 	*insn_idx = target - 1; /* do_check() steps on to the callee's first insn */
@@ -173,6 +177,10 @@ int prepare_func_exit(struct bpf_verifier_env *env, int *insn_idx)
 		verbose(env, "cannot return stack pointer to the caller\n");
 		return -EINVAL;
 	}
+	if (env->log->level) {
+		verbose(env, "returning from callee:\n");
+		print_verifier_state(env, st);
+	}
 	memcpy(st->regs, st->caller[f - 1].regs, sizeof(st->regs));
 	memcpy(st->stack, st->caller[f - 1].stack, sizeof(st->stack));
 	st->curframe = f - 1;
@@ -181,7 +189,7 @@ int prepare_func_exit(struct bpf_verifier_env *env, int *insn_idx)
 		mark_reg_not_init(&st->regs[i]);
 	*insn_idx = st->callsite[f - 1]; /* do_check() steps on past the call */
 	if (env->log->level) {
-		verbose(env, "returning from callee:\n");
+		verbose(env, "to caller at %d:\n", *insn_idx + 1);
 		print_verifier_state(env, st);
 	}
 	return 0;
