@@ -104,6 +104,17 @@ static int array_map_get_next_key(struct bpf_map *map, void *key, void *next_key
 	return 0;
 }
 
+/* bpf(2)'s per-CPU value: every possible CPU's copy of index, one after another, each rounded to
+ * 8; out: from the map into buf, else from buf into the map. */
+static void percpu_array_copy_cpus(struct bpf_array *a, u32 index, void *buf, bool out)
+{
+	for (int cpu = 0; cpu < bpf_num_possible_cpus(); cpu++) {
+		u8 *user = (u8 *)buf + cpu * a->elem_size, *elem = array_elem(a, index, cpu);
+
+		memcpy(out ? user : elem, out ? elem : user, a->map.value_size);
+	}
+}
+
 static int percpu_array_copy(struct bpf_map *map, void *key, void *value)
 {
 	struct bpf_array *a = container_of(map, struct bpf_array, map);
@@ -111,9 +122,7 @@ static int percpu_array_copy(struct bpf_map *map, void *key, void *value)
 
 	if (index >= map->max_entries)
 		return -ENOENT;
-	for (int cpu = 0; cpu < bpf_num_possible_cpus(); cpu++)
-		memcpy((u8 *)value + cpu * a->elem_size, array_elem(a, index, cpu),
-		       map->value_size);
+	percpu_array_copy_cpus(a, index, value, true);
 	return 0;
 }
 
@@ -128,9 +137,7 @@ static int percpu_array_update(struct bpf_map *map, void *key, void *value, u64 
 		return -E2BIG;
 	if (flags == BPF_NOEXIST)
 		return -EEXIST;
-	for (int cpu = 0; cpu < bpf_num_possible_cpus(); cpu++)
-		memcpy(array_elem(a, index, cpu), (u8 *)value + cpu * a->elem_size,
-		       map->value_size);
+	percpu_array_copy_cpus(a, index, value, false);
 	return 0;
 }
 

@@ -7,10 +7,11 @@
 #include "lib/errno.h"
 #include "lib/types.h"
 
-#ifndef EOPNOTSUPP
-#endif
+/* Linux's kernel-internal errno, which bpf(2) hands to user space as it is (an fd's mmap()). */
+#define ENOTSUPP 524
 
 struct file;
+struct vm_area_struct;
 struct pt_regs;
 struct bpf_map;
 
@@ -44,15 +45,18 @@ struct bpf_map_ops {
 	/* From bpf(2) on a per-CPU map: every CPU's value, one after another, each rounded to 8. */
 	int (*map_copy_value)(struct bpf_map *map, void *key, void *value);
 	int (*map_update_percpu)(struct bpf_map *map, void *key, void *value, u64 flags);
-	/* mmap() of the map (ringbuf): the pages of the area, or NULL past its end. */
-	unsigned long (*map_mmap_page)(struct bpf_map *map, unsigned long pgoff, bool *writable);
+	/* mmap() of the map fd (ringbuf): fills the area made at byte off of the map, or -errno. */
+	int (*map_mmap)(struct bpf_map *map, struct vm_area_struct *vma, unsigned long off);
+	/* poll() and epoll of the map fd: the EPOLL* events ready now. */
+	unsigned int (*map_poll)(struct bpf_map *map);
 };
 
 struct bpf_map {
 	const struct bpf_map_ops *ops;
 	u32 map_type, key_size, value_size, max_entries, map_flags;
 	u32 id;
-	int refcnt; /* fds and programs that use it */
+	u32 btf_id, btf_key_type_id, btf_value_type_id; /* what MAP_CREATE named, for its info */
+	int refcnt;					/* fds and programs that use it */
 	char name[BPF_OBJ_NAME_LEN];
 };
 

@@ -140,6 +140,11 @@ enum bpf_prog_type {
 #define BPF_RINGBUF_BUSY_BIT (1U << 31)
 #define BPF_RINGBUF_DISCARD_BIT (1U << 30)
 #define BPF_RINGBUF_HDR_SZ 8
+/* bpf_ringbuf_query() flags */
+#define BPF_RB_AVAIL_DATA 0
+#define BPF_RB_RING_SIZE 1
+#define BPF_RB_CONS_POS 2
+#define BPF_RB_PROD_POS 3
 
 #define BPF_OBJ_NAME_LEN 16U
 #define BPF_TAG_SIZE 8
@@ -231,6 +236,14 @@ struct bpf_map_info {
 	u64 map_extra;
 } __attribute__((aligned(8)));
 
+/* ... and for a BTF object (struct bpf_btf_info, 32 bytes). */
+struct bpf_btf_info {
+	u64 __attribute__((aligned(8))) btf;
+	u32 btf_size, id;
+	u64 __attribute__((aligned(8))) name;
+	u32 name_len, kernel_btf;
+} __attribute__((aligned(8)));
+
 /* Helper ids (Linux's __BPF_FUNC_MAPPER order): only the ones this kernel has. */
 enum bpf_func_id {
 	BPF_FUNC_unspec,
@@ -256,6 +269,7 @@ enum bpf_func_id {
 	BPF_FUNC_ringbuf_reserve = 131,
 	BPF_FUNC_ringbuf_submit = 132,
 	BPF_FUNC_ringbuf_discard = 133,
+	BPF_FUNC_ringbuf_query = 134,
 	BPF_FUNC_get_func_ip = 173,
 	__BPF_FUNC_MAX_ID = 212,
 };

@@ -3,6 +3,7 @@
 #define KERNEL_BPF_CORE_H
 
 #include "kernel/bpf/bpf.h"
+#include <stdarg.h>
 
 #define MAX_BPF_STACK 512
 #define BPF_MAXINSNS 4096 /* unprivileged programs' size limit */
@@ -29,6 +30,10 @@ void bpf_map_inc(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 struct bpf_map *bpf_map_get(int ufd); /* a reference taken, or ERR_PTR(-EBADF/-EINVAL) */
 bool bpf_capable(void);
+extern const struct file_operations bpf_map_fops, bpf_prog_fops;
+/* kernel/bpf/info.c: BPF_OBJ_GET_INFO_BY_FD, the attr's tail already checked. */
+union bpf_attr;
+int bpf_obj_get_info_by_fd(union bpf_attr *attr, union bpf_attr *uattr); /* uattr: user memory */
 int bpf_map_create_kernel(union bpf_attr *attr); /* an fd in current's table, or -errno */
 /* The loaded program with this id, a reference taken (Linux's bpf_prog_by_id()), or NULL; id 0:
  * the first one, and bpf_prog_next_id() the one after id. */
@@ -99,6 +104,8 @@ struct bpf_verifier_log {
 	bool truncated;
 };
 int bpf_check(struct bpf_prog *prog, struct bpf_verifier_log *log, bool privileged);
+/* kernel/bpf/log.c: appends to log at any level it has (the verifier's and BTF's logs). */
+void bpf_verifier_vlog(struct bpf_verifier_log *log, const char *fmt, va_list ap);
 extern u32 bpf_complexity_limit;
 
 #endif

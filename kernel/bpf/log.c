@@ -4,10 +4,8 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
-void verbose(struct bpf_verifier_env *env, const char *fmt, ...)
+void bpf_verifier_vlog(struct bpf_verifier_log *log, const char *fmt, va_list ap)
 {
-	struct bpf_verifier_log *log = env->log;
-	va_list ap;
 	int n;
 
 	if (!log->level || !log->buf || log->len + 1 >= log->size) {
@@ -15,9 +13,7 @@ void verbose(struct bpf_verifier_env *env, const char *fmt, ...)
 			log->truncated = true;
 		return;
 	}
-	va_start(ap, fmt);
 	n = vsnprintf(log->buf + log->len, log->size - log->len, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		return;
 	if ((u32)n >= log->size - log->len) {
@@ -26,6 +22,15 @@ void verbose(struct bpf_verifier_env *env, const char *fmt, ...)
 	} else {
 		log->len += n;
 	}
+}
+
+void verbose(struct bpf_verifier_env *env, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bpf_verifier_vlog(env->log, fmt, ap);
+	va_end(ap);
 }
 
 static const char *const alu_ops[16] = {
@@ -67,6 +72,7 @@ static const char *const helper_names[__BPF_FUNC_MAX_ID] = {
 	[BPF_FUNC_ringbuf_reserve] = "ringbuf_reserve",
 	[BPF_FUNC_ringbuf_submit] = "ringbuf_submit",
 	[BPF_FUNC_ringbuf_discard] = "ringbuf_discard",
+	[BPF_FUNC_ringbuf_query] = "ringbuf_query",
 	[BPF_FUNC_get_func_ip] = "get_func_ip",
 };
 

@@ -19,6 +19,8 @@ const struct bpf_map_ops *bpf_map_ops_of(u32 map_type)
 		return &percpu_array_map_ops;
 	case BPF_MAP_TYPE_STACK_TRACE:
 		return &stack_trace_map_ops;
+	case BPF_MAP_TYPE_RINGBUF:
+		return &ringbuf_map_ops;
 	default:
 		return NULL;
 	}

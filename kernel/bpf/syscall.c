@@ -1,10 +1,12 @@
 /* bpf(2): the commands, map and program fds, privilege (Linux's kernel/bpf/syscall.c). */
 #include "kernel/events/perf_event.h"
 #include "kernel/bpf/bpf.h"
+#include "kernel/bpf/btf.h"
 #include "kernel/bpf/core.h"
 #include "kernel/bpf/maps.h"
 #include "kernel/cred.h"
 #include "kernel/fs/file.h"
+#include "kernel/fs/poll.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
@@ -40,8 +42,28 @@ static void bpf_prog_release(struct file *f)
 	f->private_data = NULL;
 }
 
-const struct file_operations bpf_map_fops = { .release = bpf_map_release, .mode = 0600 };
-static const struct file_operations bpf_prog_fops = { .release = bpf_prog_release, .mode = 0600 };
+/* Linux's bpf_map_mmap() and bpf_map_poll(): what the map type has, or what Linux says without. */
+static int bpf_map_mmap(struct file *f, struct vm_area_struct *vma, unsigned long off)
+{
+	struct bpf_map *map = f->private_data;
+
+	return map->ops->map_mmap ? map->ops->map_mmap(map, vma, off) : -ENOTSUPP;
+}
+
+static unsigned int bpf_map_poll(struct file *f)
+{
+	struct bpf_map *map = f->private_data;
+
+	return map->ops->map_poll ? map->ops->map_poll(map) : EPOLLERR;
+}
+
+const struct file_operations bpf_map_fops = {
+	.release = bpf_map_release,
+	.mmap = bpf_map_mmap,
+	.poll = bpf_map_poll,
+	.mode = 0600,
+};
+const struct file_operations bpf_prog_fops = { .release = bpf_prog_release, .mode = 0600 };
 
 /* A new fd (O_CLOEXEC, as Linux's) holding obj; the fd's file owns the reference given. */
 static int anon_fd(const struct file_operations *fops, void *obj)
@@ -213,6 +235,23 @@ static const void __user *u64_to_user_ptr(u64 v)
 
 /* ---- maps ---- */
 
+/* Linux's map_check_btf(): the key and value types the map names in its BTF are the map's sizes
+ * (a key type of 0 is for maps without keys, a value type must be there). */
+static int map_check_btf(const union bpf_attr *attr)
+{
+	struct btf *btf = btf_get_by_fd(attr->btf_fd);
+
+	if (IS_ERR(btf))
+		return PTR_ERR(btf);
+	if (!attr->btf_value_type_id)
+		return -EINVAL;
+	if (attr->btf_key_type_id && btf_type_id_size(btf, attr->btf_key_type_id) != attr->key_size)
+		return -EINVAL;
+	if (btf_type_id_size(btf, attr->btf_value_type_id) != attr->value_size)
+		return -EINVAL;
+	return 0;
+}
+
 static int map_create(union bpf_attr *attr)
 {
 	const struct bpf_map_ops *ops;
@@ -231,6 +270,8 @@ static int map_create(union bpf_attr *attr)
 		return -EINVAL;
 	if (ops->map_alloc_check && (err = ops->map_alloc_check(attr)))
 		return err;
+	if ((attr->btf_key_type_id || attr->btf_value_type_id) && (err = map_check_btf(attr)))
+		return err;
 	map = ops->map_alloc(attr);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
@@ -242,6 +283,11 @@ static int map_create(union bpf_attr *attr)
 	map->map_flags = attr->map_flags;
 	map->refcnt = 1;
 	map->id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
+	if (attr->btf_value_type_id) {
+		map->btf_id = btf_get_by_fd(attr->btf_fd)->id;
+		map->btf_key_type_id = attr->btf_key_type_id;
+		map->btf_value_type_id = attr->btf_value_type_id;
+	}
 	memcpy(map->name, attr->map_name, BPF_OBJ_NAME_LEN);
 	fd = anon_fd(&bpf_map_fops, map);
 	if (fd < 0)
@@ -346,6 +392,10 @@ static int bpf_prog_load(union bpf_attr *attr)
 		return -EINVAL;
 	if (!attr->insn_cnt || attr->insn_cnt > max)
 		return -E2BIG;
+	/* Linux's check_btf_info(): function and line info come with the BTF they point into */
+	if ((attr->func_info_cnt || attr->line_info_cnt) &&
+	    IS_ERR(btf_get_by_fd(attr->prog_btf_fd)))
+		return PTR_ERR(btf_get_by_fd(attr->prog_btf_fd));
 	prog = bpf_prog_alloc(attr->insn_cnt);
 	if (!prog)
 		return -ENOMEM;
@@ -386,78 +436,6 @@ static int bpf_prog_load(union bpf_attr *attr)
 	return fd;
 free_prog:
 	bpf_prog_free(prog);
-	return err;
-}
-
-/* ---- BPF_OBJ_GET_INFO_BY_FD ---- */
-
-static int prog_get_info(struct bpf_prog *prog, union bpf_attr *attr)
-{
-	struct bpf_prog_info info;
-	u32 len = MIN(attr->info.info_len, (u32)sizeof(info));
-	void __user *uinfo = (void __user *)u64_to_user_ptr(attr->info.info);
-
-	memset(&info, 0, sizeof(info));
-	if (copy_from_user(&info, uinfo, len))
-		return -EFAULT;
-	/* what we fill; the rest of what the caller sent, Linux refuses unless zero */
-	info = (struct bpf_prog_info){ .type = prog->type,
-				       .id = prog->id,
-				       .jited_prog_len = prog->jited ? prog->jited_len : 0,
-				       .xlated_prog_len = prog->len * sizeof(struct bpf_insn),
-				       .load_time = prog->load_time,
-				       .created_by_uid = prog->uid,
-				       .nr_map_ids = prog->used_map_cnt,
-				       .verified_insns = prog->verified_insns };
-	memcpy(info.tag, prog->tag, sizeof(info.tag));
-	memcpy(info.name, prog->name, sizeof(info.name));
-	if (copy_to_user(uinfo, &info, len))
-		return -EFAULT;
-	return 0;
-}
-
-static int map_get_info(struct bpf_map *map, union bpf_attr *attr)
-{
-	struct bpf_map_info info;
-	u32 len = MIN(attr->info.info_len, (u32)sizeof(info));
-	void __user *uinfo = (void __user *)u64_to_user_ptr(attr->info.info);
-
-	memset(&info, 0, sizeof(info));
-	info.type = map->map_type;
-	info.id = map->id;
-	info.key_size = map->key_size;
-	info.value_size = map->value_size;
-	info.max_entries = map->max_entries;
-	info.map_flags = map->map_flags;
-	memcpy(info.name, map->name, sizeof(info.name));
-	if (copy_to_user(uinfo, &info, len))
-		return -EFAULT;
-	return 0;
-}
-
-static int obj_get_info_by_fd(union bpf_attr *attr, union bpf_attr __user *uattr)
-{
-	struct file *f;
-	int err;
-
-	if (CHECK_ATTR(attr, info.info))
-		return -EINVAL;
-	f = fget(attr->info.bpf_fd);
-	if (!f)
-		return -EBADF;
-	if (f->f_op == &bpf_prog_fops)
-		err = prog_get_info(f->private_data, attr);
-	else if (f->f_op == &bpf_map_fops)
-		err = map_get_info(f->private_data, attr);
-	else
-		return -EINVAL;
-	if (!err) {
-		u32 len = MIN(attr->info.info_len, f->f_op == &bpf_prog_fops
-							   ? (u32)sizeof(struct bpf_prog_info)
-							   : (u32)sizeof(struct bpf_map_info));
-		if (put_user(len, &uattr->info.info_len))
-			err = -EFAULT;
-	}
 	return err;
 }
 
@@ -536,9 +514,15 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 	case BPF_PROG_LOAD:
 		return bpf_prog_load(&attr);
 	case BPF_OBJ_GET_INFO_BY_FD:
-		return obj_get_info_by_fd(&attr, uattr);
+		if (CHECK_ATTR(&attr, info.info))
+			return -EINVAL;
+		return bpf_obj_get_info_by_fd(&attr, uattr);
 	case BPF_RAW_TRACEPOINT_OPEN:
 		return raw_tracepoint_open(&attr);
+	case BPF_BTF_LOAD:
+		if (CHECK_ATTR(&attr, btf_log_level))
+			return -EINVAL;
+		return bpf_capable() ? btf_new_fd(&attr) : -EPERM;
 	case BPF_LINK_CREATE: /* perf events' links: kernel/events/bpf_perf.c */
 		return bpf_perf_link_attach(&attr);
 	default: /* what we do not have reads to libbpf's probes as a kernel without it */

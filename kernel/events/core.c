@@ -13,6 +13,7 @@
 #include "kernel/events/perf_event.h"
 #include "kernel/cred.h"
 #include "kernel/fs/file.h"
+#include "kernel/fs/poll.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/locking/mutex.h"
 #include "kernel/mm/mm.h"
@@ -343,6 +344,18 @@ static int perf_fop_mmap(struct file *f, struct vm_area_struct *vma, unsigned lo
 	return err;
 }
 
+/* Linux's perf_poll(): an event without a ring has nothing to wait for (EPOLLHUP); with one, it
+ * is readable while records wait unread. */
+static unsigned int perf_poll(struct file *f)
+{
+	struct perf_event *e = f->private_data;
+	struct perf_buffer *rb = READ_ONCE(e->rb);
+
+	if (!rb)
+		return EPOLLHUP;
+	return perf_buffer_has_data(rb) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
 /* The last close: off every hook, then once no CPU can be inside one, gone. */
 static void perf_release(struct file *f)
 {
@@ -378,6 +391,7 @@ static const struct file_operations perf_fops = {
 	.read = perf_read,
 	.ioctl = perf_ioctl,
 	.mmap = perf_fop_mmap,
+	.poll = perf_poll,
 	.release = perf_release,
 	.mode = 0100600, /* Linux's anon inode: [perf_event] */
 };

@@ -248,6 +248,7 @@ extern int perf_sw_events; /* software events open: the hooks' one test while th
 /* kernel/events/ring_buffer.c */
 int perf_mmap(struct file *f, struct perf_event *e, unsigned long addr, unsigned long len);
 void perf_buffer_put(struct perf_buffer *rb);
+bool perf_buffer_has_data(struct perf_buffer *rb);
 /* Writes one PERF_RECORD_SAMPLE (or a PERF_RECORD_LOST first, when some were lost). */
 void perf_output_sample(struct perf_event *e, struct perf_sample_data *d);
 

@@ -122,6 +122,14 @@ int perf_mmap(struct file *f, struct perf_event *e, unsigned long addr, unsigned
 	return err; /* on failure the caller unmaps the area; its close drops this reference */
 }
 
+/* Records the reader has not consumed yet (Linux wakes a poller at wakeup_events or the
+ * watermark; here any unread byte makes the event readable). */
+bool perf_buffer_has_data(struct perf_buffer *rb)
+{
+	return __atomic_load_n(&rb->user_page->data_head, __ATOMIC_ACQUIRE) !=
+	       READ_ONCE(rb->user_page->data_tail);
+}
+
 /* Copies len bytes to the ring at head, wrapping at its end. */
 static void rb_copy(struct perf_buffer *rb, u64 head, const void *src, u32 len)
 {

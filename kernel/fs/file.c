@@ -38,6 +38,8 @@ void fput(struct file *f)
 {
 	if (__atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL))
 		return;
+	if (f->f_ep_count)
+		eventpoll_release(f);
 	if (f->f_op->release)
 		f->f_op->release(f);
 	if (f->node)

@@ -40,6 +40,8 @@ struct file_operations {
 	/* Fills a MAP_SHARED area made for the file at byte off (its vm_ops close it later). */
 	int (*mmap)(struct file *f, struct vm_area_struct *vma, unsigned long off);
 	void (*release)(struct file *f);
+	/* The EPOLL* events ready now (kernel/fs/poll.h); NULL: always readable and writable. */
+	unsigned int (*poll)(struct file *f);
 	bool seekable;
 	unsigned int mode; /* st_mode of a file with no node (the console, a pipe) */
 };
@@ -52,6 +54,7 @@ struct file {
 	const struct file_operations *f_op;
 	void *private_data; /* a /proc or tracefs file's text, rendered at open; a pipe */
 	size_t private_len;
+	int f_ep_count; /* epoll sets watching it (kernel/fs/eventpoll.c), under its epmutex */
 };
 
 #define NR_OPEN_DEFAULT 64 /* fds 0..63: RLIMIT_NOFILE's soft limit here */
@@ -96,6 +99,9 @@ int kern_path_parent(struct fnode *cwd, const char *path, struct fnode **dir, ch
 		     bool *trailing);
 int user_path_parent(int dirfd, const char __user *path, struct fnode **dir, char *last,
 		     bool *trailing);
+
+/* kernel/fs/eventpoll.c: f's last reference went; it leaves every epoll set (Linux's __fput()). */
+void eventpoll_release(struct file *f);
 
 /* kernel/fs/open.c */
 struct file *dentry_open(struct fnode *n, unsigned int flags, int *err);

@@ -5,6 +5,7 @@
  * and SIGPIPE, as in Linux.
  */
 #include "kernel/fs/file.h"
+#include "kernel/fs/poll.h"
 #include "kernel/mm/mm.h"
 #include "kernel/sched/wait.h"
 #include "kernel/signal.h"
@@ -141,8 +142,26 @@ static void pipe_release(struct file *f)
 	f->private_data = last ? p : NULL; /* fput() frees private_data */
 }
 
+/* Linux's pipe_poll(): the read end is readable with bytes in, hung up with no writer left; the
+ * write end writable with room, in error with no reader left. */
+static unsigned int pipe_poll(struct file *f)
+{
+	struct pipe_inode_info *p = f->private_data;
+	unsigned long flags = spin_lock_irqsave(&p->lock);
+	unsigned int mask = 0;
+
+	if ((f->f_flags & O_ACCMODE) == O_RDONLY)
+		mask = (p->len ? EPOLLIN | EPOLLRDNORM : 0) | (!p->writers ? EPOLLHUP : 0);
+	else
+		mask = (p->len < PIPE_SIZE ? EPOLLOUT | EPOLLWRNORM : 0) |
+		       (!p->readers ? EPOLLERR : 0);
+	spin_unlock_irqrestore(&p->lock, flags);
+	return mask;
+}
+
 static const struct file_operations pipe_fops = {
 	.read = pipe_read,
+	.poll = pipe_poll,
 	.write = pipe_write,
 	.release = pipe_release,
 	.mode = 0010600, /* S_IFIFO | 0600 */

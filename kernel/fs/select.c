@@ -1,21 +1,20 @@
 /*
- * poll and ppoll (Linux: fs/select.c): which fds are ready. The console is readable when a byte
- * or a typed line waits; other files here never block a read or write at their level of detail,
- * so they are always ready. Waiting is a 10 ms poll of the console, ended early by a signal.
+ * poll and ppoll (Linux: fs/select.c): which fds are ready, as each file's f_op->poll says (the
+ * console, pipes, perf events, BPF ring buffers); a file without one never blocks a read or write
+ * at its level of detail, so it is always ready. Waiting is a 10 ms poll of the fds, ended early
+ * by a signal.
  */
 #include "kernel/fs/file.h"
+#include "kernel/fs/poll.h"
 #include "kernel/mm/mm.h"
 #include "kernel/signal.h"
 #include "kernel/time.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 
-#define POLLIN 0x001
-#define POLLPRI 0x002
-#define POLLOUT 0x004
-#define POLLERR 0x008
-#define POLLHUP 0x010
-#define POLLNVAL 0x020
+#define POLLERR EPOLLERR
+#define POLLHUP EPOLLHUP
+#define POLLNVAL EPOLLNVAL
 #define POLL_MAX 1024 /* RLIMIT_NOFILE's order; Linux refuses more than the limit with EINVAL */
 
 struct pollfd {
@@ -28,6 +27,11 @@ struct timespec64 {
 	long tv_nsec;
 };
 
+unsigned int vfs_poll(struct file *f)
+{
+	return f->f_op->poll ? f->f_op->poll(f) : DEFAULT_POLLMASK;
+}
+
 static short file_poll(int fd, short events)
 {
 	struct file *f;
@@ -36,9 +40,7 @@ static short file_poll(int fd, short events)
 		return 0;
 	if (!(f = fget(fd)))
 		return POLLNVAL;
-	if (f->f_op == &tty_fops)
-		return (tty_input_ready() ? POLLIN : 0) | POLLOUT;
-	return POLLIN | POLLOUT;
+	return vfs_poll(f);
 }
 
 /* One pass: how many fds have something; revents filled in. */

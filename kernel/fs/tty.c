@@ -9,6 +9,7 @@
 #include "arch/x86/serial.h"
 #include "kernel/printk/printk.h"
 #include "kernel/signal.h"
+#include "kernel/fs/poll.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 
@@ -186,8 +187,14 @@ void tty_echo_ctl(u8 c)
 	echo(s, 2);
 }
 
+static unsigned int tty_poll(struct file *f)
+{
+	return (tty_input_ready() ? EPOLLIN | EPOLLRDNORM : 0) | EPOLLOUT | EPOLLWRNORM;
+}
+
 const struct file_operations tty_fops = {
 	.read = tty_read,
+	.poll = tty_poll,
 	.write = tty_write,
 	.ioctl = tty_ioctl,
 	.mode = 0020620, /* S_IFCHR | 0620, as /dev/console */

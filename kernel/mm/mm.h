@@ -15,6 +15,7 @@
  *
  *   0xffff888000000000  direct map of all physical memory (RW, NX; kernel text/rodata pages RO)
  *   0xffffc90000000000  ioremap area: device registers (LAPIC, IOAPIC), uncached
+ *   0xffffc94000000000  BPF ring buffers, their data mapped twice (kernel/bpf/ringbuf.c)
  *   0xffffffff80000000  the kernel image, linked here (-mcmodel=kernel needs the top 2 GiB)
  *   0xffffffffa0000000  execmem: trampolines made at run time (RX), in a call's reach of text
  *   0xffffffffff000000  text_poke slots: short-lived writable aliases of text pages

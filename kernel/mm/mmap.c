@@ -216,6 +216,10 @@ SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot
 		struct vm_area_struct *v = find_vma(mm, addr);
 		if (!v || v->vm_start > addr)
 			return -ENOMEM;
+		/* a driver's read-only pages (a ring's producer side) never become writable: Linux
+		 * clears VM_MAYWRITE for them */
+		if ((vm & VM_WRITE) && (v->vm_flags & VM_PFNMAP) && !(v->vm_flags & VM_WRITE))
+			return -EACCES;
 		addr = v->vm_end;
 	}
 	if ((err = split_vma(mm, start)) || (err = split_vma(mm, end)))

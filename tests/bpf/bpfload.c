@@ -7,9 +7,12 @@
  * with the reads that took:
  *
  *   pid P
+ *   btf loaded|not loaded                       (libbpf gave the kernel the object's BTF or not)
  *   kprobe_events LINE
  *   kprobe_events_reads R
  *   map NAME KEY VALUE
+ *   ring NAME PREV_PID NEXT_PID NEXT_COMM       (a ring buffer map's records, switchring.bpf.c's)
+ *   ring NAME polls P records R                 (read after detaching, with ring_buffer__poll())
  *
  * WORKLOAD: read (N reads of /proc/version), sleep (N sleeps of 10 ms), getppid (N calls), probe
  * (probe_target(i, 1000) for i = 1..N, its address and the sum of its returns printed), loop
@@ -132,8 +135,58 @@ static void print_kprobe_events(void)
 	printf("kprobe_events_reads %d\n", reads);
 }
 
+struct ring_ctx {
+	const char *name;
+	long records;
+};
+
+/* switchring.bpf.c's struct switch_rec, as libbpf's callback hands it over. */
+static int print_record(void *ctx, void *data, size_t size)
+{
+	const struct {
+		int prev_pid, next_pid;
+		char next_comm[16];
+	} *r = data;
+	struct ring_ctx *c = ctx;
+
+	c->records++;
+	if (size == sizeof(*r))
+		printf("ring %s %d %d %.16s\n", c->name, r->prev_pid, r->next_pid, r->next_comm);
+	return 0;
+}
+
+/* libbpf's reader of a BPF ring buffer (mmap of the map fd, epoll_wait on it), set up before the
+ * programs run; NULL when the object has no such map. */
+static struct ring_buffer *open_ring(struct bpf_object *obj, struct ring_ctx *c)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, obj)
+	{
+		if (bpf_map__type(map) != BPF_MAP_TYPE_RINGBUF)
+			continue;
+		c->name = bpf_map__name(map);
+		return ring_buffer__new(bpf_map__fd(map), print_record, c, NULL);
+	}
+	return NULL;
+}
+
+/* Every record, until a poll of 100 ms finds none. */
+static void drain_ring(struct ring_buffer *rb, struct ring_ctx *c)
+{
+	int polls = 0, n;
+
+	while ((n = ring_buffer__poll(rb, 100)) > 0)
+		polls++;
+	printf("ring %s polls %d records %ld%s\n", c->name, polls, c->records,
+	       n < 0 ? " error" : "");
+	ring_buffer__free(rb);
+}
+
 int main(int argc, char **argv)
 {
+	struct ring_ctx ring_ctx = { 0 };
+	struct ring_buffer *rb;
 	struct bpf_link *links[MAX_LINKS];
 	struct bpf_program *prog;
 	struct bpf_object *obj;
@@ -149,7 +202,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpfload: cannot load %s\n", argv[1]);
 		return 1;
 	}
-	bpf_object__for_each_program(prog, obj) {
+	rb = open_ring(obj, &ring_ctx);
+	bpf_object__for_each_program(prog, obj)
+	{
 		links[nlinks] = bpf_program__attach(prog);
 		if (!links[nlinks]) {
 			fprintf(stderr, "bpfload: cannot attach %s\n", bpf_program__name(prog));
@@ -159,6 +214,8 @@ int main(int argc, char **argv)
 		nlinks++;
 	}
 	printf("pid %d\n", getpid());
+	/* libbpf hands the object's BTF to the kernel when BPF_BTF_LOAD takes its probe blobs */
+	printf("btf %s\n", bpf_object__btf_fd(obj) >= 0 ? "loaded" : "not loaded");
 	if (kprobes) /* a tracepoint program's counts stay as they were: no extra switches */
 		print_kprobe_events();
 	fflush(stdout);
@@ -167,8 +224,9 @@ int main(int argc, char **argv)
 	marker("bpfload: detaching\n");
 	while (nlinks)
 		bpf_link__destroy(links[--nlinks]);
-	bpf_object__for_each_map(map, obj)
-		dump_map(map);
+	if (rb)
+		drain_ring(rb, &ring_ctx);
+	bpf_object__for_each_map(map, obj) dump_map(map);
 	bpf_object__close(obj);
 	return 0;
 }

@@ -71,3 +71,25 @@ def test_unprivileged_bpf_disabled_one_is_for_good(console):
     console.run(f"echo 1 > {f}")
     assert "Operation not permitted" in console.run(f"echo 0 > {f}")
     assert console.run(f"cat {f}") == "1"
+
+
+def test_ringbuf_program(console):
+    """tests/user/ringbuf.c: a BPF ring buffer read through mmap and epoll, in the JIT and the interpreter; the
+    map's, mmap's, the verifier's and epoll's refusals; epoll on pipes and perf events."""
+    out = program_lines(console.run("/tests/ringbuf", timeout=180))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 100, out
+    # the program's memory is the ring's: once closed and unmapped, the frames are free again
+    assert "# JIT" in out and "# interpreter" in out
+
+
+def test_btf_load(console):
+    """tests/user/btf.c: BPF_BTF_LOAD of a small blob (its log as Linux writes it), a map naming its types, the blob
+    read back by BPF_OBJ_GET_INFO_BY_FD, and each field broken in turn refused with Linux's errno and log line."""
+    out = program_lines(console.run("/tests/btf", timeout=120))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 50, out

@@ -110,3 +110,28 @@ def test_uprobe_reads_arguments_ip_and_return(console):
     assert args[3] == target, out                              # PT_REGS_IP: the probed function itself
     assert args[4] == returned == args[1] + args[2], out       # PT_REGS_RC at each return
     assert console.run("cat uprobe_events") == ""              # libbpf made no uprobe_events line
+
+
+def test_tracepoint_streams_switches_through_a_ring_buffer(console):
+    """switchring.bpf.c: a record per sched_switch through a BPF_MAP_TYPE_RINGBUF, read by libbpf's ring_buffer__poll()
+    (mmap of the map fd, epoll_wait on it); the ftrace event on the same tracepoint in the same run."""
+    console.run("echo 1 > events/sched/sched_switch/enable")
+    pid, maps, out = load(console, "switchring.bpf.o", "sleep", 10)
+    lines = window(console)
+    console.run("echo 0 > events/sched/sched_switch/enable")
+    records = [tuple(line.split()[2:]) for line in out if re.match(r"^ring switches -?\d+ -?\d+ ", line)]
+    m = [re.match(r"^ring switches polls (\d+) records (\d+)$", line) for line in out if " polls " in line]
+    assert m and m[0] and int(m[0].group(2)) == len(records) and int(m[0].group(1)) >= 1, out
+    to_us = [r for r in records if int(r[1]) == pid]
+    assert len(to_us) >= 10 and all(r[2] == "bpfload" for r in to_us), out   # back from each of 10 sleeps
+    assert "btf loaded" in out, out                  # libbpf took BPF_BTF_LOAD for the object's types too
+    # every switch the event saw between the markers, in its order, is a run of the ring's records (which also
+    # has the switches from attaching to the first marker and from the last marker to detaching)
+    seen = []
+    for line in lines:
+        e = re.search(r"sched_switch: .*prev_pid=(\d+) .* ==> next_comm=(.+) next_pid=(\d+) ", line)
+        if e:
+            seen.append((e.group(1), e.group(3), e.group(2)[:15]))
+    assert len(seen) >= 10, lines
+    starts = [i for i in range(len(records) - len(seen) + 1) if records[i:i + len(seen)] == seen]
+    assert starts, (seen, records)

@@ -4,7 +4,7 @@
  * and run (interpreted, then JITed), and what a user without privilege gets. One check a line,
  * "PASS n/m" last (tests/integration/test_bpf.py runs it).
  */
-#include "bpf_insn.h"
+#include "bpf_sys.h"
 
 enum { NR_setresuid = 117, NR_setresgid = 119 };
 #define EPERM 1
@@ -31,48 +31,10 @@ static const char *strstr_(const char *h, const char *n)
 	return 0;
 }
 
-static long map_create(int type, int key, int value, int max)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = key;
-	a.value_size = value;
-	a.max_entries = max;
-	return sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
-}
-
-static long map_cmd(int cmd, long fd, const void *key, void *value, long flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = fd;
-	a.key = (unsigned long)key;
-	a.value = (unsigned long)value;
-	a.flags = flags;
-	return sys_bpf(cmd, &a, sizeof(a));
-}
-
-/* Loads n instructions (MAPFD patched to map_fd) with a level-1 log in log_buf. */
+/* Loads n instructions (MAPFD patched to map_fd) with a log at level in log_buf. */
 static long load(int type, struct bpf_insn *insns, int n, long map_fd, int level)
 {
-	union bpf_attr a;
-
-	for (int i = 0; i < n; i++)
-		if (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) && insns[i].imm == MAPFD)
-			insns[i].imm = map_fd;
-	memset(&a, 0, sizeof(a));
-	a.prog_type = type;
-	a.insns = (unsigned long)insns;
-	a.insn_cnt = n;
-	a.license = (unsigned long)"GPL";
-	a.log_level = level;
-	a.log_buf = level ? (unsigned long)log_buf : 0;
-	a.log_size = level ? sizeof(log_buf) : 0;
-	log_buf[0] = 0;
-	return sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	return bpf_prog_load_log(type, insns, n, map_fd, 0, level, log_buf, sizeof(log_buf));
 }
 
 struct bad_prog {
@@ -194,9 +156,9 @@ static void test_syscall(void)
 	big[sizeof(a) + 3] = 1;
 	check("unknown non-zero tail: E2BIG", sys_bpf(BPF_MAP_CREATE, (void *)big, sizeof(big)),
 	      -E2BIG);
-	check("map key size 0: EINVAL", map_create(BPF_MAP_TYPE_HASH, 0, 8, 4), -EINVAL);
-	check("array key size 8: EINVAL", map_create(BPF_MAP_TYPE_ARRAY, 8, 8, 4), -EINVAL);
-	check("unknown map type: EINVAL", map_create(99, 4, 8, 4), -EINVAL);
+	check("map key size 0: EINVAL", bpf_map_create(BPF_MAP_TYPE_HASH, 0, 8, 4), -EINVAL);
+	check("array key size 8: EINVAL", bpf_map_create(BPF_MAP_TYPE_ARRAY, 8, 8, 4), -EINVAL);
+	check("unknown map type: EINVAL", bpf_map_create(99, 4, 8, 4), -EINVAL);
 	/* the same attr, with a zero tail past our size: accepted */
 	memset(big, 0, sizeof(big));
 	((union bpf_attr *)big)->map_type = BPF_MAP_TYPE_HASH;
@@ -205,42 +167,58 @@ static void test_syscall(void)
 	((union bpf_attr *)big)->max_entries = 2;
 	fd = sys_bpf(BPF_MAP_CREATE, (void *)big, sizeof(big));
 	check("hash map with a zero tail: an fd", fd >= 3, 1);
-	check("lookup of a missing key: ENOENT", map_cmd(BPF_MAP_LOOKUP_ELEM, fd, &key, &value, 0),
-	      -ENOENT);
+	check("lookup of a missing key: ENOENT",
+	      bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, fd, &key, &value, 0), -ENOENT);
 	value = 42;
-	check("update", map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_ANY), 0);
+	check("update", bpf_map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_ANY), 0);
 	check("update NOEXIST of a present key: EEXIST",
-	      map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_NOEXIST), -EEXIST);
+	      bpf_map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_NOEXIST), -EEXIST);
 	key = 2;
 	check("update EXIST of a missing key: ENOENT",
-	      map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_EXIST), -ENOENT);
-	check("second key", map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_ANY), 0);
+	      bpf_map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_EXIST), -ENOENT);
+	check("second key", bpf_map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_ANY), 0);
 	key = 3;
 	check("third key past max_entries: E2BIG",
-	      map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_ANY), -E2BIG);
+	      bpf_map_cmd(BPF_MAP_UPDATE_ELEM, fd, &key, &value, BPF_ANY), -E2BIG);
 	key = 1;
 	value = 0;
-	check("lookup", map_cmd(BPF_MAP_LOOKUP_ELEM, fd, &key, &value, 0), 0);
+	check("lookup", bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, fd, &key, &value, 0), 0);
 	check("lookup: the value stored", value, 42);
 	{
 		long k, next, seen = 0, n = 0;
-		long r = map_cmd(BPF_MAP_GET_NEXT_KEY, fd, 0, &next, 0);
+		long r = bpf_map_cmd(BPF_MAP_GET_NEXT_KEY, fd, 0, &next, 0);
 		while (r == 0 && n < 5) {
 			seen |= 1 << next;
 			n++;
 			k = next;
-			r = map_cmd(BPF_MAP_GET_NEXT_KEY, fd, &k, &next, 0);
+			r = bpf_map_cmd(BPF_MAP_GET_NEXT_KEY, fd, &k, &next, 0);
 		}
 		check("get_next_key walks both keys", seen, (1 << 1) | (1 << 2));
 		check("get_next_key ends with ENOENT", r, -ENOENT);
 	}
-	check("delete", map_cmd(BPF_MAP_DELETE_ELEM, fd, &key, 0, 0), 0);
-	check("delete again: ENOENT", map_cmd(BPF_MAP_DELETE_ELEM, fd, &key, 0, 0), -ENOENT);
+	check("delete", bpf_map_cmd(BPF_MAP_DELETE_ELEM, fd, &key, 0, 0), 0);
+	check("delete again: ENOENT", bpf_map_cmd(BPF_MAP_DELETE_ELEM, fd, &key, 0, 0), -ENOENT);
 	check("key at a bad address: EFAULT",
-	      map_cmd(BPF_MAP_LOOKUP_ELEM, fd, (void *)8, &value, 0), -EFAULT);
-	check("not a map fd: EBADF", map_cmd(BPF_MAP_LOOKUP_ELEM, 60, &key, &value, 0), -EBADF);
-	check("stdin is not a map: EINVAL", map_cmd(BPF_MAP_LOOKUP_ELEM, 0, &key, &value, 0),
+	      bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, fd, (void *)8, &value, 0), -EFAULT);
+	check("not a map fd: EBADF", bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, 60, &key, &value, 0), -EBADF);
+	check("stdin is not a map: EINVAL", bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, 0, &key, &value, 0),
 	      -EINVAL);
+	{
+		/* a u32 per CPU, each in an 8-byte slot: written as bpf(2) lays them out, read back */
+		long pc = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 4, 2), in[8], out[8];
+		int k = 1;
+
+		for (int i = 0; i < 8; i++)
+			in[i] = 100 + i, out[i] = 0;
+		check("percpu array: update every CPU's value",
+		      bpf_map_cmd(BPF_MAP_UPDATE_ELEM, pc, &k, in, 0), 0);
+		check("percpu array: lookup", bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, pc, &k, out, 0), 0);
+		check("  CPU 0's value, then CPU 1's 8 bytes on", out[0] * 1000 + out[1], 100101);
+		k = 0;
+		check("  the other element untouched",
+		      bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, pc, &k, out, 0) * 1000 + out[0] + out[1], 0);
+		sys1(NR_close, pc);
+	}
 	{
 		struct bpf_map_info info;
 		memset(&a, 0, sizeof(a));
@@ -259,23 +237,13 @@ static void test_syscall(void)
 
 /* ---- good programs, attached to raw tracepoints and run ---- */
 
-static long raw_tp_open(const char *name, long prog_fd)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.raw_tracepoint.name = (unsigned long)name;
-	a.raw_tracepoint.prog_fd = prog_fd;
-	return sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof(a));
-}
-
 /* Slot i (8 bytes) of element 0 of an array map whose values are 32 bytes. */
 static long array_get(long fd, int i)
 {
 	long value[4] = { -1, -1, -1, -1 };
 	int key = 0;
 
-	map_cmd(BPF_MAP_LOOKUP_ELEM, fd, &key, value, 0);
+	bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, fd, &key, value, 0);
 	return value[i];
 }
 
@@ -283,7 +251,7 @@ static long array_get(long fd, int i)
  * loop, a division by a zero register and a 32-bit wrap computed into slots 1-3. */
 static void test_counting(const char *mode)
 {
-	long map = map_create(BPF_MAP_TYPE_ARRAY, 4, 32, 1), prog, link, before, after;
+	long map = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 32, 1), prog, link, before, after;
 	struct bpf_insn p[] = {
 		KEY0,
 		LD_MAP(1),
@@ -320,7 +288,7 @@ static void test_counting(const char *mode)
 	memcpy(name + 24, mode, strlen(mode));
 	memcpy(name + 24 + strlen(mode), ")", 2);
 	check(name, prog >= 3, 1);
-	link = raw_tp_open("sys_enter", prog);
+	link = bpf_raw_tp_open("sys_enter", prog);
 	check("  attached to sys_enter", link >= 3, 1);
 	{
 		struct bpf_prog_info info;
@@ -346,9 +314,9 @@ static void test_counting(const char *mode)
 	for (int i = 0; i < 10; i++)
 		sys0(NR_getppid);
 	check("  detached at close: no more counts", array_get(map, 0), before);
-	check("raw_tracepoint_open of no such tracepoint: ENOENT", raw_tp_open("no_such_tp", prog),
-	      -ENOENT);
-	check("raw_tracepoint_open of a map fd: EBADF", raw_tp_open("sys_enter", map), -EBADF);
+	check("raw_tracepoint_open of no such tracepoint: ENOENT",
+	      bpf_raw_tp_open("no_such_tp", prog), -ENOENT);
+	check("raw_tracepoint_open of a map fd: EBADF", bpf_raw_tp_open("sys_enter", map), -EBADF);
 	sys1(NR_close, prog);
 	sys1(NR_close, map);
 }
@@ -356,7 +324,7 @@ static void test_counting(const char *mode)
 /* A hash map keyed by tgid, counted per process; the comm and uid/gid helpers into an array. */
 static void test_helpers(void)
 {
-	long hash = map_create(BPF_MAP_TYPE_HASH, 4, 8, 64), prog, link, count = 0;
+	long hash = bpf_map_create(BPF_MAP_TYPE_HASH, 4, 8, 64), prog, link, count = 0;
 	int pid = sys0(NR_getpid);
 	struct bpf_insn p[] = {
 		CALL(BPF_FUNC_get_current_pid_tgid),
@@ -387,11 +355,11 @@ static void test_helpers(void)
 	if (prog < 0)
 		put_str(log_buf);
 	check("per-pid counting program loads", prog >= 3, 1);
-	link = raw_tp_open("sys_enter", prog);
+	link = bpf_raw_tp_open("sys_enter", prog);
 	for (int i = 0; i < 5; i++)
 		sys0(NR_getppid);
 	sys1(NR_close, link);
-	check("  lookup of our tgid", map_cmd(BPF_MAP_LOOKUP_ELEM, hash, &pid, &count, 0), 0);
+	check("  lookup of our tgid", bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, hash, &pid, &count, 0), 0);
 	check("  our system calls counted", count >= 5, 1);
 	sys1(NR_close, prog);
 	sys1(NR_close, hash);
@@ -423,7 +391,7 @@ static void test_printk(void)
 	if (prog < 0)
 		put_str(log_buf);
 	check("trace_printk program loads", prog >= 3, 1);
-	link = raw_tp_open("sys_enter", prog);
+	link = bpf_raw_tp_open("sys_enter", prog);
 	check("  attached", link >= 3, 1);
 	sys0(NR_getppid);
 	sys1(NR_close, link);
@@ -494,7 +462,7 @@ static void test_unprivileged(void)
 		sys3(NR_setresgid, 1000, 1000, 1000);
 		sys3(NR_setresuid, 1000, 1000, 1000);
 		memset(&a, 0, sizeof(a));
-		exit_group(map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1) == -EPERM &&
+		exit_group(bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1) == -EPERM &&
 					   sys_bpf(BPF_PROG_LOAD, &a, sizeof(a)) == -EPERM
 				   ? 0
 				   : 1);
@@ -514,7 +482,7 @@ static int set_jit(const char *v)
 
 int main(int argc, char **argv, char **envp)
 {
-	long array = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 4);
+	long array = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 4);
 
 	check("array map", array >= 3, 1);
 	test_syscall();

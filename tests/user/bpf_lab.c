@@ -4,40 +4,10 @@
  * sys_enter tracepoint, makes ten getppid() calls and prints what the map counted; `bpf_lab hold
  * SECONDS` leaves the counting program attached that long in a child, for `bpfprog` to show.
  */
-#include "bpf_insn.h"
+#include "bpf_sys.h"
 
 enum { NR_nanosleep_ = 35 };
 static char log_buf[4096];
-
-static long map_create(void)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = 8;
-	a.max_entries = 1;
-	return sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
-}
-
-static long load(struct bpf_insn *p, int n, long map, const char *name)
-{
-	union bpf_attr a;
-
-	for (int i = 0; i < n; i++)
-		if (p[i].code == (BPF_LD | BPF_DW | BPF_IMM) && p[i].imm == MAPFD)
-			p[i].imm = map;
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT;
-	a.insns = (unsigned long)p;
-	a.insn_cnt = n;
-	a.log_level = 1;
-	a.log_buf = (unsigned long)log_buf;
-	a.log_size = sizeof(log_buf);
-	memcpy(a.prog_name, name, strlen(name));
-	return sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
-}
 
 /* count[0] += 1 on every system call entry */
 static long load_counter(long map)
@@ -54,36 +24,22 @@ static long load_counter(long map)
 		MOV64_IMM(0, 0),
 		EXIT,
 	};
-	return load(p, sizeof(p) / sizeof(p[0]), map, "count_syscalls");
-}
-
-static long attach(long prog)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.raw_tracepoint.name = (unsigned long)"sys_enter";
-	a.raw_tracepoint.prog_fd = prog;
-	return sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof(a));
+	return bpf_prog_load_log(BPF_PROG_TYPE_RAW_TRACEPOINT, p, sizeof(p) / sizeof(p[0]), map,
+				 "count_syscalls", 1, log_buf, sizeof(log_buf));
 }
 
 static long count_of(long map)
 {
-	union bpf_attr a;
 	int key = 0;
 	long value = -1;
 
-	memset(&a, 0, sizeof(a));
-	a.map_fd = map;
-	a.key = (unsigned long)&key;
-	a.value = (unsigned long)&value;
-	sys_bpf(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a));
+	bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, map, &key, &value, 0);
 	return value;
 }
 
 static int refuse(void)
 {
-	long map = map_create();
+	long map = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 	struct bpf_insn p[] = {
 		ST(BPF_W, 10, -4, 0),
 		MOV64_REG(2, 10),
@@ -93,7 +49,8 @@ static int refuse(void)
 		LDX(BPF_DW, 0, 0, 0),
 		EXIT,
 	};
-	long r = load(p, sizeof(p) / sizeof(p[0]), map, "no_null_check");
+	long r = bpf_prog_load_log(BPF_PROG_TYPE_RAW_TRACEPOINT, p, sizeof(p) / sizeof(p[0]), map,
+				   "no_null_check", 1, log_buf, sizeof(log_buf));
 
 	put_str("bpf(BPF_PROG_LOAD) = ");
 	put_num(r);
@@ -104,7 +61,8 @@ static int refuse(void)
 
 static int count(void)
 {
-	long map = map_create(), prog = load_counter(map), link = attach(prog), before, after;
+	long map = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1), prog = load_counter(map),
+	     link = bpf_raw_tp_open("sys_enter", prog), before, after;
 
 	if (map < 0 || prog < 0 || link < 0) {
 		put_str(log_buf);
@@ -126,9 +84,9 @@ static int hold(const char *secs)
 
 	if (sys0(NR_fork))
 		return 0; /* the child keeps the program attached; the shell gets its prompt back */
-	map = map_create();
+	map = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 	prog = load_counter(map);
-	link = attach(prog);
+	link = bpf_raw_tp_open("sys_enter", prog);
 	sys2(NR_nanosleep_, ts, 0);
 	exit_group(link < 0);
 }

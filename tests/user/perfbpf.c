@@ -4,7 +4,7 @@
  * (wrong type, a second program, not a program), bpf_perf_event_output() into a bpf-output
  * event's ring, and a BPF_PROG_TYPE_PERF_EVENT program at a cpu-clock event's samples. One check a line, "PASS n/m" last (tests/integration/test_perf_events.py runs it).
  */
-#include "bpf_insn.h"
+#include "bpf_sys.h"
 
 enum { NR_perf_event_open = 298 };
 #define EBADF 9
@@ -65,42 +65,9 @@ static long write_file(const char *path, const char *s)
 	return n;
 }
 
-static long map_create(int type, int key, int value, int max)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = key;
-	a.value_size = value;
-	a.max_entries = max;
-	return sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
-}
-
-static long map_cmd(int cmd, long fd, const void *key, void *value)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = fd;
-	a.key = (unsigned long)key;
-	a.value = (unsigned long)value;
-	return sys_bpf(cmd, &a, sizeof(a));
-}
-
 static long load(int type, struct bpf_insn *insns, int n, long map_fd)
 {
-	union bpf_attr a;
-
-	for (int i = 0; i < n; i++)
-		if (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) && insns[i].imm == MAPFD)
-			insns[i].imm = map_fd;
-	memset(&a, 0, sizeof(a));
-	a.prog_type = type;
-	a.insns = (unsigned long)insns;
-	a.insn_cnt = n;
-	a.license = (unsigned long)"GPL";
-	return sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	return bpf_prog_load_log(type, insns, n, map_fd, 0, 0, 0, 0);
 }
 
 /* Adds 1 to element 0 of an array map of u64, and returns ret (0: the hit is dropped). */
@@ -118,7 +85,7 @@ static unsigned long slot(long map, int key)
 {
 	unsigned long v = ~0UL;
 
-	map_cmd(BPF_MAP_LOOKUP_ELEM, map, &key, &v);
+	bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, map, &key, &v, 0);
 	return v;
 }
 
@@ -135,8 +102,8 @@ static void getppid_n(int n)
 
 static void test_set_bpf(long tp_id, long kp_id)
 {
-	long map = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1),
-	     kmap = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	long map = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1),
+	     kmap = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 	long tp_prog = counting_prog(BPF_PROG_TYPE_TRACEPOINT, map, 1);
 	long kp_prog = counting_prog(BPF_PROG_TYPE_KPROBE, kmap, 1);
 	long tp = perf_open(PERF_TYPE_TRACEPOINT, tp_id, -1, 0, 0);
@@ -172,7 +139,7 @@ static void test_set_bpf(long tp_id, long kp_id)
 /* A program that returns 0 drops the hit: the perf event's own count stays 0. */
 static void test_filtering_prog(long tp_id)
 {
-	long map = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	long map = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 	long prog = counting_prog(BPF_PROG_TYPE_TRACEPOINT, map, 0);
 	long fd = perf_open(PERF_TYPE_TRACEPOINT, tp_id, 0, -1, 0);
 	unsigned long count = ~0UL;
@@ -189,7 +156,7 @@ static void test_filtering_prog(long tp_id)
 
 static void test_link(long tp_id)
 {
-	long map = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	long map = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 	long prog = counting_prog(BPF_PROG_TYPE_TRACEPOINT, map, 1);
 	long fd = perf_open(PERF_TYPE_TRACEPOINT, tp_id, -1, 0, 0), link;
 	union bpf_attr a;
@@ -216,7 +183,7 @@ static void test_link(long tp_id)
 /* bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &v, 8) into the CPU's bpf-output event. */
 static void test_output(long tp_id)
 {
-	long events = map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 8), out[8], rings[8];
+	long events = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 8), out[8], rings[8];
 	long tp = perf_open(PERF_TYPE_TRACEPOINT, tp_id, -1, 0, 0), prog, found = 0;
 	struct bpf_insn p[] = {
 		MOV64_IMM(2, 0x1234),
@@ -239,7 +206,7 @@ static void test_output(long tp_id)
 		if (out[cpu] < 0)
 			break;
 		rings[cpu] = sys6(NR_mmap, 0, 2 * 4096, 3, 1, out[cpu], 0);
-		map_cmd(BPF_MAP_UPDATE_ELEM, events, &cpu, &out[cpu]);
+		bpf_map_cmd(BPF_MAP_UPDATE_ELEM, events, &cpu, &out[cpu], 0);
 		ncpu++;
 	}
 	check("a bpf-output event per CPU", ncpu > 0, 1);
@@ -273,7 +240,7 @@ static void test_output(long tp_id)
  */
 static void test_perf_event_prog(long tp_id)
 {
-	long map = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 3), prog, kp_prog, fd, tp;
+	long map = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 3), prog, kp_prog, fd, tp;
 	struct bpf_insn p[] = {
 		MOV64_REG(6, 1),
 		LOOKUP_SLOT(0),

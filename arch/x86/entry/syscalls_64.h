@@ -94,6 +94,12 @@ __SYSCALL(302, prlimit64)
 __SYSCALL(318, getrandom)
 __SYSCALL(321, bpf)
 __SYSCALL(334, rseq)
+/* epoll (kernel/fs/eventpoll.c) */
+__SYSCALL(213, epoll_create)
+__SYSCALL(232, epoll_wait)
+__SYSCALL(233, epoll_ctl)
+__SYSCALL(281, epoll_pwait)
+__SYSCALL(291, epoll_create1)
 /* Writable files (kernel/fs/namei_ops.c, attr.c, open.c, read_write.c): ramfs and tmpfs. */
 __SYSCALL(18, pwrite64)
 __SYSCALL(76, truncate)

@@ -1,0 +1,30 @@
+/* BTF objects: what BPF_BTF_LOAD makes and maps and programs name by fd (kernel/bpf/btf.c). */
+#ifndef KERNEL_BPF_BTF_H
+#define KERNEL_BPF_BTF_H
+
+#include "kernel/bpf/bpf.h"
+
+struct btf_type;
+
+/* A checked blob; types[1..nr_types] point into data, strings too. */
+struct btf {
+	u8 *data;
+	u32 data_size;
+	const struct btf_type **types;
+	u32 nr_types;
+	const char *strings;
+	u32 str_len;
+	u32 id;
+	int refcnt; /* the fd's file */
+};
+
+/* BPF_BTF_LOAD: a new fd, or -errno with the reason in the attr's log. */
+int btf_new_fd(const union bpf_attr *attr);
+/* The BTF behind fd, no reference taken (the caller's fd holds it): ERR_PTR(-EBADF/-EINVAL). */
+struct btf *btf_get_by_fd(int fd);
+void btf_put(struct btf *btf);
+/* The size of a value of type id, 0 for void or a type without one. */
+u32 btf_type_id_size(const struct btf *btf, u32 id);
+int btf_get_info_by_fd(const struct btf *btf, struct bpf_btf_info *info);
+
+#endif

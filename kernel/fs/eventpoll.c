@@ -1,0 +1,399 @@
+/*
+ * epoll (Linux: fs/eventpoll.c): an fd that holds a set of watched fds, so a consumer asks once
+ * which of them are ready and sleeps until one is (a BPF ring buffer, a pipe, a perf event: what
+ * libbpf's ring_buffer__poll() waits on).
+ *
+ *   epfd = epoll_create1(0)                   an empty interest list
+ *   epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)   watch fd for ev.events, hand back ev.data
+ *   epoll_wait(epfd, evs, max, timeout_ms)    the ready ones, at most max; sleeps while none is
+ *
+ * Readiness is each file's f_op->poll (kernel/fs/poll.h). Linux's waiter sleeps on every watched
+ * file's wait queue and the file wakes it (a ring buffer through irq_work); ours looks again every
+ * 10 ms tick, as poll() does here, so it sleeps until data arrives with a tick's latency at most.
+ * EPOLLET reports a watched fd when an event it asked for became ready since the last look;
+ * EPOLLONESHOT stops reporting it until EPOLL_CTL_MOD. A set holds no reference on what it
+ * watches: when a watched file's last reference goes, fput() calls eventpoll_release() and the
+ * file leaves every set, as in Linux.
+ */
+#include "kernel/fs/file.h"
+#include "kernel/fs/poll.h"
+#include "kernel/locking/mutex.h"
+#include "kernel/mm/mm.h"
+#include "kernel/sched/sched.h"
+#include "kernel/signal.h"
+#include "kernel/time.h"
+#include "kernel/uaccess.h"
+#include "lib/errno.h"
+
+#define EPOLL_CLOEXEC O_CLOEXEC
+#define EPOLL_CTL_ADD 1
+#define EPOLL_CTL_DEL 2
+#define EPOLL_CTL_MOD 3
+#define EPOLLEXCLUSIVE (1U << 28)
+#define EPOLLWAKEUP (1U << 29)
+#define EPOLLONESHOT (1U << 30)
+#define EPOLLET (1U << 31)
+#define EP_PRIVATE_BITS (EPOLLWAKEUP | EPOLLONESHOT | EPOLLET | EPOLLEXCLUSIVE)
+#define EP_MAX_NESTS 4	    /* Linux's: epoll sets inside epoll sets, at most this deep */
+#define EP_MAX_WATCHES 1024 /* this kernel's max_user_watches: -ENOSPC past it */
+#define EP_MAX_EVENTS (0x7fffffff / 12)
+
+/* x86-64 packs it: 12 bytes, data at offset 4 (Linux's EPOLL_PACKED). */
+struct epoll_event {
+	u32 events;
+	u64 data;
+} __attribute__((packed));
+
+struct epitem {
+	struct epitem *next;
+	struct file *file; /* no reference: eventpoll_release() removes the item first */
+	int fd;
+	u32 events; /* what the caller asked for, EPOLLERR | EPOLLHUP always */
+	u64 data;
+	u32 last_ready; /* EPOLLET: what was ready at the last look */
+	bool disabled;	/* EPOLLONESHOT, reported once */
+};
+
+struct eventpoll {
+	struct epitem *items;
+	int nr_items;
+	struct eventpoll *next_ep; /* every set, for eventpoll_release() */
+};
+
+/* Every set's list, the list of sets and the nesting checks (Linux's ep->mtx and epmutex, as one). */
+static DEFINE_MUTEX(epmutex);
+static struct eventpoll *all_eps;
+
+static unsigned int ep_poll(struct file *f);
+static void ep_release(struct file *f);
+
+static const struct file_operations eventpoll_fops = {
+	.poll = ep_poll, .release = ep_release, .mode = 0600, /* Linux's anon inode: [eventpoll] */
+};
+
+static bool is_file_epoll(const struct file *f)
+{
+	return f->f_op == &eventpoll_fops;
+}
+
+static void ep_free_items(struct epitem *it)
+{
+	for (struct epitem *next; it; it = next) {
+		next = it->next;
+		it->file->f_ep_count--;
+		kfree(it);
+	}
+}
+
+/* Under epmutex: the items of ep that watch f, off its list. */
+static void ep_unlink_file(struct eventpoll *ep, struct file *f)
+{
+	for (struct epitem **pp = &ep->items, *it; (it = *pp);) {
+		if (it->file != f) {
+			pp = &it->next;
+			continue;
+		}
+		*pp = it->next;
+		ep->nr_items--;
+		it->next = NULL;
+		ep_free_items(it);
+	}
+}
+
+void eventpoll_release(struct file *f)
+{
+	mutex_lock(&epmutex);
+	for (struct eventpoll *ep = all_eps; ep && f->f_ep_count; ep = ep->next_ep)
+		ep_unlink_file(ep, f);
+	mutex_unlock(&epmutex);
+}
+
+static unsigned int ep_item_poll(struct epitem *it, int depth);
+
+/* Under epmutex: a nested set is readable when one of its own fds is ready. */
+static unsigned int ep_ready_locked(struct eventpoll *ep, int depth)
+{
+	if (depth > EP_MAX_NESTS)
+		return 0;
+	for (struct epitem *it = ep->items; it; it = it->next)
+		if (!it->disabled && (ep_item_poll(it, depth + 1) & it->events))
+			return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static unsigned int ep_item_poll(struct epitem *it, int depth)
+{
+	if (is_file_epoll(it->file))
+		return ep_ready_locked(it->file->private_data, depth);
+	return vfs_poll(it->file);
+}
+
+static unsigned int ep_poll(struct file *f)
+{
+	unsigned int mask;
+
+	mutex_lock(&epmutex);
+	mask = ep_ready_locked(f->private_data, 0);
+	mutex_unlock(&epmutex);
+	return mask;
+}
+
+static void ep_release(struct file *f)
+{
+	struct eventpoll *ep = f->private_data;
+
+	mutex_lock(&epmutex);
+	for (struct eventpoll **pp = &all_eps; *pp; pp = &(*pp)->next_ep)
+		if (*pp == ep) {
+			*pp = ep->next_ep;
+			break;
+		}
+	ep_free_items(ep->items);
+	mutex_unlock(&epmutex);
+	kfree(ep);
+	f->private_data = NULL;
+}
+
+static long do_epoll_create(int flags)
+{
+	struct eventpoll *ep;
+	struct file *f;
+	int fd;
+
+	if (flags & ~EPOLL_CLOEXEC)
+		return -EINVAL;
+	ep = kzalloc(sizeof(*ep));
+	f = ep ? alloc_file(&eventpoll_fops, O_RDWR) : NULL;
+	if (!f) {
+		kfree(ep);
+		return -ENOMEM;
+	}
+	f->private_data = ep;
+	mutex_lock(&epmutex);
+	ep->next_ep = all_eps;
+	all_eps = ep;
+	mutex_unlock(&epmutex);
+	fd = fd_install_from(f, 0, flags & EPOLL_CLOEXEC);
+	fput(f); /* the table holds it now, or nothing does and it goes */
+	return fd;
+}
+
+SYSCALL_DEFINE1(epoll_create1, int, flags)
+{
+	return do_epoll_create(flags);
+}
+
+SYSCALL_DEFINE1(epoll_create, int, size)
+{
+	return size <= 0 ? -EINVAL : do_epoll_create(0);
+}
+
+static struct epitem *ep_find(struct eventpoll *ep, int fd, struct file *f)
+{
+	for (struct epitem *it = ep->items; it; it = it->next)
+		if (it->fd == fd && it->file == f)
+			return it;
+	return NULL;
+}
+
+/* Would watching target from ep close a loop, or nest deeper than Linux allows (-ELOOP)? */
+static bool ep_loop_check(struct eventpoll *ep, struct eventpoll *target, int depth)
+{
+	if (target == ep || depth >= EP_MAX_NESTS)
+		return true;
+	for (struct epitem *it = target->items; it; it = it->next)
+		if (is_file_epoll(it->file) && ep_loop_check(ep, it->file->private_data, depth + 1))
+			return true;
+	return false;
+}
+
+static int ep_insert(struct eventpoll *ep, const struct epoll_event *ev, struct file *tf, int fd)
+{
+	struct epitem *it;
+
+	if (ep->nr_items >= EP_MAX_WATCHES)
+		return -ENOSPC;
+	if (is_file_epoll(tf) && ep_loop_check(ep, tf->private_data, 0))
+		return -ELOOP;
+	if (!(it = kzalloc(sizeof(*it))))
+		return -ENOMEM;
+	tf->f_ep_count++;
+	it->file = tf;
+	it->fd = fd;
+	it->events = ev->events | EPOLLERR | EPOLLHUP;
+	it->data = ev->data;
+	it->next = ep->items;
+	ep->items = it;
+	ep->nr_items++;
+	return 0;
+}
+
+static struct epitem *ep_remove(struct eventpoll *ep, struct epitem *victim)
+{
+	for (struct epitem **pp = &ep->items; *pp; pp = &(*pp)->next)
+		if (*pp == victim) {
+			*pp = victim->next;
+			ep->nr_items--;
+			victim->next = NULL;
+			return victim;
+		}
+	return NULL;
+}
+
+/* Linux's do_epoll_ctl(), its checks in its order. */
+static long do_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
+{
+	struct file *f = fget(epfd), *tf = fget(fd);
+	struct epitem *it, *gone = NULL;
+	struct eventpoll *ep;
+	long err;
+
+	if (!f || !tf)
+		return -EBADF;
+	if (!tf->f_op->poll)
+		return -EPERM; /* a file that cannot say when it is ready */
+	if (f == tf || !is_file_epoll(f))
+		return -EINVAL;
+	if ((ev->events & EPOLLEXCLUSIVE) &&
+	    (op == EPOLL_CTL_MOD || is_file_epoll(tf) ||
+	     (op == EPOLL_CTL_ADD &&
+	      (ev->events & ~(EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLRDNORM | EPOLLWRNORM |
+			      EPOLLWAKEUP | EPOLLET | EPOLLEXCLUSIVE)))))
+		return -EINVAL;
+	ep = f->private_data;
+	mutex_lock(&epmutex);
+	it = ep_find(ep, fd, tf);
+	switch (op) {
+	case EPOLL_CTL_ADD:
+		err = it ? -EEXIST : ep_insert(ep, ev, tf, fd);
+		break;
+	case EPOLL_CTL_DEL:
+		err = it ? 0 : -ENOENT;
+		gone = it ? ep_remove(ep, it) : NULL;
+		break;
+	case EPOLL_CTL_MOD:
+		err = -ENOENT;
+		if (!it)
+			break;
+		err = -EINVAL;
+		if (it->events & EPOLLEXCLUSIVE)
+			break;
+		it->events = ev->events | EPOLLERR | EPOLLHUP;
+		it->data = ev->data;
+		it->last_ready = 0;
+		it->disabled = false;
+		err = 0;
+		break;
+	default:
+		err = -EINVAL;
+	}
+	ep_free_items(gone);
+	mutex_unlock(&epmutex);
+	return err;
+}
+
+SYSCALL_DEFINE4(epoll_ctl, int, epfd, int, op, int, fd, struct epoll_event __user *, event)
+{
+	struct epoll_event ev = { 0, 0 };
+
+	if (op != EPOLL_CTL_DEL && copy_from_user(&ev, event, sizeof(ev)))
+		return -EFAULT;
+	return do_epoll_ctl(epfd, op, fd, &ev);
+}
+
+/* One look: the ready fds, at most max, into evs; EPOLLET and EPOLLONESHOT applied. */
+static int ep_send_events(struct eventpoll *ep, struct epoll_event *evs, int max)
+{
+	int n = 0;
+
+	for (struct epitem *it = ep->items; it && n < max; it = it->next) {
+		unsigned int ready, report;
+
+		if (it->disabled)
+			continue;
+		ready = ep_item_poll(it, 0) & it->events;
+		report = it->events & EPOLLET ? ready & ~it->last_ready : ready;
+		it->last_ready = ready;
+		if (!report)
+			continue;
+		evs[n].events = ready;
+		evs[n].data = it->data;
+		n++;
+		if (it->events & EPOLLONESHOT)
+			it->disabled = true;
+	}
+	return n;
+}
+
+/* Linux's ep_poll(): looks until something is ready, the timeout passes (ms; -1: never) or a
+ * signal comes (-EINTR: epoll_wait is never restarted). */
+static long do_epoll_wait(int epfd, struct epoll_event __user *uevents, int maxevents, int timeout)
+{
+	u64 until = ktime_get_ns() + (u64)(timeout > 0 ? timeout : 0) * 1000000;
+	struct epoll_event *evs;
+	struct file *f;
+	long n;
+
+	if (maxevents <= 0 || maxevents > EP_MAX_EVENTS)
+		return -EINVAL;
+	if (!access_ok(uevents, (unsigned long)maxevents * sizeof(*evs)))
+		return -EFAULT;
+	if (!(f = fget(epfd)))
+		return -EBADF;
+	if (!is_file_epoll(f))
+		return -EINVAL;
+	maxevents = MIN(maxevents, EP_MAX_WATCHES);
+	if (!(evs = kmalloc(maxevents * sizeof(*evs))))
+		return -ENOMEM;
+	__atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED); /* another thread may close epfd */
+	for (;;) {
+		mutex_lock(&epmutex);
+		n = ep_send_events(f->private_data, evs, maxevents);
+		mutex_unlock(&epmutex);
+		if (n || (timeout >= 0 && ktime_get_ns() >= until))
+			break;
+		if (signal_pending(current)) {
+			n = -EINTR;
+			break;
+		}
+		msleep(10);
+	}
+	if (n > 0 && copy_to_user(uevents, evs, n * sizeof(*evs)))
+		n = -EFAULT;
+	kfree(evs);
+	fput(f);
+	return n;
+}
+
+SYSCALL_DEFINE4(epoll_wait, int, epfd, struct epoll_event __user *, events, int, maxevents, int,
+		timeout)
+{
+	return do_epoll_wait(epfd, events, maxevents, timeout);
+}
+
+/* The caller's mask for the wait only, as ppoll: a handler the new mask let in runs with it, and
+ * the old one comes back after. */
+SYSCALL_DEFINE6(epoll_pwait, int, epfd, struct epoll_event __user *, events, int, maxevents, int,
+		timeout, const u64 __user *, sigmask, size_t, sigsetsize)
+{
+	u64 set, old = current->blocked;
+	long ret;
+
+	if (sigmask) {
+		if (sigsetsize != sizeof(u64))
+			return -EINVAL;
+		if (copy_from_user(&set, sigmask, sizeof(set)))
+			return -EFAULT;
+		current->blocked = set & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
+	}
+	ret = do_epoll_wait(epfd, events, maxevents, timeout);
+	if (sigmask) {
+		if (ret == -EINTR) {
+			current->saved_sigmask = old;
+			current->restore_sigmask = true;
+		} else {
+			current->blocked = old;
+		}
+	}
+	return ret;
+}

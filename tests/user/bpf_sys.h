@@ -1,0 +1,70 @@
+/* bpf_sys.h: the bpf(2) calls the test programs make (maps, loading, raw tracepoints), raw, as
+ * libbpf's bpf.c would make them; once here for tests/user/bpf.c, perfbpf.c, bpf_lab.c, ringbuf.c. */
+#ifndef TESTS_USER_BPF_SYS_H
+#define TESTS_USER_BPF_SYS_H
+
+#include "bpf_insn.h"
+
+static inline long bpf_map_create(int type, int key, int value, int max)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = key;
+	a.value_size = value;
+	a.max_entries = max;
+	return sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
+}
+
+/* BPF_MAP_LOOKUP_ELEM, UPDATE_ELEM, DELETE_ELEM, GET_NEXT_KEY (value is the next key there). */
+static inline long bpf_map_cmd(int cmd, long fd, const void *key, void *value, long flags)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.key = (unsigned long)key;
+	a.value = (unsigned long)value;
+	a.flags = flags;
+	return sys_bpf(cmd, &a, sizeof(a));
+}
+
+/* Loads n instructions, every LD_MAP's MAPFD patched to map_fd, named name (or not, if NULL),
+ * with the verifier's log at level into log (size bytes) when level is not 0. */
+static inline long bpf_prog_load_log(int type, struct bpf_insn *insns, int n, long map_fd,
+				     const char *name, int level, char *log, unsigned int size)
+{
+	union bpf_attr a;
+
+	for (int i = 0; i < n; i++)
+		if (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) && insns[i].imm == MAPFD)
+			insns[i].imm = map_fd;
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (unsigned long)insns;
+	a.insn_cnt = n;
+	a.license = (unsigned long)"GPL";
+	if (level) {
+		a.log_level = level;
+		a.log_buf = (unsigned long)log;
+		a.log_size = size;
+		log[0] = 0;
+	}
+	if (name)
+		memcpy(a.prog_name, name, strlen(name));
+	return sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+/* BPF_RAW_TRACEPOINT_OPEN: the link's fd; closing it detaches the program. */
+static inline long bpf_raw_tp_open(const char *name, long prog_fd)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.raw_tracepoint.name = (unsigned long)name;
+	a.raw_tracepoint.prog_fd = prog_fd;
+	return sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof(a));
+}
+
+#endif

@@ -1,0 +1,260 @@
+/*
+ * btf: BPF_BTF_LOAD from a program, raw: a small blob of types (int, a pointer, a struct, an
+ * array) loaded, named by a map and read back with BPF_OBJ_GET_INFO_BY_FD, then the same blob
+ * broken one field at a time, each refused with Linux's errno and log line. One check a line,
+ * "PASS n/m" last (tests/integration/test_bpf.py runs it). `btf lab` is chapter 23's lab instead:
+ * the blob with its pointer aimed at a type it does not have, and Linux's log of the refusal.
+ */
+#include "bpf_sys.h"
+
+#define E2BIG 7
+#define EBADF 9
+#define EINVAL 22
+#define ENOTSUPP 524
+#define KIND(k, vlen) ((unsigned int)(k) << 24 | (vlen))
+
+struct header {
+	unsigned short magic;
+	unsigned char version, flags;
+	unsigned int hdr_len, type_off, type_len, str_off, str_len;
+};
+
+/* [1] int, [2] int *, [3] struct s { int a; int *b; }, [4] int[4] */
+static const unsigned int good_types[] = {
+	1, KIND(1, 0), 4,  0x01000020, /* INT "int" size 4, signed, 32 bits */
+	0, KIND(2, 0), 1,	       /* PTR -> 1 */
+	5, KIND(4, 2), 16, 7,	       1, 0,
+	9, 2,	       64,		     /* STRUCT "s" size 16: a int @0, b int * @64 */
+	0, KIND(3, 0), 0,  1,	       1, 4, /* ARRAY of 4 int, indexed by int */
+};
+static const char good_strs[] = "\0int\0s\0a\0b";
+#define NTYPES (sizeof(good_types) / 4)
+#define NSTRS sizeof(good_strs) /* the last NUL included */
+
+static struct {
+	struct header h;
+	unsigned int types[NTYPES + 8];
+	char strs[64];
+} blob;
+static unsigned char raw[sizeof(blob)];
+static unsigned int raw_size;
+static char log_buf[8192];
+
+/* The good blob, header, types and strings back to back, in blob (to be broken) and raw. */
+static void reset(void)
+{
+	memset(&blob, 0, sizeof(blob));
+	blob.h = (struct header){
+		0xeB9F, 1, 0, sizeof(struct header), 0, sizeof(good_types), sizeof(good_types),
+		NSTRS
+	};
+	memcpy(blob.types, good_types, sizeof(good_types));
+	memcpy(blob.strs, good_strs, NSTRS);
+}
+
+/* Lays blob out as its header says (the sections where their offsets put them). */
+static void assemble(void)
+{
+	unsigned int h = sizeof(struct header);
+
+	memset(raw, 0, sizeof(raw));
+	memcpy(raw, &blob.h, h);
+	memcpy(raw + h + blob.h.type_off, blob.types, sizeof(good_types));
+	memcpy(raw + h + blob.h.str_off, blob.strs, NSTRS);
+	raw_size = h + blob.h.type_off + sizeof(good_types) + NSTRS;
+}
+
+static long btf_load(const void *data, unsigned int size, int level, unsigned int log_size)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.btf = (unsigned long)data;
+	a.btf_size = size;
+	a.btf_log_level = level;
+	a.btf_log_buf = level ? (unsigned long)log_buf : 0;
+	a.btf_log_size = log_size;
+	log_buf[0] = 0;
+	return sys_bpf(BPF_BTF_LOAD, &a, sizeof(a));
+}
+
+static const char *strstr_(const char *h, const char *n)
+{
+	for (size_t ln = strlen(n); *h; h++) {
+		size_t i = 0;
+		while (i < ln && h[i] == n[i])
+			i++;
+		if (i == ln)
+			return h;
+	}
+	return 0;
+}
+
+/* blob as it is now, refused with err and line in the log. */
+static void refused(const char *name, long err, const char *line)
+{
+	long fd;
+
+	assemble();
+	fd = btf_load(raw, raw_size, 1, sizeof(log_buf));
+	check(name, fd, err);
+	check(line, strstr_(log_buf, line) != 0, 1);
+	if (fd >= 0)
+		sys1(NR_close, fd);
+	reset();
+}
+
+static long map_with_btf(long btf, int key, int value, unsigned int key_id, unsigned int value_id)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_HASH;
+	a.key_size = key;
+	a.value_size = value;
+	a.max_entries = 4;
+	a.btf_fd = btf;
+	a.btf_key_type_id = key_id;
+	a.btf_value_type_id = value_id;
+	return sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
+}
+
+static void test_good(void)
+{
+	struct bpf_btf_info info;
+	struct bpf_map_info minfo;
+	unsigned char back[sizeof(raw)];
+	union bpf_attr a;
+	long fd, map;
+
+	reset();
+	assemble();
+	fd = btf_load(raw, raw_size, 1, sizeof(log_buf));
+	check("a blob of four types loads", fd >= 0, 1);
+	check("  the log shows the header", strstr_(log_buf, "magic: 0xeb9f\nversion: 1\n") != 0,
+	      1);
+	check("  and each type, Linux's way",
+	      strstr_(log_buf, "[1] INT int size=4 bits_offset=0 nr_bits=32 encoding=SIGNED\n"
+			       "[2] PTR (anon) type_id=1\n"
+			       "[3] STRUCT s size=16 vlen=2\n"
+			       "\ta type_id=1 bits_offset=0\n"
+			       "\tb type_id=2 bits_offset=64\n"
+			       "[4] ARRAY (anon) type_id=1 index_type_id=1 nr_elems=4\n") != 0,
+	      1);
+	memset(&info, 0, sizeof(info));
+	memset(back, 0, sizeof(back));
+	info.btf = (unsigned long)back;
+	info.btf_size = sizeof(back);
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (unsigned long)&info;
+	check("OBJ_GET_INFO_BY_FD of the BTF fd", sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)),
+	      0);
+	check("  btf_size", info.btf_size, raw_size);
+	check("  an id", info.id > 0, 1);
+	{
+		unsigned int same = 0;
+		while (same < raw_size && back[same] == raw[same])
+			same++;
+		check("  the blob itself", same, raw_size);
+	}
+	map = map_with_btf(fd, 4, 16, 1, 3);
+	check("a hash map keyed by int, valued by struct s", map >= 0, 1);
+	memset(&minfo, 0, sizeof(minfo));
+	a.info.bpf_fd = map;
+	a.info.info_len = sizeof(minfo);
+	a.info.info = (unsigned long)&minfo;
+	sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
+	check("  its info names the BTF and both types",
+	      minfo.btf_id == info.id && minfo.btf_key_type_id == 1 && minfo.btf_value_type_id == 3,
+	      1);
+	check("valued by int[4] (16 bytes) too", map_with_btf(fd, 4, 16, 1, 4) >= 0, 1);
+	check("value_size 8 for struct s (16): EINVAL", map_with_btf(fd, 4, 8, 1, 3), -EINVAL);
+	check("key type 9 (none): EINVAL", map_with_btf(fd, 4, 16, 9, 3), -EINVAL);
+	check("btf_fd a map: EINVAL", map_with_btf(map, 4, 16, 1, 3), -EINVAL);
+	check("btf_fd not open: EBADF", map_with_btf(60, 4, 16, 1, 3), -EBADF);
+	{
+		struct bpf_insn p[] = { MOV64_IMM(0, 0), EXIT };
+		memset(&a, 0, sizeof(a));
+		a.prog_type = BPF_PROG_TYPE_KPROBE;
+		a.insns = (unsigned long)p;
+		a.insn_cnt = 2;
+		a.license = (unsigned long)"GPL";
+		a.func_info_cnt = 1;
+		a.prog_btf_fd = map;
+		check("func_info with a map as prog_btf_fd: EINVAL",
+		      sys_bpf(BPF_PROG_LOAD, &a, sizeof(a)), -EINVAL);
+	}
+	sys1(NR_close, map);
+	sys1(NR_close, fd);
+}
+
+static void test_bad(void)
+{
+	reset();
+	assemble();
+	check("4 bytes: EINVAL", btf_load(raw, 4, 1, sizeof(log_buf)), -EINVAL);
+	check("hdr_len not found", strstr_(log_buf, "hdr_len not found") != 0, 1);
+	check("over 16 MiB: E2BIG", btf_load(raw, 17 << 20, 0, 0), -E2BIG);
+	check("a log of 100 bytes: EINVAL", btf_load(raw, raw_size, 1, 100), -EINVAL);
+	blob.h.magic = 0xeB9E;
+	refused("magic 0xeb9e: EINVAL", -EINVAL, "Invalid magic");
+	blob.h.version = 2;
+	refused("version 2: ENOTSUPP", -ENOTSUPP, "Unsupported version");
+	blob.h.flags = 1;
+	refused("flags 1: ENOTSUPP", -ENOTSUPP, "Unsupported flags");
+	blob.h.hdr_len = 1000;
+	refused("hdr_len past the blob: EINVAL", -EINVAL, "btf_header not found");
+	blob.h.str_len += 4;
+	refused("strings past the end: EINVAL", -EINVAL, "Total section length too long");
+	blob.h.str_len -= 2;
+	refused("a gap after the strings: EINVAL", -EINVAL, "Unsupported section found");
+	blob.strs[NSTRS - 1] = 'x';
+	refused("strings not NUL-terminated: EINVAL", -EINVAL, "Invalid string section");
+	blob.strs[0] = 'x';
+	refused("a first string that is not empty: EINVAL", -EINVAL, "Invalid string section");
+	blob.types[1] = KIND(20, 0);
+	refused("kind 20: EINVAL", -EINVAL, "[1] Invalid kind:20");
+	blob.types[1] |= 1 << 16;
+	refused("a reserved info bit: EINVAL", -EINVAL, "[1] Invalid btf_info:1010000");
+	blob.types[0] = 200;
+	refused("name_off 200: EINVAL", -EINVAL, "[1] Invalid name_offset:200");
+	blob.types[6] = 9;
+	refused("a pointer to type 9 of 4: EINVAL", -EINVAL,
+		"[2] PTR (anon) type_id=9 Invalid type_id");
+	blob.types[14] = 9;
+	refused("a member of type 9: EINVAL", -EINVAL,
+		"[3] STRUCT s size=16 vlen=2 Invalid member");
+	blob.types[19] = 5;
+	refused("an array of type 5: EINVAL", -EINVAL,
+		"[4] ARRAY (anon) type_id=5 index_type_id=1 nr_elems=4 Invalid elem");
+	blob.types[8] = KIND(4, 5);
+	refused("a struct of 5 members, room for 4: EINVAL", -EINVAL,
+		"[3] STRUCT s meta_left:48 meta_needed:60");
+	blob.h.type_len = 0;
+	blob.h.str_off = 0;
+	memset(raw, 0, sizeof(raw));
+	memcpy(raw, &blob.h, sizeof(blob.h));
+	memcpy(raw + sizeof(blob.h), blob.strs, NSTRS);
+	check("no types: EINVAL", btf_load(raw, sizeof(blob.h) + NSTRS, 1, sizeof(log_buf)),
+	      -EINVAL);
+	check("No type found", strstr_(log_buf, "No type found") != 0, 1);
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	if (argc > 1 && !strcmp(argv[1], "lab")) {
+		reset();
+		blob.types[6] = 9;
+		assemble();
+		put_str("bpf(BPF_BTF_LOAD) = ");
+		put_num(btf_load(raw, raw_size, 1, sizeof(log_buf)));
+		put_str("\n");
+		put_str(log_buf);
+		return 0;
+	}
+	test_good();
+	test_bad();
+	return check_summary();
+}
