@@ -5,7 +5,7 @@
  * sys_enter and run interpreted and JITed, and a corpus of bad programs each refused with its
  * errno and Linux's log line. `bpfcalls loop` and `bpfcalls deep` are the chapter's lab.
  */
-#include "bpf_insn.h"
+#include "bpf_sys.h"
 
 #define E2BIG 7
 #define EACCES 13
@@ -27,57 +27,27 @@ static const char *find(const char *h, const char *n)
 	return 0;
 }
 
-static long bpf_attr_cmd(int cmd, union bpf_attr *a)
-{
-	return sys_bpf(cmd, a, sizeof(*a));
-}
-
 /* An array map of one element, the results in its four 8-byte slots. */
 static long results_map(void)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = 32;
-	a.max_entries = 1;
-	return bpf_attr_cmd(BPF_MAP_CREATE, &a);
+	return bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 32, 1);
 }
 
 static long slot(long map, int i)
 {
 	long value[4] = { -1, -1, -1, -1 };
 	int key = 0;
-	union bpf_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.map_fd = map;
-	a.key = (unsigned long)&key;
-	a.value = (unsigned long)value;
-	bpf_attr_cmd(BPF_MAP_LOOKUP_ELEM, &a);
+	bpf_map_cmd(BPF_MAP_LOOKUP_ELEM, map, &key, value, 0);
 	return value[i];
 }
 
 /* n instructions (MAPFD patched to map) as a raw tracepoint program, log at level into log_buf. */
 static long load(struct bpf_insn *p, int n, long map, int level)
 {
-	union bpf_attr a;
-
-	for (int i = 0; i < n; i++)
-		if (p[i].code == (BPF_LD | BPF_DW | BPF_IMM) && p[i].imm == MAPFD)
-			p[i].imm = map;
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT;
-	a.insns = (unsigned long)p;
-	a.insn_cnt = n;
-	a.license = (unsigned long)"GPL";
-	a.log_level = level;
-	a.log_buf = level ? (unsigned long)log_buf : 0;
-	a.log_size = level ? sizeof(log_buf) : 0;
-	memcpy(a.prog_name, "loop_and_call", 14);
 	log_buf[0] = 0;
-	return bpf_attr_cmd(BPF_PROG_LOAD, &a);
+	return bpf_prog_load_log(BPF_PROG_TYPE_RAW_TRACEPOINT, p, n, map, "loop_and_call", level,
+				 log_buf, sizeof(log_buf));
 }
 
 /* On every system call entry: slot 0 += 1, slot 1 = the sum of f(i) for i = 0..30, f(x) = x * x
@@ -109,16 +79,6 @@ static struct bpf_insn loop_prog[] = {
 	EXIT,
 };
 
-static long raw_tp_open(long prog)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.raw_tracepoint.name = (unsigned long)"sys_enter";
-	a.raw_tracepoint.prog_fd = prog;
-	return bpf_attr_cmd(BPF_RAW_TRACEPOINT_OPEN, &a);
-}
-
 static long jited_len(long prog)
 {
 	struct bpf_prog_info info;
@@ -129,7 +89,7 @@ static long jited_len(long prog)
 	a.info.bpf_fd = prog;
 	a.info.info_len = sizeof(info);
 	a.info.info = (unsigned long)&info;
-	bpf_attr_cmd(BPF_OBJ_GET_INFO_BY_FD, &a);
+	sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
 	return info.jited_prog_len;
 }
 
@@ -154,7 +114,7 @@ static long run_loop(long *sum, long *counted, long *jited, int level)
 	if (prog < 0)
 		return prog;
 	*jited = jited_len(prog);
-	link = raw_tp_open(prog);
+	link = bpf_raw_tp_open("sys_enter", prog);
 	if (link < 0)
 		return link;
 	before = slot(map, 0);
