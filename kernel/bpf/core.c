@@ -217,9 +217,10 @@ u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn);
 /*
  * A bpf-to-bpf call: the callee's frame sits below its caller's in the one 512-byte stack (the
  * verifier put the caller's share in off and proved all frames fit), and R6-R9 come back as the
- * caller left them, as the calling convention promises.
+ * caller left them, as the calling convention promises. Out of line: its locals would otherwise
+ * weigh on every run of ___bpf_prog_run()'s loop.
  */
-static u64 call_subprog(u64 *regs, const struct bpf_insn *insn)
+static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn)
 {
 	u64 saved[5], r0;
 
