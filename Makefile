@@ -225,7 +225,7 @@ $(B)/user/%: tests/user/%.c tests/user/ulib.c $(wildcard tests/user/*.h) Makefil
 # BPF programs built for Linux (clang -target bpf, Debian's <linux/bpf.h> and libbpf headers) and
 # their loader, Debian's libbpf linked statically with glibc, libelf and zlib (docs/24-perf-events.md).
 BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
-$(B)/bpf/%.bpf.o: tests/bpf/%.bpf.c Makefile
+$(B)/bpf/%.bpf.o: tests/bpf/%.bpf.c $(wildcard tests/bpf/*.h) Makefile
 	@mkdir -p $(dir $@)
 	clang -O2 -g -target bpf -I/usr/include/x86_64-linux-gnu -c $< -o $@
 $(B)/bpf/bpfload: tests/bpf/bpfload.c Makefile

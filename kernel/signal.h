@@ -146,6 +146,10 @@ u64 sigmask_to_save(void);
 void signal_delivered(int sig, struct k_sigaction *ka);
 /* sigsuspend's mask goes back when no handler was run. */
 void restore_saved_sigmask(void);
+/* kernel/signal_wait.c, for ppoll and epoll_pwait (Linux's names): the caller's mask (if umask) for
+ * the wait, the old one in *old; then back, after the handler if the wait was interrupted. */
+int set_user_sigmask(const u64 *umask, size_t sigsetsize, u64 *old); /* umask: user memory */
+void restore_saved_sigmask_unless(bool interrupted, u64 old);
 /* The alternate signal stack: whether sp is on it, and setting it (sigaltstack, rt_sigreturn). */
 bool on_sig_stack(unsigned long sp);
 int do_sigaltstack(const void *uss, void *uoss, unsigned long sp); /* user pointers */

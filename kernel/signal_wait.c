@@ -1,4 +1,5 @@
-/* Waiting for signals: rt_sigpending, pause, rt_sigsuspend, rt_sigtimedwait (Linux: kernel/signal.c). */
+/* Waiting for signals: rt_sigpending, pause, rt_sigsuspend, rt_sigtimedwait, and the masks ppoll and
+ * epoll_pwait wait under (Linux: kernel/signal.c). */
 #include "kernel/signal.h"
 #include "kernel/syscalls.h"
 #include "kernel/time.h"
@@ -11,6 +12,32 @@ struct timespec64 {
 	s64 tv_sec;
 	long tv_nsec;
 };
+
+int set_user_sigmask(const u64 __user *umask, size_t sigsetsize, u64 *old)
+{
+	u64 set;
+
+	*old = current->blocked;
+	if (!umask)
+		return 0;
+	if (sigsetsize != sizeof(u64))
+		return -EINVAL;
+	if (copy_from_user(&set, umask, sizeof(set)))
+		return -EFAULT;
+	current->blocked = set & ~UNBLOCKABLE;
+	return 0;
+}
+
+void restore_saved_sigmask_unless(bool interrupted, u64 old)
+{
+	/* as sigsuspend: a handler the wait's mask let in runs with it, the old one back after */
+	if (interrupted) {
+		current->saved_sigmask = old;
+		current->restore_sigmask = true;
+	} else {
+		current->blocked = old;
+	}
+}
 
 SYSCALL_DEFINE2(rt_sigpending, u64 __user *, uset, size_t, sigsetsize)
 {

@@ -85,9 +85,13 @@ struct btf_env {
 	u32 log_type_id;
 };
 
+/* kernel/bpf/btf_parse.c: btf->data and data_size checked, types and strings filled in; 0, or
+ * -errno with the reason in log. The caller frees btf->types either way. */
+int btf_parse(struct btf *btf, struct bpf_verifier_log *log);
+
 /* kernel/bpf/btf_log.c: the check's log, in Linux's words and shapes. */
 void btf_log(struct btf_env *env, const char *fmt, ...) __printf(2, 3);
-const char *btf_name(const struct btf *btf, u32 off); /* "(anon)" for 0 */
+const char *btf_name(const struct btf *btf, u32 off); /* "(anon)" for 0, as Linux says one past */
 /* "[id] KIND name", the kind's details if asked, and msg if any (__btf_verifier_log_type()). */
 void btf_log_type(struct btf_env *env, const struct btf_type *t, bool details, const char *msg);
 /* The members of a STRUCT or UNION, the values of an ENUM, the variables of a DATASEC. */

@@ -19,7 +19,9 @@ void btf_log(struct btf_env *env, const char *fmt, ...)
 
 const char *btf_name(const struct btf *btf, u32 off)
 {
-	return off ? btf->strings + off : "(anon)";
+	if (!off)
+		return "(anon)";
+	return off < btf->str_len ? btf->strings + off : "(invalid-name-offset)";
 }
 
 static const char *int_encoding_str(u32 enc)

@@ -371,29 +371,17 @@ SYSCALL_DEFINE4(epoll_wait, int, epfd, struct epoll_event __user *, events, int,
 	return do_epoll_wait(epfd, events, maxevents, timeout);
 }
 
-/* The caller's mask for the wait only, as ppoll: a handler the new mask let in runs with it, and
- * the old one comes back after. */
+/* The caller's mask for the wait only, as ppoll's. */
 SYSCALL_DEFINE6(epoll_pwait, int, epfd, struct epoll_event __user *, events, int, maxevents, int,
 		timeout, const u64 __user *, sigmask, size_t, sigsetsize)
 {
-	u64 set, old = current->blocked;
-	long ret;
+	u64 old;
+	long ret = set_user_sigmask(sigmask, sigsetsize, &old);
 
-	if (sigmask) {
-		if (sigsetsize != sizeof(u64))
-			return -EINVAL;
-		if (copy_from_user(&set, sigmask, sizeof(set)))
-			return -EFAULT;
-		current->blocked = set & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
-	}
+	if (ret)
+		return ret;
 	ret = do_epoll_wait(epfd, events, maxevents, timeout);
-	if (sigmask) {
-		if (ret == -EINTR) {
-			current->saved_sigmask = old;
-			current->restore_sigmask = true;
-		} else {
-			current->blocked = old;
-		}
-	}
+	if (sigmask)
+		restore_saved_sigmask_unless(ret == -EINTR, old);
 	return ret;
 }

@@ -104,29 +104,17 @@ SYSCALL_DEFINE5(ppoll, struct pollfd __user *, ufds, unsigned int, nfds,
 		sigsetsize)
 {
 	struct timespec64 ts = { 0, 0 };
-	u64 set, old = current->blocked;
+	u64 old;
 	long ret;
 
 	if (tsp && copy_from_user(&ts, tsp, sizeof(ts)))
 		return -EFAULT;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
 		return -EINVAL;
-	if (sigmask) {
-		if (sigsetsize != sizeof(u64))
-			return -EINVAL;
-		if (copy_from_user(&set, sigmask, sizeof(set)))
-			return -EFAULT;
-		current->blocked = set & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
-	}
+	if ((ret = set_user_sigmask(sigmask, sigsetsize, &old)))
+		return ret;
 	ret = do_poll(ufds, nfds, ktime_get_ns() + ts.tv_sec * 1000000000ULL + ts.tv_nsec, !tsp);
-	if (sigmask) {
-		/* As sigsuspend: the caller's mask comes back after a handler this one let in. */
-		if (ret == -ERESTARTNOHAND) {
-			current->saved_sigmask = old;
-			current->restore_sigmask = true;
-		} else {
-			current->blocked = old;
-		}
-	}
+	if (sigmask)
+		restore_saved_sigmask_unless(ret == -ERESTARTNOHAND, old);
 	return ret;
 }

@@ -2,16 +2,7 @@
  * map, reading the record as the event's format file lays it out. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-
-/* events/sched/sched_switch/format, common fields first (Linux's layout, and ours). */
-struct sched_switch_args {
-	unsigned long long common;
-	char prev_comm[16];
-	int prev_pid, prev_prio;
-	long prev_state;
-	char next_comm[16];
-	int next_pid, next_prio;
-};
+#include "sched_switch.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -2,16 +2,7 @@
  * BPF ring buffer (reserve, fill, submit), which bpfload reads with libbpf's ring_buffer__poll(). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-
-/* events/sched/sched_switch/format, common fields first (Linux's layout, and ours). */
-struct sched_switch_args {
-	unsigned long long common;
-	char prev_comm[16];
-	int prev_pid, prev_prio;
-	long prev_state;
-	char next_comm[16];
-	int next_pid, next_prio;
-};
+#include "sched_switch.h"
 
 /* What bpfload prints for each record: "ring switches PREV_PID NEXT_PID NEXT_COMM". */
 struct switch_rec {

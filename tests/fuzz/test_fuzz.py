@@ -27,6 +27,7 @@ RUNS = {
     "kprobe_events": 25000,
     "hist": 20000,
     "bpf_verifier": 700,
+    "btf": 20000,
 }
 _built = None
 

@@ -7,29 +7,8 @@
 #include "bpf_sys.h"
 
 enum { NR_setresuid = 117, NR_setresgid = 119 };
-#define EPERM 1
-#define ENOENT 2
-#define E2BIG 7
-#define EBADF 9
-#define EACCES 13
-#define EFAULT 14
-#define EEXIST 17
-#define EINVAL 22
-#define ENOSPC 28
 
 static char log_buf[65536];
-
-static const char *strstr_(const char *h, const char *n)
-{
-	for (size_t ln = strlen(n); *h; h++) {
-		size_t i = 0;
-		while (i < ln && h[i] == n[i])
-			i++;
-		if (i == ln)
-			return h;
-	}
-	return 0;
-}
 
 /* Loads n instructions (MAPFD patched to map_fd) with a log at level in log_buf. */
 static long load(int type, struct bpf_insn *insns, int n, long map_fd, int level)
@@ -131,12 +110,12 @@ static void test_bad_programs(long array_fd)
 		memcpy(name, "refused: ", 9);
 		memcpy(name + 9, bad[i].name, strlen(bad[i].name) + 1);
 		check(name, r, bad[i].err);
-		if (!strstr_(log_buf, bad[i].log)) {
+		if (!strstr(log_buf, bad[i].log)) {
 			put_str("# log:\n");
 			put_str(log_buf);
 		}
-		check("  log line", strstr_(log_buf, bad[i].log) != 0, 1);
-		check("  log ends with the processed line", strstr_(log_buf, "processed ") != 0, 1);
+		check("  log line", strstr(log_buf, bad[i].log) != 0, 1);
+		check("  log ends with the processed line", strstr(log_buf, "processed ") != 0, 1);
 	}
 }
 
@@ -406,9 +385,9 @@ static void test_log(long array_fd)
 
 	fd = load(BPF_PROG_TYPE_KPROBE, p, 2, array_fd, 2);
 	check("log level 2: loads", fd >= 3, 1);
-	check("  the listing", strstr_(log_buf, "0: (b7) r0 = 0") != 0, 1);
-	check("  the state", strstr_(log_buf, "R1=ctx(off=0,imm=0) R10=fp0") != 0, 1);
-	check("  the count", strstr_(log_buf, "processed 2 insns (limit 1000000)") != 0, 1);
+	check("  the listing", strstr(log_buf, "0: (b7) r0 = 0") != 0, 1);
+	check("  the state", strstr(log_buf, "R1=ctx(off=0,imm=0) R10=fp0") != 0, 1);
+	check("  the count", strstr(log_buf, "processed 2 insns (limit 1000000)") != 0, 1);
 	{
 		struct bpf_prog_info info;
 		memset(&info, 0, sizeof(info));

@@ -81,12 +81,25 @@ static int count(void)
 static int hold(const char *secs)
 {
 	long ts[2] = { secs[0] - '0', 0 }, map, prog, link;
+	int fds[2];
+	char ok = 0;
 
-	if (sys0(NR_fork))
-		return 0; /* the child keeps the program attached; the shell gets its prompt back */
+	/* the shell gets its prompt back once the child has the program attached, not before: a
+	 * `bpfprog` typed at once then always finds it */
+	if (sys2(NR_pipe2, fds, 0))
+		return 1;
+	if (sys0(NR_fork)) {
+		sys1(NR_close, fds[1]);
+		sys3(NR_read, fds[0], &ok, 1);
+		return !ok;
+	}
+	sys1(NR_close, fds[0]);
 	map = bpf_map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 	prog = load_counter(map);
 	link = bpf_raw_tp_open("sys_enter", prog);
+	ok = link >= 0;
+	sys3(NR_write, fds[1], &ok, 1);
+	sys1(NR_close, fds[1]);
 	sys2(NR_nanosleep_, ts, 0);
 	exit_group(link < 0);
 }

@@ -5,6 +5,19 @@
 
 #include "bpf_insn.h"
 
+/* The errnos the bpf tests expect, Linux's values (ENOTSUPP is the kernel's own, 524). */
+#define EPERM 1
+#define ENOENT 2
+#define E2BIG 7
+#define EBADF 9
+#define EACCES 13
+#define EFAULT 14
+#define EEXIST 17
+#define EINVAL 22
+#define ENOSPC 28
+#define ELOOP 40
+#define ENOTSUPP 524
+
 static inline long bpf_map_create(int type, int key, int value, int max)
 {
 	union bpf_attr a;

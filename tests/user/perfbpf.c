@@ -7,9 +7,6 @@
 #include "bpf_sys.h"
 
 enum { NR_perf_event_open = 298 };
-#define EBADF 9
-#define EEXIST 17
-#define EINVAL 22
 
 #define PERF_TYPE_SOFTWARE 1
 #define PERF_TYPE_TRACEPOINT 2

@@ -12,15 +12,6 @@
 
 enum { NR_epoll_create = 213, NR_epoll_wait = 232, NR_epoll_ctl = 233, NR_epoll_pwait = 281 };
 enum { NR_epoll_create1 = 291 };
-#define EPERM 1
-#define ENOENT 2
-#define E2BIG 7
-#define EBADF 9
-#define EACCES 13
-#define EFAULT 14
-#define EEXIST 17
-#define EINVAL 22
-#define ELOOP 40
 #define PROT_READ 1
 #define PROT_WRITE 2
 #define MAP_SHARED 1
@@ -178,18 +169,6 @@ static long load_producer(long ring)
 	return fd;
 }
 
-static const char *strstr_(const char *h, const char *n)
-{
-	for (size_t ln = strlen(n); *h; h++) {
-		size_t i = 0;
-		while (i < ln && h[i] == n[i])
-			i++;
-		if (i == ln)
-			return h;
-	}
-	return 0;
-}
-
 /* A program the verifier must refuse with errno err and a log line containing line. */
 static void refused(const char *name, struct bpf_insn *p, int n, long map, long err,
 		    const char *line)
@@ -197,7 +176,7 @@ static void refused(const char *name, struct bpf_insn *p, int n, long map, long 
 	long r = bpf_prog_load_log(BPF_PROG_TYPE_KPROBE, p, n, map, 0, 1, log_buf, sizeof(log_buf));
 
 	check(name, r, err);
-	check(line, strstr_(log_buf, line) != 0, 1);
+	check(line, strstr(log_buf, line) != 0, 1);
 	if (r >= 0)
 		sys1(NR_close, r);
 }

@@ -50,6 +50,18 @@ int memcmp_prefix(const char *s, const char *prefix)
 	return 0;
 }
 
+const char *strstr(const char *h, const char *n)
+{
+	for (size_t ln = strlen(n); *h; h++) {
+		size_t i = 0;
+		while (i < ln && h[i] == n[i])
+			i++;
+		if (i == ln)
+			return h;
+	}
+	return 0;
+}
+
 void *memset(void *d, int c, size_t n)
 {
 	char *p = d;

@@ -87,6 +87,8 @@ int strcmp(const char *a, const char *b);
 long atol(const char *s);
 /* 0 when s starts with prefix. */
 int memcmp_prefix(const char *s, const char *prefix);
+/* Where n first occurs in h, or 0. */
+const char *strstr(const char *h, const char *n);
 void *memset(void *d, int c, size_t n);
 void *memcpy(void *d, const void *s, size_t n);
 void puts_fd(int fd, const char *s);
