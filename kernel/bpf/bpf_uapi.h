@@ -69,6 +69,7 @@
 
 #define MAX_BPF_REG 11 /* r0..r10 */
 #define BPF_REG_FP 10
+enum { BPF_REG_0, BPF_REG_1, BPF_REG_2, BPF_REG_3, BPF_REG_4, BPF_REG_5, BPF_REG_6 };
 #define BPF_PSEUDO_MAP_FD 1
 #define BPF_PSEUDO_MAP_VALUE 2
 #define BPF_PSEUDO_CALL 1

@@ -212,6 +212,25 @@ static void atomic_op(const struct bpf_insn *in, u64 *regs)
 		regs[in->src_reg] = dw ? old : (u32)old;
 }
 
+u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn);
+
+/*
+ * A bpf-to-bpf call: the callee's frame sits below its caller's in the one 512-byte stack (the
+ * verifier put the caller's share in off and proved all frames fit), and R6-R9 come back as the
+ * caller left them, as the calling convention promises. Out of line: its locals would otherwise
+ * weigh on every run of ___bpf_prog_run()'s loop.
+ */
+static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn)
+{
+	u64 saved[5], r0;
+
+	memcpy(saved, &regs[BPF_REG_6], sizeof(saved)); /* R6-R9 and R10 */
+	regs[BPF_REG_FP] -= (u16)insn->off;
+	r0 = ___bpf_prog_run(regs, insn + insn->imm + 1);
+	memcpy(&regs[BPF_REG_6], saved, sizeof(saved));
+	return r0;
+}
+
 /*
  * Runs a verified program: the verifier has proved every access in bounds, every register read
  * initialised and every path ending in exit, so this loop checks nothing itself.
@@ -260,6 +279,10 @@ u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 		default: /* BPF_JMP, BPF_JMP32 */
 			if (BPF_OP(code) == BPF_EXIT)
 				return regs[0];
+			if (BPF_OP(code) == BPF_CALL && insn->src_reg == BPF_PSEUDO_CALL) {
+				regs[0] = call_subprog(regs, insn);
+				break;
+			}
 			if (BPF_OP(code) == BPF_CALL) {
 				regs[0] = helper_at(insn->imm)(regs[1], regs[2], regs[3], regs[4],
 							       regs[5]);
@@ -304,5 +327,6 @@ void bpf_prog_free(struct bpf_prog *prog)
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
 		bpf_map_put(prog->used_maps[i]);
 	kfree(prog->used_maps);
+	kfree(prog->subprogs);
 	kfree(prog);
 }

@@ -12,6 +12,12 @@
 					    * program's size limit */
 #define MAX_BPF_FUNC_ARGS 12
 
+/* A function of a program: the main one (0) and each bpf-to-bpf call's target, in order. */
+struct bpf_subprog_info {
+	u32 start;
+	u32 stack_depth; /* the deepest byte of its own frame any path touched */
+};
+
 /* kernel/bpf/core.c */
 u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 u64 __bpf_prog_run(const void *ctx, const struct bpf_insn *insn);

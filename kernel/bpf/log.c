@@ -114,6 +114,8 @@ static void print_jmp(struct bpf_verifier_env *env, const struct bpf_insn *insn)
 		verbose(env, "BUG_jmp_%02x\n", insn->code);
 	else if (op == BPF_EXIT)
 		verbose(env, "exit\n");
+	else if (op == BPF_CALL && insn->src_reg == BPF_PSEUDO_CALL)
+		verbose(env, "call pc%+d\n", insn->imm); /* a function of the program's own */
 	else if (op == BPF_CALL)
 		verbose(env, "call bpf_%s#%d\n", func_id_name(insn->imm), insn->imm);
 	else if (op == BPF_JA)
@@ -255,6 +257,8 @@ void print_verifier_state(struct bpf_verifier_env *env, const struct bpf_verifie
 {
 	static const char slot_chars[] = { '?', 'r', 'm', '0' };
 
+	if (st->curframe) /* a bpf-to-bpf callee's */
+		verbose(env, " frame%u:", st->curframe);
 	for (int i = 0; i < MAX_BPF_REG; i++) {
 		if (st->regs[i].type == NOT_INIT)
 			continue;

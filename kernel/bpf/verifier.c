@@ -9,8 +9,6 @@
  * lowers it so that each input stays short. */
 u32 bpf_complexity_limit = BPF_COMPLEXITY_LIMIT_INSNS;
 
-#define MAX_STATES_PER_INSN 64 /* beyond this a prune point keeps no more: memory stays bounded */
-
 /* ---- ld_imm64 of a map: the fd becomes the map, as Linux's resolve_pseudo_ldimm64() ---- */
 
 static int add_used_map(struct bpf_verifier_env *env, struct bpf_map *map)
@@ -89,7 +87,7 @@ static int resolve_pseudo_ldimm64(struct bpf_verifier_env *env)
 /* ---- check_cfg(): jumps in range, every instruction reachable, no back-edge unless allowed ---- */
 
 static int jump_target(struct bpf_verifier_env *env, int from, int to, int *color, int *stack,
-		       int *sp)
+		       int *sp, bool call)
 {
 	if (to < 0 || to >= (int)env->prog->len) {
 		verbose(env, "jump out of range from insn %d to %d\n", from, to);
@@ -101,7 +99,8 @@ static int jump_target(struct bpf_verifier_env *env, int from, int to, int *colo
 		verbose(env, "jump into the middle of ldimm64 insn %d\n", to - 1);
 		return -EINVAL;
 	}
-	if (color[to] == 1 && !env->allow_ptr_leaks) {
+	/* a loop must end, which the walk proves; a recursive call never may (8 frames) */
+	if (color[to] == 1 && (!env->allow_ptr_leaks || call)) {
 		verbose(env, "back-edge from insn %d to %d\n", from, to);
 		return -EINVAL;
 	}
@@ -129,8 +128,8 @@ static void successors(const struct bpf_insn *insn, int i, int succ[2])
 		succ[0] = NO_SUCC;
 	else if (op == BPF_JA)
 		succ[0] = i + 1 + insn->off;
-	else if (op != BPF_CALL)
-		succ[1] = i + 1 + insn->off;
+	else if (op != BPF_CALL || bpf_pseudo_call(insn))
+		succ[1] = i + 1 + (op == BPF_CALL ? insn->imm : insn->off);
 }
 
 static void mark_prune_point(struct bpf_verifier_env *env, int i)
@@ -164,7 +163,9 @@ static int check_cfg(struct bpf_verifier_env *env)
 			mark_prune_point(env, succ[0]);
 		}
 		if (next[i] < 2 && succ[next[i]] != NO_SUCC) {
-			err = jump_target(env, i, succ[next[i]++], color, stack, &sp);
+			err = jump_target(env, i, succ[next[i]], color, stack, &sp,
+					  next[i] == 1 && bpf_pseudo_call(&env->prog->insnsi[i]));
+			next[i]++;
 			continue;
 		}
 		if (next[i] < 2) {
@@ -194,11 +195,13 @@ out:
 
 struct bpf_verifier_state *push_stack(struct bpf_verifier_env *env, int insn_idx, int prev_idx)
 {
-	struct bpf_verifier_stack_elem *e = kmalloc(sizeof(*e));
+	size_t size = state_size(env->cur);
+	struct bpf_verifier_stack_elem *e =
+		kmalloc(offsetof(struct bpf_verifier_stack_elem, st) + size);
 
 	if (!e)
 		return NULL;
-	memcpy(&e->st, env->cur, sizeof(e->st));
+	memcpy(&e->st, env->cur, size);
 	e->insn_idx = insn_idx;
 	e->prev_insn_idx = prev_idx;
 	e->parent = env->cur_parent;
@@ -224,124 +227,13 @@ static int pop_stack(struct bpf_verifier_env *env, int *insn_idx, int *prev_idx)
 
 	if (!e)
 		return -ENOENT;
-	memcpy(env->cur, &e->st, sizeof(e->st));
+	memcpy(env->cur, &e->st, state_size(&e->st));
 	env->cur_parent = e->parent;
 	*insn_idx = e->insn_idx;
 	*prev_idx = e->prev_insn_idx;
 	env->head = e->next;
 	env->stack_size--;
 	kfree(e);
-	return 0;
-}
-
-/* ---- pruning: is everything cur may hold something old was already proved safe with? ---- */
-
-static bool range_within(const struct bpf_reg_state *old, const struct bpf_reg_state *cur)
-{
-	return old->umin_value <= cur->umin_value && old->umax_value >= cur->umax_value &&
-	       old->smin_value <= cur->smin_value && old->smax_value >= cur->smax_value;
-}
-
-static bool regsafe(const struct bpf_reg_state *old, const struct bpf_reg_state *cur)
-{
-	if (old->type == NOT_INIT)
-		return true; /* old never read it on any path after here, or failed if it did */
-	if (old->type != cur->type)
-		return false;
-	switch (old->type) {
-	case SCALAR_VALUE:
-		return range_within(old, cur) && tnum_in(old->var_off, cur->var_off);
-	case PTR_TO_MAP_VALUE_OR_NULL:
-	case PTR_TO_MEM_OR_NULL:
-	case PTR_TO_MEM:
-		/* ids tie registers together: only the same tie is the same state */
-		if (old->id != cur->id || old->ref_obj_id != cur->ref_obj_id)
-			return false;
-		/* fall through */
-	default:
-		return old->off == cur->off && old->map_ptr == cur->map_ptr &&
-		       old->mem_size == cur->mem_size && range_within(old, cur) &&
-		       tnum_in(old->var_off, cur->var_off);
-	}
-}
-
-static bool states_equal(const struct bpf_verifier_state *old, const struct bpf_verifier_state *cur)
-{
-	for (int i = 0; i < MAX_BPF_REG; i++)
-		if (!regsafe(&old->regs[i], &cur->regs[i]))
-			return false;
-	for (int s = 0; s < MAX_BPF_STACK_SLOTS; s++) {
-		const struct bpf_stack_state *o = &old->stack[s], *c = &cur->stack[s];
-		for (int b = 0; b < BPF_REG_SIZE; b++) {
-			if (o->slot_type[b] == STACK_INVALID)
-				continue;
-			if (o->slot_type[b] == STACK_MISC && c->slot_type[b] == STACK_ZERO)
-				continue;
-			if (o->slot_type[b] != c->slot_type[b])
-				return false;
-		}
-		if (o->slot_type[7] == STACK_SPILL && !regsafe(&o->spilled_ptr, &c->spilled_ptr))
-			return false;
-	}
-	return !memcmp(old->refs, cur->refs, sizeof(old->refs));
-}
-
-static u32 regs_hash(const struct bpf_verifier_state *st)
-{
-	const u8 *p = (const u8 *)st->regs;
-	u32 h = 2166136261u;
-
-	for (size_t i = 0; i < sizeof(st->regs); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
-/* 1: prune this path; 0: go on (the state kept); < 0: an error. */
-static int is_state_visited(struct bpf_verifier_env *env, int insn_idx)
-{
-	struct bpf_explored_state *sl, *n, **link = &env->explored[insn_idx];
-	u32 count = 0, hash = regs_hash(env->cur);
-
-	while ((sl = *link)) {
-		if (sl->branches) {
-			/* still being walked: the same state again means a loop that never ends */
-			if (sl->regs_hash == hash &&
-			    !memcmp(&sl->st.regs, &env->cur->regs, sizeof(sl->st.regs)) &&
-			    states_equal(&sl->st, env->cur)) {
-				verbose(env, "infinite loop detected at insn %d\n", insn_idx);
-				return -EINVAL;
-			}
-		} else if (states_equal(&sl->st, env->cur)) {
-			sl->hit_cnt++;
-			return 1;
-		} else if (++sl->miss_cnt > sl->hit_cnt * 3 + 3) {
-			/* Linux's rule: a state that keeps failing to prune costs more than it saves */
-			*link = sl->next;
-			kfree(sl);
-			env->cur_states--;
-			continue;
-		}
-		count++;
-		link = &sl->next;
-	}
-	if (count >= MAX_STATES_PER_INSN)
-		return 0;
-	n = kzalloc(sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	memcpy(&n->st, env->cur, sizeof(n->st));
-	n->branches = 1;
-	n->regs_hash = hash;
-	n->parent = env->cur_parent;
-	n->next = env->explored[insn_idx];
-	env->explored[insn_idx] = n;
-	env->cur_parent = n;
-	env->total_states++;
-	env->cur_states++;
-	if (env->cur_states > env->peak_states)
-		env->peak_states = env->cur_states;
-	if (count + 1 > env->max_states_per_insn)
-		env->max_states_per_insn = count + 1;
 	return 0;
 }
 
@@ -360,6 +252,7 @@ static void init_state(struct bpf_verifier_env *env)
 	regs[1].type = PTR_TO_CTX;
 	mark_reg_known(&regs[1], 0);
 	regs[1].type = PTR_TO_CTX;
+	env->cur->callsite[0] = -1;
 }
 
 static int check_exit(struct bpf_verifier_env *env)
@@ -406,8 +299,14 @@ static int do_check_insn(struct bpf_verifier_env *env, int *insn_idx)
 		return check_mem_insn(env, insn);
 	default: /* BPF_JMP, BPF_JMP32 */
 		if (op == BPF_EXIT && cls == BPF_JMP && !insn->src_reg && !insn->dst_reg &&
-		    !insn->off && !insn->imm && BPF_SRC(insn->code) == BPF_K)
+		    !insn->off && !insn->imm && BPF_SRC(insn->code) == BPF_K) {
+			if (env->cur->curframe) /* back to the caller */
+				return check_reg_arg(env, 0, true)
+					       ?: prepare_func_exit(env, insn_idx);
 			return check_exit(env) ?: 1;
+		}
+		if (bpf_pseudo_call(insn))
+			return check_func_call(env, insn, insn_idx);
 		if (op == BPF_CALL && cls == BPF_JMP)
 			return check_helper_call(env, insn, *insn_idx);
 		if (op == BPF_JA && cls == BPF_JMP) {
@@ -512,6 +411,7 @@ static void free_env(struct bpf_verifier_env *env)
 	kfree(env->explored);
 	kfree(env->aux);
 	kfree(env->cur);
+	kfree(env->subprog);
 }
 
 int bpf_check(struct bpf_prog *prog, struct bpf_verifier_log *log, bool privileged)
@@ -525,13 +425,20 @@ int bpf_check(struct bpf_prog *prog, struct bpf_verifier_log *log, bool privileg
 	env.aux = kzalloc(prog->len * sizeof(*env.aux));
 	env.explored = kzalloc(prog->len * sizeof(*env.explored));
 	env.cur = kzalloc(sizeof(*env.cur));
-	if (!env.aux || !env.explored || !env.cur)
+	env.subprog = kzalloc((BPF_MAX_SUBPROGS + 1) * sizeof(*env.subprog));
+	if (!env.aux || !env.explored || !env.cur || !env.subprog)
 		goto out;
 	err = resolve_pseudo_ldimm64(&env);
 	if (!err)
+		err = check_subprogs(&env);
+	if (!err)
 		err = check_cfg(&env);
 	if (!err)
+		err = compute_live_regs(&env);
+	if (!err)
 		err = do_check(&env);
+	if (!err)
+		err = check_max_stack_depth(&env);
 	if (log->level)
 		verbose(&env,
 			"processed %u insns (limit %u) max_states_per_insn %u total_states %u "
@@ -539,7 +446,9 @@ int bpf_check(struct bpf_prog *prog, struct bpf_verifier_log *log, bool privileg
 			env.insn_processed, bpf_complexity_limit, env.max_states_per_insn,
 			env.total_states, env.peak_states);
 	prog->verified_insns = env.insn_processed;
-	prog->stack_depth = env.max_stack_depth;
+	prog->stack_depth = env.subprog[0].stack_depth;
+	if (!err)
+		err = fixup_subprogs(&env);
 	if (!err)
 		fixup_insns(&env);
 out:

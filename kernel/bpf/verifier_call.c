@@ -142,19 +142,25 @@ static int check_func_arg(struct bpf_verifier_env *env, const struct bpf_func_pr
 	}
 }
 
-/* The reference released: every register and spill that held it is a plain number now. */
+/* The reference released: every register and spill, in every frame, that held it is a plain
+ * number now. */
 static void release_reference(struct bpf_verifier_state *st, u32 id)
 {
 	for (int i = 0; i < MAX_ACQUIRED_REFS; i++)
 		if (st->refs[i] == id)
 			st->refs[i] = 0;
-	for (int i = 0; i < MAX_BPF_REG; i++)
-		if (st->regs[i].ref_obj_id == id)
-			mark_reg_unknown(&st->regs[i]);
-	for (int s = 0; s < MAX_BPF_STACK_SLOTS; s++)
-		if (st->stack[s].slot_type[7] == STACK_SPILL &&
-		    st->stack[s].spilled_ptr.ref_obj_id == id)
-			mark_reg_unknown(&st->stack[s].spilled_ptr);
+	for (u32 f = 0; f <= st->curframe; f++) {
+		struct bpf_reg_state *regs = frame_regs(st, f);
+		struct bpf_stack_state *stack = frame_stack(st, f);
+
+		for (int i = 0; i < MAX_BPF_REG; i++)
+			if (regs[i].ref_obj_id == id)
+				mark_reg_unknown(&regs[i]);
+		for (int s = 0; s < MAX_BPF_STACK_SLOTS; s++)
+			if (stack[s].slot_type[7] == STACK_SPILL &&
+			    stack[s].spilled_ptr.ref_obj_id == id)
+				mark_reg_unknown(&stack[s].spilled_ptr);
+	}
 }
 
 static int acquire_reference(struct bpf_verifier_env *env, u32 id, int insn_idx)
@@ -204,10 +210,6 @@ int check_helper_call(struct bpf_verifier_env *env, const struct bpf_insn *insn,
 	struct call_meta meta = { .mem_regno = -1 };
 	int id = insn->imm, err;
 
-	if (insn->src_reg == BPF_PSEUDO_CALL) {
-		verbose(env, "calls to bpf-to-bpf functions are not supported by this kernel\n");
-		return -EINVAL;
-	}
 	if (insn->src_reg || insn->dst_reg || insn->off || BPF_SRC(insn->code) != BPF_K) {
 		verbose(env, "BPF_CALL uses reserved fields\n");
 		return -EINVAL;

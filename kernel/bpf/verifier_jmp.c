@@ -147,13 +147,16 @@ static bool jmp32_as_64(const struct bpf_reg_state *a, const struct bpf_reg_stat
 	return a->umax_value <= lim && b->umax_value <= lim;
 }
 
-/* In a branch where register id's pointer is (not) NULL, every copy of it is too. */
+/* In a branch where register id's pointer is (not) NULL, every copy of it is too, in every frame. */
 static void mark_ptr_or_null(struct bpf_verifier_state *st, u32 id, bool is_null)
 {
 	struct bpf_reg_state *r;
 
-	for (int i = 0; i < MAX_BPF_REG + MAX_BPF_STACK_SLOTS; i++) {
-		r = i < MAX_BPF_REG ? &st->regs[i] : &st->stack[i - MAX_BPF_REG].spilled_ptr;
+	for (int i = 0; i < (int)(st->curframe + 1) * (MAX_BPF_REG + MAX_BPF_STACK_SLOTS); i++) {
+		u32 f = i / (MAX_BPF_REG + MAX_BPF_STACK_SLOTS),
+		    j = i % (MAX_BPF_REG + MAX_BPF_STACK_SLOTS);
+		r = j < MAX_BPF_REG ? &frame_regs(st, f)[j]
+				    : &frame_stack(st, f)[j - MAX_BPF_REG].spilled_ptr;
 		if (r->id != id ||
 		    (r->type != PTR_TO_MAP_VALUE_OR_NULL && r->type != PTR_TO_MEM_OR_NULL))
 			continue;

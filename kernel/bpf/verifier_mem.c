@@ -88,29 +88,38 @@ static int stack_offset(struct bpf_verifier_env *env, u32 regno, int off, int si
 			size);
 		return -EACCES;
 	}
-	if ((u32)-o > env->max_stack_depth)
-		env->max_stack_depth = -o;
+	{
+		struct bpf_subprog_info *sp = &env->subprog[env->cur->subprogno[reg->frameno]];
+		if ((u32)-o > sp->stack_depth)
+			sp->stack_depth = -o;
+	}
 	*out = (int)o;
 	return 0;
 }
 
-static struct bpf_stack_state *slot_of(struct bpf_verifier_env *env, int addr, int *byte)
+static struct bpf_stack_state *slot_of(struct bpf_verifier_env *env, u32 frameno, int addr,
+				       int *byte)
 {
 	int s = (-addr - 1) / BPF_REG_SIZE;
 
 	*byte = addr + (s + 1) * BPF_REG_SIZE;
-	return &env->cur->stack[s];
+	return &frame_stack(env->cur, frameno)[s];
 }
 
-/* Bytes [o, o + size) of the stack written with what value holds (NULL: unknown). */
-static int stack_write(struct bpf_verifier_env *env, int o, int size,
+/* Bytes [o, o + size) of frame f's stack written with what value holds (NULL: unknown). */
+static int stack_write(struct bpf_verifier_env *env, u32 f, int o, int size,
 		       const struct bpf_reg_state *value)
 {
 	int b;
-	struct bpf_stack_state *slot = slot_of(env, o, &b);
+	struct bpf_stack_state *slot = slot_of(env, f, o, &b);
 	bool zero = value && value->type == SCALAR_VALUE && tnum_is_const(value->var_off) &&
 		    !value->var_off.value;
 
+	if (value && value->type == PTR_TO_STACK && value->frameno > f) {
+		/* the callee's frame is gone once it returns: no caller may keep a pointer to it */
+		verbose(env, "cannot spill pointers to stack into stack frame of the caller\n");
+		return -EACCES;
+	}
 	if (size == BPF_REG_SIZE && value) { /* a spill: the slot remembers the register */
 		slot->spilled_ptr = *value;
 		memset(slot->slot_type, STACK_SPILL, BPF_REG_SIZE);
@@ -121,7 +130,7 @@ static int stack_write(struct bpf_verifier_env *env, int o, int size,
 		return -EACCES;
 	}
 	for (int i = 0; i < size; i++) {
-		slot = slot_of(env, o + i, &b);
+		slot = slot_of(env, f, o + i, &b);
 		if (slot->slot_type[7] == STACK_SPILL) {
 			if (reg_is_pointer(&slot->spilled_ptr) && !env->allow_ptr_leaks) {
 				verbose(env, "attempt to corrupt spilled pointer on stack\n");
@@ -134,19 +143,19 @@ static int stack_write(struct bpf_verifier_env *env, int o, int size,
 	return 0;
 }
 
-/* Bytes [o, o + size) read into dst (NULL: a helper reads them). */
-static int stack_read(struct bpf_verifier_env *env, int o, int size, struct bpf_reg_state *dst,
-		      u32 regno)
+/* Bytes [o, o + size) of frame f's stack read into dst (NULL: a helper reads them). */
+static int stack_read(struct bpf_verifier_env *env, u32 f, int o, int size,
+		      struct bpf_reg_state *dst, u32 regno)
 {
 	int b, zeros = 0;
-	struct bpf_stack_state *slot = slot_of(env, o, &b);
+	struct bpf_stack_state *slot = slot_of(env, f, o, &b);
 
 	if (dst && size == BPF_REG_SIZE && slot->slot_type[0] == STACK_SPILL) {
 		*dst = slot->spilled_ptr;
 		return 0;
 	}
 	for (int i = 0; i < size; i++) {
-		slot = slot_of(env, o + i, &b);
+		slot = slot_of(env, f, o + i, &b);
 		if (slot->slot_type[b] == STACK_INVALID) {
 			if (dst)
 				verbose(env, "invalid read from stack off %d+%d size %d\n", o, i,
@@ -228,8 +237,8 @@ static int check_mem_access(struct bpf_verifier_env *env, u32 regno, int off, in
 	case PTR_TO_STACK:
 		err = stack_offset(env, regno, off, size, write, false, &o);
 		if (!err)
-			err = write ? stack_write(env, o, size, value)
-				    : stack_read(env, o, size, &loaded, regno);
+			err = write ? stack_write(env, reg->frameno, o, size, value)
+				    : stack_read(env, reg->frameno, o, size, &loaded, regno);
 		break;
 	default:
 		verbose(env, "R%d invalid mem access '%s'\n", regno, reg_type_str(reg->type));
@@ -370,8 +379,8 @@ int check_helper_mem_access(struct bpf_verifier_env *env, int regno, int size, b
 		err = stack_offset(env, regno, 0, size, uninit, true, &o);
 		if (err)
 			return err;
-		return uninit ? stack_write(env, o, size, NULL)
-			      : stack_read(env, o, size, NULL, regno);
+		return uninit ? stack_write(env, reg->frameno, o, size, NULL)
+			      : stack_read(env, reg->frameno, o, size, NULL, regno);
 	case PTR_TO_MAP_VALUE:
 		if (uninit && !map_writable_by_prog(env, reg->map_ptr))
 			return -EACCES;

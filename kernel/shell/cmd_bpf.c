@@ -32,7 +32,7 @@ static void dump_xlated(const struct bpf_prog *p)
 	for (u32 i = 0; i < p->len; i++) {
 		const struct bpf_insn *insn = &p->insnsi[i];
 		cprintf("%4u: (%02x) ", i, insn->code);
-		if (insn->code == (BPF_JMP | BPF_CALL)) {
+		if (insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg != BPF_PSEUDO_CALL) {
 			cprintf("call %ps\n", (void *)((unsigned long)__bpf_call_base + insn->imm));
 			continue;
 		}

@@ -14,7 +14,10 @@
  *   R6 rbx   R7 r13   R8 r14   R9 r15   R10 rbp (the BPF stack grows down from it)
  *   r9, r10, r11: the JIT's own scratch, never a BPF register
  *
- * Frame: push rbp; mov rbp, rsp; sub rsp, stack (rounded to 16); push rbx, r13, r14, r15.
+ * Frame: push rbp; mov rbp, rsp; sub rsp, stack (rounded to 16); push those of rbx, r13, r14,
+ * r15 the function writes (callee_regs_used()).
+ * Each function of the program (bpf-to-bpf calls) has its own frame and prologue, so a `call`
+ * to it keeps R1-R5 as arguments and gives back R6-R9 and R10 as its caller had them.
  */
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
 static const u8 reg2x86[MAX_BPF_REG] = { RAX, RDI, RSI, RDX, RCX, R8, RBX, R13, R14, R15, RBP };
@@ -27,6 +30,8 @@ struct jit_ctx {
 	u32 *addrs;	    /* x86 offset of each BPF insn's code, and of the end */
 	unsigned long base; /* where the image will run: call targets are relative to it */
 	u32 stack;
+	u32 *entry; /* x86 offset of each function's prologue (bpf-to-bpf calls land there) */
+	u8 saved;   /* R6-R9 the function being written saves (callee_regs_used()) */
 };
 
 static void emit(struct jit_ctx *c, const u8 *b, int n)
@@ -419,30 +424,89 @@ static void emit_cond_jmp(struct jit_ctx *c, const struct bpf_insn *insn, u32 ta
 	emit_u32(c, target - (c->len + 4));
 }
 
-static void emit_prologue(struct jit_ctx *c)
+/*
+ * R6-R9 (bit n - 6) that insns [start, end) name: only those are saved, as Linux's JIT saves only
+ * the callee-saved registers a program uses. A register is written before it is read (the
+ * verifier saw to it), so one never named needs no saving. An even number is pushed, so that
+ * rsp stays 16-byte aligned at every helper call.
+ */
+static u8 callee_regs_used(const struct bpf_prog *prog, u32 start, u32 end)
+{
+	u8 used = 0;
+
+	for (u32 i = start; i < end; i++) {
+		u8 d = prog->insnsi[i].dst_reg, s = prog->insnsi[i].src_reg;
+		if (d >= BPF_REG_6 && d <= BPF_REG_6 + 3)
+			used |= 1 << (d - BPF_REG_6);
+		if (s >= BPF_REG_6 && s <= BPF_REG_6 + 3 &&
+		    BPF_CLASS(prog->insnsi[i].code) != BPF_LD)
+			used |= 1 << (s - BPF_REG_6);
+	}
+	for (u8 r = 0; __builtin_popcount(used) % 2; r++)
+		used |= 1 << r;
+	return used;
+}
+
+/* push (0x50) or pop (0x58) the x86 register of BPF register r */
+static void emit_push_pop(struct jit_ctx *c, u8 op, int r)
+{
+	emit_rex(c, false, 0, reg2x86[r], false);
+	EMIT(op | (reg2x86[r] & 7));
+}
+
+static void emit_prologue(struct jit_ctx *c, u32 stack, u8 saved)
 {
 	EMIT(0x55, 0x48, 0x89, 0xe5); /* push rbp; mov rbp, rsp */
 	EMIT(0x48, 0x81, 0xec);	      /* sub rsp, stack */
-	emit_u32(c, c->stack);
-	EMIT(0x53, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57); /* push rbx, r13, r14, r15 */
+	emit_u32(c, stack);
+	c->saved = saved;
+	for (int r = 0; r < 4; r++) /* push rbx, r13, r14, r15 */
+		if (saved & (1 << r))
+			emit_push_pop(c, 0x50, BPF_REG_6 + r);
 }
 
 static void emit_epilogue(struct jit_ctx *c)
 {
-	EMIT(0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x5b); /* pop r15, r14, r13, rbx */
-	EMIT(0xc9, 0xc3);				/* leave; ret */
+	for (int r = 3; r >= 0; r--) /* pop r15, r14, r13, rbx */
+		if (c->saved & (1 << r))
+			emit_push_pop(c, 0x58, BPF_REG_6 + r);
+	EMIT(0xc9, 0xc3); /* leave; ret */
 }
 
-/* One pass over the program; addrs from the pass before give the jump targets. */
+/* The function starting at insn start (the verifier made every call target one). */
+static u32 subprog_at(const struct bpf_prog *prog, u32 start)
+{
+	for (u32 k = 1; k < prog->subprog_cnt; k++)
+		if (prog->subprogs[k].start == start)
+			return k;
+	return 0;
+}
+
+/* One pass over the program; addrs and entry from the pass before give the jump targets. */
 static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 {
+	u32 next_fn = 1;
+
 	c->len = 0;
-	emit_prologue(c);
+	c->entry[0] = 0;
+	emit_prologue(
+		c, c->stack,
+		callee_regs_used(prog, 0,
+				 prog->subprog_cnt > 1 ? prog->subprogs[1].start : prog->len));
 	for (u32 i = 0; i < prog->len; i++) {
 		const struct bpf_insn *insn = &prog->insnsi[i];
 		u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
 		u8 dst = reg2x86[insn->dst_reg & 0xf], src = reg2x86[insn->src_reg & 0xf];
 
+		if (next_fn < prog->subprog_cnt && prog->subprogs[next_fn].start == i) {
+			c->entry[next_fn] = c->len;
+			u32 end = next_fn + 1 < prog->subprog_cnt
+					  ? prog->subprogs[next_fn + 1].start
+					  : prog->len;
+			emit_prologue(c, ALIGN(prog->subprogs[next_fn].stack_depth, 16),
+				      callee_regs_used(prog, i, end));
+			next_fn++;
+		}
 		c->addrs[i] = c->len;
 		switch (cls) {
 		case BPF_ALU:
@@ -468,6 +532,10 @@ static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 		default:
 			if (op == BPF_EXIT) {
 				emit_epilogue(c);
+			} else if (op == BPF_CALL && insn->src_reg == BPF_PSEUDO_CALL) {
+				EMIT(0xe8);
+				emit_u32(c, c->entry[subprog_at(prog, i + 1 + insn->imm)] -
+						    (c->len + 4));
 			} else if (op == BPF_CALL) {
 				unsigned long fn = (unsigned long)__bpf_call_base + (long)insn->imm;
 				EMIT(0xe8);
@@ -490,8 +558,9 @@ void bpf_int_jit_compile(struct bpf_prog *prog)
 	void *image = NULL;
 
 	c.addrs = kzalloc((prog->len + 1) * sizeof(u32));
-	if (!c.addrs)
-		return;
+	c.entry = kzalloc(MAX(prog->subprog_cnt, 1U) * sizeof(u32));
+	if (!c.addrs || !c.entry)
+		goto out;
 	/* every encoding has a fixed size (rel32, disp32), so the second pass's offsets are final */
 	do_jit(prog, &c);
 	do_jit(prog, &c);
@@ -514,6 +583,7 @@ out:
 		execmem_free(image);
 	kfree(c.buf);
 	kfree(c.addrs);
+	kfree(c.entry);
 }
 
 /* Called when the last reference went: every link or event that ran it has waited until no CPU
