@@ -13,6 +13,7 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 #include "kernel/trace/events/task.h"
+#include "kernel/thread_group.h"
 
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002
@@ -39,7 +40,7 @@ SYSCALL_DEFINE0(gettid)
 /* A parent that has gone leaves its child to nobody: Linux would say init's pid, 1; so do we. */
 SYSCALL_DEFINE0(getppid)
 {
-	struct task *p = READ_ONCE(current->parent);
+	struct task *p = READ_ONCE(process_of(current)->parent);
 	return p ? p->tgid ?: p->pid : 1;
 }
 
@@ -103,9 +104,7 @@ SYSCALL_DEFINE1(time, __kernel_old_time_t __user *, tloc)
 
 SYSCALL_DEFINE1(umask, int, mask)
 {
-	unsigned int old = current->umask;
-	current->umask = mask & 0777;
-	return old;
+	return set_fs_umask(mask & 0777);
 }
 
 SYSCALL_DEFINE0(sched_yield)

@@ -57,6 +57,7 @@ struct file {
 #define NR_OPEN_DEFAULT 64 /* fds 0..63: RLIMIT_NOFILE's soft limit here */
 
 struct files_struct {
+	int count; /* tasks that use the table: threads of CLONE_FILES share one */
 	struct file *fd[NR_OPEN_DEFAULT];
 	u64 close_on_exec; /* bit n: fd n has FD_CLOEXEC */
 };
@@ -73,6 +74,7 @@ struct files_struct *dup_files(struct files_struct *old);
 void do_close_on_exec(struct files_struct *files);
 int close_fd(struct files_struct *files, unsigned int fd);
 void exit_files(struct task *t);
+/* Drops a user of the table; the last one closes every file. */
 void put_files_struct(struct files_struct *files);
 /* A table with 0, 1 and 2 on the console, for the first process the kernel starts. */
 struct files_struct *console_files(void);

@@ -1,4 +1,9 @@
-/* The areas of an address space and the calls that change them: mmap, munmap, mprotect, brk. */
+/*
+ * The areas of an address space and the calls that change them: mmap, munmap, mprotect, brk.
+ * Threads share an mm and run on one CPU: each call runs with preemption off, so no other thread
+ * sees its areas half changed (Linux takes mmap_lock for writing; handle_mm_fault() does the
+ * same for faults).
+ */
 #include "kernel/mm/mm_types.h"
 #include "kernel/mm/mm.h"
 #include "kernel/fs/file.h"
@@ -144,8 +149,8 @@ static unsigned long prot_to_vm(unsigned long prot)
 	       (prot & PROT_EXEC ? VM_EXEC : 0);
 }
 
-SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long,
-		flags, unsigned long, fd, unsigned long, off)
+static long vm_mmap_pgoff(unsigned long addr, unsigned long len, unsigned long prot,
+			  unsigned long flags, unsigned long fd, unsigned long off)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long type = flags & MAP_TYPE;
@@ -191,14 +196,35 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 	return err ? err : (long)addr;
 }
 
-SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
+SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long,
+		flags, unsigned long, fd, unsigned long, off)
+{
+	long ret;
+
+	preempt_disable();
+	ret = vm_mmap_pgoff(addr, len, prot, flags, fd, off);
+	preempt_enable_no_resched();
+	return ret;
+}
+
+static long vm_munmap(unsigned long addr, size_t len)
 {
 	if ((addr & (PAGE_SIZE - 1)) || !len || len > TASK_SIZE_MAX || addr > TASK_SIZE_MAX - len)
 		return -EINVAL;
 	return do_munmap(current->mm, addr, addr + PAGE_ALIGN(len));
 }
 
-SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
+SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
+{
+	long ret;
+
+	preempt_disable();
+	ret = vm_munmap(addr, len);
+	preempt_enable_no_resched();
+	return ret;
+}
+
+static long do_mprotect(unsigned long start, size_t len, unsigned long prot)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long end, addr, vm = prot_to_vm(prot);
@@ -226,8 +252,18 @@ SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot
 	return 0;
 }
 
+SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
+{
+	long ret;
+
+	preempt_disable();
+	ret = do_mprotect(start, len, prot);
+	preempt_enable_no_resched();
+	return ret;
+}
+
 /* As Linux: the break moves to brk if it can, and the answer is where the break now is. */
-SYSCALL_DEFINE1(brk, unsigned long, brk)
+static long do_brk(unsigned long brk)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long old = PAGE_ALIGN(mm->brk), new = PAGE_ALIGN(brk);
@@ -243,4 +279,14 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 	}
 	mm->brk = brk;
 	return brk;
+}
+
+SYSCALL_DEFINE1(brk, unsigned long, brk)
+{
+	long ret;
+
+	preempt_disable();
+	ret = do_brk(brk);
+	preempt_enable_no_resched();
+	return ret;
 }

@@ -129,3 +129,5 @@ __SYSCALL(203, sched_setaffinity)
 __SYSCALL(204, sched_getaffinity)
 __SYSCALL(314, sched_setattr)
 __SYSCALL(315, sched_getattr)
+/* Threads (kernel/futex.c). */
+__SYSCALL(202, futex)
