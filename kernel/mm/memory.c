@@ -161,6 +161,19 @@ int copy_to_mm(struct mm_struct *mm, unsigned long uaddr, const void *src, size_
 	return 0;
 }
 
+/* A page of a shared anonymous area: the object's frame, mapped as the kernel's own. */
+static int map_shared_page(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr)
+{
+	unsigned long pa = shmem_fault(vma, addr);
+	u64 *pte = pa ? user_pte(mm, addr, true) : NULL;
+
+	if (!pte)
+		return -ENOMEM;
+	*pte = pa | pte_flags(vma->vm_flags) | PTE_SPECIAL;
+	flush_page(mm, addr);
+	return 0;
+}
+
 static int __handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned long error_code)
 {
 	struct vm_area_struct *vma = find_vma(mm, addr);
@@ -182,6 +195,8 @@ static int __handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned 
 			return -EFAULT;
 		return do_wp_page(mm, addr & ~(PAGE_SIZE - 1), pte);
 	}
+	if (vma->vm_ops == &shmem_vm_ops)
+		return map_shared_page(mm, vma, addr & ~(PAGE_SIZE - 1));
 	return mm_populate_page(mm, addr & ~(PAGE_SIZE - 1), vma->vm_flags) ? 0 : -ENOMEM;
 }
 
@@ -301,6 +316,11 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 		n = find_vma(mm, v->vm_start);
 		n->vm_inode = v->vm_inode;
 		n->vm_file_off = v->vm_file_off;
+		/* A shared anonymous area: the child holds the same object (kernel/mm/shmem.c). */
+		n->vm_ops = v->vm_ops;
+		n->vm_private_data = v->vm_private_data;
+		if (n->vm_ops && n->vm_ops->open)
+			n->vm_ops->open(n);
 	}
 	walk_range(old, 0, TASK_SIZE_MAX, copy_one, mm);
 	if ((read_cr3() & PTE_ADDR) == __pa(old->pgd))

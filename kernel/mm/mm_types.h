@@ -86,6 +86,12 @@ void switch_mm(struct mm_struct *mm);
 int remap_pfn_range(struct mm_struct *mm, unsigned long addr, unsigned long pa, unsigned long len,
 		    unsigned long vm_flags);
 
+/* kernel/mm/shmem.c: a MAP_SHARED | MAP_ANONYMOUS area gets its object (0 or -ENOMEM); a fault
+ * in such an area finds the frame of its page there, made if absent (0 if no memory). */
+extern const struct vm_operations_struct shmem_vm_ops;
+int shmem_zero_setup(struct vm_area_struct *vma);
+unsigned long shmem_fault(struct vm_area_struct *vma, unsigned long addr);
+
 /* kernel/mm/mmap.c */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 /* Adds [start, end) with vm_flags; -ENOMEM if it overlaps an area or memory ran out. */

@@ -51,8 +51,8 @@ int insert_vm_area(struct mm_struct *mm, unsigned long start, unsigned long end,
 		pp = &(*pp)->vm_next;
 	}
 	/* An anonymous area that continues the one before (brk growing) extends it. */
-	if (prev && !file && !prev->vm_file && prev->vm_end == start &&
-	    prev->vm_flags == vm_flags) {
+	if (prev && !file && !prev->vm_file && !prev->vm_ops && !(vm_flags & VM_SHARED) &&
+	    prev->vm_end == start && prev->vm_flags == vm_flags) {
 		prev->vm_end = end;
 		return 0;
 	}
@@ -80,6 +80,7 @@ static int split_vma(struct mm_struct *mm, unsigned long addr)
 		return -ENOMEM;
 	*n = *v;
 	n->vm_start = addr;
+	n->vm_file_off += addr - v->vm_start; /* the file (or object) offset moves with the start */
 	v->vm_end = addr;
 	v->vm_next = n;
 	if (n->vm_ops && n->vm_ops->open)
@@ -107,6 +108,24 @@ static int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long en
 	}
 	zap_page_range(mm, start, end);
 	return 0;
+}
+
+/* MAP_SHARED | MAP_ANONYMOUS: an area with its shmem object (kernel/mm/shmem.c), which fork
+ * shares instead of copying. */
+static long mmap_shared_anon(struct mm_struct *mm, unsigned long addr, unsigned long len,
+			     unsigned long vm_flags)
+{
+	struct vm_area_struct *v;
+	int err = insert_vm_area(mm, addr, addr + len, vm_flags, false);
+
+	if (err)
+		return err;
+	v = find_vma(mm, addr);
+	if ((err = shmem_zero_setup(v))) {
+		do_munmap(mm, addr, addr + len);
+		return err;
+	}
+	return addr;
 }
 
 /* A mapping of a file that can be mapped (a perf event's ring): an area, then the file's mmap()
@@ -170,8 +189,7 @@ static long vm_mmap_pgoff(unsigned long addr, unsigned long len, unsigned long p
 			return -EBADF;
 		if (!file->f_op->mmap)
 			return -ENODEV; /* no file of the tree can be mapped yet, only a perf ring */
-	} else if (type == MAP_SHARED)
-		return -EINVAL; /* shared anonymous memory (fork would have to share it) */
+	}
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if ((addr & (PAGE_SIZE - 1)) || addr < MMAP_MIN_ADDR || addr > TASK_SIZE_MAX - len)
 			return (addr & (PAGE_SIZE - 1)) ? -EINVAL : -EPERM;
@@ -192,6 +210,8 @@ static long vm_mmap_pgoff(unsigned long addr, unsigned long len, unsigned long p
 	if (file)
 		return mmap_file(mm, file, addr, len,
 				 prot_to_vm(prot) | (type == MAP_SHARED ? VM_SHARED : 0), off);
+	if (type == MAP_SHARED)
+		return mmap_shared_anon(mm, addr, len, prot_to_vm(prot) | VM_SHARED);
 	err = insert_vm_area(mm, addr, addr + len, prot_to_vm(prot), false);
 	return err ? err : (long)addr;
 }
