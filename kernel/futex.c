@@ -7,10 +7,10 @@
  *   waiter: futex(&w, FUTEX_WAIT, 0, timeout)    lock; w == 0? queue q, sleep; unlock
  *   waker:  w = 1; futex(&w, FUTEX_WAKE, 1)      lock; q dequeued, woken; unlock
  *
- * A waiter is keyed by (mm, address), private or not: Linux keys a shared futex by the page
- * behind it, which matters only for memory two processes share, and no file or anonymous
- * mapping two processes share can hold a futex here. One lock for every queue (Linux: one per
- * hash bucket).
+ * A waiter is keyed by (mm, address), private or not, as Linux keys both in private memory; a
+ * shared futex (no FUTEX_PRIVATE_FLAG) in a MAP_SHARED anonymous area by that area's object and
+ * the offset in it (kernel/mm/shmem.c), so two processes that share the area wait on each other
+ * (Linux: the page's inode and offset). One lock for every queue (Linux: one per hash bucket).
  */
 #include "kernel/futex.h"
 #include "kernel/mm/mm_types.h"
@@ -32,11 +32,16 @@
 #define FUTEX_CMD_MASK (~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME))
 #define FUTEX_HASH 64
 
+/* What a waiter waits on: (mm, address), or (shmem object, offset). Only compared, never followed. */
+struct futex_key {
+	const void *base;
+	unsigned long off;
+};
+
 /* One waiter, on its own kernel stack for the length of its wait. */
 struct futex_q {
 	struct futex_q *next;
-	struct mm_struct *mm;
-	unsigned long uaddr;
+	struct futex_key key;
 	u32 bitset;
 	struct task *task;
 	bool woken; /* dequeued by a waker: the wait succeeded */
@@ -45,15 +50,42 @@ struct futex_q {
 static DEFINE_SPINLOCK(futex_lock);
 static struct futex_q *futex_queues[FUTEX_HASH];
 
-static struct futex_q **hash_head(struct mm_struct *mm, unsigned long uaddr)
+static struct futex_q **hash_head(const struct futex_key *k)
 {
-	return &futex_queues[((uaddr >> 2) ^ ((unsigned long)mm >> 6)) % FUTEX_HASH];
+	return &futex_queues[((k->off >> 2) ^ ((unsigned long)k->base >> 6)) % FUTEX_HASH];
+}
+
+static bool key_eq(const struct futex_key *a, const struct futex_key *b)
+{
+	return a->base == b->base && a->off == b->off;
+}
+
+/* Linux's get_futex_key(): the key of the word at uaddr in mm, after its checks (aligned, a
+ * user address; a shared futex must be mapped). 0 or -errno. */
+static int get_futex_key(struct mm_struct *mm, u32 __user *uaddr, bool shared, struct futex_key *k)
+{
+	unsigned long a = (unsigned long)uaddr;
+	struct vm_area_struct *v;
+
+	if (a % sizeof(u32))
+		return -EINVAL;
+	if (!access_ok(uaddr, sizeof(u32)))
+		return -EFAULT;
+	*k = (struct futex_key){ mm, a };
+	if (!shared)
+		return 0;
+	v = find_vma(mm, a);
+	if (!v || v->vm_start > a)
+		return -EFAULT;
+	if (v->vm_ops == &shmem_vm_ops)
+		*k = (struct futex_key){ v->vm_private_data, v->vm_file_off + (a - v->vm_start) };
+	return 0;
 }
 
 /* At the tail: waiters are woken in the order they came (Linux's plist, all of one priority). */
 static void enqueue(struct futex_q *q)
 {
-	struct futex_q **pp = hash_head(q->mm, q->uaddr);
+	struct futex_q **pp = hash_head(&q->key);
 
 	while (*pp)
 		pp = &(*pp)->next;
@@ -63,7 +95,7 @@ static void enqueue(struct futex_q *q)
 
 static void unqueue(struct futex_q *q)
 {
-	for (struct futex_q **pp = hash_head(q->mm, q->uaddr); *pp; pp = &(*pp)->next)
+	for (struct futex_q **pp = hash_head(&q->key); *pp; pp = &(*pp)->next)
 		if (*pp == q) {
 			*pp = q->next;
 			return;
@@ -110,11 +142,10 @@ static int queue_if_equal(struct futex_q *q, u32 __user *uaddr, u32 val, u64 unt
  * restarts the call, or ends it with -EINTR if a handler without SA_RESTART ran (with a timeout,
  * Linux restarts it with the time left; here the whole wait again, as nanosleep here does).
  */
-static long futex_wait(u32 __user *uaddr, u32 val, u64 until, u32 bitset)
+static long futex_wait(u32 __user *uaddr, const struct futex_key *key, u32 val, u64 until,
+		       u32 bitset)
 {
-	struct futex_q q = {
-		.mm = current->mm, .uaddr = (unsigned long)uaddr, .bitset = bitset, .task = current
-	};
+	struct futex_q q = { .key = *key, .bitset = bitset, .task = current };
 	unsigned long flags;
 	int err;
 
@@ -136,17 +167,17 @@ static long futex_wait(u32 __user *uaddr, u32 val, u64 until, u32 bitset)
 	}
 }
 
-/* Moves or wakes the waiters of (mm, uaddr); futex_lock held. */
-static int wake_locked(struct mm_struct *mm, unsigned long uaddr, int nr, u32 bitset)
+/* Wakes the waiters of key; futex_lock held. */
+static int wake_locked(const struct futex_key *key, int nr, u32 bitset)
 {
-	struct futex_q **pp = hash_head(mm, uaddr);
+	struct futex_q **pp = hash_head(key);
 	int woken = 0;
 
 	while (*pp) {
 		struct futex_q *q = *pp;
 		struct task *t = q->task;
 
-		if (q->mm != mm || q->uaddr != uaddr || !(q->bitset & bitset)) {
+		if (!key_eq(&q->key, key) || !(q->bitset & bitset)) {
 			pp = &q->next;
 			continue;
 		}
@@ -159,17 +190,22 @@ static int wake_locked(struct mm_struct *mm, unsigned long uaddr, int nr, u32 bi
 	return woken;
 }
 
-int futex_wake(struct mm_struct *mm, unsigned long uaddr, int nr, u32 bitset)
+static int wake_key(const struct futex_key *key, int nr, u32 bitset)
 {
-	unsigned long flags;
-	int woken;
+	unsigned long flags = spin_lock_irqsave(&futex_lock);
+	int woken = wake_locked(key, nr, bitset);
 
-	if (!bitset)
-		return -EINVAL;
-	flags = spin_lock_irqsave(&futex_lock);
-	woken = wake_locked(mm, uaddr, nr, bitset);
 	spin_unlock_irqrestore(&futex_lock, flags);
 	return woken;
+}
+
+/* As Linux's exit does it: a shared wake, which reaches a private waiter in private memory. */
+int futex_wake(struct mm_struct *mm, unsigned long uaddr, int nr, u32 bitset)
+{
+	struct futex_key key;
+	int err = get_futex_key(mm, (u32 __user *)uaddr, true, &key);
+
+	return err ?: wake_key(&key, nr, bitset);
 }
 
 void mm_release(struct task *t, struct mm_struct *mm)
@@ -181,12 +217,12 @@ void mm_release(struct task *t, struct mm_struct *mm)
 	t->clear_child_tid = NULL;
 }
 
-/* FUTEX_REQUEUE and FUTEX_CMP_REQUEUE: wake nr_wake waiters of uaddr, move up to nr_requeue of
- * the others to uaddr2 (a condition variable's broadcast onto its mutex). */
-static long futex_requeue(u32 __user *uaddr, u32 __user *uaddr2, int nr_wake, int nr_requeue,
+/* FUTEX_REQUEUE and FUTEX_CMP_REQUEUE: wake nr_wake waiters of key1, move up to nr_requeue of
+ * the others to key2 (a condition variable's broadcast onto its mutex). */
+static long futex_requeue(u32 __user *uaddr, const struct futex_key *key1,
+			  const struct futex_key *key2, int nr_wake, int nr_requeue,
 			  const u32 *cmpval)
 {
-	struct mm_struct *mm = current->mm;
 	struct futex_q **pp;
 	unsigned long flags;
 	int woken, moved = 0;
@@ -201,18 +237,17 @@ static long futex_requeue(u32 __user *uaddr, u32 __user *uaddr2, int nr_wake, in
 		spin_unlock_irqrestore(&futex_lock, flags);
 		return uval != *cmpval ? -EAGAIN : -EFAULT;
 	}
-	woken = nr_wake ? wake_locked(mm, (unsigned long)uaddr, nr_wake, FUTEX_BITSET_MATCH_ANY)
-			: 0;
-	pp = hash_head(mm, (unsigned long)uaddr);
+	woken = nr_wake ? wake_locked(key1, nr_wake, FUTEX_BITSET_MATCH_ANY) : 0;
+	pp = hash_head(key1);
 	while (*pp && moved < nr_requeue) {
 		struct futex_q *q = *pp;
 
-		if (q->mm != mm || q->uaddr != (unsigned long)uaddr) {
+		if (!key_eq(&q->key, key1)) {
 			pp = &q->next;
 			continue;
 		}
 		*pp = q->next;
-		q->uaddr = (unsigned long)uaddr2;
+		q->key = *key2;
 		enqueue(q);
 		moved++;
 	}
@@ -247,28 +282,15 @@ static long futex_deadline(const struct __kernel_timespec __user *utime, int cmd
 	return 0;
 }
 
-/* Linux's get_futex_key() checks: aligned, a user address, and for a shared futex mapped. */
-static long futex_key_ok(u32 __user *uaddr, int op)
-{
-	struct vm_area_struct *v;
-
-	if ((unsigned long)uaddr % sizeof(u32))
-		return -EINVAL;
-	if (!access_ok(uaddr, sizeof(u32)))
-		return -EFAULT;
-	if (op & FUTEX_PRIVATE_FLAG)
-		return 0;
-	v = find_vma(current->mm, (unsigned long)uaddr);
-	return v && v->vm_start <= (unsigned long)uaddr ? 0 : -EFAULT;
-}
-
 SYSCALL_DEFINE6(futex, u32 __user *, uaddr, int, op, u32, val,
 		const struct __kernel_timespec __user *, utime, u32 __user *, uaddr2, u32, val3)
 {
 	int cmd = op & FUTEX_CMD_MASK;
 	u32 bitset = cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_WAKE_BITSET ? val3
 									  : FUTEX_BITSET_MATCH_ANY;
+	struct futex_key key, key2;
 	u64 until = 0;
+	bool shared;
 	long err;
 
 	if ((cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET) &&
@@ -276,26 +298,25 @@ SYSCALL_DEFINE6(futex, u32 __user *, uaddr, int, op, u32, val,
 		return err;
 	if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT_BITSET)
 		return -ENOSYS;
+	shared = !(op & FUTEX_PRIVATE_FLAG);
 	switch (cmd) {
 	case FUTEX_WAIT:
 	case FUTEX_WAIT_BITSET:
-		if (!bitset)
-			return -EINVAL;
-		if ((err = futex_key_ok(uaddr, op)))
-			return err;
-		return futex_wait(uaddr, val, until, bitset);
 	case FUTEX_WAKE:
 	case FUTEX_WAKE_BITSET:
 		if (!bitset)
 			return -EINVAL;
-		if ((err = futex_key_ok(uaddr, op)))
+		if ((err = get_futex_key(current->mm, uaddr, shared, &key)))
 			return err;
-		return futex_wake(current->mm, (unsigned long)uaddr, val, bitset);
+		if (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET)
+			return wake_key(&key, val, bitset);
+		return futex_wait(uaddr, &key, val, until, bitset);
 	case FUTEX_REQUEUE:
 	case FUTEX_CMP_REQUEUE:
-		if ((err = futex_key_ok(uaddr, op)) || (err = futex_key_ok(uaddr2, op)))
+		if ((err = get_futex_key(current->mm, uaddr, shared, &key)) ||
+		    (err = get_futex_key(current->mm, uaddr2, shared, &key2)))
 			return err;
-		return futex_requeue(uaddr, uaddr2, val, (int)(unsigned long)utime,
+		return futex_requeue(uaddr, &key, &key2, val, (int)(unsigned long)utime,
 				     cmd == FUTEX_CMP_REQUEUE ? &val3 : NULL);
 	default:
 		return -ENOSYS; /* priority inheritance, WAKE_OP, futex_waitv: not built */

@@ -11,6 +11,7 @@ thread under its own id, in sched_switch and in the futex system-call events.
 import re
 
 from tests.console import LOG_LINE
+from tests.integration.test_user import meminfo
 
 SMP = 2
 QEMU_ARGS = ["-cpu", "max"]
@@ -20,15 +21,6 @@ LINE = (r"^ *(?P<comm>[ -~]{1,16})-(?P<pid>\d+) +\[(?P<cpu>\d{3})\] (?P<flags>[d
 
 def program_lines(text):
     return [line for line in text.split("\n") if not re.match(LOG_LINE, line)]
-
-
-def meminfo(console):
-    out = {}
-    for line in console.run("cat /proc/meminfo").split("\n"):
-        m = re.match(r"^(\w+):\s+(\d+)", line)
-        if m:
-            out[m.group(1)] = int(m.group(2))
-    return out
 
 
 def test_threads_program(console):

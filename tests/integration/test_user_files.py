@@ -7,6 +7,8 @@ alone and waits for one as the top-level trace_pipe does. Names of up to 255 byt
 
 import re
 
+from tests.integration.test_user import meminfo
+
 SMP = 2
 QEMU_ARGS = ["-cpu", "max"]
 LINE = r"^ *(?P<comm>[ -~]{1,16})-(?P<pid>\d+) +\[(?P<cpu>\d{3})\] \S+ +\d+\.\d{6}: (?P<rest>.*)$"
@@ -41,15 +43,6 @@ def test_df_finds_the_mount_by_device(console):
     out = console.run("/bin/busybox df /tmp")
     last = out.split("\n")[-1]
     assert re.match(r"^tmpfs\s+\d+\s+\d+\s+\d+\s+\d+%\s+/tmp$", last), out
-
-
-def meminfo(console):
-    out = {}
-    for line in console.run("cat /proc/meminfo").split("\n"):
-        m = re.match(r"^(\w+):\s+(\d+)", line)
-        if m:
-            out[m.group(1)] = int(m.group(2))
-    return out
 
 
 def test_shared_anonymous_memory_across_fork(console):

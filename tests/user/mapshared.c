@@ -12,6 +12,13 @@
 #define MAP_PRIVATE 2
 #define MAP_ANONYMOUS 0x20
 #define PAGE 4096
+#define NR_futex 202
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+
+struct timespec {
+	long sec, nsec;
+};
 
 static int wait_status(long pid)
 {
@@ -24,6 +31,28 @@ static int wait_status(long pid)
 static char *map(long len, int flags)
 {
 	return (char *)sys6(NR_mmap, 0, len, PROT_READ | PROT_WRITE, flags | MAP_ANONYMOUS, -1, 0);
+}
+
+/* A futex word in shared memory: the child waits on it, the parent's wake (not _PRIVATE) finds it
+ * in another process. The parent tries until one wake found a waiter: the child may not be
+ * asleep yet at the first. */
+static void test_shared_futex(void)
+{
+	int *word = (int *)map(PAGE, MAP_SHARED);
+	struct timespec five_ms = { 0, 5000000 };
+	long pid, woken = 0;
+
+	*word = 0;
+	if (!(pid = sys0(NR_fork)))
+		exit_group(sys6(NR_futex, word, FUTEX_WAIT, 0, 0, 0, 0) == 0 ? 0 : 1);
+	for (int i = 0; i < 400 && !woken; i++) {
+		woken = sys6(NR_futex, word, FUTEX_WAKE, 1, 0, 0, 0);
+		if (!woken)
+			sys2(NR_nanosleep, &five_ms, 0);
+	}
+	check("a shared FUTEX_WAKE finds the other process's waiter", woken, 1);
+	check("...which FUTEX_WAIT returned 0 to", wait_status(pid), 0);
+	sys2(NR_munmap, word, PAGE);
 }
 
 int main(int argc, char **argv, char **envp)
@@ -59,5 +88,6 @@ int main(int argc, char **argv, char **envp)
 	check("a store after a partial munmap is ours", shared[3], 'u');
 	check("our own part of it is still mapped", (shared[3 * PAGE] = 'x'), 'x');
 	check("munmap the whole area", sys2(NR_munmap, shared, 4 * PAGE), 0);
+	test_shared_futex();
 	return check_summary();
 }
