@@ -99,6 +99,13 @@ int kern_path_parent(struct fnode *cwd, const char *path, struct fnode **dir, ch
 int user_path_parent(int dirfd, const char __user *path, struct fnode **dir, char *last,
 		     bool *trailing);
 
+/* kernel/fs/read_write.c: the checks of read and write (the fd's mode, a directory, the buffer),
+ * then the file's door; sendfile reads and writes through them too. */
+bool file_can_read(const struct file *f);
+bool file_can_write(const struct file *f);
+ssize_t file_read(struct file *f, char __user *buf, size_t count, s64 *pos);
+ssize_t file_write(struct file *f, const char __user *buf, size_t count, s64 *pos);
+
 /* kernel/fs/open.c */
 struct file *dentry_open(struct fnode *n, unsigned int flags, int *err);
 

@@ -93,6 +93,10 @@ int shmem_zero_setup(struct vm_area_struct *vma);
 unsigned long shmem_fault(struct vm_area_struct *vma, unsigned long addr);
 
 /* kernel/mm/mmap.c */
+/* A private read-write area of the current process for the kernel's own use of user memory
+ * (sendfile's bounce buffer): its address or -errno; and its end. */
+long vm_mmap_anon(unsigned long len);
+void vm_munmap_anon(unsigned long addr, unsigned long len);
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 /* Adds [start, end) with vm_flags; -ENOMEM if it overlaps an area or memory ran out. */
 int insert_vm_area(struct mm_struct *mm, unsigned long start, unsigned long end,

@@ -234,6 +234,23 @@ static long vm_munmap(unsigned long addr, size_t len)
 	return do_munmap(current->mm, addr, addr + PAGE_ALIGN(len));
 }
 
+long vm_mmap_anon(unsigned long len)
+{
+	long ret;
+
+	preempt_disable();
+	ret = vm_mmap_pgoff(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	preempt_enable_no_resched();
+	return ret;
+}
+
+void vm_munmap_anon(unsigned long addr, unsigned long len)
+{
+	preempt_disable();
+	vm_munmap(addr, len);
+	preempt_enable_no_resched();
+}
+
 SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
 	long ret;
