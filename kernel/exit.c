@@ -54,8 +54,7 @@ static void forget_children(struct task *t)
 		t->children = c->sibling;
 		c->parent = NULL;
 		/* A leader whose threads live on is freed by the last of them (do_exit()). */
-		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu &&
-		    !(c->signal && c->signal->nr_threads)) {
+		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu && !delay_group_leader(c)) {
 			c->sibling = free_list;
 			free_list = c;
 		}
@@ -100,11 +99,12 @@ void do_exit(int code)
 		kfree(t->sighand); /* a group's goes with its leader (exit_thread_group()) */
 	t->sighand = NULL;
 	exit_signal_state(t);
-	group_dead = !t->signal || thread_group_leave(t);
+	/* The leader, read while we still count in the group: once we leave, the last thread may end
+	 * the process and the parent reap the leader and the group with it. */
 	leader = process_of(t);
-	if (leader != t)
-		t->signal =
-			NULL; /* the group may go with its leader before this task's last switch */
+	group_dead = !t->signal || thread_group_leave(t);
+	if (leader != t) /* then only leader, and only if we were the last, is ours to touch */
+		t->signal = NULL;
 	if (group_dead) {
 		exit_jobctl(leader);
 		forget_children(leader);
@@ -115,6 +115,9 @@ void do_exit(int code)
 	if (t->signal && t->signal->group_exit)
 		t->exit_code = t->signal->group_exit_code;
 	t->exit_state = EXIT_ZOMBIE;
+	if (group_dead && leader->signal)
+		leader->signal->ended =
+			true; /* from here wait4 may take the leader (or we free it) */
 	if (group_dead && leader == t)
 		do_notify_parent(t, t->exit_code);
 	else if (group_dead)
@@ -157,8 +160,7 @@ static struct task *reap_child(struct task *self, int pid, bool *found)
 			continue;
 		*found = true;
 		/* A leader is reaped with its last thread (Linux's delay_group_leader()). */
-		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu &&
-		    !(c->signal && c->signal->nr_threads)) {
+		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu && !delay_group_leader(c)) {
 			*pp = c->sibling;
 			return c;
 		}

@@ -13,8 +13,9 @@
  *   leader (pid 50, tgid 50) --signal--> { nr_threads 3, thread_head -> 50 -> 51 -> 52 }
  *   thread (pid 51, tgid 50) --signal--^      every thread links through task->thread_next
  *
- * Every field is guarded by the tasklist lock. The leader's task outlives every thread: while
- * nr_threads > 0 its zombie is neither reaped by wait4 nor freed, so leader stays valid.
+ * Every field is guarded by the tasklist lock. The leader's task outlives every thread: until the
+ * last one has ended the process (ended) its zombie is neither reaped by wait4 nor freed, so
+ * leader stays valid.
  */
 struct signal_struct {
 	int nr_threads;		  /* threads not yet exited, the leader among them until it does */
@@ -26,7 +27,15 @@ struct signal_struct {
 	struct wait_queue_head wait_chldexit; /* threads in wait4 for the process's children */
 	struct task *exec_waiter;	      /* execve waiting for the other threads to go */
 	bool status_from_last; /* a thread's execve killed the leader: the status is the last's */
+	bool ended; /* the last thread has exited and the parent was told: the leader may go */
 };
+
+/* A leader the parent may not reap yet, nor an orphan's end free (Linux's delay_group_leader()):
+ * its process has threads, or the last of them is still on its way out. Tasklist lock held. */
+static inline bool delay_group_leader(const struct task *p)
+{
+	return p->signal && !p->signal->ended;
+}
 
 /* clone(CLONE_THREAD): p joins current's group (made now if current had none). 0 or -ENOMEM. */
 int copy_thread_group(struct task *p);

@@ -116,7 +116,7 @@ void schedule_tail(struct task *prev)
 			return;
 		}
 		/* An orphan leader whose threads live on: the last of them frees it. */
-		if (prev->pid == prev->tgid && prev->signal && prev->signal->nr_threads) {
+		if (prev->pid == prev->tgid && delay_group_leader(prev)) {
 			spin_unlock(&tasklist_lock);
 			return;
 		}
