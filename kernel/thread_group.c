@@ -54,11 +54,6 @@ int copy_thread_group(struct task *p)
 	return 0;
 }
 
-struct task *process_of(struct task *t)
-{
-	return t->signal ? t->signal->leader : t;
-}
-
 bool thread_group_leave(struct task *t)
 {
 	struct signal_struct *g = t->signal;

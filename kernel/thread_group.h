@@ -39,8 +39,12 @@ static inline bool delay_group_leader(const struct task *p)
 
 /* clone(CLONE_THREAD): p joins current's group (made now if current had none). 0 or -ENOMEM. */
 int copy_thread_group(struct task *p);
-/* The task that stands for current's process: its leader (or current when single). */
-struct task *process_of(struct task *t);
+/* The task that stands for t's process: its leader (or t when single). Inline: getppid, on the
+ * measured system-call round trip, asks it. */
+static inline struct task *process_of(struct task *t)
+{
+	return t->signal ? t->signal->leader : t;
+}
 /* do_exit(): t leaves its group; true if it was the last thread (the process is over). */
 bool thread_group_leave(struct task *t);
 /* exit_group() and fatal signals: every other thread gets SIGKILL; the status the process ends
