@@ -11,7 +11,7 @@ thread under its own id, in sched_switch and in the futex system-call events.
 import re
 
 from tests.console import LOG_LINE
-from tests.integration.test_user import meminfo
+from tests.integration.test_user import checks_all_pass, meminfo
 
 SMP = 2
 QEMU_ARGS = ["-cpu", "max"]
@@ -26,11 +26,7 @@ def program_lines(text):
 def test_threads_program(console):
     before = meminfo(console)
     out = program_lines(console.run("/tests/threads", timeout=180))
-    checks = [line for line in out if re.match(r"^(not )?ok \d+ ", line)]
-    failures = [line for line in checks if line.startswith("not ok")]
-    assert not failures, "\n".join(out)
-    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
-    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 35, out
+    checks_all_pass(out, 35)
     # Every thread's stack, every mm and table went with its process.
     after = meminfo(console)
     assert after["OtherPages"] == 0
