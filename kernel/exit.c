@@ -1,6 +1,8 @@
 /*
  * A process's end: do_exit() lets go of its memory, files and directory, hands its children to
- * nobody, and leaves a zombie holding the wait status until the parent's wait4() takes it.
+ * nobody, and leaves a zombie holding the wait status until the parent's wait4() takes it. A
+ * thread's exit ends only that thread; the process ends with its last thread, and exit_group()
+ * (or a fatal signal) ends every thread first (kernel/thread_group.c).
  *
  *   exit_group(3)      task: ... -> EXIT_ZOMBIE, TASK_DEAD -> schedule() -> off_cpu, parent woken
  *   parent: wait4()    finds the zombie off its CPU -> status 0x0300 -> release_task(): stack freed
@@ -15,6 +17,8 @@
 #include "kernel/mm/mm_types.h"
 #include "kernel/syscalls.h"
 #include "kernel/uaccess.h"
+#include "kernel/futex.h"
+#include "kernel/thread_group.h"
 #include "lib/errno.h"
 #include "kernel/trace/events/sched.h"
 #include "kernel/trace/trace.h"
@@ -31,9 +35,7 @@ static void exit_mm(struct task *t)
 
 	if (!mm)
 		return;
-	/* set_tid_address(): the word is zeroed at exit (no futex to wake yet). */
-	if (t->clear_child_tid)
-		put_user(0, t->clear_child_tid);
+	mm_release(t, mm);
 	local_irq_disable();
 	t->mm = NULL;
 	switch_mm(NULL); /* off its page tables before they go */
@@ -51,7 +53,8 @@ static void forget_children(struct task *t)
 	while ((c = t->children)) {
 		t->children = c->sibling;
 		c->parent = NULL;
-		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu) {
+		/* A leader whose threads live on is freed by the last of them (do_exit()). */
+		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu && !delay_group_leader(c)) {
 			c->sibling = free_list;
 			free_list = c;
 		}
@@ -63,9 +66,27 @@ static void forget_children(struct task *t)
 	}
 }
 
+/* The process of t (a thread) is over: its leader's zombie, waiting since the leader exited,
+ * now tells the parent; with no parent it is freed here. Tasklist lock held: true to free it. */
+static bool end_process(struct task *leader, int code)
+{
+	struct signal_struct *g = leader->signal;
+
+	if (g->group_exit)
+		leader->exit_code = g->group_exit_code;
+	else if (g->status_from_last)
+		leader->exit_code = code;
+	if (!leader->parent)
+		return leader->off_cpu; /* not yet off its CPU: schedule_tail() frees it */
+	do_notify_parent(leader, leader->exit_code);
+	wake_up_parent(leader->parent);
+	return false;
+}
+
 void do_exit(int code)
 {
-	struct task *t = current;
+	struct task *t = current, *leader;
+	bool group_dead, free_leader = false;
 	unsigned long flags;
 
 	exit_mm(t);
@@ -74,17 +95,36 @@ void do_exit(int code)
 		fs_unpin(t->cwd);
 		t->cwd = NULL;
 	}
-	kfree(t->sighand);
+	if (!t->signal)
+		kfree(t->sighand); /* a group's goes with its leader (exit_thread_group()) */
 	t->sighand = NULL;
 	exit_signal_state(t);
-	exit_jobctl(t);
-	forget_children(t);
+	/* The leader, read while we still count in the group: once we leave, the last thread may end
+	 * the process and the parent reap the leader and the group with it. */
+	leader = process_of(t);
+	group_dead = !t->signal || thread_group_leave(t);
+	if (leader != t) /* then only leader, and only if we were the last, is ours to touch */
+		t->signal = NULL;
+	if (group_dead) {
+		exit_jobctl(leader);
+		forget_children(leader);
+	}
 	trace_pids_exit(t);
 	flags = tasklist_lock_irqsave();
 	t->exit_code = code;
+	if (t->signal && t->signal->group_exit)
+		t->exit_code = t->signal->group_exit_code;
 	t->exit_state = EXIT_ZOMBIE;
-	do_notify_parent(t, code);
+	if (group_dead && leader->signal)
+		leader->signal->ended =
+			true; /* from here wait4 may take the leader (or we free it) */
+	if (group_dead && leader == t)
+		do_notify_parent(t, t->exit_code);
+	else if (group_dead)
+		free_leader = end_process(leader, code);
 	tasklist_unlock_irqrestore(flags);
+	if (free_leader)
+		free_task(leader);
 	task_exit();
 }
 
@@ -93,11 +133,12 @@ SYSCALL_DEFINE1(exit, int, error_code)
 	do_exit((error_code & 0xff) << 8);
 }
 
-/* Ends every thread of the process: with one thread per process, just this task. Its own
- * function, as in Linux, so that exit and exit_group stay two entry points in a trace. */
-static noinline void __noreturn do_group_exit(int exit_code)
+/* Ends every thread of the process: the others get SIGKILL, and the process's status is the
+ * first group exit's. Its own function, as in Linux, so that exit and exit_group stay two entry
+ * points in a trace. */
+void __noreturn do_group_exit(int exit_code)
 {
-	do_exit(exit_code);
+	do_exit(zap_other_threads(exit_code));
 }
 
 SYSCALL_DEFINE1(exit_group, int, error_code)
@@ -118,7 +159,8 @@ static struct task *reap_child(struct task *self, int pid, bool *found)
 		    (pid < -1 && c->pgid != -pid))
 			continue;
 		*found = true;
-		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu) {
+		/* A leader is reaped with its last thread (Linux's delay_group_leader()). */
+		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu && !delay_group_leader(c)) {
 			*pp = c->sibling;
 			return c;
 		}
@@ -126,9 +168,11 @@ static struct task *reap_child(struct task *self, int pid, bool *found)
 	return NULL;
 }
 
+/* Any thread of a process waits for the process's children, which are its leader's. */
 static long do_wait(int pid, int *status, int options)
 {
-	struct task *self = current;
+	struct task *self = process_of(current);
+	struct wait_queue_entry e;
 
 	trace_sched_process_wait(pid);
 	for (;;) {
@@ -151,13 +195,21 @@ static long do_wait(int pid, int *status, int options)
 			tasklist_unlock_irqrestore(flags);
 			return found ? 0 : -ECHILD;
 		}
-		self->state = TASK_SLEEPING; /* the child's last switch wakes us (schedule_tail) */
+		/* The child's last switch wakes us (schedule_tail): the leader, and any thread
+		 * queued on the group's wait_chldexit. */
+		if (current->signal)
+			prepare_to_wait(&current->signal->wait_chldexit, &e);
+		current->state = TASK_SLEEPING;
 		tasklist_unlock_irqrestore(flags);
-		if (self->mm && fatal_signal_pending(self)) {
-			self->state = TASK_RUNNING;
+		if (current->mm && fatal_signal_pending(current)) {
+			if (current->signal)
+				finish_wait(&current->signal->wait_chldexit, &e);
+			current->state = TASK_RUNNING;
 			return -ERESTARTSYS;
 		}
 		schedule();
+		if (current->signal)
+			finish_wait(&current->signal->wait_chldexit, &e);
 	}
 }
 

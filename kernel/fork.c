@@ -1,8 +1,10 @@
 /*
- * New processes (Linux: kernel/fork.c). fork is clone(SIGCHLD): the child gets a copy of every
- * present page (no copy-on-write yet), the parent's open files shared, and a kernel stack whose
- * top holds a copy of the parent's pt_regs with rax = 0, so the child leaves the same syscall,
- * through ret_from_fork, with 0 where the parent sees the child's pid.
+ * New processes and threads (Linux: kernel/fork.c). fork is clone(SIGCHLD): the child gets every
+ * present page copy-on-write, the parent's open files shared, and a kernel stack whose top holds
+ * a copy of the parent's pt_regs with rax = 0, so the child leaves the same syscall, through
+ * ret_from_fork, with 0 where the parent sees the child's pid. A thread (CLONE_VM|CLONE_THREAD
+ * and friends, as pthread_create passes them) shares the address space, fd table and handlers
+ * instead, starts on the stack it was given, and joins the caller's thread group.
  *
  *   child's kernel stack (top)   pt_regs (parent's, ax = 0)
  *                                ret_from_fork        <- switch_to() returns here
@@ -17,6 +19,7 @@
 #include "kernel/printk/printk.h"
 #include "kernel/signal.h"
 #include "kernel/jobctl.h"
+#include "kernel/thread_group.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -27,13 +30,21 @@
 
 #define CSIGNAL 0x000000ff
 #define CLONE_VM 0x00000100
+#define CLONE_FS 0x00000200
+#define CLONE_FILES 0x00000400
+#define CLONE_SIGHAND 0x00000800
 #define CLONE_VFORK 0x00004000
+#define CLONE_THREAD 0x00010000
+#define CLONE_SYSVSEM 0x00040000 /* no System V semaphores here: nothing to share or undo */
 #define CLONE_SETTLS 0x00080000
 #define CLONE_PARENT_SETTID 0x00100000
 #define CLONE_CHILD_CLEARTID 0x00200000
+#define CLONE_DETACHED 0x00400000 /* ignored, as Linux ignores it */
 #define CLONE_CHILD_SETTID 0x01000000
 #define CLONE_SUPPORTED                                                                            \
-	(CSIGNAL | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID)
+	(CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |              \
+	 CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID |               \
+	 CLONE_DETACHED | CLONE_CHILD_SETTID)
 
 void ret_from_fork(void);
 
@@ -45,15 +56,36 @@ static void link_child(struct task *parent, struct task *child)
 	parent->children = child;
 }
 
+/* Memory and files: the caller's own (CLONE_VM, CLONE_FILES) or copies of them. */
+static int copy_mm_files(struct task *p, unsigned long flags)
+{
+	struct task *cur = current;
+
+	if (flags & CLONE_VM) {
+		mmget(cur->mm);
+		p->mm = cur->mm;
+	} else if (!(p->mm = dup_mm(cur->mm))) {
+		return -ENOMEM;
+	}
+	if (flags & CLONE_FILES) {
+		__atomic_add_fetch(&cur->files->count, 1, __ATOMIC_RELAXED);
+		p->files = cur->files;
+	} else if (!(p->files = dup_files(cur->files))) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The process state a child takes from its parent (the current task). */
 static int copy_process_state(struct task *p, unsigned long flags, unsigned long tls)
 {
 	struct task *cur = current;
+	int err;
 
-	if (!(p->mm = dup_mm(cur->mm)) || !(p->files = dup_files(cur->files)) ||
-	    fpu_copy_current(p))
-		return -ENOMEM;
-	if (copy_signal_state(p, cur))
+	if ((err = copy_mm_files(p, flags)) || fpu_copy_current(p))
+		return err ?: -ENOMEM;
+	/* A thread shares the handlers (copy_thread_group()); a process gets a copy. */
+	if (copy_signal_state(p, cur, !(flags & CLONE_THREAD)))
 		return -ENOMEM;
 	p->cwd = cur->cwd;
 	fs_pin(p->cwd);
@@ -61,6 +93,25 @@ static int copy_process_state(struct task *p, unsigned long flags, unsigned long
 	p->fsbase = flags & CLONE_SETTLS ? tls : cur->fsbase;
 	p->gsbase = cur->gsbase;
 	p->tgid = p->pid;
+	return 0;
+}
+
+/* Linux's rules first (copy_process()), then what is not built here. */
+static int check_clone_flags(unsigned long flags)
+{
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+		return -EINVAL;
+	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+		return -EINVAL;
+	if (flags & ~CLONE_SUPPORTED)
+		return -EINVAL;
+	/* Memory, handlers or a directory shared by two processes (not threads: vfork's
+	 * CLONE_VM, say) are not built. */
+	if ((flags & (CLONE_VM | CLONE_SIGHAND | CLONE_FS)) && !(flags & CLONE_THREAD))
+		return -EINVAL;
+	/* A thread has no exit signal (Linux ignores it); a process's is SIGCHLD or none. */
+	if (!(flags & CLONE_THREAD) && (flags & CSIGNAL) && (flags & CSIGNAL) != SIGCHLD)
+		return -EINVAL;
 	return 0;
 }
 
@@ -72,7 +123,7 @@ static void free_unstarted(struct task *p)
 	exit_files(p);
 	if (p->cwd)
 		fs_unpin(p->cwd);
-	kfree(p->sighand);
+	kfree(p->sighand); /* a thread's is set only once nothing can fail */
 	free_task(p);
 }
 
@@ -84,9 +135,8 @@ static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *p
 	struct task *p;
 	int err;
 
-	/* Threads (CLONE_VM and friends) are not built; exit signals other than SIGCHLD neither. */
-	if ((flags & ~CLONE_SUPPORTED) || ((flags & CSIGNAL) && (flags & CSIGNAL) != SIGCHLD))
-		return -EINVAL;
+	if ((err = check_clone_flags(flags)))
+		return err;
 	if ((flags & CLONE_SETTLS) && tls >= TASK_SIZE_MAX)
 		return -EPERM;
 	if (!(p = alloc_task(current->comm, current->cpu)))
@@ -104,8 +154,14 @@ static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *p
 	}
 	if (flags & CLONE_CHILD_CLEARTID)
 		p->clear_child_tid = child_tid;
-	if ((err = uprobe_copy_process(p)))
+	/* A thread starts on its own stack: the caller's pending uretprobe returns are not its. */
+	if (!(flags & CLONE_VM) && (err = uprobe_copy_process(p)))
 		goto fail;
+	/* Last, as nothing after it fails: from here the thread counts in its group. */
+	if ((flags & CLONE_THREAD) && (err = copy_thread_group(p)))
+		goto fail;
+	if (flags & CLONE_FS)
+		p->fs_shared = current->fs_shared = true;
 
 	cregs = task_pt_regs(p);
 	*cregs = *regs;
@@ -119,7 +175,9 @@ static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *p
 	p->rsp = (unsigned long)sp;
 
 	irq = tasklist_lock_irqsave();
-	link_child(current, p);
+	/* A thread is nobody's child; a process forked by any thread is the process's. */
+	if (!(flags & CLONE_THREAD))
+		link_child(process_of(current), p);
 	tasklist_unlock_irqrestore(irq);
 	trace_task_newtask(p, flags);
 	trace_sched_process_fork(current, p);

@@ -6,6 +6,7 @@
  * stays the kernel shell's.
  */
 #include "kernel/jobctl.h"
+#include "kernel/thread_group.h"
 #include "arch/x86/serial.h"
 #include "kernel/signal.h"
 #include "kernel/syscalls.h"
@@ -241,6 +242,7 @@ struct task *wait_task_stopped(struct task *self, int pid, int options, int *sta
 void notify_parent_jobctl(struct task *t, int sig)
 {
 	struct task *parent = t->parent;
+	unsigned long flags;
 	siginfo_t info;
 
 	t->jobctl_report = sig ? (sig << 8) | 0x7f : 0xffff;
@@ -251,7 +253,9 @@ void notify_parent_jobctl(struct task *t, int sig)
 	info.chld.pid = t->tgid;
 	info.chld.uid = t->uid;
 	info.chld.status = sig ? sig : SIGCONT;
+	flags = tasklist_lock_irqsave(); /* the parent's threads stay while one is picked */
 	if (!parent->sighand || !(parent->sighand[SIGCHLD - 1].flags & SA_NOCLDSTOP))
-		send_sig_info(SIGCHLD, &info, parent);
-	wake_up_process(parent); /* a wait4 asleep looks again, SIGCHLD ignored or not */
+		send_sig_info(SIGCHLD, &info, signal_target(parent, SIGCHLD));
+	wake_up_parent(parent); /* a wait4 asleep looks again, SIGCHLD ignored or not */
+	tasklist_unlock_irqrestore(flags);
 }

@@ -7,6 +7,7 @@
  */
 #include "kernel/signal.h"
 #include "kernel/jobctl.h"
+#include "kernel/thread_group.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
 #include "kernel/spinlock.h"
@@ -168,13 +169,13 @@ void do_notify_parent(struct task *t, int status)
 	info.chld.pid = t->tgid;
 	info.chld.uid = t->uid;
 	info.chld.status = (status & 0x7f) ? (status & 0x7f) : (status >> 8) & 0xff;
-	send_sig_info(SIGCHLD, &info, t->parent);
+	send_sig_info(SIGCHLD, &info, signal_target(t->parent, SIGCHLD)); /* tasklist lock held */
 }
 
 void do_exit_signal(u64 pending)
 {
 	u64 fatal = pending & (~current->blocked | sigmask(SIGKILL));
-	do_exit(__builtin_ctzll(fatal) + 1);
+	do_group_exit(__builtin_ctzll(fatal) + 1);
 }
 
 /* Takes the next signal of t not in mask with its siginfo (synchronous ones first): its number,
@@ -267,8 +268,8 @@ int get_signal(siginfo_t *info, struct k_sigaction *ka)
 			continue;
 		}
 		/* Term and core alike: no core file is written (Linux with RLIMIT_CORE 0), so the
-		 * wait status is the bare signal number. */
-		do_exit(sig);
+		 * wait status is the bare signal number. Every thread of the process ends. */
+		do_group_exit(sig);
 	}
 }
 
@@ -300,9 +301,9 @@ void restore_saved_sigmask(void)
 	}
 }
 
-int copy_signal_state(struct task *p, struct task *cur)
+int copy_signal_state(struct task *p, struct task *cur, bool copy_handlers)
 {
-	if (cur->sighand) {
+	if (copy_handlers && cur->sighand) {
 		if (!(p->sighand = kmalloc(_NSIG * sizeof(*p->sighand))))
 			return -ENOMEM;
 		memcpy(p->sighand, cur->sighand, _NSIG * sizeof(*p->sighand));
@@ -339,21 +340,32 @@ static int check_kill_permission(int sig, struct task *t)
 	return -EPERM;
 }
 
-/* A process a user may name: one with an address space or about to get one (tgid set). */
+/* A process a user may name, by its pid or any of its threads' (Linux's kill() too signals the
+ * process of a thread id): a live thread of it, or NULL. */
 static struct task *find_process(int pid)
 {
 	struct task *t = pid > 0 ? find_task(pid) : NULL;
 
-	return t && t->tgid && !t->exit_state ? t : NULL;
+	if (t && t->tgid && !t->exit_state)
+		return t;
+	return find_thread_group(pid); /* the leader may be gone, its threads not */
 }
 
-static int kill_one(struct task *t, int sig, const siginfo_t *info)
+/* A process-directed signal goes to a thread of t's process that does not block it. */
+static int kill_one(struct task *t, int sig, const siginfo_t *info, bool check)
 {
-	int err = check_kill_permission(sig, t);
+	unsigned long flags;
+	int err;
 
-	if (!err && sig)
-		err = send_sig_info(sig, info, t);
-	return err;
+	if (check && (err = check_kill_permission(sig, t)))
+		return err;
+	if (!sig)
+		return 0;
+	flags = tasklist_lock_irqsave(); /* the group's list holds still while we pick */
+	t = signal_target(process_of(t), sig);
+	tasklist_unlock_irqrestore(flags);
+	/* Sent unlocked: a SIGCONT tells the parent, which takes the tasklist lock. */
+	return send_sig_info(sig, info, t);
 }
 
 #define MAX_TARGETS 128
@@ -361,7 +373,7 @@ static int kill_one(struct task *t, int sig, const siginfo_t *info)
 struct target_list {
 	int pgrp; /* > 0: that group; 0: every process but the sender */
 	int n;
-	int pids[MAX_TARGETS];
+	int pids[MAX_TARGETS]; /* tgids, each once */
 };
 
 static void collect_target(struct task *t, void *arg)
@@ -370,8 +382,12 @@ static void collect_target(struct task *t, void *arg)
 
 	if (!t->tgid || t->exit_state || l->n == MAX_TARGETS)
 		return;
-	if (l->pgrp ? t->pgid == l->pgrp : t != current)
-		l->pids[l->n++] = t->pid;
+	if (l->pgrp ? t->pgid != l->pgrp : t->tgid == current->tgid)
+		return;
+	for (int i = 0; i < l->n; i++)
+		if (l->pids[i] == t->tgid)
+			return;
+	l->pids[l->n++] = t->tgid;
 }
 
 /* Every process of pgrp (or all but the caller, pgrp 0): 0 if one took it, else the first error,
@@ -386,9 +402,7 @@ static int kill_many(int pgrp, int sig, const siginfo_t *info, bool check)
 	for_each_task(collect_target, l);
 	for (int i = 0; i < l->n; i++) {
 		struct task *t = find_process(l->pids[i]);
-		int err = !t	  ? -ESRCH
-			  : check ? kill_one(t, sig, info)
-				  : send_sig_info(sig, info, t);
+		int err = t ? kill_one(t, sig, info, check) : -ESRCH;
 		if (!err)
 			sent++;
 		else if (ret == -ESRCH)
@@ -413,7 +427,7 @@ SYSCALL_DEFINE2(kill, int, pid, int, sig)
 	if (pid > 0) {
 		if (!(t = find_process(pid)))
 			return -ESRCH;
-		return kill_one(t, sig, &info);
+		return kill_one(t, sig, &info, true);
 	}
 	if (pid == -2147483647 - 1)
 		return -ESRCH;
@@ -422,17 +436,21 @@ SYSCALL_DEFINE2(kill, int, pid, int, sig)
 	return kill_many(pid ? -pid : current->pgid, sig, &info, true);
 }
 
+/* A thread-directed signal: that thread, whatever it blocks. */
 static long do_tkill(int tgid, int tid, int sig)
 {
+	struct task *t = tid > 0 ? find_task(tid) : NULL;
 	siginfo_t info;
-	struct task *t;
+	int err;
 
 	if (tid <= 0 || sig < 0 || sig > _NSIG)
 		return -EINVAL;
-	if (!(t = find_process(tid)) || (tgid > 0 && t->tgid != tgid))
+	if (!t || !t->tgid || t->exit_state || (tgid > 0 && t->tgid != tgid))
 		return -ESRCH;
+	if ((err = check_kill_permission(sig, t)) || !sig)
+		return err;
 	user_info(&info, sig, SI_TKILL);
-	return kill_one(t, sig, &info);
+	return send_sig_info(sig, &info, t);
 }
 
 SYSCALL_DEFINE3(tgkill, int, tgid, int, pid, int, sig)

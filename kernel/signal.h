@@ -126,8 +126,9 @@ bool force_sig_fault(int sig, int code, unsigned long addr);
 void do_notify_parent(struct task *t, int status);
 /* Ends the current process with the first fatal signal of pending (its wait status). */
 void __noreturn do_exit_signal(u64 pending);
-/* fork: what a child keeps (handlers, mask, altstack, groups, ids); exit: queued signals freed. */
-int copy_signal_state(struct task *child, struct task *parent);
+/* fork: what a child keeps (a copy of the handlers unless it is a thread, which shares them;
+ * mask, altstack, groups, ids); exit: queued signals freed. */
+int copy_signal_state(struct task *child, struct task *parent, bool copy_handlers);
 void exit_signal_state(struct task *t);
 
 /*
@@ -156,6 +157,8 @@ int do_sigaltstack(const void *uss, void *uoss, unsigned long sp); /* user point
 
 /* kernel/exit.c */
 void __noreturn do_exit(int code);
+/* Ends every thread of the current process (exit_group, fatal signals): code its status. */
+void __noreturn do_group_exit(int code);
 /* wait4() for the kernel: pid's wait status once it exits (options: WNOHANG 1, or 0 to sleep). */
 long kernel_wait4(int pid, int *status, int options);
 

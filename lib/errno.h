@@ -38,6 +38,7 @@
 #define EOVERFLOW 75
 #define EILSEQ 84
 #define EOPNOTSUPP 95
+#define ETIMEDOUT 110
 #define EADDRNOTAVAIL 99
 #define ECANCELED 125 /* internal here: "not my kind of command", never returned to a user */
 

@@ -198,7 +198,8 @@ void arch_do_signal_or_restart(struct pt_regs *regs)
 		if (in_syscall)
 			handle_restart(regs, &ka);
 		if (setup_rt_frame(sig, &info, &ka, regs))
-			do_exit(SIGSEGV); /* Linux's force_sigsegv(): no stack for the handler */
+			do_group_exit(
+				SIGSEGV); /* Linux's force_sigsegv(): no stack for the handler */
 		signal_delivered(sig, &ka);
 		return;
 	}
@@ -242,7 +243,7 @@ static long restore_sigframe(struct pt_regs *regs)
 	do_sigaltstack(&frame->uc.uc_stack, NULL, regs->sp);
 	return sc.ax;
 badframe:
-	do_exit(SIGSEGV); /* Linux: "rt_sigreturn" badframe, the default SIGSEGV */
+	do_group_exit(SIGSEGV); /* Linux: "rt_sigreturn" badframe, the default SIGSEGV */
 }
 
 /* Whether the way out must visit arch_do_signal_or_restart(). */

@@ -13,6 +13,8 @@
  *               argv[0] ... NULL
  *   rsp ->      argc
  */
+#include "kernel/futex.h"
+#include "kernel/thread_group.h"
 #include "kernel/fs/binfmt_elf.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/process.h"
@@ -418,8 +420,12 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 	err = load_binary(b);
 	ramfs_unlock();
 	kfree(b->phdrs);
+	/* The last point where the exec can fail: the other threads go first. */
+	if (!err && (err = de_thread()))
+		mmput(b->mm);
 	if (err)
 		return err;
+	mm_release(current, current->mm);
 	begin_new_exec(b, regs);
 	uprobe_mmap_exec(current->mm);
 	trace_sched_process_exec(current, current->pid, b->filename);

@@ -54,10 +54,17 @@ struct file *fget(unsigned int fd)
 	return files && fd < NR_OPEN_DEFAULT ? files->fd[fd] : NULL;
 }
 
+/*
+ * Threads share a table (CLONE_FILES) and run on one CPU: with preemption off, finding a free
+ * slot and filling it (or emptying one) is one step for every other thread. Linux takes
+ * files->file_lock, a spinlock, for the same reason.
+ */
 int fd_install_from(struct file *f, unsigned int from, bool cloexec)
 {
 	struct files_struct *files = current->files;
+	int ret = -EMFILE;
 
+	preempt_disable();
 	for (unsigned int fd = from; fd < NR_OPEN_DEFAULT; fd++) {
 		if (files->fd[fd])
 			continue;
@@ -67,19 +74,26 @@ int fd_install_from(struct file *f, unsigned int from, bool cloexec)
 			files->close_on_exec |= 1ULL << fd;
 		else
 			files->close_on_exec &= ~(1ULL << fd);
-		return fd;
+		ret = fd;
+		break;
 	}
-	return -EMFILE;
+	preempt_enable_no_resched();
+	return ret;
 }
 
 int close_fd(struct files_struct *files, unsigned int fd)
 {
-	struct file *f = fd < NR_OPEN_DEFAULT ? files->fd[fd] : NULL;
+	struct file *f;
 
+	preempt_disable();
+	f = fd < NR_OPEN_DEFAULT ? files->fd[fd] : NULL;
+	if (f) {
+		files->fd[fd] = NULL;
+		files->close_on_exec &= ~(1ULL << fd);
+	}
+	preempt_enable_no_resched();
 	if (!f)
 		return -EBADF;
-	files->fd[fd] = NULL;
-	files->close_on_exec &= ~(1ULL << fd);
 	fput(f);
 	return 0;
 }
@@ -91,6 +105,7 @@ struct files_struct *dup_files(struct files_struct *old)
 	if (!files)
 		return NULL;
 	*files = *old;
+	files->count = 1;
 	for (int fd = 0; fd < NR_OPEN_DEFAULT; fd++)
 		if (files->fd[fd])
 			__atomic_add_fetch(&files->fd[fd]->f_count, 1, __ATOMIC_RELAXED);
@@ -115,6 +130,8 @@ void exit_files(struct task *t)
 
 void put_files_struct(struct files_struct *files)
 {
+	if (__atomic_sub_fetch(&files->count, 1, __ATOMIC_ACQ_REL))
+		return;
 	for (int fd = 0; fd < NR_OPEN_DEFAULT; fd++)
 		if (files->fd[fd])
 			close_fd(files, fd);
@@ -131,6 +148,7 @@ struct files_struct *console_files(void)
 		kfree(con);
 		return NULL;
 	}
+	files->count = 1;
 	files->fd[0] = files->fd[1] = files->fd[2] = con;
 	con->f_count = 3;
 	return files;

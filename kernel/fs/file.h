@@ -60,6 +60,7 @@ struct file {
 #define NR_OPEN_DEFAULT 64 /* fds 0..63: RLIMIT_NOFILE's soft limit here */
 
 struct files_struct {
+	int count; /* tasks that use the table: threads of CLONE_FILES share one */
 	struct file *fd[NR_OPEN_DEFAULT];
 	u64 close_on_exec; /* bit n: fd n has FD_CLOEXEC */
 };
@@ -76,6 +77,7 @@ struct files_struct *dup_files(struct files_struct *old);
 void do_close_on_exec(struct files_struct *files);
 int close_fd(struct files_struct *files, unsigned int fd);
 void exit_files(struct task *t);
+/* Drops a user of the table; the last one closes every file. */
 void put_files_struct(struct files_struct *files);
 /* A table with 0, 1 and 2 on the console, for the first process the kernel starts. */
 struct files_struct *console_files(void);
@@ -102,6 +104,13 @@ int user_path_parent(int dirfd, const char __user *path, struct fnode **dir, cha
 
 /* kernel/fs/eventpoll.c: f's last reference went; it leaves every epoll set (Linux's __fput()). */
 void eventpoll_release(struct file *f);
+
+/* kernel/fs/read_write.c: the checks of read and write (the fd's mode, a directory, the buffer),
+ * then the file's door; sendfile reads and writes through them too. */
+bool file_can_read(const struct file *f);
+bool file_can_write(const struct file *f);
+ssize_t file_read(struct file *f, char __user *buf, size_t count, s64 *pos);
+ssize_t file_write(struct file *f, const char __user *buf, size_t count, s64 *pos);
 
 /* kernel/fs/open.c */
 struct file *dentry_open(struct fnode *n, unsigned int flags, int *err);

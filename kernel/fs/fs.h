@@ -5,7 +5,7 @@
 #include "lib/types.h"
 #include "lib/compiler.h"
 
-#define FS_NAME_MAX 63
+#define FS_NAME_MAX 255
 #define FS_PATH_MAX 256
 
 /* How a write opened the file: `>` truncates (O_TRUNC), `>>` appends (O_APPEND). */

@@ -24,6 +24,7 @@
 #define MAX_MOUNTS 32
 
 struct mount {
+	unsigned int dev; /* its file system's device number: st_dev of every file in it */
 	const char *type;
 	char source[32];
 	struct fnode *point;
@@ -45,10 +46,29 @@ static const struct {
 	{ "devtmpfs", "/dev" },
 };
 
+/*
+ * Linux gives each file system without a disk an anonymous device, major 0 and the next free
+ * minor (get_anon_bdev()); here the single instances of a kind share one, 1 for the rootfs and
+ * 2.. in fs_types[]'s order, and each tmpfs mount gets its own from 16 on. A second mount of
+ * tracefs is the same file system, so the same device, as on Linux.
+ */
+static unsigned int anon_dev(const char *type)
+{
+	static unsigned int next_tmpfs = 16;
+
+	if (!strcmp(type, "tmpfs"))
+		return next_tmpfs++;
+	for (unsigned int i = 0; i < ARRAY_SIZE(fs_types); i++)
+		if (!strcmp(type, fs_types[i].type))
+			return i + 2;
+	return 1;
+}
+
 static void add_mount(const char *type, const char *source, struct fnode *point, const char *opts)
 {
 	if (nr_mounts == MAX_MOUNTS)
 		return;
+	mounts[nr_mounts].dev = anon_dev(type);
 	mounts[nr_mounts].tmpfs_root = NULL;
 	mounts[nr_mounts].type = type;
 	strscpy(mounts[nr_mounts].source, source, sizeof(mounts[0].source));
@@ -71,18 +91,31 @@ static int mounts_show(struct seq_file *m, struct fnode *f)
 
 static const struct file_ops mounts_ops = { .show = mounts_show };
 
-const char *mount_of(const struct fnode *n, const char **opts)
+/* The mount n lies in: its nearest mount point or tmpfs root at or above it; NULL: none. */
+static const struct mount *find_mount(const struct fnode *n)
 {
 	for (; n; n = n->parent)
 		for (int i = nr_mounts - 1; i >= 0;
 		     i--) /* the latest mount on a point is the one seen */
 			if (mounts[i].point == n ||
-			    (mounts[i].tmpfs_root && mounts[i].tmpfs_root == n)) {
-				*opts = mounts[i].opts;
-				return mounts[i].type;
-			}
-	*opts = "rw";
-	return "rootfs";
+			    (mounts[i].tmpfs_root && mounts[i].tmpfs_root == n))
+				return &mounts[i];
+	return NULL;
+}
+
+const char *mount_of(const struct fnode *n, const char **opts)
+{
+	const struct mount *m = find_mount(n);
+
+	*opts = m ? m->opts : "rw";
+	return m ? m->type : "rootfs";
+}
+
+unsigned int mount_dev(const struct fnode *n)
+{
+	const struct mount *m = find_mount(n);
+
+	return m ? m->dev : 1;
 }
 
 /* A new tmpfs standing on point (which keeps what it had, hidden, as on Linux). */

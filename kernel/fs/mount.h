@@ -10,5 +10,7 @@ struct fnode;
 /* The type of the mount n lies in ("proc", "tracefs", "tmpfs"...: its nearest mount point or
  * tmpfs root at or above it), and that mount's options as /proc/mounts prints them. */
 const char *mount_of(const struct fnode *n, const char **opts);
+/* That mount's device number, minor only (major 0: no disk behind it), as st_dev gives it. */
+unsigned int mount_dev(const struct fnode *n);
 
 #endif

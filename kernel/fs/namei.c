@@ -142,10 +142,8 @@ int kern_path_parent(struct fnode *cwd, const char *path, struct fnode **dir, ch
 	}
 	for (start = len; start && path[start - 1] != '/'; start--)
 		;
-	if (len - start > 255)
-		return -ENAMETOOLONG;
 	if (len - start > FS_NAME_MAX)
-		return -ENAMETOOLONG; /* our names are shorter than Linux's 255 */
+		return -ENAMETOOLONG;
 	memcpy(last, path + start, len - start);
 	last[len - start] = '\0';
 	if (path[0] == '/' && len == 1)

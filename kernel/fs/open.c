@@ -5,6 +5,7 @@
  *                  as Linux's seq_file reads one), its write() handed each write() whole
  *   a directory    getdents64 walks its children, "." and ".." first
  */
+#include "kernel/thread_group.h"
 #include "kernel/fs/file.h"
 #include "kernel/cred.h"
 #include "kernel/fs/fs.h"
@@ -368,9 +369,7 @@ SYSCALL_DEFINE1(chdir, const char __user *, filename)
 		return err;
 	if (!n->is_dir)
 		return -ENOTDIR;
-	fs_pin(n);
-	fs_unpin(current->cwd);
-	current->cwd = n;
+	set_fs_pwd(n);
 	return 0;
 }
 

@@ -1,12 +1,14 @@
 /*
  * /proc/self/stat (Linux: fs/proc/array.c, do_task_stat()) and the scheduler tunables
  * /proc/sys/kernel/sched_rt_{period,runtime}_us (ftracetest sets the runtime at its start).
- * /proc/self is whoever reads it: a file's text is made in the reader's own read().
+ * /proc/self is whoever reads it: a file's text is made in the reader's own read(). As in Linux,
+ * /proc/self is the process: a thread reading it sees its tgid and the process's parent.
  */
 #include "kernel/fs/procfs.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/mm/mm_types.h"
 #include "kernel/sched/sched.h"
+#include "kernel/thread_group.h"
 #include "kernel/time.h"
 #include "lib/compiler.h"
 #include "lib/errno.h"
@@ -30,7 +32,7 @@ static char task_state_char(const struct task *t)
  */
 static int stat_show(struct seq_file *m, struct fnode *f)
 {
-	struct task *t = current;
+	struct task *t = current, *parent = process_of(t)->parent;
 	struct mm_struct *mm = t->mm;
 	unsigned long vsize = 0;
 
@@ -39,8 +41,8 @@ static int stat_show(struct seq_file *m, struct fnode *f)
 		for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next)
 			vsize += v->vm_end - v->vm_start;
 	seq_printf(m, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 %d 0 1 0 %llu %lu %lu %lu ",
-		   t->pid, t->comm, task_state_char(t), t->parent ? t->parent->pid : 0, t->pgid,
-		   t->sid, t->prio - MAX_RT_PRIO,
+		   t->tgid ?: t->pid, t->comm, task_state_char(t), parent ? parent->tgid : 0,
+		   t->pgid, t->sid, t->prio - MAX_RT_PRIO,
 		   (unsigned long long)(t->start_ns / (NSEC_PER_SEC / USER_HZ)), vsize,
 		   mm ? mm->rss : 0, ~0UL);
 	seq_printf(m, "%lu %lu %lu 0 0 %llu %llu 0 0 0 0 0 17 %d %u %d 0 0 0 ",

@@ -11,21 +11,21 @@
 #define SEEK_CUR 1
 #define SEEK_END 2
 
-static bool can_read(const struct file *f)
+bool file_can_read(const struct file *f)
 {
 	return (f->f_flags & O_ACCMODE) == O_RDONLY || (f->f_flags & O_ACCMODE) == O_RDWR;
 }
 
-static bool can_write(const struct file *f)
+bool file_can_write(const struct file *f)
 {
 	return (f->f_flags & O_ACCMODE) == O_WRONLY || (f->f_flags & O_ACCMODE) == O_RDWR;
 }
 
 /* Linux calls these two vfs_read() and vfs_write(); here those names belong to the mock VFS that
  * the fs workload traces (kernel/work/mockfs.c), and a symbol must name one function. */
-static ssize_t file_read(struct file *f, char __user *buf, size_t count, s64 *pos)
+ssize_t file_read(struct file *f, char __user *buf, size_t count, s64 *pos)
 {
-	if (!can_read(f))
+	if (!file_can_read(f))
 		return -EBADF;
 	if (f->node && f->node->is_dir)
 		return -EISDIR;
@@ -36,9 +36,9 @@ static ssize_t file_read(struct file *f, char __user *buf, size_t count, s64 *po
 	return f->f_op->read(f, buf, MIN(count, MAX_RW_COUNT), pos);
 }
 
-static ssize_t file_write(struct file *f, const char __user *buf, size_t count, s64 *pos)
+ssize_t file_write(struct file *f, const char __user *buf, size_t count, s64 *pos)
 {
-	if (!can_write(f))
+	if (!file_can_write(f))
 		return -EBADF;
 	if (!f->f_op->write)
 		return -EINVAL;

@@ -1,5 +1,6 @@
 /* stat and its kin, readlink, getdents64: what a program learns about a node (Linux: fs/stat.c). */
 #include "kernel/fs/file.h"
+#include "kernel/fs/mount.h"
 #include "kernel/fs/ramfs.h"
 #include "kernel/sched/sched.h"
 #include "kernel/time.h"
@@ -34,6 +35,7 @@ static void fill_stat(struct stat *st, const struct fnode *n, const struct file 
 		st->st_nlink = 1;
 		return;
 	}
+	st->st_dev = mount_dev(n); /* major 0: Linux's new_encode_dev() is the minor, below 256 */
 	st->st_ino = fs_ino(n);
 	st->st_mode = fs_mode(n);
 	st->st_nlink = n->is_dir ? 2 : 1;

@@ -58,7 +58,7 @@ static void fill_statfs(struct statfs *st, const struct fnode *n, const struct f
 
 	memset(st, 0, sizeof(*st));
 	st->f_bsize = st->f_frsize = PAGE_SIZE;
-	st->f_namelen = FS_NAME_MAX; /* Linux's NAME_MAX is 255; names here stop at 63 bytes */
+	st->f_namelen = FS_NAME_MAX; /* Linux's NAME_MAX, 255 */
 	if (!n)
 		opts = "rw,nosuid,relatime";
 	st->f_flags = ST_VALID | (has_opt(opts, "ro") ? ST_RDONLY : 0) |

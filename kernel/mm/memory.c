@@ -17,6 +17,7 @@
 #include "arch/x86/paging.h"
 #include "kernel/fs/ramfs.h"
 #include "kernel/mm/mm.h"
+#include "kernel/percpu.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
@@ -78,6 +79,7 @@ struct mm_struct *mm_alloc(void)
 		kfree(mm);
 		return NULL;
 	}
+	mm->users = 1;
 	return mm;
 }
 
@@ -159,7 +161,20 @@ int copy_to_mm(struct mm_struct *mm, unsigned long uaddr, const void *src, size_
 	return 0;
 }
 
-int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned long error_code)
+/* A page of a shared anonymous area: the object's frame, mapped as the kernel's own. */
+static int map_shared_page(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr)
+{
+	unsigned long pa = shmem_fault(vma, addr);
+	u64 *pte = pa ? user_pte(mm, addr, true) : NULL;
+
+	if (!pte)
+		return -ENOMEM;
+	*pte = pa | pte_flags(vma->vm_flags) | PTE_SPECIAL;
+	flush_page(mm, addr);
+	return 0;
+}
+
+static int __handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned long error_code)
 {
 	struct vm_area_struct *vma = find_vma(mm, addr);
 
@@ -180,7 +195,21 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned long erro
 			return -EFAULT;
 		return do_wp_page(mm, addr & ~(PAGE_SIZE - 1), pte);
 	}
+	if (vma->vm_ops == &shmem_vm_ops)
+		return map_shared_page(mm, vma, addr & ~(PAGE_SIZE - 1));
 	return mm_populate_page(mm, addr & ~(PAGE_SIZE - 1), vma->vm_flags) ? 0 : -ENOMEM;
+}
+
+/* Preemption off: another thread of mm (on this CPU, as every one is) cannot change the areas
+ * or the page meanwhile (kernel/mm/mmap.c). */
+int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned long error_code)
+{
+	int ret;
+
+	preempt_disable();
+	ret = __handle_mm_fault(mm, addr, error_code);
+	preempt_enable_no_resched();
+	return ret;
 }
 
 /* Calls fn on every present user PTE in [start, end), skipping absent tables whole. */
@@ -272,6 +301,7 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 	pgd = mm->pgd;
 	*mm = *old;
 	mm->pgd = pgd;
+	mm->users = 1;
 	if (mm->exe_inode)
 		ramfs_ihold(mm->exe_inode);
 	mm->mmap = NULL;
@@ -286,6 +316,11 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 		n = find_vma(mm, v->vm_start);
 		n->vm_inode = v->vm_inode;
 		n->vm_file_off = v->vm_file_off;
+		/* A shared anonymous area: the child holds the same object (kernel/mm/shmem.c). */
+		n->vm_ops = v->vm_ops;
+		n->vm_private_data = v->vm_private_data;
+		if (n->vm_ops && n->vm_ops->open)
+			n->vm_ops->open(n);
 	}
 	walk_range(old, 0, TASK_SIZE_MAX, copy_one, mm);
 	if ((read_cr3() & PTE_ADDR) == __pa(old->pgd))
@@ -307,8 +342,15 @@ static void free_table(u64 *table, int level)
 	free_pages_for(__pa(table), 1, PAGE_USER_PAGETABLE);
 }
 
+void mmget(struct mm_struct *mm)
+{
+	__atomic_add_fetch(&mm->users, 1, __ATOMIC_RELAXED);
+}
+
 void mmput(struct mm_struct *mm)
 {
+	if (__atomic_sub_fetch(&mm->users, 1, __ATOMIC_ACQ_REL))
+		return;
 	if (mm->rss == ~0UL) /* a failed dup_mm(): count the pages again as they go */
 		mm->rss = 0;
 	zap_page_range(mm, 0, TASK_SIZE_MAX);

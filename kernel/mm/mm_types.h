@@ -43,7 +43,8 @@ struct vm_area_struct {
 };
 
 struct mm_struct {
-	u64 *pgd; /* direct-map address of the PML4 */
+	u64 *pgd;  /* direct-map address of the PML4 */
+	int users; /* tasks that run in it (Linux's mm_users): threads share one */
 	struct vm_area_struct *mmap;
 	unsigned long start_code, end_code, start_brk, brk, start_stack, mmap_base;
 	unsigned long arg_start, arg_end, env_start, env_end;
@@ -57,8 +58,11 @@ struct mm_struct {
 
 /* kernel/mm/memory.c */
 struct mm_struct *mm_alloc(void);
-/* Frees every user page, page table and VMA, then the mm; it must not be anyone's CR3. */
+/* Drops a user; the last one frees every user page, page table and VMA, then the mm, which
+ * must not be anyone's CR3 by then. */
 void mmput(struct mm_struct *mm);
+/* One more user: a thread (CLONE_VM). */
+void mmget(struct mm_struct *mm);
 /* A copy of mm for fork: same areas, every present page shared copy-on-write (memory.c). */
 struct mm_struct *dup_mm(struct mm_struct *mm);
 /* A fault at addr with the CPU's error code: 0 when a page now backs it, -EFAULT when no area
@@ -82,7 +86,17 @@ void switch_mm(struct mm_struct *mm);
 int remap_pfn_range(struct mm_struct *mm, unsigned long addr, unsigned long pa, unsigned long len,
 		    unsigned long vm_flags);
 
+/* kernel/mm/shmem.c: a MAP_SHARED | MAP_ANONYMOUS area gets its object (0 or -ENOMEM); a fault
+ * in such an area finds the frame of its page there, made if absent (0 if no memory). */
+extern const struct vm_operations_struct shmem_vm_ops;
+int shmem_zero_setup(struct vm_area_struct *vma);
+unsigned long shmem_fault(struct vm_area_struct *vma, unsigned long addr);
+
 /* kernel/mm/mmap.c */
+/* A private read-write area of the current process for the kernel's own use of user memory
+ * (sendfile's bounce buffer): its address or -errno; and its end. */
+long vm_mmap_anon(unsigned long len);
+void vm_munmap_anon(unsigned long addr, unsigned long len);
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 /* Adds [start, end) with vm_flags; -ENOMEM if it overlaps an area or memory ran out. */
 int insert_vm_area(struct mm_struct *mm, unsigned long start, unsigned long end,

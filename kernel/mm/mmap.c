@@ -1,4 +1,9 @@
-/* The areas of an address space and the calls that change them: mmap, munmap, mprotect, brk. */
+/*
+ * The areas of an address space and the calls that change them: mmap, munmap, mprotect, brk.
+ * Threads share an mm and run on one CPU: each call runs with preemption off, so no other thread
+ * sees its areas half changed (Linux takes mmap_lock for writing; handle_mm_fault() does the
+ * same for faults).
+ */
 #include "kernel/mm/mm_types.h"
 #include "kernel/mm/mm.h"
 #include "kernel/fs/file.h"
@@ -46,8 +51,8 @@ int insert_vm_area(struct mm_struct *mm, unsigned long start, unsigned long end,
 		pp = &(*pp)->vm_next;
 	}
 	/* An anonymous area that continues the one before (brk growing) extends it. */
-	if (prev && !file && !prev->vm_file && prev->vm_end == start &&
-	    prev->vm_flags == vm_flags) {
+	if (prev && !file && !prev->vm_file && !prev->vm_ops && !(vm_flags & VM_SHARED) &&
+	    prev->vm_end == start && prev->vm_flags == vm_flags) {
 		prev->vm_end = end;
 		return 0;
 	}
@@ -75,6 +80,7 @@ static int split_vma(struct mm_struct *mm, unsigned long addr)
 		return -ENOMEM;
 	*n = *v;
 	n->vm_start = addr;
+	n->vm_file_off += addr - v->vm_start; /* the file (or object) offset moves with the start */
 	v->vm_end = addr;
 	v->vm_next = n;
 	if (n->vm_ops && n->vm_ops->open)
@@ -102,6 +108,24 @@ static int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long en
 	}
 	zap_page_range(mm, start, end);
 	return 0;
+}
+
+/* MAP_SHARED | MAP_ANONYMOUS: an area with its shmem object (kernel/mm/shmem.c), which fork
+ * shares instead of copying. */
+static long mmap_shared_anon(struct mm_struct *mm, unsigned long addr, unsigned long len,
+			     unsigned long vm_flags)
+{
+	struct vm_area_struct *v;
+	int err = insert_vm_area(mm, addr, addr + len, vm_flags, false);
+
+	if (err)
+		return err;
+	v = find_vma(mm, addr);
+	if ((err = shmem_zero_setup(v))) {
+		do_munmap(mm, addr, addr + len);
+		return err;
+	}
+	return addr;
 }
 
 /* A mapping of a file that can be mapped (a perf event's ring): an area, then the file's mmap()
@@ -144,8 +168,8 @@ static unsigned long prot_to_vm(unsigned long prot)
 	       (prot & PROT_EXEC ? VM_EXEC : 0);
 }
 
-SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long,
-		flags, unsigned long, fd, unsigned long, off)
+static long vm_mmap_pgoff(unsigned long addr, unsigned long len, unsigned long prot,
+			  unsigned long flags, unsigned long fd, unsigned long off)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long type = flags & MAP_TYPE;
@@ -165,8 +189,7 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 			return -EBADF;
 		if (!file->f_op->mmap)
 			return -ENODEV; /* no file of the tree can be mapped yet, only a perf ring */
-	} else if (type == MAP_SHARED)
-		return -EINVAL; /* shared anonymous memory (fork would have to share it) */
+	}
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if ((addr & (PAGE_SIZE - 1)) || addr < MMAP_MIN_ADDR || addr > TASK_SIZE_MAX - len)
 			return (addr & (PAGE_SIZE - 1)) ? -EINVAL : -EPERM;
@@ -187,18 +210,58 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 	if (file)
 		return mmap_file(mm, file, addr, len,
 				 prot_to_vm(prot) | (type == MAP_SHARED ? VM_SHARED : 0), off);
+	if (type == MAP_SHARED)
+		return mmap_shared_anon(mm, addr, len, prot_to_vm(prot) | VM_SHARED);
 	err = insert_vm_area(mm, addr, addr + len, prot_to_vm(prot), false);
 	return err ? err : (long)addr;
 }
 
-SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
+SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long,
+		flags, unsigned long, fd, unsigned long, off)
+{
+	long ret;
+
+	preempt_disable();
+	ret = vm_mmap_pgoff(addr, len, prot, flags, fd, off);
+	preempt_enable_no_resched();
+	return ret;
+}
+
+static long vm_munmap(unsigned long addr, size_t len)
 {
 	if ((addr & (PAGE_SIZE - 1)) || !len || len > TASK_SIZE_MAX || addr > TASK_SIZE_MAX - len)
 		return -EINVAL;
 	return do_munmap(current->mm, addr, addr + PAGE_ALIGN(len));
 }
 
-SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
+long vm_mmap_anon(unsigned long len)
+{
+	long ret;
+
+	preempt_disable();
+	ret = vm_mmap_pgoff(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	preempt_enable_no_resched();
+	return ret;
+}
+
+void vm_munmap_anon(unsigned long addr, unsigned long len)
+{
+	preempt_disable();
+	vm_munmap(addr, len);
+	preempt_enable_no_resched();
+}
+
+SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
+{
+	long ret;
+
+	preempt_disable();
+	ret = vm_munmap(addr, len);
+	preempt_enable_no_resched();
+	return ret;
+}
+
+static long do_mprotect(unsigned long start, size_t len, unsigned long prot)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long end, addr, vm = prot_to_vm(prot);
@@ -230,8 +293,18 @@ SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot
 	return 0;
 }
 
+SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
+{
+	long ret;
+
+	preempt_disable();
+	ret = do_mprotect(start, len, prot);
+	preempt_enable_no_resched();
+	return ret;
+}
+
 /* As Linux: the break moves to brk if it can, and the answer is where the break now is. */
-SYSCALL_DEFINE1(brk, unsigned long, brk)
+static long do_brk(unsigned long brk)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long old = PAGE_ALIGN(mm->brk), new = PAGE_ALIGN(brk);
@@ -247,4 +320,14 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 	}
 	mm->brk = brk;
 	return brk;
+}
+
+SYSCALL_DEFINE1(brk, unsigned long, brk)
+{
+	long ret;
+
+	preempt_disable();
+	ret = do_brk(brk);
+	preempt_enable_no_resched();
+	return ret;
 }

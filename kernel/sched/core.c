@@ -15,6 +15,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
 #include "kernel/mm/mm.h"
+#include "kernel/thread_group.h"
 #include "kernel/panic.h"
 #include "kernel/printk/printk.h"
 #include "kernel/smp.h"
@@ -67,6 +68,7 @@ void free_task(struct task *t)
 {
 	trace_sched_process_free(t);
 	uprobe_free_utask(t);
+	exit_thread_group(t);
 	free_pages_for(__pa(t->stack), TASK_STACK_PAGES, PAGE_USER_STACK);
 	kfree(t->fgraph);
 	kfree(t->fpu);
@@ -109,7 +111,12 @@ void schedule_tail(struct task *prev)
 		spin_lock(&tasklist_lock);
 		prev->off_cpu = true;
 		if (prev->parent) {
-			wake_up_process(prev->parent);
+			wake_up_parent(prev->parent);
+			spin_unlock(&tasklist_lock);
+			return;
+		}
+		/* An orphan leader whose threads live on: the last of them frees it. */
+		if (prev->pid == prev->tgid && delay_group_leader(prev)) {
 			spin_unlock(&tasklist_lock);
 			return;
 		}
@@ -342,19 +349,24 @@ static noinline void msleep_wakeup(struct task *t)
 	trace_sched_wakeup(t);
 }
 
-void msleep(unsigned long ms)
+void sleep_timer_arm(u64 until)
 {
 	struct task *self = current;
+	bool was_armed = self->wake_at != 0;
+
+	self->wake_at = until;
+	trace_hrtimer_start(&self->wake_at, (void *)msleep_wakeup, self->wake_at, HRTIMER_MODE_ABS,
+			    was_armed);
+}
+
+void msleep(unsigned long ms)
+{
 	unsigned long flags;
-	bool was_armed;
 
 	might_sleep();
 	flags = local_irq_save();
-	was_armed = self->wake_at != 0;
-	self->wake_at = ktime_get_ns() + ms * 1000000ULL;
-	trace_hrtimer_start(&self->wake_at, (void *)msleep_wakeup, self->wake_at, HRTIMER_MODE_ABS,
-			    was_armed);
-	self->state = TASK_SLEEPING;
+	sleep_timer_arm(ktime_get_ns() + ms * 1000000ULL);
+	current->state = TASK_SLEEPING;
 	local_irq_restore(flags);
 	__schedule(false); /* might_sleep() said its word above */
 }

@@ -42,6 +42,7 @@ struct mm_struct;
 struct files_struct;
 struct fnode;
 struct k_sigaction;
+struct signal_struct;
 
 /* Wait-status states of a process's end (Linux's exit_state). */
 #define EXIT_ZOMBIE 16 /* exited, its parent has not waited for it yet */
@@ -89,8 +90,9 @@ struct task {
 #endif
 
 	/*
-	 * A process (docs/17-user-space.md): all NULL or 0 for a kernel thread. One thread per
-	 * process, so tgid == pid; Linux's task_struct keeps the same things under the same names.
+	 * A process (docs/17-user-space.md): all NULL or 0 for a kernel thread. A thread's tgid is
+	 * its process's pid (its leader's); Linux's task_struct keeps the same things under the
+	 * same names.
 	 */
 	struct mm_struct *mm;	    /* the address space; NULL: a kernel thread */
 	struct files_struct *files; /* the fd table (kernel/fs/file.h) */
@@ -125,6 +127,10 @@ struct task {
 	int *clear_child_tid;	      /* set_tid_address(): zeroed at exit (a user pointer) */
 	unsigned long robust_list, robust_len;
 	struct fxregs_state *fpu; /* the user's FPU/SSE state while switched out */
+	/* Threads (kernel/thread_group.c): the group, NULL while the process has one thread. */
+	struct signal_struct *signal;
+	struct task *thread_next; /* the next live thread of the group */
+	bool fs_shared;		  /* CLONE_FS: chdir and umask reach every such thread */
 };
 
 static inline unsigned long task_top_of_stack(const struct task *t)
@@ -155,6 +161,9 @@ void yield(void);
 /* A long loop's safe point: reports a quiescent state, and switches if a switch is due. */
 void cond_resched(void);
 void msleep(unsigned long ms);
+/* A sleep about to begin ends by ktime `until` at the latest (the tick wakes it, as msleep's);
+ * interrupts off, the caller sets TASK_SLEEPING and schedules. */
+void sleep_timer_arm(u64 until);
 /*
  * Linux's check before anything that may sleep (msleep, schedule, mutex_lock): in the test kernel,
  * sleeping with a spinlock held is reported loudly ("BUG: sleeping function called from invalid

@@ -431,7 +431,9 @@ void trace_pipe_open(struct trace_array *tr, struct trace_pipe_state *st);
 bool trace_pipe_step(struct trace_array *tr, struct seq_file *m, int only_cpu,
 		     struct trace_pipe_state *st);
 struct file_operations;
-extern const struct file_operations trace_pipe_fops;
+extern const struct file_operations trace_pipe_fops, trace_pipe_cpu_fops;
+/* The N of a file in per_cpu/cpuN/ (kernel/trace/trace_per_cpu.c). */
+int trace_file_cpu(struct fnode *f);
 /* What a write to an instance's current_tracer does (nop, or a tracer with instance_init). */
 int trace_array_set_tracer(struct trace_array *tr, const char *name);
 /* Records an event into tr's buffer (NULL if refused), as trace_reserve() into the global one. */

@@ -20,20 +20,20 @@
 #include "lib/errno.h"
 #include "lib/printf.h"
 
-static int file_cpu(struct fnode *f)
+int trace_file_cpu(struct fnode *f)
 {
 	return (int)(long)f->parent->priv;
 }
 
 static int cpu_trace_show(struct seq_file *m, struct fnode *f)
 {
-	return trace_array_show_cpu(trace_array_of(f), m, file_cpu(f));
+	return trace_array_show_cpu(trace_array_of(f), m, trace_file_cpu(f));
 }
 
 static int cpu_trace_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct trace_buffer *b = &trace_array_of(f)->buffer;
-	int cpu = file_cpu(f);
+	int cpu = trace_file_cpu(f);
 
 	if (!(flags & FS_TRUNC) || !b->cpu[cpu].pages)
 		return 0;
@@ -45,7 +45,7 @@ static int cpu_trace_write(struct fnode *f, const char *buf, size_t len, unsigne
 
 static int cpu_trace_pipe_show(struct seq_file *m, struct fnode *f)
 {
-	return trace_array_pipe_cpu(trace_array_of(f), m, file_cpu(f));
+	return trace_array_pipe_cpu(trace_array_of(f), m, trace_file_cpu(f));
 }
 
 /*
@@ -86,7 +86,7 @@ static int cpu_trace_pipe_raw_show(struct seq_file *m, struct fnode *f)
 
 	if (READ_ONCE(tr->tracing_on))
 		return -EBUSY;
-	return trace_pipe_raw_cpu(m, &tr->buffer, file_cpu(f));
+	return trace_pipe_raw_cpu(m, &tr->buffer, trace_file_cpu(f));
 }
 
 static int cpu_buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
@@ -97,9 +97,9 @@ static int cpu_buffer_size_write(struct fnode *f, const char *buf, size_t len, u
 
 	if (fs_write_ulong(buf, len, 8, 16384, &kb))
 		return -EINVAL;
-	err = ring_buffer_resize(&tr->buffer, kb, file_cpu(f));
+	err = ring_buffer_resize(&tr->buffer, kb, trace_file_cpu(f));
 	if (!err)
-		err = tracing_resize_max_buffer(tr, kb, file_cpu(f));
+		err = tracing_resize_max_buffer(tr, kb, trace_file_cpu(f));
 	if (!err && tr->buffer.nr_pages > 0)
 		tr->buffer_kb = kb; /* every CPU the same size again: the top-level file's number */
 	return err;
@@ -107,7 +107,7 @@ static int cpu_buffer_size_write(struct fnode *f, const char *buf, size_t len, u
 
 static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)
 {
-	const struct ring_buffer_per_cpu *cb = &trace_array_of(f)->buffer.cpu[file_cpu(f)];
+	const struct ring_buffer_per_cpu *cb = &trace_array_of(f)->buffer.cpu[trace_file_cpu(f)];
 
 	seq_printf(m, "%lu\n", cb->nr_pages * (PAGE_SIZE / 1024));
 	return 0;
@@ -135,7 +135,7 @@ static void stats_ts(struct seq_file *m, const char *label, const struct trace_c
 static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 {
 	struct trace_buffer *b = &trace_array_of(f)->buffer;
-	struct ring_buffer_per_cpu *cb = &b->cpu[file_cpu(f)];
+	struct ring_buffer_per_cpu *cb = &b->cpu[trace_file_cpu(f)];
 	u64 entries, overrun, bytes, oldest, dropped, read;
 
 	ring_buffer_record_off(b);
@@ -160,7 +160,8 @@ static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 
 static const struct tracefs_file cpu_files[] = {
 	TRACEFS_FILE("trace", cpu_trace_show, cpu_trace_write),
-	TRACEFS_FILE("trace_pipe", cpu_trace_pipe_show, NULL),
+	{ .name = "trace_pipe",
+	  .fops = { .show = cpu_trace_pipe_show, .fops = &trace_pipe_cpu_fops } },
 	{ .name = "trace_pipe_raw", .fops = { .show = cpu_trace_pipe_raw_show, .binary = true } },
 	TRACEFS_FILE("buffer_size_kb", cpu_buffer_size_show, cpu_buffer_size_write),
 	TRACEFS_FILE("stats", cpu_stats_show, NULL),

@@ -2,7 +2,8 @@
  * trace_pipe for programs (Linux: kernel/trace/trace.c, tracing_read_pipe()): a read() waits until
  * there is at least one event, then consumes and formats events until the caller's buffer is full,
  * keeping a line that did not fit for the next read. One reader at a time, as Linux serializes
- * them; O_NONBLOCK gives -EAGAIN, a signal -ERESTARTSYS. The shell's `cat trace_pipe` is
+ * them; O_NONBLOCK gives -EAGAIN, a signal -ERESTARTSYS. per_cpu/cpuN/trace_pipe reads CPU N's
+ * events alone, in the same way. The shell's `cat trace_pipe` is
  * trace_array_pipe_cpu() (kernel/trace/trace_pipe.c).
  */
 #include "kernel/fs/file.h"
@@ -19,6 +20,7 @@
 
 struct pipe_reader {
 	struct trace_array *tr; /* whose trace_pipe: the top directory's or an instance's */
+	int cpu;		/* per_cpu/cpuN/trace_pipe: N; the whole buffer's: -1 */
 	struct trace_pipe_state st;
 	char text[PIPE_TEXT];
 	size_t len, off; /* formatted text not yet read: [off, len) */
@@ -31,14 +33,14 @@ static bool fill(struct pipe_reader *r)
 {
 	struct seq_file m = { .buf = r->text, .size = sizeof(r->text) };
 
-	while (m.count + LINE_MAX_TEXT < m.size && trace_pipe_step(r->tr, &m, -1, &r->st))
+	while (m.count + LINE_MAX_TEXT < m.size && trace_pipe_step(r->tr, &m, r->cpu, &r->st))
 		;
 	r->off = 0;
 	r->len = m.count;
 	return m.count > 0;
 }
 
-static ssize_t trace_pipe_read(struct file *f, char __user *buf, size_t count, s64 *pos)
+static ssize_t pipe_read(struct file *f, char __user *buf, size_t count, int cpu)
 {
 	struct pipe_reader *r = f->private_data;
 	size_t n;
@@ -48,6 +50,7 @@ static ssize_t trace_pipe_read(struct file *f, char __user *buf, size_t count, s
 			return -ENOMEM;
 		f->private_data = r;
 		r->tr = trace_array_of(f->node);
+		r->cpu = cpu;
 		mutex_lock(&pipe_lock);
 		trace_pipe_open(r->tr, &r->st);
 		mutex_unlock(&pipe_lock);
@@ -72,4 +75,17 @@ static ssize_t trace_pipe_read(struct file *f, char __user *buf, size_t count, s
 	return n;
 }
 
+static ssize_t trace_pipe_read(struct file *f, char __user *buf, size_t count, s64 *pos)
+{
+	return pipe_read(f, buf, count, -1);
+}
+
+/* per_cpu/cpuN/trace_pipe: the same, with only CPU N's events (Linux's tracing_read_pipe() on
+ * an iterator made for one CPU). */
+static ssize_t trace_pipe_cpu_read(struct file *f, char __user *buf, size_t count, s64 *pos)
+{
+	return pipe_read(f, buf, count, trace_file_cpu(f->node));
+}
+
 const struct file_operations trace_pipe_fops = { .read = trace_pipe_read };
+const struct file_operations trace_pipe_cpu_fops = { .read = trace_pipe_cpu_read };

@@ -179,6 +179,13 @@ def test_ctrl_c_ends_a_program_reading_the_console(console):
     assert console.run("echo alive") == "alive"
 
 
+def checks_all_pass(out, at_least):
+    """A tests/user program's printed lines: no "not ok", and "PASS n/n" last with n at least at_least."""
+    assert not [line for line in out if line.startswith("not ok")], "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= at_least, out
+
+
 def meminfo(console):
     return dict((k.rstrip(":"), int(v)) for k, v, _ in
                 (line.split() for line in console.run("cat /proc/meminfo").split("\n")))

@@ -142,7 +142,8 @@ static void files(void)
 
 static void directories(void)
 {
-	char name[80];
+	char name[8 + 256 + 1]; /* "/tmp/tf/" and a 256-byte component */
+	long fd;
 
 	check("mkdir again: EEXIST", sys2(NR_mkdir, "/tmp/tf", 0755), -EEXIST);
 	check("mkdir under a missing dir: ENOENT", sys2(NR_mkdir, "/tmp/none/x", 0755), -ENOENT);
@@ -163,7 +164,13 @@ static void directories(void)
 	memset(name, 'n', sizeof(name));
 	memcpy(name, "/tmp/tf/", 8);
 	name[sizeof(name) - 1] = 0;
-	check("a 71-byte name: ENAMETOOLONG", creat_file(name, 0), -ENAMETOOLONG);
+	check("a 256-byte name: ENAMETOOLONG", creat_file(name, 0), -ENAMETOOLONG);
+	name[sizeof(name) - 2] = 0;
+	fd = creat_file(name, 0);
+	check("a 255-byte name (Linux's NAME_MAX)", fd >= 0, 1);
+	sys1(NR_close, fd);
+	check("...found again by stat", size_of(name), 0);
+	check("...and unlinked", sys1(NR_unlink, name), 0);
 	check("unlinkat AT_REMOVEDIR", sys3(NR_unlinkat, AT_FDCWD, "/tmp/tf/d/e", AT_REMOVEDIR), 0);
 }
 
@@ -263,7 +270,7 @@ static void statfs_checks(void)
 	check("f_files: nr_inodes=3", st.f_files, 3);
 	check("f_ffree", st.f_ffree, 0);
 	check("f_flags: rw,relatime", st.f_flags, 0x20 | 0x400);
-	check("f_namelen (Linux: 255)", st.f_namelen, 63);
+	check("f_namelen: Linux's 255", st.f_namelen, 255);
 	check("statfs /proc: PROC_SUPER_MAGIC", sys2(NR_statfs, "/proc", &st) ?: st.f_type, 0x9fa0);
 	check("its flags: nosuid,nodev,noexec,relatime", st.f_flags, 0x42e);
 	check("statfs tracefs: TRACEFS_MAGIC",

@@ -135,3 +135,6 @@ __SYSCALL(203, sched_setaffinity)
 __SYSCALL(204, sched_getaffinity)
 __SYSCALL(314, sched_setattr)
 __SYSCALL(315, sched_getattr)
+/* Threads (kernel/futex.c), sendfile (kernel/fs/sendfile.c). */
+__SYSCALL(202, futex)
+__SYSCALL(40, sendfile64)

@@ -42,7 +42,7 @@ static void bad_area(struct pt_regs *regs, unsigned long error_code, unsigned lo
 		"%d, socket 0)\n",
 		current->comm, current->pid, addr, regs->ip, regs->sp, error_code, where,
 		smp_processor_id(), smp_processor_id());
-	do_exit(SIGSEGV);
+	do_group_exit(SIGSEGV);
 }
 
 bool do_page_fault(struct pt_regs *regs, unsigned long error_code)
@@ -105,5 +105,5 @@ void do_user_trap(struct pt_regs *regs, int trapnr, unsigned long error_code)
 	vma_suffix(where, sizeof(where), regs->ip);
 	pr_info("traps: %s[%d] %s ip:%lx sp:%lx error:%lx%s\n", current->comm, current->pid,
 		traps[v].what ? traps[v].what : "trap", regs->ip, regs->sp, error_code, where);
-	do_exit(sig);
+	do_group_exit(sig);
 }

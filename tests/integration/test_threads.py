@@ -1,0 +1,66 @@
+"""tests/integration/test_threads.py: threads on Linux's ABI (docs/17-user-space.md, "Threads and futexes").
+
+tests/user/threads.c starts threads with the flags pthread_create passes, waits on futexes, and ends thread
+groups every way Linux allows: each thread has its own id and the process's pid, the CLONE_CHILD_CLEARTID
+word wakes a join, FUTEX_WAIT times out and refuses bad input with Linux's errno, a process-directed signal
+goes to a thread that does not block it, exit_group ends every thread, a leader that exits first leaves a
+process that ends with its last thread, execve in a thread replaces the process. The trace shows each
+thread under its own id, in sched_switch and in the futex system-call events.
+"""
+
+import re
+
+from tests.console import LOG_LINE
+from tests.integration.test_user import checks_all_pass, meminfo
+
+SMP = 2
+QEMU_ARGS = ["-cpu", "max"]
+LINE = (r"^ *(?P<comm>[ -~]{1,16})-(?P<pid>\d+) +\[(?P<cpu>\d{3})\] (?P<flags>[d.][N.][hzZ.][0-9a-f.][.]) +"
+        r"(?P<ts>\d+\.\d{6}): (?P<rest>.*)$")
+
+
+def program_lines(text):
+    return [line for line in text.split("\n") if not re.match(LOG_LINE, line)]
+
+
+def test_threads_program(console):
+    before = meminfo(console)
+    out = program_lines(console.run("/tests/threads", timeout=180))
+    checks_all_pass(out, 35)
+    # Every thread's stack, every mm and table went with its process.
+    after = meminfo(console)
+    assert after["OtherPages"] == 0
+    assert after["KernelStack"] == before["KernelStack"]
+    assert after["PageTables"] == before["PageTables"]
+
+
+def test_trace_shows_each_thread(console):
+    try:
+        console.run("echo > trace")
+        console.run("echo 1 > events/sched/sched_switch/enable")
+        console.run("echo 1 > events/syscalls/sys_enter_futex/enable")
+        console.run("echo 1 > events/syscalls/sys_exit_futex/enable")
+        console.run("echo 1 > events/task/task_newtask/enable")
+        out = program_lines(console.run("/tests/threads trace", timeout=120))
+        m = re.match(r"^threads (\d+) (\d+)$", out[-1])
+        assert m, out
+        tids = {int(m.group(1)), int(m.group(2))}
+        console.run("echo 0 > events/enable")
+        body = []
+        for line in console.run("cat trace", timeout=60).split("\n"):
+            lm = re.match(LINE, line)
+            if lm:
+                body.append((lm.group("comm").strip(), int(lm.group("pid")), lm.group("rest")))
+        # Each thread is its own pid in the trace's pid column, and in sched_switch's fields.
+        for tid in tids:
+            waits = [r for c, p, r in body if p == tid and r.startswith("sys_futex(")]
+            assert waits and all(re.match(r"^sys_futex\(uaddr: [0-9a-f]+, op: 80, val: 0, ", r)
+                                 for r in waits), (tid, waits)
+            assert any(p == tid and r.startswith("sys_futex -> 0x0") for c, p, r in body), tid
+            assert any(re.search(rf"prev_comm=threads prev_pid={tid} .*==> ", r) for c, p, r in body)
+            assert any(re.search(rf"==> next_comm=threads next_pid={tid} ", r) for c, p, r in body)
+            assert any(f"task_newtask: pid={tid} comm=threads clone_flags=3d0f00 " in r
+                       for c, p, r in body), tid
+    finally:
+        console.run("echo 0 > events/enable")
+        console.run("echo > trace")

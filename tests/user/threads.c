@@ -1,0 +1,439 @@
+/*
+ * threads: clone() threads as pthread_create makes them, futexes, and the ends of a thread group,
+ * one check a line and "PASS n/m" at the end (tests/integration/test_threads.py runs it). With
+ * "trace" it only starts two threads that each wait on a futex and lets the trace show them.
+ */
+#include "ulib.h"
+
+enum {
+	NR_rt_sigreturn = 15,
+	NR_kill = 62,
+	NR_futex = 202,
+	NR_tgkill = 234,
+};
+
+#define CLONE_VM 0x00000100
+#define CLONE_FS 0x00000200
+#define CLONE_FILES 0x00000400
+#define CLONE_SIGHAND 0x00000800
+#define CLONE_THREAD 0x00010000
+#define CLONE_SYSVSEM 0x00040000
+#define CLONE_SETTLS 0x00080000
+#define CLONE_PARENT_SETTID 0x00100000
+#define CLONE_CHILD_CLEARTID 0x00200000
+/* What glibc's pthread_create passes (sysdeps/unix/sysv/linux/createthread.c). */
+#define PTHREAD_FLAGS                                                                              \
+	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |        \
+	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
+
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define FUTEX_CMP_REQUEUE 4
+#define FUTEX_WAIT_BITSET 9
+#define FUTEX_PRIVATE_FLAG 128
+#define FUTEX_CLOCK_REALTIME 256
+#define ARCH_GET_FS 0x1003
+#define SIGKILL 9
+#define SIGUSR1 10
+#define SIG_BLOCK 0
+#define SA_SIGINFO 4
+#define SA_RESTORER 0x04000000
+#define WNOHANG 1
+#define EPERM 1
+#define ESRCH 3
+#define EAGAIN 11
+#define EFAULT 14
+#define EINVAL 22
+#define ENOSYS 38
+#define ETIMEDOUT 110
+#define STACK_SIZE 16384
+
+struct timespec {
+	long sec, nsec;
+};
+
+struct thread {
+	int ptid, ctid; /* CLONE_PARENT_SETTID's and CLONE_CHILD_CLEARTID's words */
+	long tid;
+	char stack[STACK_SIZE] __attribute__((aligned(16)));
+};
+
+/* clone(flags, stack, &ptid, &ctid, tls); the child pops fn and arg from its new stack, calls
+ * fn(arg) and leaves with exit(fn's value): a thread's own end, not the process's. */
+long raw_clone(unsigned long flags, void *sp, int *ptid, int *ctid, unsigned long tls);
+__asm__(".globl raw_clone\n"
+	"raw_clone:\n"
+	"	mov %rcx, %r10\n"
+	"	mov $56, %eax\n"
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jnz 1f\n"
+	"	xor %ebp, %ebp\n"
+	"	pop %rax\n"
+	"	pop %rdi\n"
+	"	call *%rax\n"
+	"	mov %eax, %edi\n"
+	"	mov $60, %eax\n"
+	"	syscall\n"
+	"	hlt\n"
+	"1:	ret\n");
+
+static long futex(int *uaddr, int op, int val, const struct timespec *t, int *uaddr2, int val3)
+{
+	return sys6(NR_futex, uaddr, op, val, t, uaddr2, val3);
+}
+
+static long spawn(struct thread *t, int (*fn)(void *), void *arg)
+{
+	unsigned long *sp = (unsigned long *)(t->stack + STACK_SIZE);
+
+	*--sp = 0; /* keeps the call 16-aligned once fn and arg are popped */
+	*--sp = 0;
+	*--sp = (unsigned long)arg;
+	*--sp = (unsigned long)fn;
+	t->ptid = t->ctid = -1;
+	t->tid = raw_clone(PTHREAD_FLAGS, sp, &t->ptid, &t->ctid, (unsigned long)t);
+	return t->tid;
+}
+
+/* pthread_join: sleep on the tid word until the kernel zeroes it at the thread's exit. */
+static void join(struct thread *t)
+{
+	int tid;
+
+	while ((tid = __atomic_load_n(&t->ctid, __ATOMIC_ACQUIRE)) != 0)
+		futex(&t->ctid, FUTEX_WAIT, tid, 0, 0, 0);
+}
+
+static long now_ns(void)
+{
+	struct timespec ts;
+
+	sys2(NR_clock_gettime, 1, &ts);
+	return ts.sec * 1000000000L + ts.nsec;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	sys2(NR_nanosleep, &ts, 0);
+}
+
+static int wait_status(long pid)
+{
+	int status = -1;
+
+	sys4(NR_wait4, pid, &status, 0, 0);
+	return status;
+}
+
+/* --- what a thread sees ------------------------------------------------------------------- */
+
+static struct thread t1, t2, t3;
+static long seen_pid, seen_tid, seen_ppid, seen_fs;
+static int shared_word;
+
+static int report_ids(void *arg)
+{
+	seen_pid = sys0(NR_getpid);
+	seen_tid = sys0(NR_gettid);
+	seen_ppid = sys0(NR_getppid);
+	sys2(NR_arch_prctl, ARCH_GET_FS, &seen_fs);
+	shared_word = 42; /* the same memory as the creator's */
+	return 0;
+}
+
+static void test_ids(void)
+{
+	long tid = spawn(&t1, report_ids, 0);
+
+	check("clone returns the thread's id", tid > sys0(NR_getpid), 1);
+	check("CLONE_PARENT_SETTID wrote it", t1.ptid, tid);
+	join(&t1);
+	check("CLONE_CHILD_CLEARTID zeroed the word at exit", t1.ctid, 0);
+	check("getpid in the thread is the process's", seen_pid, sys0(NR_getpid));
+	check("gettid in the thread is its own", seen_tid, tid);
+	check("getppid in the thread is the process's parent", seen_ppid, sys0(NR_getppid));
+	check("CLONE_SETTLS set its FS base", seen_fs, (long)&t1);
+	check("the thread's store is in our memory", shared_word, 42);
+	check("gettid of the leader is its pid", sys0(NR_gettid), sys0(NR_getpid));
+}
+
+/* --- futexes ------------------------------------------------------------------------------ */
+
+static int futex_word, woken_count;
+
+static int waker(void *arg)
+{
+	sleep_ms(20); /* the main thread is (most likely) asleep by now; if not, it sees 1 */
+	__atomic_store_n(&futex_word, 1, __ATOMIC_RELEASE);
+	woken_count = futex(&futex_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, 0, 0, 0);
+	return 0;
+}
+
+static void test_futex_wait_wake(void)
+{
+	long ret = 0;
+
+	futex_word = 0;
+	woken_count = -1;
+	spawn(&t1, waker, 0);
+	while (!__atomic_load_n(&futex_word, __ATOMIC_ACQUIRE) && !ret)
+		ret = futex(&futex_word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, 0, 0, 0);
+	check("FUTEX_WAIT returns 0 when woken (or -EAGAIN if late)", ret == 0 || ret == -EAGAIN, 1);
+	join(&t1);
+	check("FUTEX_WAKE woke the waiter (or none if it was late)",
+	      woken_count == 1 || (ret == -EAGAIN && woken_count == 0), 1);
+	check("FUTEX_WAKE with nobody waiting", futex(&futex_word, FUTEX_WAKE, 1, 0, 0, 0), 0);
+}
+
+static void test_futex_errors(void)
+{
+	struct timespec t = { 0, 30 * 1000000L }, bad = { 0, 1000000000L };
+	int w = 5;
+	long start = now_ns(), ret;
+
+	ret = futex(&w, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 5, &t, 0, 0);
+	check("FUTEX_WAIT times out", ret, -ETIMEDOUT);
+	check("...not before its 30 ms", now_ns() - start >= 30 * 1000000L, 1);
+	check("FUTEX_WAIT on a changed word", futex(&w, FUTEX_WAIT, 4, 0, 0, 0), -EAGAIN);
+	check("FUTEX_WAIT unaligned", futex((int *)((char *)&w + 1), FUTEX_WAIT, 5, 0, 0, 0),
+	      -EINVAL);
+	check("FUTEX_WAIT on NULL", futex(0, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, 0, 0, 0), -EFAULT);
+	check("FUTEX_WAIT on a kernel address",
+	      futex((int *)0xffffffff80000000UL, FUTEX_WAIT, 0, 0, 0, 0), -EFAULT);
+	check("FUTEX_WAKE (shared) on unmapped memory", futex((int *)0x1000, FUTEX_WAKE, 1, 0, 0, 0),
+	      -EFAULT);
+	check("FUTEX_WAIT with tv_nsec 1e9", futex(&w, FUTEX_WAIT, 5, &bad, 0, 0), -EINVAL);
+	check("FUTEX_WAIT with a bad timeout pointer",
+	      futex(&w, FUTEX_WAIT, 5, (struct timespec *)8, 0, 0), -EFAULT);
+	check("FUTEX_WAIT_BITSET with bitset 0", futex(&w, FUTEX_WAIT_BITSET, 5, 0, 0, 0), -EINVAL);
+	check("FUTEX_WAIT with CLOCK_REALTIME", futex(&w, FUTEX_WAIT | FUTEX_CLOCK_REALTIME, 5, 0, 0, 0),
+	      -ENOSYS);
+	check("an unknown futex op", futex(&w, 99, 0, 0, 0, 0), -ENOSYS);
+	check("FUTEX_CMP_REQUEUE on a changed word",
+	      futex(&w, FUTEX_CMP_REQUEUE, 1, (struct timespec *)1, &futex_word, 4), -EAGAIN);
+}
+
+/* --- clone's rules -------------------------------------------------------------------------- */
+
+static void test_clone_errors(void)
+{
+	check("CLONE_THREAD without CLONE_SIGHAND",
+	      raw_clone(CLONE_VM | CLONE_THREAD, t1.stack + STACK_SIZE, 0, 0, 0), -EINVAL);
+	check("CLONE_SIGHAND without CLONE_VM", raw_clone(CLONE_SIGHAND, t1.stack + STACK_SIZE, 0, 0, 0),
+	      -EINVAL);
+	check("tgkill with tgid 0", sys3(NR_tgkill, 0, sys0(NR_gettid), 0), -EINVAL);
+	check("tgkill of a thread of another process", sys3(NR_tgkill, 1, sys0(NR_gettid), 0), -ESRCH);
+}
+
+/* --- signals: a thread-directed one, and a process-directed one another thread takes ---------- */
+
+static volatile long handler_tid;
+
+static void on_usr1(int sig)
+{
+	handler_tid = sys0(NR_gettid);
+}
+
+void restore_rt(void);
+__asm__(".globl restore_rt\nrestore_rt:\n\tmov $15, %eax\n\tsyscall\n\thlt\n");
+
+static int park_flag;
+
+static int park(void *arg)
+{
+	while (!__atomic_load_n(&park_flag, __ATOMIC_ACQUIRE))
+		futex(&park_flag, FUTEX_WAIT, 0, 0, 0, 0);
+	return 0;
+}
+
+static void unpark(void)
+{
+	__atomic_store_n(&park_flag, 1, __ATOMIC_RELEASE);
+	futex(&park_flag, FUTEX_WAKE, 100, 0, 0, 0);
+}
+
+static void test_signals(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} act = { on_usr1, SA_RESTORER, restore_rt, 0 };
+	unsigned long block = 1UL << (SIGUSR1 - 1), old;
+	long tid;
+
+	park_flag = 0;
+	sys4(NR_rt_sigaction, SIGUSR1, &act, 0, 8);
+	tid = spawn(&t1, park, 0);
+	handler_tid = 0;
+	check("tgkill to the thread", sys3(NR_tgkill, sys0(NR_getpid), tid, SIGUSR1), 0);
+	for (int i = 0; i < 200 && !handler_tid; i++)
+		sleep_ms(5);
+	check("its handler ran in that thread", handler_tid, tid);
+	/* Blocked here, so the process's signal must go to the thread. */
+	sys4(NR_rt_sigprocmask, SIG_BLOCK, &block, &old, 8);
+	handler_tid = 0;
+	check("kill to the process", sys2(NR_kill, sys0(NR_getpid), SIGUSR1), 0);
+	for (int i = 0; i < 200 && !handler_tid; i++)
+		sleep_ms(5);
+	check("a thread that does not block it took it", handler_tid, tid);
+	sys4(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, &old, 0, 8);
+	unpark();
+	join(&t1);
+}
+
+/* --- a process's children belong to every thread ------------------------------------------- */
+
+static long child_pid;
+static int child_status;
+
+static int reap(void *arg)
+{
+	child_status = wait_status(child_pid);
+	return 0;
+}
+
+static void test_wait_from_thread(void)
+{
+	if (!(child_pid = sys0(NR_fork)))
+		exit_group(4);
+	spawn(&t1, reap, 0);
+	join(&t1);
+	check("a thread reaps the leader's child", child_status, 4 << 8);
+}
+
+/* --- the ends of a thread group ------------------------------------------------------------- */
+
+static int exit_group_7(void *arg)
+{
+	sleep_ms(10);
+	exit_group(7);
+}
+
+/* Two threads asleep on futexes forever, a third calls exit_group(7): the process ends. */
+static void test_exit_group_kills_threads(void)
+{
+	long pid = sys0(NR_fork);
+
+	if (!pid) {
+		park_flag = 0;
+		spawn(&t1, park, 0);
+		spawn(&t2, park, 0);
+		spawn(&t3, exit_group_7, 0);
+		park(0);
+		exit_group(1);
+	}
+	check("exit_group in a thread ends every thread, status 7", wait_status(pid), 7 << 8);
+}
+
+static int leader_gone[2], go_on[2];
+static int leader_tid_word;
+
+static int outlive_leader(void *arg)
+{
+	char c = 'L';
+	int tid;
+
+	while ((tid = __atomic_load_n(&leader_tid_word, __ATOMIC_ACQUIRE)) != 0)
+		futex(&leader_tid_word, FUTEX_WAIT, tid, 0, 0, 0);
+	sys3(NR_write, leader_gone[1], &c, 1);
+	sys3(NR_read, go_on[0], &c, 1);
+	sys1(NR_exit, 9);
+	return 0;
+}
+
+/* The leader exit()s first: the process goes on in its thread, and its status is the leader's. */
+static void test_leader_exits_first(void)
+{
+	char c = 0;
+	long pid, early;
+
+	sys1(NR_pipe, leader_gone);
+	sys1(NR_pipe, go_on);
+	if (!(pid = sys0(NR_fork))) {
+		leader_tid_word = sys0(NR_gettid);
+		sys1(NR_set_tid_address, &leader_tid_word);
+		spawn(&t1, outlive_leader, 0);
+		sys1(NR_exit, 3);
+	}
+	sys3(NR_read, leader_gone[0], &c, 1);
+	check("the thread saw the leader's tid word cleared", c, 'L');
+	early = sys4(NR_wait4, pid, 0, WNOHANG, 0);
+	check("wait4 does not reap the leader while a thread lives", early, 0);
+	check("kill(pid, 0) still finds the process", sys2(NR_kill, pid, 0), 0);
+	sys3(NR_write, go_on[1], "g", 1);
+	check("the process ends with its last thread, the leader's status", wait_status(pid),
+	      3 << 8);
+}
+
+/* A thread's execve: the other threads go, the program runs with the process's pid. */
+static int exec_hello(void *arg)
+{
+	char *argv[] = { "/tests/hello", "from-a-thread", 0 };
+	char *envp[] = { 0 };
+
+	sys3(NR_execve, argv[0], argv, envp);
+	return 99;
+}
+
+static void test_exec_from_thread(void)
+{
+	long pid = sys0(NR_fork);
+
+	if (!pid) {
+		park_flag = 0;
+		spawn(&t1, park, 0);
+		spawn(&t2, exec_hello, 0);
+		park(0);
+		exit_group(1);
+	}
+	check("execve in a thread replaces the whole process", wait_status(pid), 0);
+}
+
+/* --- trace: two threads wait, one wakes them ------------------------------------------------ */
+
+static int trace_word;
+
+static int trace_waiter(void *arg)
+{
+	while (!__atomic_load_n(&trace_word, __ATOMIC_ACQUIRE))
+		futex(&trace_word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, 0, 0, 0);
+	return 0;
+}
+
+static int trace_run(void)
+{
+	spawn(&t1, trace_waiter, 0);
+	spawn(&t2, trace_waiter, 0);
+	put_str("threads ");
+	put_num(t1.tid);
+	put_str(" ");
+	put_num(t2.tid);
+	put_str("\n");
+	sleep_ms(20);
+	__atomic_store_n(&trace_word, 1, __ATOMIC_RELEASE);
+	futex(&trace_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 2, 0, 0, 0);
+	join(&t1);
+	join(&t2);
+	return 0;
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	if (argc > 1 && !strcmp(argv[1], "trace"))
+		return trace_run();
+	test_ids();
+	test_futex_wait_wake();
+	test_futex_errors();
+	test_clone_errors();
+	test_signals();
+	test_wait_from_thread();
+	test_exit_group_kills_threads();
+	test_leader_exits_first();
+	test_exec_from_thread();
+	return check_summary();
+}
