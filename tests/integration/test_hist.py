@@ -12,6 +12,8 @@ import re
 
 import pytest
 
+from tests.console import LOG_LINE
+
 SMP = 1
 D = "/sys/kernel/debug/tracing"
 EINVAL = "echo: write error: Invalid argument"
@@ -455,3 +457,36 @@ def test_trace_marker_triggers_percent_and_graph(console):
             ("one", 1, "33.33", "#" * 10 + " " * 10), ("two", 2, "66.66", "#" * 20)], out
     finally:
         console.run("echo > " + trig)
+
+
+def test_proc_pid_comm_names_each_task(console):
+    """/proc/<pid>/comm, which ftracetest reads to check .execname keys: the name ps shows for every task, a kernel
+    thread's too; /proc/self is the reader; a task renames only itself (Linux's EINVAL for another); a task gone, pid
+    0 and a name that is not a pid have no directory."""
+    out = console.run("run compute 0")
+    m = re.match(r"^\[(\d+)\] compute on CPU 0$", out)
+    assert m, out
+    kpid = int(m.group(1))
+    try:
+        tasks = {}
+        for line in console.run("ps").splitlines()[1:]:
+            pid, cpu, state, switches, comm = line.split(None, 4)
+            tasks[int(pid)] = comm
+        assert tasks.get(kpid) == "compute", tasks
+        for pid, comm in tasks.items():
+            if pid:
+                assert console.run("cat /proc/%d/comm" % pid) == comm
+        assert console.run("cat /proc/self/comm") == tasks[1]
+        out = console.run("/bin/sh -c 'cat /proc/$$/comm; echo -n renamed > /proc/self/comm; "
+                          "cat /proc/$$/comm; echo x > /proc/%d/comm; cd /proc/$$ && cat comm'" % kpid)
+        out = [l for l in out.splitlines() if not re.match(LOG_LINE, l)]     # busybox cat's sendfile: ENOSYS
+        assert out == ["sh", "renamed", "sh: write error: Invalid argument", "cat"]
+        assert console.run("cat /proc/%d/comm" % kpid) == "compute"
+    finally:
+        console.run("kill %d" % kpid)
+    for _ in range(100):        # kill asks; the thread leaves at its next check
+        if not re.search(r"^ *%d " % kpid, console.run("ps"), re.M):
+            break
+    assert console.run("cat /proc/%d/comm" % kpid) == "cat: /proc/%d/comm: No such file or directory" % kpid
+    for name in ("0", "01", "1x", "99999999"):
+        assert console.run("cat /proc/%s/comm" % name).endswith("No such file or directory")
