@@ -70,8 +70,8 @@ static int comm_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
-/* As Linux's comm_write(): the first 15 bytes as they are (echo's newline too), and only a task
- * of the writer's own thread group may be renamed. */
+/* As Linux's comm_write(): the first 15 bytes as they are (echo's newline too). Only the writer
+ * itself may be renamed here (Linux: any thread of its process), EINVAL for anyone else. */
 static int comm_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	char name[TASK_COMM_LEN] = { 0 };
@@ -81,7 +81,7 @@ static int comm_write(struct fnode *f, const char *buf, size_t len, unsigned int
 	(void)flags;
 	if (!pid_probe(&p, pid))
 		return -ESRCH;
-	if (pid != current->pid && pid != current->tgid)
+	if (pid != current->pid)
 		return -EINVAL;
 	memcpy(name, buf, len < sizeof(name) - 1 ? len : sizeof(name) - 1);
 	trace_task_rename(current, name);
