@@ -17,7 +17,7 @@ struct fnode *fs_lookup(struct fnode *dir, const char *name, size_t len)
 	for (struct fnode *c = dir->children; c; c = c->next)
 		if (strlen(c->name) == len && !strncmp(c->name, name, len))
 			return c->mounted ? c->mounted : c;
-	return NULL;
+	return dir->ops && dir->ops->lookup ? dir->ops->lookup(dir, name, len) : NULL;
 }
 
 void fs_attach(struct fnode *parent, struct fnode *n, const char *name)

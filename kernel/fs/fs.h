@@ -51,6 +51,9 @@ struct file_ops {
 	int (*rmdir)(struct fnode *dir, struct fnode *victim);
 	/* Called as the node is freed, to let go of priv (a ramfs inode). */
 	void (*evict)(struct fnode *f);
+	/* A directory whose entries are not all in its list: asked for a name the list lacks
+	 * (Linux's inode_operations lookup: /proc/<pid>). The node it returns, or NULL. */
+	struct fnode *(*lookup)(struct fnode *dir, const char *name, size_t len);
 };
 
 struct super_block;

@@ -137,6 +137,7 @@ void procfs_init(void)
 		return;
 	slabinfo_init();
 	proc_pid_init();
+	proc_base_init();
 #ifdef CONFIG_LOCKDEP
 	lockdep_proc_init();
 #endif

@@ -16,6 +16,8 @@ extern const char linux_proc_banner[]; /* /proc/version's format, as Linux names
 void procfs_init(void);
 /* kernel/fs/proc_pid.c: /proc/self/stat, /proc/sys/kernel/sched_rt_{period,runtime}_us. */
 void proc_pid_init(void);
+/* kernel/fs/proc_base.c: /proc/<pid>/comm and /proc/self/comm. */
+void proc_base_init(void);
 int meminfo_show(struct seq_file *m, struct fnode *f);
 
 #endif

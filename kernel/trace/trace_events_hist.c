@@ -176,52 +176,6 @@ u64 hist_field_value(const struct hist_field *hf, const void *rec, u64 ts, const
 	return v;
 }
 
-/* A string field into its key slot: static arrays, __data_loc strings, char pointers. */
-static void string_to_key(const struct hist_field *hf, const void *rec, u32 len, char *dst)
-{
-	const struct ftrace_event_field *f = hf->field;
-	const char *src = (const char *)rec + f->offset;
-	unsigned int n = 0;
-
-	if (f->kind == FILTER_DYN_STRING) {
-		u32 loc = *(const u32 *)src;
-		if ((loc & 0xffff) + (loc >> 16) > len)
-			return;
-		src = (const char *)rec + (loc & 0xffff);
-		n = MIN(loc >> 16, hf->size - 1);
-	} else if (f->kind == FILTER_PTR_STRING) {
-		strncpy_from_kernel_nofault(dst, *(const char *const *)src, hf->size);
-		return;
-	} else {
-		n = f->size ?: MIN(len - f->offset, hf->size - 1); /* char[] to the record's end */
-	}
-	memcpy(dst, src, MIN(n, hf->size));
-	dst[hf->size - 1] = 0;
-}
-
-/* Our own frames are left out: the trace starts at the function that hit the tracepoint. */
-static void stack_to_key(unsigned long *entries)
-{
-	unsigned long fp = (unsigned long)__builtin_frame_address(0), prev = fp - 8;
-	unsigned int n = 0;
-	bool found = false;
-
-	for (int depth = 0; depth < 40 && n < HIST_STACKTRACE_DEPTH; depth++) {
-		unsigned long ret;
-		const char *name;
-		if (fp < PAGE_OFFSET || (fp & 7) || fp <= prev || fp - prev > 64 * 1024)
-			break;
-		ret = ((unsigned long *)fp)[1];
-		if (found)
-			entries[n++] = ret;
-		else if ((name = kallsyms_lookup(ret - 1, NULL, NULL)) &&
-			 !strncmp(name, "__traceiter_", 12))
-			found = true;
-		prev = fp;
-		fp = ((unsigned long *)fp)[0];
-	}
-}
-
 static void elt_save_comm(struct tracing_map_elt *elt, void *arg)
 {
 	struct task *t = current;
@@ -265,15 +219,18 @@ void hist_trigger_run(struct event_trigger_data *d, const void *rec, u32 len)
 
 	if (READ_ONCE(owner->paused))
 		return;
-	memset(key, 0, hd->key_size);
+	if (!hd->int_keys)
+		memset(key, 0, hd->key_size);
 	for_each_hist_key_field(i, hd)
 	{
 		struct hist_field *hf = hd->fields[i];
 		u8 *slot = (u8 *)key + hf->offset;
-		if (hf->flags & HIST_FIELD_FL_STACKTRACE)
-			stack_to_key((unsigned long *)slot);
+		if (hf->plain)
+			*(u64 *)slot = read_int(hf->field, rec);
+		else if (hf->flags & HIST_FIELD_FL_STACKTRACE)
+			hist_stack_to_key((unsigned long *)slot);
 		else if (hf->flags & HIST_FIELD_FL_STRING)
-			string_to_key(hf, rec, len, (char *)slot);
+			hist_string_to_key(hf, rec, len, (char *)slot);
 		else
 			*(u64 *)slot = hist_field_value(hf, rec, ts, refs);
 	}
@@ -285,7 +242,10 @@ void hist_trigger_run(struct event_trigger_data *d, const void *rec, u32 len)
 	for_each_hist_val_field(i, hd)
 	{
 		struct hist_field *hf = hd->fields[i];
-		u64 v = hist_field_value(hf, rec, ts, refs);
+		u64 v = hf->flags & HIST_FIELD_FL_HITCOUNT ? 1
+			: hf->plain			   ? read_int(hf->field, rec)
+			: hf->flags & HIST_FIELD_FL_STRING ? hist_string_var(hd, hf, elt, rec, len)
+							   : hist_field_value(hf, rec, ts, refs);
 		if (hf->flags & HIST_FIELD_FL_VAR)
 			tracing_map_set_var(elt, hf->var_idx, v);
 		else
@@ -508,6 +468,26 @@ static int hist_remove(struct trace_event_call *call, struct event_trigger_data 
 	return 1;
 }
 
+/* What hist_trigger_run() may do inline: integer fields read as they are (no modifier changes
+ * the value), and keys that are whole words only (no string or stack to zero around). */
+static void set_fast_paths(struct hist_trigger_data *hd)
+{
+	const unsigned long computed = HIST_FIELD_FL_CONST | HIST_FIELD_FL_VAR_REF |
+				       HIST_FIELD_FL_EXPR | HIST_FIELD_FL_HITCOUNT |
+				       HIST_FIELD_FL_TIMESTAMP | HIST_FIELD_FL_CPU |
+				       HIST_FIELD_FL_LOG2 | HIST_FIELD_FL_BUCKET |
+				       HIST_FIELD_FL_STRING | HIST_FIELD_FL_STACKTRACE;
+
+	hd->int_keys = true;
+	for (unsigned int i = 0; i < hd->n_fields; i++) {
+		struct hist_field *hf = hd->fields[i];
+		hf->plain = hf->field && hf->field->kind == FILTER_OTHER && !(hf->flags & computed);
+		if (i >= hd->n_vals &&
+		    (hf->flags & (HIST_FIELD_FL_STRING | HIST_FIELD_FL_STACKTRACE)))
+			hd->int_keys = false;
+	}
+}
+
 /* The new histogram's map: its own, or the one a same-named histogram already has. */
 static int hist_attach_map(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
 {
@@ -515,6 +495,7 @@ static int hist_attach_map(struct hist_parse_ctx *ctx, struct hist_trigger_data 
 	bool execname = false;
 	unsigned int i;
 
+	set_fast_paths(hd);
 	if (owner) {
 		if (!hist_trigger_match(owner, hd)) {
 			hist_err(ctx, HIST_ERR_NAMED_MISMATCH, hd->attrs->name);
@@ -528,6 +509,9 @@ static int hist_attach_map(struct hist_parse_ctx *ctx, struct hist_trigger_data 
 		!!(hd->fields[i]->flags & HIST_FIELD_FL_EXECNAME);
 	if (execname)
 		hd->map->elt_init = elt_save_comm;
+	for_each_hist_val_field(i, hd) if (hd->fields[i]->flags & HIST_FIELD_FL_STRING)
+		hd->fields[i]
+			->str_slot = hd->n_str_vars++;
 	hd->map->elt_private_size = HIST_ELT_PRIVATE_SIZE(hd);
 	return tracing_map_init(hd->map);
 }
@@ -543,6 +527,9 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 				      .find_var = find_var,
 				      .find_synth = hist_find_synth,
 				      .event_exists = event_exists,
+				      .field_var = hist_field_var,
+				      .field_vars_undo = hist_field_var_hists_drop_locked,
+				      .removing = remove,
 				      .cmd = p->cmd };
 	struct filter_parse_error pe = { 0 };
 	struct hist_trigger_data *hd = NULL;
@@ -612,6 +599,7 @@ out:
 
 void hist_trigger_free(struct event_trigger_data *d)
 {
+	hist_field_var_hists_drop(d->private_data);
 	kfree(d->pending);
 	hist_trigger_data_free(d->private_data);
 }

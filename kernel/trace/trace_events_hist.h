@@ -37,6 +37,7 @@
 #define HIST_KEY_SIZE_MAX (HIST_STRING_MAX + HIST_STACKTRACE_SIZE)
 #define HIST_ACTIONS_MAX 8
 #define HIST_VAR_REFS_MAX 16
+#define HIST_FIELD_VAR_HISTS_MAX 8
 #define SYNTH_FIELDS_MAX 64
 
 /* Linux 6.1's hist error codes and texts, in its order (err_text[] there). */
@@ -107,6 +108,7 @@ enum field_op_id {
 u64 hist_expr_op(enum field_op_id op, u64 a, u64 b);
 
 struct hist_trigger_data;
+struct event_trigger_data;
 struct seq_file;
 
 /* One key, value, variable or operand: where its u64 comes from and how it prints. */
@@ -128,6 +130,8 @@ struct hist_field {
 	int ref_slot;	 /* where its value is gathered in hist_data->var_ref_vals */
 	bool read_once;	 /* an expression's operand: reading it consumes the variable */
 	u64 constant;
+	int str_slot; /* a string variable: its text's place in each element's private data */
+	bool plain;   /* an integer field read as it is: hist_trigger_run() reads it inline */
 };
 
 enum handler_id { HANDLER_ONMATCH = 1, HANDLER_ONMAX, HANDLER_ONCHANGE };
@@ -176,6 +180,12 @@ struct hist_parse_ctx {
 					      struct hist_trigger_data *self);
 	struct synth_event *(*find_synth)(const char *name);
 	bool (*event_exists)(const char *system, const char *event);
+	/* An onmatch() parameter naming a field of another event: a variable made for it there
+	 * (trace_events_hist_field_var.c), or found when removing; undone if the spec is refused. */
+	struct hist_field *(*field_var)(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+					const char *system, const char *event, char *field);
+	void (*field_vars_undo)(struct hist_trigger_data *hd);
+	bool removing;
 	bool timestamps; /* common_timestamp appeared: the hist reads the clock */
 	/* The first error: Linux logs one line per refused command. */
 	enum hist_err err;
@@ -200,6 +210,8 @@ struct hist_trigger_data {
 	struct action_data *actions[HIST_ACTIONS_MAX];
 	unsigned int n_actions;
 	unsigned int n_save_vars;
+	unsigned int n_str_vars; /* string variables, their text after the save() strings */
+	bool int_keys; /* every key an integer written whole: no need to zero the key first */
 	unsigned int n_action_vars; /* map variables after the named ones */
 	int refcount;		    /* other hists' $references to this one's variables */
 	bool paused; /* :pause, disable_hist; also the state of a named hist's sharers */
@@ -207,6 +219,12 @@ struct hist_trigger_data {
 	struct hist_trigger_data *named;
 	int named_users;
 	struct trace_event_call *call;
+	/* hists made on other events for field parameters (Linux's field_var_hists) */
+	struct {
+		struct trace_event_call *call;
+		struct event_trigger_data *trigger;
+	} field_var_hists[HIST_FIELD_VAR_HISTS_MAX];
+	unsigned int n_field_var_hists;
 };
 
 #define for_each_hist_val_field(i, hd) for ((i) = 0; (i) < (hd)->n_vals; (i)++)
@@ -221,6 +239,12 @@ char *hist_strsep(char **s, const char *delims);
 int hist_create_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd);
 /* The map for them, with the actions' variables after the named ones. */
 int hist_create_map(struct hist_trigger_data *hd);
+/* The field var of another event (trace_events_hist_field_var.c): ctx->field_var in the kernel;
+ * the hists it made dropped, with event_mutex (_locked) or without. */
+struct hist_field *hist_field_var(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				  const char *system, const char *event, char *field);
+void hist_field_var_hists_drop_locked(struct hist_trigger_data *hd);
+void hist_field_var_hists_drop(struct hist_trigger_data *hd);
 /* A field of this event or a $reference, as an action's parameter (trace_events_hist_fields.c). */
 struct hist_field *hist_parse_param(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
 				    char *str);
@@ -240,8 +264,16 @@ const char *hist_field_flags_str(const struct hist_field *hf);
 bool hist_trigger_match(const struct hist_trigger_data *a, const struct hist_trigger_data *b);
 /* Each element's private data: the comm of .execname, then a string slot per save()d value. */
 #define HIST_SAVE_STR_LEN 32
-#define HIST_ELT_PRIVATE_SIZE(hd) (16 + HIST_SAVE_STR_LEN * (hd)->n_save_vars)
+#define HIST_ELT_PRIVATE_SIZE(hd)                                                                  \
+	(16 + HIST_SAVE_STR_LEN * (hd)->n_save_vars + HIST_STRING_MAX * (hd)->n_str_vars)
 
+/* A string field's text into dst (hf->size bytes), and a string variable's value: where its
+ * text is kept in elt (trace_events_hist_vars.c). */
+void hist_string_to_key(const struct hist_field *hf, const void *rec, u32 len, char *dst);
+/* The stack from the function that hit the tracepoint on, HIST_STACKTRACE_DEPTH entries. */
+void hist_stack_to_key(unsigned long *entries);
+u64 hist_string_var(struct hist_trigger_data *hd, const struct hist_field *hf,
+		    struct tracing_map_elt *elt, const void *rec, u32 len);
 /* The field's u64 for this record (ts: common_timestamp in ns; refs: resolved $references). */
 u64 hist_field_value(const struct hist_field *hf, const void *rec, u64 ts, const u64 *refs);
 

@@ -241,6 +241,8 @@ int hist_trigger_parse(struct hist_parse_ctx *ctx, char *spec, struct hist_trigg
 	*out = hd;
 	return 0;
 fail:
+	if (ctx->field_vars_undo && hd->n_field_var_hists)
+		ctx->field_vars_undo(hd);
 	hist_trigger_data_free(hd);
 	return err;
 }

@@ -107,14 +107,47 @@ static bool param_fits(const struct synth_event *se, unsigned int f, const struc
 }
 
 /* Each parameter becomes a field; for a synthetic event, of the type its field declares. */
+/* An onmatch() parameter that is a field of the matched event, not of this one: `sys.event.field`
+ * naming another event, or a bare name this event lacks (Linux tries the matched event then).
+ * Its system, event and field cut out of buf, or false. */
+static bool foreign_field(struct hist_parse_ctx *ctx, struct action_data *a, char *buf,
+			  char **system, char **event, char **field)
+{
+	char *dot1 = strchr(buf, '.'), *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+
+	if (a->handler != HANDLER_ONMATCH || !ctx->field_var || *buf == '$')
+		return false;
+	if (dot2) {
+		if (dot2[1] == '$' || strchr(dot2 + 1, '.'))
+			return false;
+		*dot1 = *dot2 = 0;
+		*system = buf, *event = dot1 + 1, *field = dot2 + 1;
+		if (strcmp(*system, ctx->system) || strcmp(*event, ctx->event))
+			return true;
+		*dot1 = *dot2 = '.';
+		return false;
+	}
+	if (dot1 || !strcmp(buf, "common_timestamp") || !strcmp(buf, "cpu") ||
+	    !strcmp(buf, "common_cpu") || !strcmp(buf, "hitcount"))
+		return false;
+	for (int i = 0; i < ctx->nr_fields; i++)
+		if (!strcmp(ctx->fields[i].name, buf))
+			return false;
+	*system = a->match_system, *event = a->match_event, *field = buf;
+	return true;
+}
+
 static int resolve_params(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
 			  struct action_data *a, unsigned int first)
 {
 	for (unsigned int i = first; i < a->n_params; i++) {
-		char buf[64];
+		char buf[64], *system, *event, *field;
 		struct hist_field *hf;
 		strscpy(buf, a->params[i], sizeof(buf));
-		hf = hist_parse_param(ctx, hd, buf);
+		if (foreign_field(ctx, a, buf, &system, &event, &field))
+			hf = ctx->field_var(ctx, hd, system, event, field);
+		else
+			hf = hist_parse_param(ctx, hd, buf);
 		if (!hf) /* not found (logged by the parser), or no memory */
 			return ctx->err || ctx->malformed ? -EINVAL : -ENOMEM;
 		a->param_fields[i] = hf;

@@ -45,7 +45,7 @@ static const struct {
 	{ "char", "%d", 1, 1 },	 { "unsigned char", "%u", 1, 0 },
 	{ "int", "%d", 4, 1 },	 { "unsigned int", "%u", 4, 0 },
 	{ "long", "%ld", 8, 1 }, { "unsigned long", "%lu", 8, 0 },
-	{ "bool", "%d", 1, 0 },	 { "pid_t", "%d", 4, 1 },
+	{ "bool", "%d", 1, 1 },	 { "pid_t", "%d", 4, 1 },
 	{ "gfp_t", "%x", 4, 0 },
 };
 
@@ -57,7 +57,7 @@ static int type_index(const char *type)
 	return -1;
 }
 
-/* char[N], 0 < N <= 256: its N; 0 for char[] (not offered); -1 for anything else. */
+/* char[N], 0 < N <= 256: its N; 0 for char[] (a dynamic string); -1 for anything else. */
 static int string_size(const char *type)
 {
 	unsigned long n;
@@ -137,13 +137,18 @@ static int parse_field(char **w, int nw, int *used, struct synth_field *f,
 		return fail(e, SYNTH_ERR_BAD_NAME, name);
 	ti = type_index(f->type);
 	n = ti < 0 ? string_size(f->type) : 0;
-	if (ti < 0 && n <= 0) /* char[] (a dynamic string) is not offered: refused as Linux
-			       * refuses a type it does not know */
+	if (ti < 0 && n < 0)
 		return fail(e, bracket ? SYNTH_ERR_INVALID_ARRAY_SPEC : SYNTH_ERR_INVALID_TYPE,
 			    bracket ? name : type);
 	f->is_string = ti < 0;
-	f->size = ti < 0 ? (unsigned int)n : synth_types[ti].size;
-	f->is_signed = ti >= 0 && synth_types[ti].is_signed;
+	f->is_dynamic = f->is_string && !n;
+	if (f->is_dynamic) { /* the format file names it so; the listings leave the prefix out */
+		memmove(f->type + 11, f->type, strlen(f->type) + 1);
+		memcpy(f->type, "__data_loc ", 11);
+	}
+	f->size = f->is_dynamic ? 8 : f->is_string ? (unsigned int)n : synth_types[ti].size;
+	/* Linux's synth_field_signed(): every type but u* and gfp_t, strings included */
+	f->is_signed = f->is_string || synth_types[ti].is_signed;
 	return 0;
 }
 
@@ -187,7 +192,7 @@ int synth_parse_fields(char *rest, struct synth_field *fields, unsigned int max,
 			if (err)
 				return err;
 			fields[*n].offset = off;
-			off += fields[*n].is_string ? STR_VAR_LEN_MAX : 8;
+			off += fields[*n].is_string && !fields[*n].is_dynamic ? STR_VAR_LEN_MAX : 8;
 			(*n)++;
 		}
 	}

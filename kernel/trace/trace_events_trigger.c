@@ -403,3 +403,34 @@ void event_trigger_probe_remove(struct trace_event_call *call, void *data)
 		trigger_free(d);
 	}
 }
+
+struct event_trigger_data *event_trigger_add_locked(struct trace_event_call *call, char *text)
+{
+	struct event_trigger_data *d = NULL, *gone = NULL, *old_list = NULL;
+	bool remove, listed = false;
+
+	if (trigger_parse(call, text, &d, &remove))
+		return NULL;
+	if (!trigger_apply(call, d, false, &gone, &listed) && listed) {
+		if (!trigger_update_mode(call))
+			return d;
+		hist_trigger_unlinked(call, d);
+		trigger_list_restore(call, d, &gone, &old_list);
+		tracepoint_synchronize_unregister(); /* it may have been published a moment */
+	}
+	trigger_free(d);
+	return NULL;
+}
+
+void event_trigger_drop_locked(struct trace_event_call *call, struct event_trigger_data *d)
+{
+	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next)
+		if (*pp == d) {
+			WRITE_ONCE(*pp, d->next);
+			hist_trigger_unlinked(call, d);
+			break;
+		}
+	trigger_update_mode(call);
+	tracepoint_synchronize_unregister(); /* nobody still runs it */
+	trigger_free(d);
+}

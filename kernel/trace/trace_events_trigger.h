@@ -51,6 +51,11 @@ void hist_trigger_free(struct event_trigger_data *d);
  * shares its map), and what its going lets go of. */
 bool hist_trigger_busy(struct event_trigger_data *d, struct event_trigger_data *going);
 void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *d);
+/* A hist trigger made for another hist (Linux's create_field_var_hist()): `text` added to call
+ * under event_mutex as a write of it would add it (the trigger, or NULL), and taken off again
+ * and freed, under event_mutex too, once the hist that made it goes. */
+struct event_trigger_data *event_trigger_add_locked(struct trace_event_call *call, char *text);
+void event_trigger_drop_locked(struct trace_event_call *call, struct event_trigger_data *d);
 /* enable_hist/disable_hist and enable_event/disable_event: `sys:event[:count]` (trace_events_enable.c). */
 int event_enable_parse(enum trigger_type type, char *arg, bool remove,
 		       struct event_trigger_data *d);

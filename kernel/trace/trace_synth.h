@@ -8,10 +8,12 @@
 #define SYNTH_SYSTEM "synthetic"
 #define STR_VAR_LEN_MAX 256 /* a char[N] field's room in the record, as Linux's */
 
+/* A char[] field (is_dynamic) is a u64 slot holding a __data_loc: its string's offset in the
+ * record (low 16 bits) and length with the NUL (high 16), the bytes after the fixed fields. */
 struct synth_field {
 	char type[24], name[32];
 	unsigned int size, offset; /* offset in the record */
-	bool is_signed, is_string;
+	bool is_signed, is_string, is_dynamic;
 };
 
 /* Linux 6.1's synthetic_events errors, in its order and words. */

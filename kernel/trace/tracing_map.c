@@ -24,18 +24,6 @@
 #include "lib/string.h"
 
 /* Keys are whole u64 words (hist triggers pad every key field to 8 bytes): mix word by word. */
-static u32 key_hash(const void *key, unsigned int size)
-{
-	const u64 *w = key;
-	u64 h = size;
-
-	for (unsigned int i = 0; i < size / 8; i++) {
-		h = (h ^ w[i]) * GOLDEN_RATIO_64;
-		h ^= h >> 31;
-	}
-	return (u32)(h >> 32) ?: 1; /* 0 marks a free slot */
-}
-
 struct tracing_map *tracing_map_create(unsigned int map_bits, unsigned int key_size)
 {
 	struct tracing_map *map;
@@ -163,7 +151,7 @@ static struct tracing_map_elt *get_free_elt(struct tracing_map *map)
 static struct tracing_map_elt *map_insert(struct tracing_map *map, void *key, void *arg,
 					  bool lookup_only)
 {
-	u32 hash = key_hash(key, map->key_size), idx = hash >> (32 - (map->map_bits + 1));
+	u32 hash = tracing_map_hash(key, map->key_size), idx = hash >> (32 - (map->map_bits + 1));
 	unsigned int waited = 0, probed = 0;
 	struct tracing_map_elt *elt;
 
@@ -173,7 +161,7 @@ static struct tracing_map_elt *map_insert(struct tracing_map *map, void *key, vo
 
 		if (test == hash) {
 			elt = __atomic_load_n(&entry->val, __ATOMIC_ACQUIRE);
-			if (elt && !memcmp(elt->key, key, map->key_size))
+			if (elt && tracing_map_keys_equal(elt->key, key, map->key_size))
 				goto found;
 			/* Claimed for this hash, element not published yet: it may be our key.
 			 * Wait for it (bounded: the claimer may be the NMI we interrupted). */
@@ -214,7 +202,7 @@ found:
 	return elt;
 }
 
-struct tracing_map_elt *tracing_map_insert(struct tracing_map *map, void *key, void *arg)
+struct tracing_map_elt *tracing_map_insert_slow(struct tracing_map *map, void *key, void *arg)
 {
 	return map_insert(map, key, arg, false);
 }
@@ -222,11 +210,6 @@ struct tracing_map_elt *tracing_map_insert(struct tracing_map *map, void *key, v
 struct tracing_map_elt *tracing_map_lookup(struct tracing_map *map, void *key)
 {
 	return map_insert(map, key, NULL, true);
-}
-
-void tracing_map_update_sum(struct tracing_map_elt *elt, unsigned int i, u64 n)
-{
-	__atomic_fetch_add(&elt->sums[i], n, __ATOMIC_RELAXED);
 }
 
 u64 tracing_map_read_sum(struct tracing_map_elt *elt, unsigned int i)

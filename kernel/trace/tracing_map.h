@@ -4,6 +4,7 @@
 #ifndef KERNEL_TRACE_TRACING_MAP_H
 #define KERNEL_TRACE_TRACING_MAP_H
 
+#include "lib/hash.h"
 #include "lib/types.h"
 
 /* Linux's limits, so that the same specs are accepted and refused. */
@@ -94,11 +95,56 @@ void tracing_map_clear(struct tracing_map *map);
 
 /* The element of key, made if new (arg goes to elt_init); NULL when the map is full (counted in
  * drops). Lock-free: safe from interrupts, NMIs and every CPU at once. */
-struct tracing_map_elt *tracing_map_insert(struct tracing_map *map, void *key, void *arg);
+/* The key's 32-bit hash, never 0 (0 marks a free slot); keys are whole words
+ * (tracing_map_create() refuses any other size), compared a word at a time. */
+static inline u32 tracing_map_hash(const void *key, unsigned int size)
+{
+	const u64 *w = key;
+	u64 h = size;
+
+	for (unsigned int i = 0; i < size / 8; i++) {
+		h = (h ^ w[i]) * GOLDEN_RATIO_64;
+		h ^= h >> 31;
+	}
+	return (u32)(h >> 32) ?: 1;
+}
+
+static inline bool tracing_map_keys_equal(const u64 *a, const u64 *b, unsigned int size)
+{
+	for (unsigned int i = 0; i < size / 8; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+struct tracing_map_elt *tracing_map_insert_slow(struct tracing_map *map, void *key, void *arg);
+
+/* Inline on every event, the common case: the key's first slot already holds its element. Else
+ * the claim, the wait and the drop of tracing_map_insert_slow() (map_insert()). */
+static inline struct tracing_map_elt *tracing_map_insert(struct tracing_map *map, void *key,
+							 void *arg)
+{
+	u32 hash = tracing_map_hash(key, map->key_size);
+	struct tracing_map_entry *e =
+		&map->map[(hash >> (32 - (map->map_bits + 1))) & (map->map_size - 1)];
+	struct tracing_map_elt *elt;
+
+	if (__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) == hash &&
+	    (elt = __atomic_load_n(&e->val, __ATOMIC_ACQUIRE)) &&
+	    tracing_map_keys_equal(elt->key, key, map->key_size)) {
+		__atomic_fetch_add(&map->hits, 1, __ATOMIC_RELAXED);
+		return elt;
+	}
+	return tracing_map_insert_slow(map, key, arg);
+}
 /* The element of key if it exists; never makes one. */
 struct tracing_map_elt *tracing_map_lookup(struct tracing_map *map, void *key);
 
-void tracing_map_update_sum(struct tracing_map_elt *elt, unsigned int i, u64 n);
+/* Inline: a hist trigger adds to a sum on every event. */
+static inline void tracing_map_update_sum(struct tracing_map_elt *elt, unsigned int i, u64 n)
+{
+	__atomic_fetch_add(&elt->sums[i], n, __ATOMIC_RELAXED);
+}
 u64 tracing_map_read_sum(struct tracing_map_elt *elt, unsigned int i);
 void tracing_map_set_var(struct tracing_map_elt *elt, unsigned int i, u64 n);
 bool tracing_map_var_set(struct tracing_map_elt *elt, unsigned int i);

@@ -182,8 +182,9 @@ static void fuzz_synth(const char *text)
 		FUZZ_CHECK(n >= 1 && n <= SYNTH_FIELDS_MAX, "%u fields", n);
 		for (unsigned int i = 0; i < n; i++) {
 			FUZZ_CHECK(synth_good_name(f[i].name), "field name \"%s\"", f[i].name);
-			FUZZ_CHECK(f[i].size >= 1 && f[i].offset + (f[i].is_string ? STR_VAR_LEN_MAX :
-											8) <= size,
+			FUZZ_CHECK(f[i].size >= 1 && f[i].offset + (f[i].is_string && !f[i].is_dynamic
+								  ? STR_VAR_LEN_MAX
+								  : 8) <= size,
 				   "field %u at %u+%u of %u", i, f[i].offset, f[i].size, size);
 			FUZZ_CHECK(synth_field_fmt(&f[i])[0] == '%', "no format for %s", f[i].type);
 		}

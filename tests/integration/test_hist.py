@@ -12,6 +12,8 @@ import re
 
 import pytest
 
+from tests.console import LOG_LINE
+
 SMP = 1
 D = "/sys/kernel/debug/tracing"
 EINVAL = "echo: write error: Invalid argument"
@@ -455,3 +457,147 @@ def test_trace_marker_triggers_percent_and_graph(console):
             ("one", 1, "33.33", "#" * 10 + " " * 10), ("two", 2, "66.66", "#" * 20)], out
     finally:
         console.run("echo > " + trig)
+
+
+def test_proc_pid_comm_names_each_task(console):
+    """/proc/<pid>/comm, which ftracetest reads to check .execname keys: the name ps shows for every task, a kernel
+    thread's too; /proc/self is the reader; a task renames only itself (Linux's EINVAL for another); a task gone, pid
+    0 and a name that is not a pid have no directory."""
+    out = console.run("run compute 0")
+    m = re.match(r"^\[(\d+)\] compute on CPU 0$", out)
+    assert m, out
+    kpid = int(m.group(1))
+    try:
+        tasks = {}
+        for line in console.run("ps").splitlines()[1:]:
+            pid, cpu, state, switches, comm = line.split(None, 4)
+            tasks[int(pid)] = comm
+        assert tasks.get(kpid) == "compute", tasks
+        for pid, comm in tasks.items():
+            if pid:
+                assert console.run("cat /proc/%d/comm" % pid) == comm
+        assert console.run("cat /proc/self/comm") == tasks[1]
+        out = console.run("/bin/sh -c 'cat /proc/$$/comm; echo -n renamed > /proc/self/comm; "
+                          "cat /proc/$$/comm; echo x > /proc/%d/comm; cd /proc/$$ && cat comm'" % kpid)
+        out = [l for l in out.splitlines() if not re.match(LOG_LINE, l)]     # busybox cat's sendfile: ENOSYS
+        assert out == ["sh", "renamed", "sh: write error: Invalid argument", "cat"]
+        assert console.run("cat /proc/%d/comm" % kpid) == "compute"
+    finally:
+        console.run("kill %d" % kpid)
+    for _ in range(100):        # kill asks; the thread leaves at its next check
+        if not re.search(r"^ *%d " % kpid, console.run("ps"), re.M):
+            break
+    assert console.run("cat /proc/%d/comm" % kpid) == "cat: /proc/%d/comm: No such file or directory" % kpid
+    for name in ("0", "01", "1x", "99999999"):
+        assert console.run("cat /proc/%s/comm" % name).endswith("No such file or directory")
+
+
+def test_dynamic_strings_and_synthetic_dynamic_events(console):
+    """char[] fields (histogram.rst's `char name[]`): a __data_loc in the format, the string after the fixed
+    fields, fed from a string variable of another event, printed and keyed as Linux does; `s:` lines in
+    dynamic_events; refused definitions logged with Linux's words and carets (ftracetest's cases)."""
+    assert console.run("echo 'exec_lat u64 lat; char filename[]' > synthetic_events") == ""
+    assert console.run("cat synthetic_events") == "exec_lat\tu64 lat; char[] filename"
+    fmt = console.run("cat events/synthetic/exec_lat/format").split("\n")
+    assert "\tfield:u64 lat;\toffset:8;\tsize:8;\tsigned:0;" in fmt
+    assert "\tfield:__data_loc char[] filename;\toffset:16;\tsize:8;\tsigned:1;" in fmt
+    assert fmt[-1] == 'print fmt: "lat=%llu, filename=%s", REC->lat, __get_str(filename)'
+    exec_trig, exit_trig = "events/sched/sched_process_exec/trigger", "events/sched/sched_process_exit/trigger"
+    try:
+        assert console.run("echo 'hist:key=pid:filenamevar=filename:ts0=common_timestamp.usecs' > " + exec_trig) == ""
+        assert console.run("echo 'hist:key=pid:lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_process_exec)"
+                           ".exec_lat($lat,$filenamevar) if comm == \"cyclictest\"' > " + exit_trig) == ""
+        assert console.run("echo 'hist:keys=filename,lat:sort=filename,lat' > "
+                           "events/synthetic/exec_lat/trigger") == ""
+        console.run("echo > trace")
+        console.run("echo 1 > events/synthetic/exec_lat/enable")
+        console.run("/tests/cyclictest 3 1000", timeout=120)
+        lines = trace_lines(console, "exec_lat")
+        assert len(lines) == 1 and re.search(r" exec_lat: lat=(\d+) filename=/tests/cyclictest$", lines[0]), lines
+        lat = int(re.search(r"lat=(\d+)", lines[0]).group(1))
+        head, entries, hits, n, dropped = hist(console, "synthetic/exec_lat")
+        assert hits == 1 and dropped == 0
+        assert re.match(r"^\{ filename: /tests/cyclictest +, lat: +%d \} hitcount: +1$" % lat, entries[0]), entries
+        # dynamic_events lists synthetic events with s:synthetic/ and defines and removes them too.
+        assert console.run("echo 's:latency1 u64 lat; pid_t pid;' >> dynamic_events") == ""
+        assert console.run("echo 's:synthetic/latency2 u64 lat; pid_t pid;' >> dynamic_events") == ""
+        listing = ["s:synthetic/exec_lat\tu64 lat; char[] filename", "s:synthetic/latency1\tu64 lat; pid_t pid",
+                   "s:synthetic/latency2\tu64 lat; pid_t pid"]
+        assert console.run("cat dynamic_events").split("\n") == listing
+        assert console.run("echo '-:synthetic/latency2' >> dynamic_events") == ""
+        assert console.run("cat dynamic_events").split("\n") == listing[:2]
+        # exec_lat has a hist: `>` removes none of them (Linux's all or nothing).
+        assert console.run("echo > synthetic_events") == "echo: write error: Device or resource busy"
+        assert console.run("cat synthetic_events").split("\n") == [l[12:] for l in listing[:2]]
+    finally:
+        console.run("echo 0 > events/synthetic/exec_lat/enable")
+        console.run("echo > events/synthetic/exec_lat/trigger")
+        console.run("echo > " + exit_trig)
+        console.run("echo > " + exec_trig)
+    assert console.run("echo > dynamic_events") == ""
+    assert console.run("cat synthetic_events") == ""
+    for spec, text, at, path in [("mye;vent char str[]", "Command must be of the form: <name> field[;field] ...", 0,
+                                  "synthetic_events"),
+                                 ("myevent char str[257]", "Invalid array specification", 13, "synthetic_events"),
+                                 ("myevent char str; int", "Invalid field", 18, "synthetic_events"),
+                                 ("myevent char st-r[]", "Illegal name", 13, "synthetic_events"),
+                                 ("s:junk/myevent char str[", "Command must be of the form: s or "
+                                  "-:[synthetic/]<name> field[;field] ...", 0, "dynamic_events")]:
+        assert console.run("echo '%s' >> %s" % (spec, path)) == EINVAL
+        head, cmd, caret = last_error(console)
+        assert head.endswith("] synthetic_events: error: " + text) and cmd == "  Command: " + spec, head
+        assert caret == " " * (11 + at) + "^", spec
+    assert console.run("cat synthetic_events") == ""
+    console.run("echo > error_log")
+
+
+def test_field_of_the_matching_event_as_an_action_parameter(console):
+    """ftracetest's field-variable case with cyclictest for ping: `sched.sched_waking.prio` in sched_switch's
+    onmatch() makes a second hist on sched_waking (the first one's keys and filter, `synthetic_prio=prio`), which
+    stays while the hist that made it does; its value reaches the synthetic event. A field no hist can hold is
+    refused with Linux's errors, and nothing stays behind."""
+    waking, switch = "events/sched/sched_waking/trigger", "events/sched/sched_switch/trigger"
+    spec = ("hist:keys=next_comm:wakeup_lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_waking).wakeup_latency("
+            "$wakeup_lat,next_pid,sched.sched_waking.prio,next_comm) if next_comm==\"cyclictest\"")
+    assert console.run("echo 'wakeup_latency u64 lat; pid_t pid; int prio; char comm[16]' > synthetic_events") == ""
+    try:
+        assert console.run("echo 'hist:keys=comm:ts0=common_timestamp.usecs if comm==\"cyclictest\"' > "
+                           + waking) == ""
+        assert console.run("echo '%s' > %s" % (spec, switch)) == ""
+        made = "hist:keys=comm:vals=hitcount:synthetic_prio=prio:sort=hitcount:size=2048 if comm==\"cyclictest\""
+        assert console.run("cat " + waking).split("\n")[1] == made + " [active]"
+        assert console.run("echo 'hist:keys=pid,prio,comm:vals=lat:sort=pid,prio' > "
+                           "events/synthetic/wakeup_latency/trigger") == ""
+        console.run("echo > trace")
+        console.run("echo 1 > events/synthetic/wakeup_latency/enable")
+        console.run("echo 1 > events/sched/sched_waking/enable")
+        console.run("/tests/cyclictest 3 1000", timeout=120)
+        console.run("echo 0 > events/sched/sched_waking/enable")
+        lines = trace_lines(console, "wakeup_latency")
+        wakings = [l for l in trace_lines(console, "sched_waking") if "comm=cyclictest " in l]
+        assert len(lines) == 3 and wakings, lines
+        prio = re.search(r" prio=(\d+) ", wakings[-1]).group(1)
+        for l in lines:
+            assert re.search(r" wakeup_latency: lat=\d+ pid=\d+ prio=%s comm=cyclictest$" % prio, l), l
+        assert hist(console, "synthetic/wakeup_latency")[2] == 3
+        # The made hist is read by the one that made it: it cannot go alone.
+        assert console.run("echo > " + waking) == "echo: write error: Device or resource busy"
+        assert console.run("echo '!%s' >> %s" % (spec, switch)) == ""
+        assert "synthetic_prio" not in console.run("cat " + waking)
+        # No hist on sched_waking keyed like next_pid, then no field there: refused, nothing made.
+        for bad, text, at in [(spec.replace("keys=next_comm", "keys=next_pid"), "Matching event histogram not found",
+                               "prio"),
+                              (spec.replace("waking.prio", "waking.nosuch"), "Couldn't create histogram for field",
+                               "nosuch")]:
+            assert console.run("echo '%s' >> %s" % (bad, switch)) == EINVAL
+            head, cmd, caret = last_error(console)
+            assert head.endswith("] hist:sched:sched_switch: error: " + text) and cmd == "  Command: " + bad, head
+            assert caret == " " * (11 + bad.index(at)) + "^", bad
+            assert len(console.run("cat " + waking).split("\n")) == 1
+    finally:
+        console.run("echo 0 > events/synthetic/wakeup_latency/enable")
+        console.run("echo > events/synthetic/wakeup_latency/trigger")
+        console.run("echo > " + switch)
+        console.run("echo > " + waking)
+        console.run("echo > synthetic_events")
+        console.run("echo > error_log")

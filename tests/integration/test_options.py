@@ -170,14 +170,15 @@ def test_readme_lists_the_syntax_ftracetest_greps_for(console):
     assert readme.startswith("tracing mini-HOWTO")
     for built in ("Create/append/", "x8/16/32/64", "$arg<N>", "r[maxactive]", "imm-value", "imm-string",
                   "e[:[<group>/][<event>]]", "p[:[<group>/][<event>]]", " <type>\\[<array-size>\\]", "ustring",
-                  "[u]<offset>", "snapshot()", "onchange(var)", "synthetic_events"):
+                  "[u]<offset>", "snapshot()", "onchange(var)", "synthetic_events", "s:[synthetic/]",
+                  "char name[]' >> synthetic_events"):
         assert built in readme, built
     assert re.search(r"accepts: .* glob-matching-pattern", readme)
     assert re.search(r"place \(kretprobe\): .*%return.*", readme)
     assert re.search(r"<attached-group>\.<attached-event>.*\[if <filter>\]", readme)
     fetch = readme.split("fetcharg:")[1].split("\n")[0]
     assert "$comm" in fetch
-    for lacking in ("[<module>:]", "s:[synthetic/]"):
+    for lacking in ("[<module>:]",):
         assert lacking not in readme, lacking
     assert not re.search(r"place \(uprobe\): .*%return", readme)
     # Every file it names at the top level exists.

@@ -1,0 +1,200 @@
+/*
+ * /proc/<pid>/ and /proc/self/comm (Linux: fs/proc/base.c): a directory for every live task,
+ * kernel threads included, made when a path names it rather than when the task is born.
+ *
+ * /proc's list holds the fixed files only; a name the list lacks comes to proc_root_lookup(),
+ * which answers a number whose task lives with a directory node kept in pid_dirs. The node holds
+ * the pid, never the task: each read finds the task again under its run queue's lock and fails
+ * with ESRCH once it is gone, as Linux's get_proc_task() does. Nodes of dead tasks nobody stands
+ * in are freed at the next lookup, so the cache is as large as the set of live pids looked up.
+ * Not here: listing the pids in a readdir of /proc, and every file but comm.
+ */
+#include "kernel/fs/procfs.h"
+#include "kernel/fs/tracefs.h"
+#include "kernel/mm/mm.h"
+#include "kernel/sched/sched.h"
+#include "kernel/spinlock.h"
+#include "kernel/trace/events/task.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+struct pid_dir {
+	struct fnode *dir;
+	int pid;
+	struct pid_dir *next;
+};
+
+static struct pid_dir *pid_dirs; /* under pid_dirs_lock */
+static DEFINE_SPINLOCK(pid_dirs_lock);
+
+/* A copy of what a file shows, taken while the task cannot go away under us. */
+struct pid_probe {
+	int pid;
+	bool found;
+	char comm[TASK_COMM_LEN];
+};
+
+static void probe_one(struct task *t, void *arg)
+{
+	struct pid_probe *p = arg;
+
+	if (t->pid && t->pid == p->pid && !p->found) {
+		p->found = true;
+		memcpy(p->comm, t->comm, sizeof(p->comm));
+		p->comm[TASK_COMM_LEN - 1] = 0;
+	}
+}
+
+static bool pid_probe(struct pid_probe *p, int pid)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	for_each_task(probe_one, p);
+	return p->found;
+}
+
+/* The pid a comm file stands for: its directory's, or the reader's for /proc/self. */
+static int comm_pid(const struct fnode *f)
+{
+	return f->priv ? (int)(long)f->priv : current->pid;
+}
+
+static int comm_show(struct seq_file *m, struct fnode *f)
+{
+	struct pid_probe p;
+
+	if (!pid_probe(&p, comm_pid(f)))
+		return -ESRCH;
+	seq_printf(m, "%s\n", p.comm);
+	return 0;
+}
+
+/* As Linux's comm_write(): the first 15 bytes as they are (echo's newline too). Only the writer
+ * itself may be renamed here (Linux: any thread of its process), EINVAL for anyone else. */
+static int comm_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	char name[TASK_COMM_LEN] = { 0 };
+	struct pid_probe p;
+	int pid = comm_pid(f);
+
+	(void)flags;
+	if (!pid_probe(&p, pid))
+		return -ESRCH;
+	if (pid != current->pid)
+		return -EINVAL;
+	memcpy(name, buf, len < sizeof(name) - 1 ? len : sizeof(name) - 1);
+	trace_task_rename(current, name);
+	strscpy(current->comm, name, sizeof(current->comm));
+	return 0;
+}
+
+static const struct file_ops comm_ops = { .show = comm_show, .write = comm_write };
+
+/* A number with no sign, no leading zero and no more digits than a pid has. */
+static int parse_pid(const char *name, size_t len)
+{
+	int pid = 0;
+
+	if (!len || len > 9 || (name[0] == '0'))
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return -1;
+		pid = pid * 10 + (name[i] - '0');
+	}
+	return pid;
+}
+
+/* Frees the cached directories of dead tasks nobody stands in; under pid_dirs_lock. */
+static void prune_dead(void)
+{
+	struct pid_probe p;
+
+	for (struct pid_dir **pp = &pid_dirs, *d; (d = *pp);) {
+		if (!pid_probe(&p, d->pid) && !fs_busy(d->dir)) {
+			*pp = d->next;
+			fs_remove(d->dir);
+			kfree(d);
+		} else {
+			pp = &d->next;
+		}
+	}
+}
+
+/* The directory of a live pid, not yet listed: parent /proc for "..", but not in /proc's list. */
+static struct pid_dir *pid_dir_new(struct fnode *proc, int pid)
+{
+	struct fnode *dir = kzalloc(sizeof(*dir));
+	struct pid_dir *d = kzalloc(sizeof(*d));
+
+	if (!dir || !d)
+		goto fail;
+	snprintf(dir->name, sizeof(dir->name), "%d", pid);
+	dir->is_dir = true;
+	dir->parent = proc;
+	if (!fs_create(dir, "comm", &comm_ops, (void *)(long)pid))
+		goto fail;
+	d->dir = dir;
+	d->pid = pid;
+	return d;
+fail:
+	if (dir)
+		fs_remove(dir);
+	kfree(d);
+	return NULL;
+}
+
+static struct fnode *find_locked(int pid)
+{
+	for (struct pid_dir *d = pid_dirs; d; d = d->next)
+		if (d->pid == pid)
+			return d->dir;
+	return NULL;
+}
+
+static struct fnode *proc_root_lookup(struct fnode *proc, const char *name, size_t len)
+{
+	int pid = parse_pid(name, len);
+	struct pid_dir *fresh = NULL;
+	struct fnode *found;
+	struct pid_probe p;
+	unsigned long flags;
+
+	if (pid <= 0 || !pid_probe(&p, pid))
+		return NULL;
+	for (;;) {
+		flags = spin_lock_irqsave(&pid_dirs_lock);
+		prune_dead();
+		found = find_locked(pid);
+		if (!found && fresh) { /* made outside the lock: it allocates */
+			fresh->next = pid_dirs;
+			pid_dirs = fresh;
+			found = fresh->dir;
+			fresh = NULL;
+		}
+		spin_unlock_irqrestore(&pid_dirs_lock, flags);
+		if (found || !(fresh = pid_dir_new(proc, pid)))
+			break;
+	}
+	if (fresh) { /* someone else listed it meanwhile */
+		fs_remove(fresh->dir);
+		kfree(fresh);
+	}
+	return found;
+}
+
+static const struct file_ops proc_root_ops = { .lookup = proc_root_lookup };
+
+static const struct tracefs_file proc_base_files[] = {
+	TRACEFS_FILE("/proc/self/comm", comm_show, comm_write),
+};
+
+void proc_base_init(void)
+{
+	struct fnode *proc = fs_mkdir_p("/proc");
+
+	if (proc && !proc->ops)
+		proc->ops = &proc_root_ops;
+	tracefs_create_files(NULL, proc_base_files, ARRAY_SIZE(proc_base_files));
+}
