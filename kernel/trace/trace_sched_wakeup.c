@@ -129,10 +129,9 @@ static void probe_wakeup_sched_switch(void *data, bool preempt, struct task *pre
 	ctx_entry(TRACE_CTX, prev, next);
 	delta = tsc_to_ns(now - wakeup_start);
 	if (report_latency(delta) && READ_ONCE(global_trace.tracing_on)) {
-		global_trace.max_latency = delta;
-		trace_max_data.critical_start = trace_max_data.critical_end = 0;
-		trace_max_data.time_start = wakeup_start;
-		update_max_tr(&global_trace, wakeup_task, wakeup_cpu);
+		struct max_section s = { .latency = delta, .time_start = wakeup_start };
+
+		update_max_tr(&global_trace, wakeup_task, wakeup_cpu, &s);
 	}
 	__wakeup_reset();
 out:
