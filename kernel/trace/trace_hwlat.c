@@ -283,6 +283,7 @@ static void hwlat_instance_reset(struct trace_array *tr)
 	mutex_lock(&hwlat_lock);
 	hwlat_stop_threads();
 	WRITE_ONCE(trace_hwlat_callback_enabled, false);
+	WRITE_ONCE(hwlat_trace, &global_trace); /* an instance may be freed next (rmdir) */
 	hwlat_busy = false;
 	mutex_unlock(&hwlat_lock);
 	last_tracing_thresh = tracing_thresh; /* kept between runs, as Linux */

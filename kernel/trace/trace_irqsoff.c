@@ -333,6 +333,7 @@ static void irqsoff_reset(struct trace_array *tr)
 		trace_irqflags_hooks_put();
 	trace_type = 0;
 	trace_array_set_option(tr, TRACE_OPT_LATENCY_FMT, false);
+	WRITE_ONCE(irqsoff_trace, &global_trace); /* an instance may be freed next (rmdir) */
 	irqsoff_busy = false;
 }
 

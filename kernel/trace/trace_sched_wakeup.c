@@ -197,6 +197,7 @@ static void wakeup_instance_reset(struct trace_array *tr)
 	__wakeup_reset();
 	spin_unlock_irqrestore(&wakeup_lock, flags);
 	trace_array_set_option(tr, TRACE_OPT_LATENCY_FMT, false);
+	WRITE_ONCE(wakeup_trace, &global_trace); /* an instance may be freed next (rmdir) */
 	wakeup_busy = false;
 }
 

@@ -334,6 +334,12 @@ def test_irqsoff_family_in_an_instance(console, load):
         assert console.run("echo preemptoff > current_tracer") == ""
         assert console.run("echo irqsoff > instances/lat/current_tracer") == EBUSY
         assert console.run("echo nop > current_tracer") == ""
+        # rmdir of an instance that runs one stops it first: the next start anywhere is not refused.
+        assert console.run("echo preemptirqsoff > instances/other/current_tracer") == ""
+        assert console.run("rmdir instances/other") == ""
+        assert console.run("echo preemptirqsoff > instances/lat/current_tracer") == ""
+        spin(console, "noirq", 2000)
+        assert console.run("echo nop > instances/lat/current_tracer") == ""
     finally:
         console.run("echo nop > instances/lat/current_tracer")
         console.run("rmdir instances/lat")
