@@ -294,7 +294,8 @@ u64 ring_buffer_oldest_event_ts(struct ring_buffer_per_cpu *cb);
  * cpu < 0) trade their pages and counters; the writer words stay where they are, so a writer
  * that comes after finds the other pages under the same word. Constant in the buffer's size: a
  * few descriptors, never a page. -EAGAIN, nothing swapped, if recording is off on either side
- * (a reader holds it, as Linux's record_disabled); -EINVAL if the sizes differ.
+ * (a reader holds it, as Linux's record_disabled); -EBUSY if this CPU's own write into either is
+ * interrupted (Linux's commit in progress); -EINVAL if the sizes differ.
  */
 int ring_buffer_swap(struct trace_buffer *a, struct trace_buffer *b, int cpu);
 

@@ -17,20 +17,22 @@
  */
 #define RB_SWAP_HOLD (RB_RECORD_OFF + 1)
 
-static bool rb_swap_claim(struct ring_buffer_per_cpu *cb)
+/* 0, or -EAGAIN (recording is off: a reader or a resize holds it), -EBUSY (we interrupted this
+ * CPU's own write: it cannot finish before us; Linux's "commit in progress"). */
+static int rb_swap_claim(struct ring_buffer_per_cpu *cb)
 {
 	u32 w = __atomic_load_n(&cb->writer, __ATOMIC_RELAXED);
 
 	do {
 		if ((w + 1) >> 16)
-			return false; /* recording is off here: a reader or a resize holds it */
+			return -EAGAIN;
 		if (cb->cpu == smp_processor_id() && (u16)(w + 1))
-			return false; /* we interrupted this CPU's own write: it cannot finish first */
+			return -EBUSY;
 	} while (!__atomic_compare_exchange_n(&cb->writer, &w, w + RB_SWAP_HOLD, false,
 					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
 	while ((u16)(__atomic_load_n(&cb->writer, __ATOMIC_ACQUIRE) + 1) != 1)
 		cpu_relax();
-	return true;
+	return 0;
 }
 
 static void rb_swap_release(struct ring_buffer_per_cpu *cb)
@@ -72,13 +74,12 @@ int ring_buffer_swap(struct trace_buffer *a, struct trace_buffer *b, int cpu)
 	for (c = first; c <= last; c++) {
 		if (rb_swap_skips(a, b, c))
 			continue;
-		if (!rb_swap_claim(&a->cpu[c])) {
-			err = -EAGAIN;
+		err = rb_swap_claim(&a->cpu[c]);
+		if (err)
 			break;
-		}
-		if (!rb_swap_claim(&b->cpu[c])) {
+		err = rb_swap_claim(&b->cpu[c]);
+		if (err) {
 			rb_swap_release(&a->cpu[c]);
-			err = -EAGAIN;
 			break;
 		}
 	}

@@ -169,6 +169,13 @@ void trace_array_record_event_stack(struct trace_array *tr)
 	record_stack(tr, trace_frame_in_traceiter, 0);
 }
 
+void trace_array_record_stack_from(struct trace_array *tr,
+				   bool (*is_first)(unsigned long ret, unsigned long arg),
+				   unsigned long arg)
+{
+	record_stack(tr, is_first, arg);
+}
+
 void trace_record_stack(unsigned long ip)
 {
 	record_stack(&global_trace, returns_to_site, ip);
@@ -330,14 +337,24 @@ int trace_array_set_tracer(struct trace_array *tr, const char *name)
 		return -EINVAL;
 	mutex_lock(&trace_lock);
 	if (t != tr->current_trace) {
+		bool had_max_tr = tr->current_trace->use_max_tr;
+
+		if (t->use_max_tr && !had_max_tr) {
+			err = tracing_alloc_snapshot_instance(tr);
+			if (err)
+				goto out;
+		}
 		if (tr->current_trace->instance_reset)
 			tr->current_trace->instance_reset(tr);
 		tr->current_trace = &nop_trace;
+		if (had_max_tr && !t->use_max_tr)
+			free_snapshot(tr);
 		ring_buffer_reset(&tr->buffer);
 		err = t->instance_init ? t->instance_init(tr) : 0;
 		if (!err)
 			tr->current_trace = t;
 	}
+out:
 	mutex_unlock(&trace_lock);
 	return err;
 }

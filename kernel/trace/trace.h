@@ -205,6 +205,18 @@ int trace_clock_create_files(struct fnode *dir);
 int trace_cpumask_create(struct fnode *dir);
 int tracing_set_clock(struct trace_array *tr, const char *name);
 
+/* Who and where the section in an array's max buffer was (Linux's max_data of __update_max_tr()):
+ * the latency tracers' header prints it (trace_lat_output.c). */
+struct trace_max_data {
+	int cpu;
+	int pid;
+	char comm[TASK_COMM_LEN];
+	int policy, rt_priority;		    /* its class, for the header's task line */
+	unsigned long saved_latency;		    /* ns, tr->max_latency when it was taken */
+	unsigned long critical_start, critical_end; /* the section's first and last function */
+	u64 time_start;				    /* TSC when the section began */
+};
+
 struct trace_array {
 	struct trace_buffer buffer;
 	struct tracer *current_trace;
@@ -231,6 +243,7 @@ struct trace_array {
 	 * (kernel/trace/trace_snapshot.c). */
 	struct trace_buffer *max_buffer;
 	unsigned long max_latency; /* tracing_max_latency, in ns */
+	struct trace_max_data max_data;
 	/* Instances (trace_instances.c); the global one is id 0, its dir the top directory. */
 	int id;		   /* its bit in an event's instances mask, its slot in trace_arrays[] */
 	struct fnode *dir; /* instances/<name>/ */
@@ -353,6 +366,10 @@ void trace_array_record_stack(struct trace_array *tr, unsigned long ip);
 /* The same from the first frame whose return address is_first(ret, arg) accepts. */
 void __trace_record_stack(bool (*is_first)(unsigned long ret, unsigned long arg),
 			  unsigned long arg);
+/* The same into tr's buffer (the latency tracers run in instances too). */
+void trace_array_record_stack_from(struct trace_array *tr,
+				   bool (*is_first)(unsigned long ret, unsigned long arg),
+				   unsigned long arg);
 /* The return addresses of the caller's stack, its own first (at most max), to be recorded later
  * as a stack trace event of the global buffer (timerlat's print_stack). */
 int trace_save_stack(unsigned long *calls, int max);

@@ -6,7 +6,7 @@
  * A CPU taken out gets recording turned off on its part of the buffer, the same hold that
  * ring_buffer_record_off() puts on every CPU (Linux: ring_buffer_record_disable_cpu()), so no
  * tracer and no event needs a test of its own: their writes there fail at the writer word.
- * hwlat samples only the CPUs in the global array's mask (trace_cpu_traced()).
+ * hwlat samples only the CPUs in the mask of the array it runs on (trace_array_cpu_traced()).
  */
 #include "kernel/trace/trace.h"
 #include "kernel/trace/trace_osnoise.h"
@@ -32,9 +32,14 @@ static unsigned long array_cpumask(const struct trace_array *tr)
 	return possible_mask() & ~READ_ONCE(tr->cpumask_off);
 }
 
+bool trace_array_cpu_traced(struct trace_array *tr, int cpu)
+{
+	return array_cpumask(tr) & (1UL << cpu);
+}
+
 bool trace_cpu_traced(int cpu)
 {
-	return array_cpumask(&global_trace) & (1UL << cpu);
+	return trace_array_cpu_traced(&global_trace, cpu);
 }
 
 /* %*pb: as many hex digits as the possible CPUs need, zeros included ("01" of 8 CPUs). */

@@ -51,6 +51,9 @@ static volatile bool hwlat_alive[NR_CPUS];
  * window each, where Linux moves its one thread to the next CPU. The CPU whose turn it is: */
 static volatile int rr_turn;
 static bool hwlat_busy;
+/* The trace array it runs on (Linux's hwlat_trace), the top level's or an instance's; one hwlat in
+ * all arrays (hwlat_busy): one set of threads. */
+static struct trace_array *hwlat_trace = &global_trace;
 extern unsigned long tracing_thresh; /* ns (trace_functions_graph.c) */
 static unsigned long save_tracing_thresh;
 static unsigned long last_tracing_thresh = DEFAULT_LAT_THRESHOLD * 1000;
@@ -88,7 +91,8 @@ static void trace_hwlat_sample(struct hwlat_nmi *k, u64 inner, u64 outer, u64 ts
 			       unsigned int count)
 {
 	struct rb_reserve r;
-	struct hwlat_entry *e = trace_reserve(&r, TRACE_HWLAT, sizeof(*e), read_flags(), 0);
+	struct hwlat_entry *e = trace_array_reserve(READ_ONCE(hwlat_trace), &r, TRACE_HWLAT,
+						    sizeof(*e), read_flags());
 
 	if (!e)
 		return;
@@ -140,9 +144,9 @@ static int get_sample(void)
 	if ((u64)inner <= thresh && (u64)outer <= thresh)
 		return 0;
 	trace_hwlat_sample(k, inner, outer, first_ts, count);
-	/* Kept in ns like every latency tracer's here (the file shows us). */
-	if ((u64)MAX(inner, outer) * 1000 > global_trace.max_latency)
-		global_trace.max_latency = MAX(inner, outer) * 1000;
+	/* Kept in ns like every latency tracer's here (the file shows us), in the array it runs on. */
+	if ((u64)MAX(inner, outer) * 1000 > hwlat_trace->max_latency)
+		hwlat_trace->max_latency = MAX(inner, outer) * 1000;
 	return 1;
 }
 
@@ -226,7 +230,7 @@ static int hwlat_start_threads(void)
 	char name[TASK_COMM_LEN];
 
 	for_each_online_cpu(cpu) {
-		if (!trace_cpu_traced(cpu))
+		if (!trace_array_cpu_traced(hwlat_trace, cpu))
 			continue;
 		if (first < 0)
 			first = cpu;
@@ -249,12 +253,16 @@ fail:
 	return err;
 }
 
-static int hwlat_tracer_init(void)
+/* Linux's hwlat_tracer_init(): EBUSY while hwlat runs in any array. */
+static int hwlat_instance_init(struct trace_array *tr)
 {
 	int err;
 
+	if (READ_ONCE(hwlat_busy))
+		return -EBUSY;
 	hwlat_data.count = 0;
-	global_trace.max_latency = 0;
+	tr->max_latency = 0;
+	WRITE_ONCE(hwlat_trace, tr);
 	save_tracing_thresh = tracing_thresh;
 	if (!tracing_thresh)
 		tracing_thresh = last_tracing_thresh;
@@ -270,11 +278,12 @@ static int hwlat_tracer_init(void)
 	return err;
 }
 
-static void hwlat_tracer_reset(void)
+static void hwlat_instance_reset(struct trace_array *tr)
 {
 	mutex_lock(&hwlat_lock);
 	hwlat_stop_threads();
 	WRITE_ONCE(trace_hwlat_callback_enabled, false);
+	WRITE_ONCE(hwlat_trace, &global_trace); /* an instance may be freed next (rmdir) */
 	hwlat_busy = false;
 	mutex_unlock(&hwlat_lock);
 	last_tracing_thresh = tracing_thresh; /* kept between runs, as Linux */
@@ -303,9 +312,22 @@ static bool hwlat_print_line(struct seq_file *m, struct trace_iterator *it)
 	return true;
 }
 
+static int hwlat_tracer_init(void)
+{
+	return hwlat_instance_init(&global_trace);
+}
+
+static void hwlat_tracer_reset(void)
+{
+	hwlat_instance_reset(&global_trace);
+}
+
+/* allow_instances, as Linux 6.1's. */
 static struct tracer hwlat_tracer = { .name = "hwlat",
 				      .init = hwlat_tracer_init,
 				      .reset = hwlat_tracer_reset,
+				      .instance_init = hwlat_instance_init,
+				      .instance_reset = hwlat_instance_reset,
 				      .print_line = hwlat_print_line };
 
 /* --- hwlat_detector/ ----------------------------------------------------------------------- */

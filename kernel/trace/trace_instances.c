@@ -1,7 +1,7 @@
 /* instances/: `mkdir instances/foo` makes a trace array of its own, `rmdir` takes it down.
  *
- *   instances/foo/   trace  trace_pipe  tracing_on  current_tracer (nop, function)  trace_marker
- *                    buffer_size_kb  trace_options  set_ftrace_pid  available_tracers
+ *   instances/foo/   trace  trace_pipe  tracing_on  current_tracer  trace_marker  snapshot
+ *                    tracing_max_latency  buffer_size_kb  trace_options  set_ftrace_pid  available_tracers
  *                    set_ftrace_filter  set_ftrace_notrace  set_event  set_event_pid
  *                    events/ (enable, format, id)  per_cpu/cpuN/
  *
@@ -17,6 +17,7 @@
 #include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/trace_snapshot.h"
 #include "lib/errno.h"
 
 /* Serializes mkdir and rmdir: the slots of trace_arrays[] and the directories. */
@@ -42,6 +43,7 @@ static void instance_free(struct trace_array *tr)
 		free_ftrace_hash(tr->ops->local_hash.notrace_hash);
 		kfree(tr->ops);
 	}
+	free_snapshot(tr);
 	ring_buffer_free(&tr->buffer);
 	kfree(tr);
 }
@@ -50,7 +52,8 @@ static void instance_free(struct trace_array *tr)
 static int instance_files(struct fnode *dir)
 {
 	if (trace_array_create_files(dir) || trace_per_cpu_create(dir) ||
-	    ftrace_create_instance_files(dir) || trace_events_create_instance(dir))
+	    trace_snapshot_create_files(dir) || ftrace_create_instance_files(dir) ||
+	    trace_events_create_instance(dir))
 		return -ENOMEM;
 	return 0;
 }

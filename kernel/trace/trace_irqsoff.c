@@ -17,6 +17,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "lib/errno.h"
 
 #define TRACER_IRQS_OFF 1
 #define TRACER_PREEMPT_OFF 2
@@ -39,8 +40,19 @@ static int function_enabled; /* FN_CALLS: irqsoff_tracer_call registered, FN_GRA
 				* fgraph ops (display-graph), 0: neither */
 static int max_sequence;     /* bumped at each new maximum: a section that began before one
 				* on another CPU must not claim it */
+/* The trace array the tracer runs on (Linux's irqsoff_trace), the top level's or an instance's:
+ * its buffer, max buffer and tracing_max_latency. One of the three tracers at a time in all
+ * arrays (irqsoff_busy): the hooks and irqsoff_data are one set. */
+static struct trace_array *irqsoff_trace = &global_trace;
+static bool irqsoff_busy;
 static DEFINE_SPINLOCK(max_trace_lock);
 extern unsigned long tracing_thresh; /* ns (trace_functions_graph.c) */
+
+/* display-graph, at the top level only (as Linux: start_irqsoff_tracer() is told so). */
+static bool is_graph(struct trace_array *tr)
+{
+	return tr == &global_trace && trace_array_option(tr, TRACE_OPT_DISPLAY_GRAPH);
+}
 
 static bool preempt_trace(void)
 {
@@ -57,12 +69,12 @@ static bool irq_trace(void)
  * display-graph a call of no length instead (Linux's trace_graph_function()), so that the
  * section's start and end show in the graph.
  */
-static void trace_function(unsigned long ip, unsigned long parent_ip)
+static void trace_function(struct trace_array *tr, unsigned long ip, unsigned long parent_ip)
 {
 	struct rb_reserve r;
 	struct ftrace_entry *e;
 
-	if (trace_option(TRACE_OPT_DISPLAY_GRAPH)) {
+	if (is_graph(tr)) {
 		u64 now = rdtsc();
 		struct ftrace_graph_ret ret = { .func = ip, .calltime = now, .rettime = now };
 
@@ -70,7 +82,7 @@ static void trace_function(unsigned long ip, unsigned long parent_ip)
 		trace_graph_record_return(&global_trace, &ret);
 		return;
 	}
-	e = trace_reserve(&r, TRACE_FN, sizeof(*e), read_flags(), 0);
+	e = trace_array_reserve(tr, &r, TRACE_FN, sizeof(*e), read_flags());
 	if (!e)
 		return;
 	e->ip = ip;
@@ -95,7 +107,7 @@ static void irqsoff_tracer_call(unsigned long ip, unsigned long parent_ip, struc
 	if (!in_section(data))
 		return;
 	data->disabled = true;
-	trace_function(ip, parent_ip);
+	trace_function(READ_ONCE(irqsoff_trace), ip, parent_ip);
 	data->disabled = false;
 }
 
@@ -143,7 +155,7 @@ static bool stack_from(unsigned long ret, unsigned long ip)
 static void check_critical_timing(struct irqsoff_cpu *data, unsigned long ip,
 				  unsigned long parent_ip, int cpu, unsigned long hook)
 {
-	struct trace_array *tr = &global_trace;
+	struct trace_array *tr = READ_ONCE(irqsoff_trace);
 	u64 delta = tsc_to_ns(rdtsc() - data->preempt_timestamp);
 
 	if (!report_latency(tr, delta))
@@ -151,16 +163,17 @@ static void check_critical_timing(struct irqsoff_cpu *data, unsigned long ip,
 	spin_lock(&max_trace_lock);
 	if (!report_latency(tr, delta)) /* another CPU's, meanwhile */
 		goto out_unlock;
-	trace_function(hook, parent_ip);
-	__trace_record_stack(stack_from, ip);
+	trace_function(tr, hook, parent_ip);
+	trace_array_record_stack_from(tr, stack_from, ip);
 	if (data->critical_sequence != max_sequence)
 		goto out_unlock;
 	if (READ_ONCE(tr->tracing_on)) {
-		tr->max_latency = delta;
-		trace_max_data.critical_start = data->critical_start;
-		trace_max_data.critical_end = parent_ip ? parent_ip : ip;
-		trace_max_data.time_start = data->preempt_timestamp;
-		update_max_tr_single(tr, current, cpu);
+		struct max_section s = { .latency = delta,
+					 .critical_start = data->critical_start,
+					 .critical_end = parent_ip ? parent_ip : ip,
+					 .time_start = data->preempt_timestamp };
+
+		update_max_tr_single(tr, current, cpu, &s);
 	}
 	max_sequence++;
 out_unlock:
@@ -173,15 +186,16 @@ out:
 static void start_critical_timing(unsigned long ip, unsigned long parent_ip)
 {
 	struct irqsoff_cpu *data = &irqsoff_data[smp_processor_id()];
+	struct trace_array *tr = READ_ONCE(irqsoff_trace);
 
-	if (!READ_ONCE(tracer_enabled) || !READ_ONCE(global_trace.tracing_on) || data->tracing ||
+	if (!READ_ONCE(tracer_enabled) || !READ_ONCE(tr->tracing_on) || data->tracing ||
 	    data->disabled)
 		return;
 	data->disabled = true;
 	data->critical_sequence = max_sequence;
 	data->preempt_timestamp = rdtsc();
 	data->critical_start = parent_ip ? parent_ip : ip;
-	trace_function(ip, parent_ip);
+	trace_function(tr, ip, parent_ip);
 	data->tracing = true;
 	data->disabled = false;
 }
@@ -190,15 +204,16 @@ static void stop_critical_timing(unsigned long ip, unsigned long parent_ip, unsi
 {
 	int cpu = smp_processor_id();
 	struct irqsoff_cpu *data = &irqsoff_data[cpu];
+	struct trace_array *tr = READ_ONCE(irqsoff_trace);
 
 	if (!data->tracing)
 		return;
 	data->tracing = false;
-	if (!READ_ONCE(tracer_enabled) || !READ_ONCE(global_trace.tracing_on) ||
-	    !data->critical_start || data->disabled)
+	if (!READ_ONCE(tracer_enabled) || !READ_ONCE(tr->tracing_on) || !data->critical_start ||
+	    data->disabled)
 		return;
 	data->disabled = true;
-	trace_function(ip, parent_ip);
+	trace_function(tr, ip, parent_ip);
 	check_critical_timing(data, ip, parent_ip, cpu, hook);
 	data->critical_start = 0;
 	data->disabled = false;
@@ -242,22 +257,29 @@ void tracer_preempt_off(unsigned long ip, unsigned long parent_ip)
 
 /* The calls inside sections (function-trace), as function events or, with display-graph, as
  * graph events (Linux's register_irqsoff_function() with is_graph()). */
-static int irqsoff_function_set(bool on)
+/* The array's function ops: the top level's, or the instance's own (its set_ftrace_filter). */
+static struct ftrace_ops *irqsoff_ops(struct trace_array *tr)
 {
-	int want = !on ? 0 : trace_option(TRACE_OPT_DISPLAY_GRAPH) ? FN_GRAPH : FN_CALLS, err = 0;
+	return tr == &global_trace ? &global_ops : tr->ops;
+}
+
+static int irqsoff_function_set(struct trace_array *tr, bool on)
+{
+	int want = !on ? 0 : is_graph(tr) ? FN_GRAPH : FN_CALLS, err = 0;
+	struct ftrace_ops *ops = irqsoff_ops(tr);
 
 	if (want == function_enabled)
 		return 0;
 	if (function_enabled == FN_CALLS)
-		unregister_ftrace_function(&global_ops);
+		unregister_ftrace_function(ops);
 	else if (function_enabled == FN_GRAPH)
 		unregister_ftrace_graph();
 	function_enabled = 0;
 	if (want == FN_CALLS) {
-		global_ops.func = irqsoff_tracer_call;
-		global_ops.private = &global_trace;
-		global_ops.flags |= FTRACE_OPS_FL_RECURSION;
-		err = register_ftrace_function(&global_ops);
+		ops->func = irqsoff_tracer_call;
+		ops->private = tr;
+		ops->flags |= FTRACE_OPS_FL_RECURSION;
+		err = register_ftrace_function(ops);
 	} else if (want == FN_GRAPH) {
 		err = register_ftrace_graph(
 			&irqsoff_graph_ops); /* EBUSY: the profiler has fgraph */
@@ -267,21 +289,27 @@ static int irqsoff_function_set(bool on)
 	return err;
 }
 
-static int irqsoff_start(int type)
+/* Linux's __irqsoff_tracer_init(): EBUSY while one of the three runs in any array. */
+static int irqsoff_start(struct trace_array *tr, int type)
 {
 	int err = 0;
 
+	if (irqsoff_busy)
+		return -EBUSY;
 	for (int c = 0; c < NR_CPUS; c++)
 		irqsoff_data[c] = (struct irqsoff_cpu){ 0 };
-	global_trace.max_latency = 0;
+	tr->max_latency = 0;
+	WRITE_ONCE(irqsoff_trace, tr);
 	trace_type = type;
 	if ((type & TRACER_IRQS_OFF) && (err = trace_irqflags_hooks_get()))
 		goto fail;
 	if ((type & TRACER_PREEMPT_OFF) && (err = trace_preempt_hooks_get()))
 		goto fail_irq;
-	if (trace_option(TRACE_OPT_FUNCTION_TRACE) && (err = irqsoff_function_set(true)))
+	if (trace_array_option(tr, TRACE_OPT_FUNCTION_TRACE) &&
+	    (err = irqsoff_function_set(tr, true)))
 		goto fail_preempt;
-	trace_set_option(TRACE_OPT_LATENCY_FMT, true);
+	trace_array_set_option(tr, TRACE_OPT_LATENCY_FMT, true);
+	irqsoff_busy = true;
 	WRITE_ONCE(tracer_enabled, true);
 	return 0;
 fail_preempt:
@@ -295,16 +323,23 @@ fail:
 	return err;
 }
 
-static void irqsoff_reset(void)
+static void irqsoff_reset(struct trace_array *tr)
 {
 	WRITE_ONCE(tracer_enabled, false);
-	irqsoff_function_set(false);
+	irqsoff_function_set(tr, false);
 	if (trace_type & TRACER_PREEMPT_OFF)
 		trace_preempt_hooks_put();
 	if (trace_type & TRACER_IRQS_OFF)
 		trace_irqflags_hooks_put();
 	trace_type = 0;
-	trace_set_option(TRACE_OPT_LATENCY_FMT, false);
+	trace_array_set_option(tr, TRACE_OPT_LATENCY_FMT, false);
+	WRITE_ONCE(irqsoff_trace, &global_trace); /* an instance may be freed next (rmdir) */
+	irqsoff_busy = false;
+}
+
+static void irqsoff_reset_global(void)
+{
+	irqsoff_reset(&global_trace);
 }
 
 /*
@@ -315,13 +350,13 @@ static void irqsoff_reset(void)
  */
 static int irqsoff_option_changed(struct trace_array *tr, int o, bool on)
 {
-	bool graph = on && trace_option(TRACE_OPT_FUNCTION_TRACE);
+	bool graph = on && trace_array_option(tr, TRACE_OPT_FUNCTION_TRACE);
 	int err = 0;
 
 	if (o == TRACE_OPT_FUNCTION_TRACE)
-		return irqsoff_function_set(on);
-	if (o != TRACE_OPT_DISPLAY_GRAPH)
-		return 0;
+		return irqsoff_function_set(tr, on);
+	if (o != TRACE_OPT_DISPLAY_GRAPH || tr != &global_trace)
+		return 0; /* an instance's display-graph changes nothing, as in Linux */
 	/* fgraph first: refused, nothing has changed yet */
 	if (graph && (err = register_ftrace_graph(&irqsoff_graph_ops)))
 		return err;
@@ -335,60 +370,82 @@ static int irqsoff_option_changed(struct trace_array *tr, int o, bool on)
 		irqsoff_data[c] = (struct irqsoff_cpu){ 0 };
 	tr->max_latency = 0;
 	ring_buffer_reset(&tr->buffer);
-	if (!graph && trace_option(TRACE_OPT_FUNCTION_TRACE))
-		err = irqsoff_function_set(true);
+	if (!graph && trace_array_option(tr, TRACE_OPT_FUNCTION_TRACE))
+		err = irqsoff_function_set(tr, true);
 	WRITE_ONCE(tracer_enabled, true);
 	return err;
 }
 
 /* display-graph's output (Linux's irqsoff_print_line() and irqsoff_print_header()): the graph
  * layout with the time from the section's start, the CPU, the task and the latency flags. */
-static u32 irqsoff_graph_flags(void)
+static u32 irqsoff_graph_flags(struct trace_array *tr)
 {
 	u32 flags = GRAPH_LATENCY_FLAGS;
 
-	return trace_option(TRACE_OPT_LATENCY_FMT) ? flags : flags & ~(u32)GRAPH_PRINT_LAT;
+	return trace_array_option(tr, TRACE_OPT_LATENCY_FMT) ? flags
+							     : flags & ~(u32)GRAPH_PRINT_LAT;
 }
 
 static bool irqsoff_print_line(struct seq_file *m, struct trace_iterator *it)
 {
-	return trace_option(TRACE_OPT_DISPLAY_GRAPH) &&
-	       print_graph_function_flags(m, it, irqsoff_graph_flags());
+	struct trace_array *tr = it->tr ? it->tr : &global_trace;
+
+	return is_graph(tr) && print_graph_function_flags(m, it, irqsoff_graph_flags(tr));
 }
 
+/* Printed only for the array the tracer runs on: irqsoff_trace. */
 static bool irqsoff_print_lat_header(struct seq_file *m)
 {
-	if (!trace_option(TRACE_OPT_DISPLAY_GRAPH))
+	struct trace_array *tr = READ_ONCE(irqsoff_trace);
+
+	if (!is_graph(tr))
 		return false;
-	print_graph_headers_flags(m, irqsoff_graph_flags());
+	print_graph_headers_flags(m, irqsoff_graph_flags(tr));
 	return true;
+}
+
+static int irqsoff_instance_init(struct trace_array *tr)
+{
+	return irqsoff_start(tr, TRACER_IRQS_OFF);
+}
+
+static int preemptoff_instance_init(struct trace_array *tr)
+{
+	return irqsoff_start(tr, TRACER_PREEMPT_OFF);
+}
+
+static int preemptirqsoff_instance_init(struct trace_array *tr)
+{
+	return irqsoff_start(tr, TRACER_IRQS_OFF | TRACER_PREEMPT_OFF);
 }
 
 static int irqsoff_tracer_init(void)
 {
-	return irqsoff_start(TRACER_IRQS_OFF);
+	return irqsoff_instance_init(&global_trace);
 }
 
 static int preemptoff_tracer_init(void)
 {
-	return irqsoff_start(TRACER_PREEMPT_OFF);
+	return preemptoff_instance_init(&global_trace);
 }
 
 static int preemptirqsoff_tracer_init(void)
 {
-	return irqsoff_start(TRACER_IRQS_OFF | TRACER_PREEMPT_OFF);
+	return preemptirqsoff_instance_init(&global_trace);
 }
 
-#define LATENCY_TRACER(_name, _init)                                                               \
+/* allow_instances, as Linux 6.1's: instance_init and instance_reset. */
+#define LATENCY_TRACER(_name, _init, _instance_init)                                               \
 	{                                                                                          \
-		.name = _name, .init = _init, .reset = irqsoff_reset,                              \
+		.name = _name, .init = _init, .reset = irqsoff_reset_global,                       \
+		.instance_init = _instance_init, .instance_reset = irqsoff_reset,                  \
 		.option_changed = irqsoff_option_changed, .use_max_tr = true, .print_max = true,   \
 		.print_line = irqsoff_print_line, .print_lat_header = irqsoff_print_lat_header     \
 	}
 static struct tracer irqsoff_tracers[] = {
-	LATENCY_TRACER("irqsoff", irqsoff_tracer_init),
-	LATENCY_TRACER("preemptoff", preemptoff_tracer_init),
-	LATENCY_TRACER("preemptirqsoff", preemptirqsoff_tracer_init),
+	LATENCY_TRACER("irqsoff", irqsoff_tracer_init, irqsoff_instance_init),
+	LATENCY_TRACER("preemptoff", preemptoff_tracer_init, preemptoff_instance_init),
+	LATENCY_TRACER("preemptirqsoff", preemptirqsoff_tracer_init, preemptirqsoff_instance_init),
 };
 
 void trace_irqsoff_init(void)

@@ -30,7 +30,7 @@ static void print_lat_help_header(struct seq_file *m)
 static void print_trace_header(struct seq_file *m, struct trace_array *tr, struct trace_buffer *b,
 			       u64 skipped)
 {
-	const struct trace_max_data *d = &trace_max_data;
+	const struct trace_max_data *d = &tr->max_data;
 	bool max = b == tr->max_buffer;
 	u64 written, in = ring_buffer_entries(b, &written);
 

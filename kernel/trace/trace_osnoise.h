@@ -9,6 +9,8 @@ void trace_hwlat_init(void);
 void trace_osnoise_init(void);
 /* tracing_cpumask (trace_cpumask.c): whether cpu's events are kept, and the file. */
 bool trace_cpu_traced(int cpu);
+/* The same in tr's tracing_cpumask (hwlat samples the CPUs of the array it runs on). */
+bool trace_array_cpu_traced(struct trace_array *tr, int cpu);
 
 /* osnoise/'s values (trace_osnoise_files.c), in microseconds as the files show them. */
 struct osnoise_data {

@@ -17,6 +17,7 @@
 #include "kernel/time.h"
 #include "kernel/tracepoint.h"
 #include "kernel/trace/events/sched.h"
+#include "lib/errno.h"
 
 /* Linux's ctx_switch_entry: TRACE_CTX (`==>`) and TRACE_WAKE (`+`). */
 struct ctx_switch_entry {
@@ -34,6 +35,10 @@ static int wakeup_prio = 0x7fffffff; /* the timed task's prio; anything beats "n
 static bool wakeup_rt, wakeup_dl, tracing_dl, tracer_enabled;
 static u64 wakeup_start; /* TSC at the timed task's wake-up */
 static DEFINE_SPINLOCK(wakeup_lock);
+/* The trace array the tracer runs on (Linux's wakeup_trace); one of the three at a time in all
+ * arrays (wakeup_busy): the probes and the timed task are one set. */
+static struct trace_array *wakeup_trace = &global_trace;
+static bool wakeup_busy;
 extern unsigned long tracing_thresh; /* ns (trace_functions_graph.c) */
 
 /* Linux's task_index_to_char() letters: R S ... X Z. */
@@ -49,7 +54,8 @@ static u8 task_state_index(const struct task *t)
 static void ctx_entry(u16 type, const struct task *prev, const struct task *next)
 {
 	struct rb_reserve r;
-	struct ctx_switch_entry *e = trace_reserve(&r, type, sizeof(*e), read_flags(), 0);
+	struct ctx_switch_entry *e =
+		trace_array_reserve(READ_ONCE(wakeup_trace), &r, type, sizeof(*e), read_flags());
 
 	if (!e)
 		return;
@@ -90,7 +96,7 @@ static void probe_wakeup(void *data, struct task *p)
 {
 	unsigned long flags;
 
-	if (!READ_ONCE(tracer_enabled) || !READ_ONCE(global_trace.tracing_on) || !wakeup_wants(p))
+	if (!READ_ONCE(tracer_enabled) || !READ_ONCE(wakeup_trace->tracing_on) || !wakeup_wants(p))
 		return;
 	flags = spin_lock_irqsave(&wakeup_lock);
 	if (!wakeup_wants(p)) /* another CPU's, meanwhile */
@@ -102,7 +108,7 @@ static void probe_wakeup(void *data, struct task *p)
 	wakeup_task = p;
 	wakeup_start = rdtsc();
 	ctx_entry(TRACE_WAKE, current, p);
-	__trace_record_stack(wakeup_keep_frame, 0);
+	trace_array_record_stack_from(wakeup_trace, wakeup_keep_frame, 0);
 out:
 	spin_unlock_irqrestore(&wakeup_lock, flags);
 }
@@ -111,7 +117,7 @@ static bool report_latency(u64 delta)
 {
 	if (READ_ONCE(tracing_thresh))
 		return delta >= tracing_thresh;
-	return delta > global_trace.max_latency;
+	return delta > wakeup_trace->max_latency;
 }
 
 static void probe_wakeup_sched_switch(void *data, bool preempt, struct task *prev,
@@ -128,11 +134,10 @@ static void probe_wakeup_sched_switch(void *data, bool preempt, struct task *pre
 	now = rdtsc(); /* before our own records: the wait is the task's, not the tracer's */
 	ctx_entry(TRACE_CTX, prev, next);
 	delta = tsc_to_ns(now - wakeup_start);
-	if (report_latency(delta) && READ_ONCE(global_trace.tracing_on)) {
-		global_trace.max_latency = delta;
-		trace_max_data.critical_start = trace_max_data.critical_end = 0;
-		trace_max_data.time_start = wakeup_start;
-		update_max_tr(&global_trace, wakeup_task, wakeup_cpu);
+	if (report_latency(delta) && READ_ONCE(wakeup_trace->tracing_on)) {
+		struct max_section s = { .latency = delta, .time_start = wakeup_start };
+
+		update_max_tr(wakeup_trace, wakeup_task, wakeup_cpu, &s);
 	}
 	__wakeup_reset();
 out:
@@ -155,11 +160,15 @@ static bool wakeup_print_line(struct seq_file *m, struct trace_iterator *it)
 	return true;
 }
 
-static int wakeup_start_tracer(bool rt, bool dl)
+/* Linux's wakeup_tracer_init() and __wakeup_tracer_init(): EBUSY while one of the three runs. */
+static int wakeup_start_tracer(struct trace_array *tr, bool rt, bool dl)
 {
 	int err;
 
-	global_trace.max_latency = 0;
+	if (wakeup_busy)
+		return -EBUSY;
+	tr->max_latency = 0;
+	WRITE_ONCE(wakeup_trace, tr);
 	wakeup_rt = rt;
 	wakeup_dl = dl;
 	__wakeup_reset();
@@ -170,12 +179,13 @@ static int wakeup_start_tracer(bool rt, bool dl)
 		tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
 		return err;
 	}
-	trace_set_option(TRACE_OPT_LATENCY_FMT, true);
+	trace_array_set_option(tr, TRACE_OPT_LATENCY_FMT, true);
+	wakeup_busy = true;
 	WRITE_ONCE(tracer_enabled, true);
 	return 0;
 }
 
-static void wakeup_tracer_reset(void)
+static void wakeup_instance_reset(struct trace_array *tr)
 {
 	unsigned long flags;
 
@@ -186,33 +196,57 @@ static void wakeup_tracer_reset(void)
 	flags = spin_lock_irqsave(&wakeup_lock);
 	__wakeup_reset();
 	spin_unlock_irqrestore(&wakeup_lock, flags);
-	trace_set_option(TRACE_OPT_LATENCY_FMT, false);
+	trace_array_set_option(tr, TRACE_OPT_LATENCY_FMT, false);
+	WRITE_ONCE(wakeup_trace, &global_trace); /* an instance may be freed next (rmdir) */
+	wakeup_busy = false;
+}
+
+static void wakeup_tracer_reset(void)
+{
+	wakeup_instance_reset(&global_trace);
+}
+
+static int wakeup_instance_init(struct trace_array *tr)
+{
+	return wakeup_start_tracer(tr, false, false);
+}
+
+static int wakeup_rt_instance_init(struct trace_array *tr)
+{
+	return wakeup_start_tracer(tr, true, false);
+}
+
+static int wakeup_dl_instance_init(struct trace_array *tr)
+{
+	return wakeup_start_tracer(tr, false, true);
 }
 
 static int wakeup_tracer_init(void)
 {
-	return wakeup_start_tracer(false, false);
+	return wakeup_instance_init(&global_trace);
 }
 
 static int wakeup_rt_tracer_init(void)
 {
-	return wakeup_start_tracer(true, false);
+	return wakeup_rt_instance_init(&global_trace);
 }
 
 static int wakeup_dl_tracer_init(void)
 {
-	return wakeup_start_tracer(false, true);
+	return wakeup_dl_instance_init(&global_trace);
 }
 
-#define WAKEUP_TRACER(_name, _init)                                                                \
+/* allow_instances, as Linux 6.1's: instance_init and instance_reset. */
+#define WAKEUP_TRACER(_name, _init, _instance_init)                                                \
 	{                                                                                          \
 		.name = _name, .init = _init, .reset = wakeup_tracer_reset,                        \
+		.instance_init = _instance_init, .instance_reset = wakeup_instance_reset,          \
 		.print_line = wakeup_print_line, .use_max_tr = true, .print_max = true             \
 	}
 static struct tracer wakeup_tracers[] = {
-	WAKEUP_TRACER("wakeup", wakeup_tracer_init),
-	WAKEUP_TRACER("wakeup_rt", wakeup_rt_tracer_init),
-	WAKEUP_TRACER("wakeup_dl", wakeup_dl_tracer_init),
+	WAKEUP_TRACER("wakeup", wakeup_tracer_init, wakeup_instance_init),
+	WAKEUP_TRACER("wakeup_rt", wakeup_rt_tracer_init, wakeup_rt_instance_init),
+	WAKEUP_TRACER("wakeup_dl", wakeup_dl_tracer_init, wakeup_dl_instance_init),
 };
 
 void trace_wakeup_init(void)

@@ -24,7 +24,6 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
-struct trace_max_data trace_max_data;
 /* Orders swaps with the notes about them, and with a free or resize of the max buffer. */
 static DEFINE_SPINLOCK(max_lock);
 
@@ -83,51 +82,82 @@ int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb, int cpu)
 	return tr->max_buffer ? ring_buffer_resize(tr->max_buffer, kb, cpu) : 0;
 }
 
-/* What __update_max_tr() notes in Linux: the task that caused it and where. */
-static void note_max(struct trace_array *tr, struct task *task, int cpu)
+/* What __update_max_tr() notes in Linux: the task that caused it, where, and the section. */
+static void note_max(struct trace_array *tr, struct task *task, int cpu,
+		     const struct max_section *s)
 {
-	trace_max_data.cpu = cpu;
-	trace_max_data.pid = task ? task->pid : 0;
-	strscpy(trace_max_data.comm, task && task->pid ? task->comm : "<idle>",
-		sizeof(trace_max_data.comm));
-	trace_max_data.policy = task ? task->policy : 0;
-	trace_max_data.rt_priority = task ? task->rt_priority : 0;
-	trace_max_data.saved_latency = tr->max_latency;
+	struct trace_max_data *d = &tr->max_data;
+
+	d->cpu = cpu;
+	d->pid = task ? task->pid : 0;
+	strscpy(d->comm, task && task->pid ? task->comm : "<idle>", sizeof(d->comm));
+	d->policy = task ? task->policy : 0;
+	d->rt_priority = task ? task->rt_priority : 0;
+	if (s)
+		tr->max_latency = s->latency;
+	d->saved_latency = tr->max_latency;
+	d->critical_start = s ? s->critical_start : 0;
+	d->critical_end = s ? s->critical_end : 0;
+	d->time_start = s ? s->time_start : 0;
 	/* Readers start the max buffer at the section's start (0, a snapshot's: everything). The
 	 * latency tracers time sections with the TSC: under a clock that is not, nothing skipped. */
-	tr->max_buffer->time_start = tr->max_buffer->clock->read ? 0 : trace_max_data.time_start;
+	tr->max_buffer->time_start = tr->max_buffer->clock->read ? 0 : d->time_start;
 }
 
-/* A snapshot taken by the user, not at a section's end: nothing to skip, no section to name. */
-static int update_max_tr_snapshot(struct trace_array *tr, struct task *task, int cpu, int swap_cpu)
+/* Linux's trace_array_printk_buf() into the max buffer: a print line that says the swap failed. */
+static void max_buffer_puts(struct trace_buffer *b, const char *text)
 {
-	trace_max_data.critical_start = trace_max_data.critical_end = 0;
-	trace_max_data.time_start = 0;
-	return swap_cpu < 0 ? update_max_tr(tr, task, cpu)
-			    : update_max_tr_single(tr, task, swap_cpu);
+	size_t len = strlen(text);
+	struct rb_reserve r;
+	struct print_entry *p;
+
+	if (!ring_buffer_lock_reserve(b, sizeof(*p) + len + 1, &r))
+		return; /* a reader holds it: Linux's write is refused the same way */
+	p = r.data;
+	tracing_generic_entry_update(&p->ent, TRACE_PRINT, r.flags, 0);
+	p->ip = (unsigned long)update_max_tr_single;
+	memcpy(p->buf, text, len + 1);
+	ring_buffer_unlock_commit(&r);
 }
 
-static int swap_and_note(struct trace_array *tr, struct task *task, int cpu, int swap_cpu)
+/*
+ * Linux's: a swap refused because this CPU's commit was interrupted (EBUSY) still notes the section,
+ * and says in the max buffer that its trace is missing; refused by a reader or a resize (EAGAIN),
+ * nothing changes, as nothing does in Linux while tracing is stopped for a reader.
+ */
+static int swap_and_note(struct trace_array *tr, struct task *task, int cpu, int swap_cpu,
+			 const struct max_section *s)
 {
 	int err = -ENODEV;
 
 	spin_lock(&max_lock);
 	if (tr->max_buffer)
 		err = ring_buffer_swap(&tr->buffer, tr->max_buffer, swap_cpu);
-	if (!err)
-		note_max(tr, task, cpu);
+	if (err == -EBUSY && s)
+		max_buffer_puts(tr->max_buffer,
+				"Failed to swap buffers due to commit in progress\n");
+	if (!err || (err == -EBUSY && s))
+		note_max(tr, task, cpu, s);
 	spin_unlock(&max_lock);
 	return err;
 }
 
-int update_max_tr(struct trace_array *tr, struct task *task, int cpu)
+int update_max_tr(struct trace_array *tr, struct task *task, int cpu, const struct max_section *s)
 {
-	return swap_and_note(tr, task, cpu, -1);
+	return swap_and_note(tr, task, cpu, -1, s);
 }
 
-int update_max_tr_single(struct trace_array *tr, struct task *task, int cpu)
+int update_max_tr_single(struct trace_array *tr, struct task *task, int cpu,
+			 const struct max_section *s)
 {
-	return swap_and_note(tr, task, cpu, cpu);
+	return swap_and_note(tr, task, cpu, cpu, s);
+}
+
+/* A snapshot taken by the user, not at a section's end: nothing to skip, no section to name. */
+static int update_max_tr_snapshot(struct trace_array *tr, struct task *task, int cpu, int swap_cpu)
+{
+	return swap_cpu < 0 ? update_max_tr(tr, task, cpu, NULL)
+			    : update_max_tr_single(tr, task, swap_cpu, NULL);
 }
 
 /* Linux's trace_array_puts(): a line of text in the live buffer, as trace_marker writes. */
@@ -207,9 +237,11 @@ static bool buffer_empty(struct trace_buffer *b, int only_cpu)
 	return true;
 }
 
-static void snapshot_help(struct seq_file *m, bool allocated, int only_cpu)
+static void snapshot_help(struct seq_file *m, struct trace_array *tr, int only_cpu)
 {
-	seq_printf(m, "# tracer: %s\n#\n", global_trace.current_trace->name);
+	bool allocated = tr->max_buffer != NULL;
+
+	seq_printf(m, "# tracer: %s\n#\n", tr->current_trace->name);
 	seq_printf(m, "#\n# * Snapshot is %s *\n#\n", allocated ? "allocated" : "freed");
 	seq_puts(m, "# Snapshot commands:\n");
 	if (only_cpu < 0) {
@@ -233,40 +265,41 @@ static void snapshot_help(struct seq_file *m, bool allocated, int only_cpu)
 		    "#                       is not a '0' or '1')\n");
 }
 
-static int snapshot_show(struct seq_file *m, struct fnode *f);
-
-/* tracing_max_latency: shown in us, kept in ns; a write sets it (0: start over), as Linux's. */
-static unsigned long max_latency_get(void *data)
+/* tracing_max_latency, in each array's directory: shown in us, kept in ns; a write sets it
+ * (0: start over), as Linux's. */
+static int max_latency_show(struct seq_file *m, struct fnode *f)
 {
-	return READ_ONCE(global_trace.max_latency) / 1000;
-}
-
-static int max_latency_set(void *data, unsigned long us)
-{
-	WRITE_ONCE(global_trace.max_latency, us * 1000);
+	seq_printf(m, "%lu\n", READ_ONCE(trace_array_of(f)->max_latency) / 1000);
 	return 0;
 }
 
-static const struct tracefs_ulong max_latency_file = { .max = ~0UL / 1000,
-						       .get = max_latency_get,
-						       .set = max_latency_set };
+static int max_latency_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
+{
+	unsigned long us;
+
+	if (fs_write_ulong(buf, len, 0, ~0UL / 1000, &us))
+		return -EINVAL;
+	WRITE_ONCE(trace_array_of(f)->max_latency, us * 1000);
+	return 0;
+}
 
 static int snapshot_show(struct seq_file *m, struct fnode *f)
 {
-	struct trace_buffer *b = global_trace.max_buffer;
+	struct trace_array *tr = trace_array_of(f);
+	struct trace_buffer *b = tr->max_buffer;
 	int cpu = file_cpu(f);
 
 	if (!b || buffer_empty(b, cpu)) {
-		snapshot_help(m, b != NULL, cpu);
+		snapshot_help(m, tr, cpu);
 		return 0;
 	}
-	return trace_show_buffer(&global_trace, m, b, cpu, trace_print_header);
+	return trace_show_buffer(tr, m, b, cpu, trace_print_header);
 }
 
 /* The switch of Linux's tracing_snapshot_write(); tr's state is untouched on any error. */
 static int snapshot_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	struct trace_array *tr = &global_trace;
+	struct trace_array *tr = trace_array_of(f);
 	int cpu = file_cpu(f), err = 0;
 	unsigned long val, irq;
 	char text[24];
@@ -305,9 +338,10 @@ static int snapshot_write(struct fnode *f, const char *buf, size_t len, unsigned
  * update_max_tr() may swap away under the reader; the user's snapshot is read as trace_pipe_raw. */
 static int snapshot_raw_show(struct seq_file *m, struct fnode *f)
 {
-	struct trace_buffer *b = global_trace.max_buffer;
+	struct trace_array *tr = trace_array_of(f);
+	struct trace_buffer *b = tr->max_buffer;
 
-	if (global_trace.current_trace->use_max_tr)
+	if (tr->current_trace->use_max_tr)
 		return -EBUSY;
 	return b ? trace_pipe_raw_cpu(m, b, file_cpu(f)) : 0;
 }
@@ -315,23 +349,33 @@ static int snapshot_raw_show(struct seq_file *m, struct fnode *f)
 static const struct file_ops snapshot_fops = { .show = snapshot_show, .write = snapshot_write };
 static const struct file_ops snapshot_raw_fops = { .show = snapshot_raw_show, .binary = true };
 
-void trace_snapshot_init(void)
+static const struct file_ops max_latency_fops = { .show = max_latency_show,
+						  .write = max_latency_write };
+
+/* In dir, an array's directory (the top one or an instance's, as Linux's init_tracer_tracefs()
+ * makes them): snapshot, tracing_max_latency and per_cpu/cpuN/snapshot{,_raw}; per_cpu/ exists. */
+int trace_snapshot_create_files(struct fnode *dir)
 {
-	struct fnode *top = tracefs_create_path("/sys/kernel/tracing");
-	char path[64];
+	struct fnode *per_cpu = fs_lookup(dir, "per_cpu", 7);
+	char name[16];
 
-	static const struct tracefs_file max_files[] = {
-		TRACEFS_ULONG("tracing_max_latency", &max_latency_file),
-	};
-
-	if (!tracefs_create_file("snapshot", top, (void *)ALL_CPUS, &snapshot_fops) ||
-	    tracefs_create_files(top, max_files, ARRAY_SIZE(max_files)))
-		return;
+	if (!tracefs_create_file("snapshot", dir, (void *)ALL_CPUS, &snapshot_fops) ||
+	    !tracefs_create_file("tracing_max_latency", dir, NULL, &max_latency_fops) || !per_cpu)
+		return -ENOMEM;
 	for (int cpu = 0; cpu < nr_cpus_possible && cpu < NR_CPUS; cpu++) {
-		snprintf(path, sizeof(path), "/sys/kernel/tracing/per_cpu/cpu%d", cpu);
-		struct fnode *d = tracefs_create_path(path);
+		struct fnode *d;
+
+		snprintf(name, sizeof(name), "cpu%d", cpu);
+		d = fs_lookup(per_cpu, name, strlen(name));
 		if (!d || !tracefs_create_file("snapshot", d, NULL, &snapshot_fops) ||
 		    !tracefs_create_file("snapshot_raw", d, NULL, &snapshot_raw_fops))
-			pr_err("trace: cannot create %s/snapshot\n", path);
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+void trace_snapshot_init(void)
+{
+	if (trace_snapshot_create_files(global_trace.dir))
+		pr_err("trace: cannot create snapshot files\n");
 }

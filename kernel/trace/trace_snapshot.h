@@ -6,18 +6,12 @@
 
 struct task;
 
-/* Who and where the section in the max buffer was (Linux's max_data of __update_max_tr()): the
- * latency tracers' header prints it. */
-struct trace_max_data {
-	int cpu;
-	int pid;
-	char comm[TASK_COMM_LEN];
-	int policy, rt_priority;		    /* its class, for the header's task line */
-	unsigned long saved_latency;		    /* ns, tr->max_latency when it was taken */
-	unsigned long critical_start, critical_end; /* the section's first and last function */
-	u64 time_start;				    /* TSC when the section began */
+/* A latency tracer's new worst section: how long, and where it began and ended. */
+struct max_section {
+	unsigned long latency;			    /* ns: tracing_max_latency if it is kept */
+	unsigned long critical_start, critical_end; /* 0: no functions to name (wakeup) */
+	u64 time_start;				    /* TSC when it began */
 };
-extern struct trace_max_data trace_max_data;
 
 /* Allocates tr's max buffer with the live buffer's size, if it has none: 0 or -ENOMEM. */
 int tracing_alloc_snapshot_instance(struct trace_array *tr);
@@ -34,18 +28,24 @@ void tracing_snapshot_instance(struct trace_array *tr);
 void tracing_snapshot(void);
 /*
  * Linux's update_max_tr(): the max buffer becomes what the live buffer holds (every CPU's part,
- * swapped, not copied) and task, on cpu, is noted as its cause. Interrupts off. 0, or -EAGAIN
- * (a reader or a resize holds a buffer: nothing swapped, as Linux skips while stopped), -ENODEV
- * (no max buffer). update_max_tr_single() swaps only cpu's part.
+ * swapped, not copied) and task, on cpu, is noted as its cause, with the section s (NULL: the
+ * user's snapshot, no section). Interrupts off. update_max_tr_single() swaps only cpu's part.
+ * 0; -ENODEV (no max buffer); -EAGAIN (a reader or a resize holds a buffer: nothing swapped,
+ * nothing noted, tr->max_latency kept, as Linux does while `trace` is open and tracing stopped);
+ * -EBUSY (this CPU's write into the live buffer was interrupted: as Linux, the max buffer gets
+ * the line "Failed to swap buffers due to commit in progress" and the header the new section).
  */
-int update_max_tr(struct trace_array *tr, struct task *task, int cpu);
-int update_max_tr_single(struct trace_array *tr, struct task *task, int cpu);
+int update_max_tr(struct trace_array *tr, struct task *task, int cpu, const struct max_section *s);
+int update_max_tr_single(struct trace_array *tr, struct task *task, int cpu,
+			 const struct max_section *s);
 /* Called by a buffer_size_kb write: the max buffer follows the live one's size. */
 int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb, int cpu);
 /* The max buffer follows the live one's clock (emptied, as the live one is). */
 void trace_snapshot_set_clock(struct trace_array *tr, const struct trace_clock *clock);
 /* What the snapshot command of set_ftrace_filter and the event trigger register: allocate. */
 int tracing_snapshot_cmd_prepare(void);
+/* snapshot, tracing_max_latency, per_cpu/cpuN/snapshot{,_raw} in an array's directory. */
+int trace_snapshot_create_files(struct fnode *dir);
 void trace_snapshot_init(void);
 
 #endif

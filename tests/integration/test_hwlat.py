@@ -141,3 +141,38 @@ def test_an_nmi_is_a_hardware_latency(console):
     assert [l.split()[3:] for l in raw] == [
         [str(s["inner"]), str(s["outer"]), str(s["sec"]), "%09d" % s["nsec"], str(s["seq"])] for s in got], raw
     verify_sites(console)
+
+
+def test_hwlat_in_an_instance(console):
+    """Linux 6.1's allow_instances: hwlat on an instance samples the CPUs of the instance's tracing_cpumask and
+    writes its samples and tracing_max_latency there, the top level's untouched; one hwlat in all arrays
+    (EBUSY, nothing changed)."""
+    top_before = console.run("cat tracing_max_latency")
+    assert console.run("mkdir instances/hw") == ""
+    try:
+        assert "hwlat" in console.run("cat instances/hw/available_tracers").split()
+        for cmd in ("echo 2 > instances/hw/tracing_cpumask", "echo per-cpu > hwlat_detector/mode",
+                    "echo 100000 > hwlat_detector/width", "echo 100000 > hwlat_detector/window",
+                    "echo hwlat > instances/hw/current_tracer"):
+            assert console.run(cmd) == "", cmd
+        assert console.run("echo hwlat > current_tracer") == "echo: write error: Device or resource busy"
+        assert console.run("cat current_tracer") == "nop"
+        assert threads(console) == [("hwlatd/1", 1)]
+        for _ in range(30):
+            assert console.run("nmihold 1 %d" % HOLD_US) == ""
+            if "inner/outer" in console.run("cat instances/hw/trace", timeout=60):
+                break
+        console.run("echo 0 > instances/hw/tracing_on")
+        lines = console.run("cat instances/hw/trace", timeout=60).splitlines()
+        got = [LINE.match(l) for l in lines if LINE.match(l)]
+        assert got, lines
+        assert all(m.group(1) == "hwlatd/1" and int(m.group(3)) == 1 for m in got), lines
+        worst = max(max(int(m.group(6)), int(m.group(7))) for m in got)
+        assert int(console.run("cat instances/hw/tracing_max_latency")) >= worst
+        assert console.run("cat tracing_max_latency") == top_before
+        assert "inner/outer" not in console.run("cat trace", timeout=60)
+        assert console.run("echo nop > instances/hw/current_tracer") == ""
+        assert threads(console) == []
+    finally:
+        console.run("echo nop > instances/hw/current_tracer")
+        console.run("rmdir instances/hw")

@@ -9,8 +9,9 @@ SMP = 4
 
 FILES = ["available_tracers", "buffer_size_kb", "current_tracer", "events/", "options/", "per_cpu/", "set_event",
          "set_event_notrace_pid", "set_event_pid", "set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_notrace_pid",
-         "set_ftrace_pid", "timestamp_mode", "trace",
-         "trace_clock", "trace_marker", "trace_options", "trace_pipe", "tracing_cpumask", "tracing_on"]
+         "set_ftrace_pid", "snapshot", "timestamp_mode", "trace",
+         "trace_clock", "trace_marker", "trace_options", "trace_pipe", "tracing_cpumask", "tracing_max_latency",
+         "tracing_on"]
 # "              fs-2       [001] .....     0.165064: vfs_open <-fs_iteration"
 LINE = re.compile(r"^ *(?P<comm>.+?)-(?P<pid>\d+) +\[(?P<cpu>\d{3})\] (?P<flags>\S{5}) +(?P<ts>\d+\.\d{6}): "
                   r"(?P<rest>.*)$")

@@ -295,3 +295,52 @@ def test_display_graph_shows_the_section_as_a_graph(console, load):
         console.run("echo 0 > function_profile_enabled")
         console.run("echo 0 > options/display-graph")
     verify_sites(console)
+
+
+def test_irqsoff_family_in_an_instance(console, load):
+    """Linux 6.1's allow_instances: irqsoff on an instance times into the instance's own buffer, max buffer and
+    tracing_max_latency and leaves the top level's alone; one of the three runs at a time in all arrays, any
+    other start is refused with EBUSY and changes nothing; switching away frees the instance's max buffer."""
+    top_before = max_latency(console)
+    assert console.run("mkdir instances/lat") == ""
+    assert console.run("mkdir instances/other") == ""
+    try:
+        listed = set(console.run("cat instances/lat/available_tracers").split())
+        assert {"irqsoff", "preemptoff", "preemptirqsoff"} <= listed, listed
+        assert console.run("echo irqsoff > instances/lat/current_tracer") == ""
+        assert console.run("cat instances/lat/current_tracer") == "irqsoff"
+        assert console.run("echo 10000 > instances/lat/tracing_max_latency") == ""
+        for name in ("irqsoff", "preemptoff", "preemptirqsoff"):
+            assert console.run("echo %s > instances/other/current_tracer" % name) == EBUSY, name
+            assert console.run("echo %s > current_tracer" % name) == EBUSY, name
+        assert console.run("cat instances/other/current_tracer") == "nop"
+        assert console.run("cat current_tracer") == "nop"
+        assert console.run("echo 1 > instances/lat/snapshot") == EBUSY
+        measured = spin(console, "noirq", 30000)
+        lat = int(console.run("cat instances/lat/tracing_max_latency"))
+        assert 30000 <= lat <= measured, (lat, measured)
+        assert max_latency(console) == top_before
+        lines = console.run("cat instances/lat/trace", timeout=60).splitlines()
+        assert lines[:3] == ["# tracer: irqsoff", "#", "# irqsoff latency trace v1.1.5 on 0.1.0"], lines[:4]
+        m = next(LAT_LINE.match(l) for l in lines if l.startswith("# latency:"))
+        assert int(m.group(1)) == lat
+        assert "#  => started at: spin_cmd" in lines and "#  => ended at:   spin_cmd" in lines, lines[:12]
+        body = [l for l in lines if not l.startswith("#")]
+        assert any(l.endswith("latency_spin_irqs_off <-spin_cmd") for l in body), body[:4]
+        assert "latency trace" not in console.run("cat trace", timeout=60)
+        # Released: the top level may run one now, and the instance's max buffer is gone.
+        assert console.run("echo nop > instances/lat/current_tracer") == ""
+        assert console.run("cat instances/lat/snapshot").splitlines()[3] == "# * Snapshot is freed *"
+        assert console.run("echo preemptoff > current_tracer") == ""
+        assert console.run("echo irqsoff > instances/lat/current_tracer") == EBUSY
+        assert console.run("echo nop > current_tracer") == ""
+        # rmdir of an instance that runs one stops it first: the next start anywhere is not refused.
+        assert console.run("echo preemptirqsoff > instances/other/current_tracer") == ""
+        assert console.run("rmdir instances/other") == ""
+        assert console.run("echo preemptirqsoff > instances/lat/current_tracer") == ""
+        spin(console, "noirq", 2000)
+        assert console.run("echo nop > instances/lat/current_tracer") == ""
+    finally:
+        console.run("echo nop > instances/lat/current_tracer")
+        console.run("rmdir instances/lat")
+        console.run("rmdir instances/other")

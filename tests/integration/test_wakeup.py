@@ -152,3 +152,38 @@ def test_bad_input_changes_nothing(console, ev):
     assert console.run("cat current_tracer") == "wakeup_rt"
     assert console.run("echo wakeup_nope > current_tracer") == EINVAL
     assert console.run("cat current_tracer") == "wakeup_rt"
+
+
+def test_wakeup_rt_in_an_instance(console):
+    """Linux 6.1's allow_instances: wakeup_rt on an instance reports into the instance's max buffer, header and
+    tracing_max_latency, the top level's untouched; one of the three at a time in all arrays (EBUSY, nothing
+    changed); stopping it frees the instance's max buffer and lets the top level run one."""
+    top_before = console.run("cat tracing_max_latency")
+    assert console.run("mkdir instances/w") == ""
+    try:
+        listed = set(console.run("cat instances/w/available_tracers").split())
+        assert {"wakeup", "wakeup_rt", "wakeup_dl"} <= listed, listed
+        assert console.run("echo wakeup_rt > instances/w/current_tracer") == ""
+        for name in ("wakeup", "wakeup_rt", "wakeup_dl"):
+            assert console.run("echo %s > current_tracer" % name) == EBUSY, name
+        assert console.run("cat current_tracer") == "nop"
+        assert console.run("echo 0 > instances/w/tracing_max_latency") == ""
+        pid, held = wake(console, "rtwake")
+        latency = int(console.run("cat instances/w/tracing_max_latency"))
+        assert 0 < latency <= held
+        assert console.run("cat tracing_max_latency") == top_before
+        lines = console.run("cat instances/w/trace", timeout=60).splitlines()
+        assert lines[0] == "# tracer: wakeup_rt"
+        m = next(LAT_LINE.match(l) for l in lines if l.startswith("# latency:"))
+        assert int(m.group(1)) == latency
+        assert "#    | task: rtwake-%d (uid:0 nice:0 policy:1 rt_prio:50)" % pid in lines, lines
+        assert any(re.search(r"\s+1:120:R ==> \[000\]\s+%d: 49:R rtwake$" % pid, l) for l in lines), lines
+        assert "latency trace" not in console.run("cat trace", timeout=60)
+        assert console.run("echo nop > instances/w/current_tracer") == ""
+        assert console.run("cat instances/w/snapshot").splitlines()[3] == "# * Snapshot is freed *"
+        assert console.run("echo wakeup > current_tracer") == ""
+        assert console.run("echo wakeup_dl > instances/w/current_tracer") == EBUSY
+    finally:
+        console.run("echo nop > current_tracer")
+        console.run("echo nop > instances/w/current_tracer")
+        console.run("rmdir instances/w")
