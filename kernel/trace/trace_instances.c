@@ -19,6 +19,7 @@
 #include "kernel/trace/ftrace.h"
 #include "kernel/trace/trace_snapshot.h"
 #include "lib/errno.h"
+#include "lib/string.h"
 
 /* Serializes mkdir and rmdir: the slots of trace_arrays[] and the directories. */
 static DEFINE_MUTEX(instance_lock);
@@ -66,6 +67,11 @@ static int instance_mkdir(struct fnode *instances, const char *name)
 	mutex_lock(&instance_lock);
 	for (id = 1; id < TRACE_ARRAY_MAX && trace_arrays[id]; id++)
 		;
+	/* The caller looked before our lock: an rmdir refused meanwhile has put its name back. */
+	if (fs_lookup(instances, name, strlen(name))) {
+		err = -EEXIST;
+		goto out;
+	}
 	if (id == TRACE_ARRAY_MAX) {
 		err = -ENOSPC; /* one bit per instance in an event's tr_mask */
 		goto out;
@@ -102,8 +108,8 @@ out:
 }
 
 /*
- * Refused (EBUSY, nothing changed) while a file of it is open or the shell stands in it. Else
- * the tracer stops (its ops unregistered: no site calls into it), its events go off and every
+ * Refused (EBUSY, nothing changed) while a file of it is open or the shell stands in it; it is
+ * out of the directory while that is decided, so no new open can slip in. Else the tracer stops (its ops unregistered: no site calls into it), its events go off and every
  * CPU is past any write into it; only then its files and buffer are freed.
  */
 static int instance_rmdir(struct fnode *instances, struct fnode *victim)
@@ -119,20 +125,28 @@ static int instance_rmdir(struct fnode *instances, struct fnode *victim)
 		err = -ENOENT;
 		goto out;
 	}
+	/* Out of sight before the look: open() pins without our locks, and the tracer's switch
+	 * below sleeps, so a directory still in place could be opened after any look. */
+	fs_detach(victim);
 	if (fs_busy(victim)) {
 		err = -EBUSY;
-		goto out;
+		goto back;
 	}
 	err = trace_array_set_tracer(tr, "nop");
 	if (!err)
 		err = ftrace_probes_clear(tr);
 	if (err)
-		goto out;
+		goto back;
 	trace_events_remove_instance(tr);
 	WRITE_ONCE(trace_arrays[tr->id], NULL);
 	synchronize_rcu_tasks(); /* the ops may still be in a trampoline's hands until here */
-	fs_remove(victim);
+	if (fs_remove(victim))
+		fs_unlink(
+			victim); /* opened by a walk that found it before the detach: freed at close */
 	instance_free(tr);
+	goto out;
+back:
+	fs_attach(instances, victim, victim->name);
 out:
 	mutex_unlock(&instance_lock);
 	return err;
