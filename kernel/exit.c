@@ -109,7 +109,6 @@ void do_exit(int code)
 		exit_jobctl(leader);
 		forget_children(leader);
 	}
-	trace_pids_exit(t);
 	flags = tasklist_lock_irqsave();
 	t->exit_code = code;
 	if (t->signal && t->signal->group_exit)
@@ -123,6 +122,9 @@ void do_exit(int code)
 	else if (group_dead)
 		free_leader = end_process(leader, code);
 	tasklist_unlock_irqrestore(flags);
+	/* Only now, as Linux at sched_process_free: the SIGCHLD just sent is still this task's
+	 * record, kept out of the trace if the task was (ftracetest's event-no-pid.tc). */
+	trace_pids_exit(t);
 	if (free_leader)
 		free_task(leader);
 	task_exit();

@@ -13,6 +13,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/syscalls.h"
 #include "kernel/uaccess.h"
+#include "kernel/trace/events/signal.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
@@ -85,24 +86,27 @@ static void prepare_signal(struct task *t, int sig, bool *continued)
 	}
 }
 
-int send_sig_info(int sig, const siginfo_t *info, struct task *t)
+/*
+ * Posts sig to t with siglock held: signal_generate says what became of it, as Linux's
+ * __send_signal_locked() does. Without memory for the siginfo the signal still goes (its siginfo
+ * made up when it is taken), real-time ones too, where Linux fails those with -EAGAIN.
+ */
+static void send_signal_locked(int sig, const siginfo_t *info, struct task *t, bool group,
+			       bool *continued)
 {
-	bool continued = false;
-	unsigned long flags;
+	int result = TRACE_SIGNAL_IGNORED;
 	struct sigqueue *q;
 
-	if (sig < 1 || sig > _NSIG)
-		return -EINVAL;
-	flags = spin_lock_irqsave(&siglock);
 	if (t->exit_state)
-		goto out;
-	prepare_signal(t, sig, &continued);
+		goto ret;
+	prepare_signal(t, sig, continued);
 	if (sig_ignored(t, sig))
-		goto out;
+		goto ret;
 	/* A standard signal is pending once however often it is sent; a real-time one queues. */
+	result = TRACE_SIGNAL_ALREADY_PENDING;
 	if (sig < SIGRTMIN && (t->pending & sigmask(sig)))
-		goto out;
-	/* Without memory the signal still goes, its siginfo made up when it is taken (Linux). */
+		goto ret;
+	result = TRACE_SIGNAL_DELIVERED;
 	if ((q = kmalloc(sizeof(*q)))) {
 		struct sigqueue **pp = &t->sigq;
 		if (info) {
@@ -116,14 +120,34 @@ int send_sig_info(int sig, const siginfo_t *info, struct task *t)
 		while (*pp)
 			pp = &(*pp)->next;
 		*pp = q;
+	} else {
+		result = TRACE_SIGNAL_LOSE_INFO;
 	}
 	t->pending |= sigmask(sig);
-out:
+ret:
+	trace_signal_generate(sig, info, t, group, result);
+}
+
+static int send_signal(int sig, const siginfo_t *info, struct task *t, bool group)
+{
+	bool continued = false;
+	unsigned long flags;
+
+	if (sig < 1 || sig > _NSIG)
+		return -EINVAL;
+	flags = spin_lock_irqsave(&siglock);
+	send_signal_locked(sig, info, t, group, &continued);
 	spin_unlock_irqrestore(&siglock, flags);
 	wake_up_process(t);
 	if (continued)
 		notify_parent_jobctl(t, 0);
 	return 0;
+}
+
+/* Process-directed, as Linux's send_sig_info() (PIDTYPE_TGID): signal_generate's grp=1. */
+int send_sig_info(int sig, const siginfo_t *info, struct task *t)
+{
+	return send_signal(sig, info, t, true);
 }
 
 /* kill()'s siginfo: SI_USER, the sender's pid and uid (0 for the kernel itself). */
@@ -154,7 +178,7 @@ bool force_sig_fault(int sig, int code, unsigned long addr)
 	memset(&info, 0, sizeof(info));
 	info.si_code = code;
 	info.fault.addr = addr;
-	send_sig_info(sig, &info, t);
+	send_signal(sig, &info, t, false); /* to the faulting thread */
 	return true;
 }
 
@@ -257,6 +281,7 @@ int get_signal(siginfo_t *info, struct k_sigaction *ka)
 		memset(ka, 0, sizeof(*ka));
 		if (t->sighand)
 			*ka = t->sighand[sig - 1];
+		trace_signal_deliver(sig, info, ka); /* whatever its action, as Linux's */
 		if (ka->handler == SIG_IGN)
 			continue;
 		if (ka->handler != SIG_DFL && sig != SIGKILL)
@@ -450,7 +475,7 @@ static long do_tkill(int tgid, int tid, int sig)
 	if ((err = check_kill_permission(sig, t)) || !sig)
 		return err;
 	user_info(&info, sig, SI_TKILL);
-	return send_sig_info(sig, &info, t);
+	return send_signal(sig, &info, t, false);
 }
 
 SYSCALL_DEFINE3(tgkill, int, tgid, int, pid, int, sig)

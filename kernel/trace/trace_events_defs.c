@@ -5,6 +5,7 @@
 #define CREATE_TRACE_POINTS
 #include "kernel/trace/events/sched.h"
 #include "kernel/trace/events/syscalls.h"
+#include "kernel/trace/events/signal.h"
 #include "kernel/trace/events/task.h"
 #include "kernel/trace/events/irq.h"
 #include "kernel/trace/events/preemptirq.h"

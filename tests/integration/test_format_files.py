@@ -1,5 +1,5 @@
 """tests/integration/test_format_files.py: the format files of every event Linux 6.1 also has on x86
-(sched, irq, irq_vectors, timer, kmem, ftrace, bpf_trace) and events/header_page and header_event,
+(sched, irq, irq_vectors, timer, kmem, signal, ftrace, bpf_trace) and events/header_page and header_event,
 byte for byte against the text Linux 6.1 printed for them (tests/data/linux-6.1/, captured with the
 command its README gives). Tools parse these files, so a difference is a bug. The ID line is Linux's
 number and is not compared. The system calls' and process events' files are held the same way by

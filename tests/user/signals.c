@@ -311,8 +311,35 @@ static void test_sigreturn_registers(void)
 	check("rbx from the frame", rbx, 0x3333);
 }
 
+/*
+ * `signals trace`, for test_signal_events.py: one signal of each fate signal_generate reports, its
+ * pid, handler and flags printed first so the test knows what the events must show.
+ */
+static int trace_signals(void)
+{
+	long pid = sys0(NR_getpid);
+
+	on(SIGUSR1, handler, SA_RESTART, 0);
+	on(SIGUSR2, handler, 0, 0);
+	put_str("pid=");
+	put_num(pid);
+	put_str(" handler=");
+	put_hex((unsigned long)handler);
+	put_str("\n");
+	sys2(NR_kill, pid, SIGUSR1);	     /* delivered, then taken by the handler */
+	setmask(0, BIT(SIGUSR2), 0);	     /* SIG_BLOCK */
+	sys3(NR_tgkill, pid, pid, SIGUSR2); /* to this thread: pending */
+	sys3(NR_tgkill, pid, pid, SIGUSR2); /* already pending: merged */
+	setmask(1, BIT(SIGUSR2), 0);	     /* SIG_UNBLOCK: taken now */
+	on(SIGUSR1, (void *)1, 0, 0);	     /* SIG_IGN */
+	sys2(NR_kill, pid, SIGUSR1);	     /* ignored */
+	return hits == 2 ? 0 : 1;
+}
+
 int main(int argc, char **argv, char **envp)
 {
+	if (argc > 1 && !strcmp(argv[1], "trace"))
+		return trace_signals();
 	test_handler_and_frame();
 	test_queueing();
 	test_faults_and_defaults();
