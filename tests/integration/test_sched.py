@@ -132,12 +132,14 @@ def test_rt_throttling_keeps_the_shell_alive(console):
         console.run("echo 1000000 > " + RT_PERIOD, timeout=120)
         console.run("echo 950000 > " + RT_RUNTIME, timeout=120)
     trace = console.run("cat trace", timeout=60)
-    switch = re.compile(r"^.*\[000\] .*sched_switch: prev_comm=\S+ prev_pid=(\d+) prev_prio=(\d+) "
+    switch = re.compile(r"^.*\[000\] .*sched_switch: prev_comm=(\S+) prev_pid=(\d+) prev_prio=(\d+) "
                         r"prev_state=(\S+) ==> next_comm=\S+ next_pid=(\d+)", re.M)
-    # Its switches out once FIFO (prio 49; chrt ran as a normal task first). A guest second at 50 ms of every 100:
-    # about ten throttles, each a switch-out while runnable (R: preempted on its way back to user space, as
-    # Linux's schedule() from exit_to_user_mode_loop() reports it; R+ from inside the kernel), to another task.
-    outs = [m for m in switch.finditer(trace) if int(m.group(1)) == pid and m.group(2) == "49"]
+    # The loop's switches out: FIFO (prio 49) and past chrt's exec of sh (chrt, FIFO already, may sleep in its
+    # exec, S). A guest second at 50 ms of every 100: about ten throttles, each a switch-out while runnable (R:
+    # preempted on its way back to user space, as Linux's schedule() from exit_to_user_mode_loop() reports it;
+    # R+ from inside the kernel), to another task.
+    outs = [m for m in switch.finditer(trace)
+            if int(m.group(2)) == pid and m.group(3) == "49" and m.group(1) == "sh"]
     assert len(outs) >= 3, trace[-3000:]
     for m in outs:
-        assert m.group(3) in ("R", "R+") and int(m.group(4)) != pid, m.group(0)
+        assert m.group(4) in ("R", "R+") and int(m.group(5)) != pid, m.group(0)

@@ -269,17 +269,7 @@ static void test_counting(const char *mode)
 	check(name, prog >= 3, 1);
 	link = bpf_raw_tp_open("sys_enter", prog);
 	check("  attached to sys_enter", link >= 3, 1);
-	{
-		struct bpf_prog_info info;
-		union bpf_attr a;
-		memset(&info, 0, sizeof(info));
-		memset(&a, 0, sizeof(a));
-		a.info.bpf_fd = prog;
-		a.info.info_len = sizeof(info);
-		a.info.info = (unsigned long)&info;
-		sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
-		check("  JITed as bpf_jit_enable says", info.jited_prog_len > 0, mode[0] == 'J');
-	}
+	check("  JITed as bpf_jit_enable says", bpf_prog_jited_len(prog) > 0, mode[0] == 'J');
 	before = array_get(map, 0);
 	for (int i = 0; i < 10; i++)
 		sys0(NR_getppid);

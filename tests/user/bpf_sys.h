@@ -80,4 +80,19 @@ static inline long bpf_raw_tp_open(const char *name, long prog_fd)
 	return sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof(a));
 }
 
+/* The length of a program's JITed code, 0 if it runs in the interpreter (BPF_OBJ_GET_INFO_BY_FD). */
+static inline long bpf_prog_jited_len(long prog)
+{
+	struct bpf_prog_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = prog;
+	a.info.info_len = sizeof(info);
+	a.info.info = (unsigned long)&info;
+	sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
+	return info.jited_prog_len;
+}
+
 #endif

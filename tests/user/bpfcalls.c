@@ -63,20 +63,6 @@ static struct bpf_insn loop_prog[] = {
 	EXIT,
 };
 
-static long jited_len(long prog)
-{
-	struct bpf_prog_info info;
-	union bpf_attr a;
-
-	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = prog;
-	a.info.info_len = sizeof(info);
-	a.info.info = (unsigned long)&info;
-	sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
-	return info.jited_prog_len;
-}
-
 static int set_jit(const char *v)
 {
 	long fd = sys3(NR_open, "/proc/sys/net/core/bpf_jit_enable", 1, 0);
@@ -97,7 +83,7 @@ static long run_loop(long *sum, long *counted, long *jited, int level)
 	prog = load(p, sizeof(p) / sizeof(p[0]), map, level);
 	if (prog < 0)
 		return prog;
-	*jited = jited_len(prog);
+	*jited = bpf_prog_jited_len(prog);
 	link = bpf_raw_tp_open("sys_enter", prog);
 	if (link < 0)
 		return link;
