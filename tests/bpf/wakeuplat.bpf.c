@@ -3,21 +3,13 @@
  * it out and adds the wait to the pid's sum and count (hash maps, printed by bpfload). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "sched_switch.h"
 
-/* events/sched/sched_waking/format and sched_switch/format, common fields first. */
+/* events/sched/sched_waking/format, common fields first (sched_switch.h has the other). */
 struct sched_waking_args {
 	unsigned long long common;
 	char comm[16];
 	int pid, prio, target_cpu;
-};
-
-struct sched_switch_args {
-	unsigned long long common;
-	char prev_comm[16];
-	int prev_pid, prev_prio;
-	long prev_state;
-	char next_comm[16];
-	int next_pid, next_prio;
 };
 
 #define PID_MAP(name)                                                                              \

@@ -16,7 +16,7 @@ instructions between the two probes.
 
 import re
 
-from tests.console import LOG_LINE
+from tests.integration.test_libbpf import load
 
 SMP = 2
 QEMU_ARGS = ["-icount", "shift=0,sleep=off", "-cpu", "max"]     # libbpf's binary wants max
@@ -74,14 +74,7 @@ def test_recipe_and_a_bpf_program_count_the_same_waits(console):
     try:
         for cmd in cmds:
             assert console.run(cmd) == "", cmd
-        out = [line for line in console.run("/tests/bpfload /tests/wakeuplat.bpf.o sleep 10", timeout=300)
-               .split("\n") if not re.match(LOG_LINE, line)]
-        pid = int([line for line in out if line.startswith("pid ")][0].split()[1])
-        maps = {}
-        for line in out:
-            m = re.match(r"^map (\S+) (\d+) (\d+)$", line)
-            if m:
-                maps.setdefault(m.group(1), {})[int(m.group(2))] = int(m.group(3))
+        pid, maps, _ = load(console, "wakeuplat.bpf.o", "sleep", 10, timeout=300)
         hist = console.run("cat events/synthetic/wakeup_latency/hist")
         m = re.search(r"^\{ pid: +%d \} hitcount: +(\d+) +lat: +(\d+)$" % pid, hist, re.M)
         assert m, hist

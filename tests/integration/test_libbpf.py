@@ -13,8 +13,9 @@ SMP = 1
 QEMU_ARGS = ["-cpu", "max"]
 
 
-def load(console, obj, workload, n):
-    out = [line for line in console.run("/tests/bpfload /tests/%s %s %d" % (obj, workload, n), timeout=180)
+def load(console, obj, workload, n, timeout=180):
+    """bpfload's run of obj over the workload: (its pid, {map: {key: value}}, its lines)."""
+    out = [line for line in console.run("/tests/bpfload /tests/%s %s %d" % (obj, workload, n), timeout=timeout)
            .split("\n") if not re.match(LOG_LINE, line)]
     pid = int([line for line in out if line.startswith("pid ")][0].split()[1])
     maps = {}
