@@ -43,6 +43,7 @@ These vary only in a block that names them:
     dur    a duration: the number before "us" (function_graph's DURATION column), with its +/! mark
     lat    latency-format's time column: the microseconds and the mark after them (1234us+:)
     hex    any other 0x number, and the bytes `dis` prints
+    task   a trace line's TASK-PID column: which task an interrupt happened to land in
     lines  how many lines: each line printed must match some line of the block (and one must be printed)
 A line that is exactly `...` in the expected output matches any number of lines. A run of spaces matches
 any run of spaces, since columns widen with their numbers.
@@ -71,6 +72,8 @@ CLASSES = {
     "dur": (r"(?:[$@*#!+] )?\b\d+\.\d{1,3}(?= us\b)", r"(?:[$@*#!+] +)?\d+\.\d+"),
     # latency-format's "%4lluus%c: ": the time since the section began, and the mark for the gap to the next.
     "lat": (r"\b\d+us[$@*#!+ ](?=:)", r"\d+us[$@*#!+ ]"),
+    # A trace line's TASK-PID column (before the [CPU] column): the task an interrupt found running.
+    "task": (r"(?<!\S)[^\s\[]+-\d+(?= +\[\d{3}\])", r"[^\s\[]+-\d+"),
     "hex": (r"\b0x[0-9a-f]+\b|(?<![\w.])[0-9a-f]{2}(?= |$)", r"(?:0x[0-9a-f]+|[0-9a-f]{2})"),
     # A count, or a figure with decimals (osnoise's "% OF CPU AVAILABLE" column).
     "num": (r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", r"\d+(?:\.\d+)?"),

@@ -94,6 +94,16 @@ def test_timestamps_always_vary_but_keep_their_shape():
     assert compare([line], ["            spin-5       [001] d..2.    99.0001: stress_target <-spin_fn"], set())
 
 
+def test_task_column_varies_only_where_marked():
+    line = "       osnoise/1-4       [001] dNh..     1.717895: irq_noise: reschedule:242 start 1.717890829 duration 1028 ns"
+    other = "            spin-6       [001] dNh..     3.466167: irq_noise: reschedule:242 start 3.466162025 duration 1028 ns"
+    assert compare([line], [other], set())
+    assert compare([line], [other], {"task"}) is None
+    # Only the column before [CPU]: the event's own text still has to match.
+    assert compare([line], [other.replace("reschedule", "local_timer")], {"task"})
+    assert compare(["  spin-5 runs"], ["  sh-7 runs"], {"task"})
+
+
 def test_ellipsis_and_line_counts():
     want = ["# tracer: function", "...", "  end"]
     assert compare(want, ["# tracer: function", "  end"], set()) is None
