@@ -5,7 +5,8 @@
  * (or a fatal signal) ends every thread first (kernel/thread_group.c).
  *
  *   exit_group(3)      task: ... -> EXIT_ZOMBIE, TASK_DEAD -> schedule() -> off_cpu, parent woken
- *   parent: wait4()    finds the zombie off its CPU -> status 0x0300 -> release_task(): stack freed
+ *   parent: wait4()    finds the zombie -> status 0x0300 -> free_task(), or schedule_tail() frees
+ *                      it once off its CPU
  */
 #include "kernel/signal.h"
 #include "kernel/jobctl.h"
@@ -150,8 +151,10 @@ SYSCALL_DEFINE1(exit_group, int, error_code)
 
 /*
  * One pass over the children: a zombie matching pid (-1: any; 0: one of the caller's process
- * group; < -1: one of group -pid) that is off its CPU is unlinked and returned; *found says
- * whether any child matched at all.
+ * group; < -1: one of group -pid) is unlinked and returned; *found says whether any child matched
+ * at all. Its SIGCHLD went before it left its CPU, and a parent that heard it must find it (ash's
+ * `wait` asks with WNOHANG once, then sleeps until the next SIGCHLD): so a zombie still on its
+ * CPU is reaped too, and freed by schedule_tail() once off it, as an orphan is.
  */
 static struct task *reap_child(struct task *self, int pid, bool *found)
 {
@@ -162,7 +165,7 @@ static struct task *reap_child(struct task *self, int pid, bool *found)
 			continue;
 		*found = true;
 		/* A leader is reaped with its last thread (Linux's delay_group_leader()). */
-		if (c->exit_state == EXIT_ZOMBIE && c->off_cpu && !delay_group_leader(c)) {
+		if (c->exit_state == EXIT_ZOMBIE && !delay_group_leader(c)) {
 			*pp = c->sibling;
 			return c;
 		}
@@ -184,9 +187,13 @@ static long do_wait(int pid, int *status, int options)
 
 		if (c) {
 			int cpid = c->pid;
-			tasklist_unlock_irqrestore(flags);
+			bool gone = c->off_cpu;
 			*status = c->exit_code;
-			free_task(c);
+			if (!gone)
+				c->parent = NULL; /* schedule_tail() frees it */
+			tasklist_unlock_irqrestore(flags);
+			if (gone)
+				free_task(c);
 			return cpid;
 		}
 		if (found && (c = wait_task_stopped(self, pid, options, status))) {

@@ -124,7 +124,12 @@ static int queue_if_equal(struct futex_q *q, u32 __user *uaddr, u32 val, u64 unt
 		spin_unlock_irqrestore(&futex_lock, flags);
 		return -ETIMEDOUT;
 	}
+	/* Asleep before the signal is looked for, or a sender in between is slept through
+	 * (msleep_interruptible() says why). */
+	current->state = TASK_SLEEPING;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (signal_pending(current)) {
+		current->state = TASK_RUNNING;
 		spin_unlock_irqrestore(&futex_lock, flags);
 		return until ? -ERESTARTNOHAND : -ERESTARTSYS;
 	}
@@ -132,7 +137,6 @@ static int queue_if_equal(struct futex_q *q, u32 __user *uaddr, u32 val, u64 unt
 	enqueue(q);
 	if (until)
 		sleep_timer_arm(until);
-	current->state = TASK_SLEEPING;
 	spin_unlock_irqrestore(&futex_lock, flags);
 	return 0;
 }

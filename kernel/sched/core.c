@@ -20,6 +20,7 @@
 #include "kernel/printk/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
+#include "kernel/signal.h"
 #include "kernel/time.h"
 #include "kernel/trace/fgraph.h"
 #include "kernel/trace/trace.h"
@@ -369,6 +370,34 @@ void msleep(unsigned long ms)
 	current->state = TASK_SLEEPING;
 	local_irq_restore(flags);
 	__schedule(false); /* might_sleep() said its word above */
+}
+
+/*
+ * msleep that a signal ends. The state is set before the signal is looked for: a sender sets its
+ * pending bit and then reads the state under the runqueue lock (wake_up_process()), so one of
+ * the two sees the other (Linux's set_current_state() then signal_pending_state()). Looked for
+ * first, a signal sent in between met a task still running and was slept through: a SIGTERM
+ * right after `sleep 30 &` began lasted the 30 s.
+ */
+void msleep_interruptible(unsigned long ms)
+{
+	struct task *self = current;
+	unsigned long flags;
+
+	might_sleep();
+	flags = local_irq_save();
+	sleep_timer_arm(ktime_get_ns() + ms * 1000000ULL);
+	self->state = TASK_SLEEPING;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the store above before the load below */
+	if (signal_pending(self)) {
+		self->state = TASK_RUNNING;
+		trace_hrtimer_cancel(&self->wake_at);
+		self->wake_at = 0;
+		local_irq_restore(flags);
+		return;
+	}
+	local_irq_restore(flags);
+	__schedule(false);
 }
 
 void wake_up_process(struct task *t)

@@ -161,6 +161,8 @@ void yield(void);
 /* A long loop's safe point: reports a quiescent state, and switches if a switch is due. */
 void cond_resched(void);
 void msleep(unsigned long ms);
+/* msleep, ended early by a signal pending, sent before or during the sleep. */
+void msleep_interruptible(unsigned long ms);
 /* A sleep about to begin ends by ktime `until` at the latest (the tick wakes it, as msleep's);
  * interrupts off, the caller sets TASK_SLEEPING and schedules. */
 void sleep_timer_arm(u64 until);

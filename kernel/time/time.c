@@ -80,7 +80,7 @@ static long sleep_until(u64 until, u64 *left)
 			*left = ns;
 			return -ERESTARTNOHAND;
 		}
-		msleep(ns / 1000000 ? ns / 1000000 : 1);
+		msleep_interruptible(ns / 1000000 ? ns / 1000000 : 1);
 	}
 	return 0;
 }

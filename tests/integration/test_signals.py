@@ -3,7 +3,8 @@
 tests/user/signals.c checks handlers and the rt_sigframe (registers, mask and FPU state back after rt_sigreturn),
 real-time signals queued and standard ones merged, SIGSEGV caught by a handler, default actions, -EINTR and
 SA_RESTART, SIGCHLD's siginfo, rt_sigtimedwait, rt_sigsuspend and sigaltstack. Here also: the segfault report only
-when nobody handles SIGSEGV, and Ctrl-C reaching a program's process group through the console.
+when nobody handles SIGSEGV, Ctrl-C reaching a program's process group through the console, and children killed
+the moment they start (tests/user/killrace.c).
 """
 
 import re
@@ -53,3 +54,13 @@ def test_permissions_after_dropping_root(console):
     assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 15, out
     # the kernel shell stays root: tracing is still its own
     assert console.run("cat current_tracer") == "nop"
+
+
+def test_kill_right_after_fork(console):
+    """tests/user/killrace.c: 400 children SIGTERMed as they start (after fork or vfork, before or after their exec,
+    on their way into nanosleep), each waited for as ash's `wait` does. A SIGCHLD after which wait4 WNOHANG does not
+    find the child prints "not ok"; a kill the child sleeps through hangs it, and the timeout fails the test."""
+    out = program_lines(console.run("/tests/killrace 400", timeout=300))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    assert out[-1] == "PASS 400/400", out
