@@ -109,18 +109,53 @@ def test_max_grows_only_with_a_longer_section(console, load):
     assert 20000 <= max_latency(console) <= measured   # reset: a shorter one is the worst again
 
 
+THRESH = 20000
+WORST = 1000000       # a worst so far of 1 s: in threshold mode every section above THRESH is recorded all the same
+
+
+def thresh_record(console):
+    """What threshold mode recorded since tracing_max_latency was set to WORST: None, or (latency, ours). Every
+    recorded section is above the threshold, whoever made it; ours started and ended in spin_cmd."""
+    lat = max_latency(console)
+    if lat == WORST:
+        return None
+    reported, start, end, lines = header(console)
+    assert reported == lat and lat >= THRESH, (lat, lines[:12])
+    return lat, start == ["spin_cmd"] and end == ["spin_cmd"]
+
+
+def thresh_spin(console, us):
+    """Spin for us with interrupts off and return (measured, what was recorded). The worst so far is set to WORST
+    first: no section is longer, so without threshold mode none would be recorded, and nothing older can be read
+    for this spin's record."""
+    assert console.run("echo %d > tracing_max_latency" % WORST) == ""
+    measured = spin(console, "noirq", us)
+    return measured, thresh_record(console)
+
+
+def spin_recorded(console, us):
+    """A section of us above the threshold is recorded, whatever the worst so far: its record, in [us, measured].
+    A section the test did not make (an interrupt handler the loaded host stalled past the threshold) may be
+    recorded instead: on another CPU during the spin it ends the spin's own by max_sequence, as in Linux, and it
+    is above the threshold like every record. Such a spin is done again, at most twice more."""
+    for _ in range(3):
+        measured, rec = thresh_spin(console, us)
+        assert rec, "a %d us section above the %d us threshold was not recorded" % (us, THRESH)
+        if rec[1]:
+            assert us <= rec[0] <= measured, (rec, measured)
+            return rec[0]
+    raise AssertionError("three spins of %d us, each record someone else's" % us)
+
+
 def test_tracing_thresh_records_every_section_above_it(console, load):
     console.run("echo irqsoff > current_tracer")
-    assert console.run("echo 20000 > tracing_thresh") == ""
-    m1 = spin(console, "noirq", 40000)
-    l1 = max_latency(console)
-    assert 40000 <= l1 <= m1
-    spin(console, "noirq", 10000)                 # below: not recorded
-    assert max_latency(console) == l1 and header(console)[0] == l1
-    m2 = spin(console, "noirq", 25000)            # above, though shorter than the worst: recorded
-    l2 = max_latency(console)
-    assert 25000 <= l2 <= m2 and l2 < l1
-    assert header(console)[0] == l2
+    assert console.run("echo %d > tracing_thresh" % THRESH) == ""
+    spin_recorded(console, 40000)
+    # Below the threshold: not recorded, unless the host stretched the spin itself past it (measured says so).
+    measured, rec = thresh_spin(console, 10000)
+    if rec and rec[1]:
+        assert THRESH <= rec[0] <= measured, (rec, measured)
+    spin_recorded(console, 25000)                 # shorter than the first, recorded as well
     console.run("echo 0 > tracing_thresh")
 
 
