@@ -50,9 +50,14 @@ class Ref(NamedTuple):
 
 
 def tracked_files(root=ROOT) -> List[str]:
-    """The tree's files as git sees them (tracked, or new and not ignored: never build outputs). Outside a
-    git checkout, every file except build folders and dot-folders."""
+    """The tree's files as git sees them (tracked, or new and not ignored: never build outputs). When root is
+    not the top of a git checkout, every file except build folders and dot-folders: a copy of the tree inside
+    another checkout's ignored build/ (tools/test-flake's build/flake-twin/) would otherwise list nothing."""
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        if os.path.realpath(top) != os.path.realpath(root):
+            raise OSError("not the top of a checkout")
         out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=root,
                              capture_output=True, text=True, check=True).stdout
         return [f for f in out.split("\n") if f and os.path.exists(os.path.join(root, f))]

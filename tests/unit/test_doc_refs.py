@@ -4,6 +4,7 @@ Linux's are exempt by the rule in tests/docscan.py (a "How Linux does it" sectio
 that names Linux before the reference); docs/README.md states the same rule for writers. Host only."""
 
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -45,6 +46,21 @@ def test_docs_are_found(tree):
     assert sum(r.kind == "function" and not r.linux for r in refs) > 1000
     assert sum(r.kind == "path" and not r.linux for r in refs) > 500
     assert {"ftrace_init", "ftrace_caller", "return_to_handler", "row_ticks"} <= defs   # C, NASM, NASM, Python
+
+
+def test_docs_are_found_in_a_copy_inside_build():
+    """tools/test-flake's twin is a copy of the tree under build/, which git ignores: its files are still found."""
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    where = os.path.join(ROOT, "build", "doc-refs-copy")
+    shutil.rmtree(where, ignore_errors=True)
+    os.makedirs(os.path.join(where, "docs"))
+    for name in ("README.md", "docs/02-mcount-loc.md"):
+        with open(os.path.join(ROOT, name)) as src, open(os.path.join(where, name), "w") as dst:
+            dst.write(src.read())
+    try:
+        assert docscan.doc_files(where) == ["docs/02-mcount-loc.md", "README.md"]
+    finally:
+        shutil.rmtree(where)
 
 
 def test_every_path_of_ours_exists(tree):
