@@ -311,7 +311,7 @@ check: deps
 stress: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
 	@FTRACE_OS_STRESS=10 tools/run-tests tests/integration/test_smp.py tests/integration/test_jump_label.py \
-		tests/integration/test_events.py -k "stress or flip"
+		tests/integration/test_events.py tests/integration/test_trampolines.py -k "stress or flip or while_other"
 
 # ROUNDS=N rounds (default 5); FLAKE_TESTS="tests/..." a subset.
 test-flake: deps

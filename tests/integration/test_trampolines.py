@@ -7,7 +7,10 @@ that ops coming and going under load leave every site, trampoline and answer rig
 import re
 import time
 
+from tests.console import STRESS
+
 SMP = 4
+SWITCHES = 10 * STRESS      # livepatch on and off under load; 100 in `make stress` (it was 50 in make test)
 EINVAL = "echo: write error: Invalid argument"
 EBUSY = "echo: write error: Device or resource busy"
 ORIGINAL = "Hello from ftrace-os, the kernel that traces it's own calls"
@@ -156,7 +159,7 @@ def test_livepatch_refuses_bad_names(console):
 def test_livepatch_while_other_cpus_run_the_function(console):
     pids = start(console, "run greet 1-3")
     try:
-        for i in range(50):
+        for i in range(SWITCHES):
             console.run("echo demo_greeting > livepatch_enable", timeout=60)
             console.run("echo '!demo_greeting' >> livepatch_enable", timeout=60)
     finally:
