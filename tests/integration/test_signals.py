@@ -57,10 +57,10 @@ def test_permissions_after_dropping_root(console):
 
 
 def test_kill_right_after_fork(console):
-    """tests/user/killrace.c: 400 children SIGTERMed as they start (after fork or vfork, before or after their exec,
+    """tests/user/killrace.c: 2000 children SIGTERMed as they start (after fork or vfork, before or after their exec,
     on their way into nanosleep), each waited for as ash's `wait` does. A SIGCHLD after which wait4 WNOHANG does not
     find the child prints "not ok"; a kill the child sleeps through hangs it, and the timeout fails the test."""
-    out = program_lines(console.run("/tests/killrace 400", timeout=300))
+    out = program_lines(console.run("/tests/killrace 2000", timeout=300))
     failures = [line for line in out if line.startswith("not ok")]
     assert not failures, "\n".join(out)
-    assert out[-1] == "PASS 400/400", out
+    assert out[-1] == "PASS 2000/2000", out

@@ -1,6 +1,6 @@
 /*
- * killrace: a child killed the moment it exists, as `sh -c 'sleep 30 & kill $!; wait $!'` does, a
- * few hundred times (tests/integration/test_signals.py runs it). Each round forks or vforks a child
+ * killrace: a child killed the moment it exists, as `sh -c 'sleep 30 & kill $!; wait $!'` does,
+ * 2000 times (tests/integration/test_signals.py runs it). Each round forks or vforks a child
  * that sleeps for ever, before or after an exec (or that blocks SIGTERM across its exec and
  * unblocks it after: the signal stays pending through the exec, as Linux keeps it), and SIGTERMs it after a delay that sweeps across
  * the child's first steps (its first run, its exec, its entry into nanosleep). The parent then
@@ -113,7 +113,7 @@ int main(int argc, char **argv, char **envp)
 		sleep_forever();
 	}
 	if (rounds <= 0)
-		rounds = 400;
+		rounds = 2000;
 	sys4(NR_rt_sigaction, SIGCHLD, &a, 0, 8);
 	for (long i = 0; i < rounds; i++) {
 		int way = i % 4, status = -1;
