@@ -30,6 +30,10 @@ PASSING = {
     "00basic/trace_pipe.tc": "trace_pipe and trace_marker",
     "ftrace/fgraph-filter-stack.tc": "ftrace - function graph filters with stack tracer",
     "ftrace/fgraph-filter.tc": "ftrace - function graph filters",
+    # May fail for no fault of ours, rarely: it counts the lines of `trace` that hold its shell's PID by `grep $PID`,
+    # a bare substring, so another task's line whose timestamp (`1234.567812:`), or pid (15 for a PID of 5), holds
+    # those digits counts as the shell's and fails its first check. The fewer the PID's digits, the likelier: about
+    # 1% a line for three, 9% for two. Linux's test, not changed here.
     "ftrace/func-filter-notrace-pid.tc": "ftrace - function pid notrace filters",
     "ftrace/func-filter-pid.tc": "ftrace - function pid filters",
     "ftrace/func-filter-stacktrace.tc": "ftrace - stacktrace filter command",
