@@ -85,13 +85,20 @@ int console_getc(void)
 			safe_halt(); /* no task to put to sleep (early boot) */
 			continue;
 		}
-		/* A program with a signal to take (Ctrl-C among them) stops waiting for a key. */
+		current->state = TASK_SLEEPING;
+		/* seq_cst: both stores are seen before the load below */
+		__atomic_store_n(&reader, current, __ATOMIC_SEQ_CST);
+		/* A program with a signal to take (Ctrl-C among them) stops waiting for a key. Looked
+		 * for once asleep, or a kill from another CPU in between is slept through (kernel/sched/
+		 * core.c: msleep_interruptible() says why). */
 		if (fatal_signal_pending(current)) {
+			struct task *me = current;
+			__atomic_compare_exchange_n(&reader, &me, NULL, false, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED);
+			current->state = TASK_RUNNING;
 			local_irq_enable();
 			return -1;
 		}
-		current->state = TASK_SLEEPING;
-		__atomic_store_n(&reader, current, __ATOMIC_RELEASE);
 		local_irq_enable();
 		sleep_until_woken();
 	}
