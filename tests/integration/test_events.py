@@ -327,7 +327,7 @@ FLIPS = 4 * STRESS                          # 40 in `make stress`
 
 
 def test_event_flips_under_load_with_both_methods(console):
-    """Events switched on and off 20 times with each patch method while every CPU runs the code
+    """Events switched on and off FLIPS times with each patch method while every CPU runs the code
     that hits them (the scheduler, the timer and IPI handlers, kmalloc); then every jump-label
     site must hold the form its key wants, and every tracepoint key must be off again."""
     from tests.integration.test_jump_label import keys
