@@ -17,7 +17,7 @@
  * uretprobe_dispatcher(), print_uprobe_event(), probes_seq_show(), probes_profile_seq_show()).
  * `PATH:OFFSET(REF_CTR_OFFSET)` names a USDT semaphore, counted up in each process while the
  * probe is in it (kernel/events/uprobes.c, update_ref_ctr()); `PATH:OFFSET%return` is `r`.
- * Not here: several probes on one event, perf and BPF. dynamic_events (trace_dynevent.c) takes a `p` or `r` line whose place has a '/'
+ * Not here: several probes on one event. dynamic_events (trace_dynevent.c) takes a `p` or `r` line whose place has a '/'
  * and a digit after its last ':' as Linux's trace_uprobe_create() does; uprobe_events takes
  * every `p` and `r` line.
  */
@@ -447,10 +447,12 @@ static int uprobe_profile_show(struct seq_file *m, struct fnode *f)
 
 /*
  * perf's uprobe PMU (Linux's create_local_trace_uprobe()): PATH at OFFS as a uprobe of perf's
- * own, in no dynamic_events, uprobe_events or events/ directory. The perf event arms it.
+ * own, in no dynamic_events, uprobe_events or events/ directory, with the USDT semaphore at file
+ * offset ref_ctr (0: none). The perf event arms it; a semaphore other than the one the uprobe at
+ * that place already counts is refused then, with EINVAL, as Linux's uprobe_register_refctr().
  */
-int create_local_trace_uprobe(const char *path, unsigned long offs, bool is_return,
-			      struct trace_event_call **callp)
+int create_local_trace_uprobe(const char *path, unsigned long offs, unsigned long ref_ctr,
+			      bool is_return, struct trace_event_call **callp)
 {
 	struct trace_uprobe *tu = kzalloc(sizeof(*tu));
 	struct fnode *n;
@@ -467,6 +469,7 @@ int create_local_trace_uprobe(const char *path, unsigned long offs, bool is_retu
 		ramfs_ihold(ramfs_inode(n));
 		tu->filename = probe_strndup(path, 256);
 		tu->offset = offs;
+		tu->ref_ctr_offset = ref_ctr;
 		tu->is_return = is_return;
 		strscpy(tu->group, "uprobes", sizeof(tu->group));
 		snprintf(tu->event, sizeof(tu->event), "p_0x%lx", offs);
