@@ -432,6 +432,46 @@ def test_fprobe_events_entry_and_exit(console):
     assert console.run("cat dynamic_events") == ""
 
 
+def test_several_probes_on_one_fprobe_event(console):
+    # Linux's append_trace_fprobe(), as for kprobe events: the same kind, the same argument names and types,
+    # not the same probe again; a probe added while the event is on is on at once; the first removed, the
+    # event stays with the others.
+    dyn(console, "f:two compute_square x=$arg1:u64")
+    dyn(console, "f:two compute_sum_squares x=$arg1:u64")
+    refused(console, "f:two compute_square%return x=$retval:u64", EEXIST, "trace_fprobe",
+            "Probe type is different from existing probe", 0)
+    refused(console, "f:two compute_fib y=$arg1:u64", EEXIST, "trace_fprobe",
+            "Argument type or name is different from existing probe", len("f:two compute_fib "))
+    refused(console, "f:two compute_fib", EEXIST, "trace_fprobe",
+            "Argument type or name is different from existing probe", len("f:two compute_fib "))
+    refused(console, "f:two compute_sum_squares x=$arg1:u64", EEXIST, "trace_fprobe",
+            "There is already the exact same probe event", 0)
+    assert console.run("cat dynamic_events").splitlines() == [
+        "f:fprobes/two compute_square x=$arg1:u64", "f:fprobes/two compute_sum_squares x=$arg1:u64"]
+    assert console.run("ls events/fprobes").split() == ["enable", "filter", "two/"]
+    assert console.run("echo 1 > events/fprobes/two/enable") == ""
+    dyn(console, "f:two compute_fib x=$arg1:u64")
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/fprobes/two/enable") == ""
+    hits = {}
+    for e in events(console, "two"):
+        m = re.fullmatch(r"two: \((\w+)\+0x0/0x[0-9a-f]+\) x=(\d+)", e["rest"])
+        assert m, e
+        hits.setdefault(m[1], []).append(int(m[2]))
+    assert sorted(set(hits["compute_square"])) == list(range(1, 17))
+    assert set(hits["compute_sum_squares"]) == {16}
+    assert 8 in hits["compute_fib"] and set(hits["compute_fib"]) <= set(range(0, 9))
+    assert console.run("echo '-:two compute_square x=$arg1:u64' >> dynamic_events") == ""
+    assert console.run("echo > trace") == ""
+    assert console.run("echo 1 > events/fprobes/two/enable") == ""
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/fprobes/two/enable") == ""
+    funcs = {re.match(r"two: \((\w+)\+", e["rest"])[1] for e in events(console, "two")}
+    assert funcs == {"compute_sum_squares", "compute_fib"}
+    dyn(console, "-:two")
+    assert console.run("cat dynamic_events") == "" and "two" not in console.run("ls events/fprobes")
+
+
 FPROBE_BAD = [
     ("f:bad no_such_function", EINVAL, "Invalid probed address or symbol", 6),
     ("f:bad compute_square+4", EINVAL, "Invalid probed address or symbol", 6),
