@@ -193,19 +193,6 @@ static struct trace_fprobe *find_trace_fprobe(const char *event, const char *gro
 	return NULL;
 }
 
-/* Linux's trace_probe_compare_arg_type(): 0, or the 1-based index of the first argument whose
- * name or type differs (one past the shorter list when only the counts differ). */
-static int compare_arg_type(const struct trace_probe *a, const struct trace_probe *b)
-{
-	if (a->nr_args != b->nr_args)
-		return MIN(a->nr_args, b->nr_args) + 1;
-	for (int i = 0; i < a->nr_args; i++)
-		if (a->args[i].type != b->args[i].type || a->args[i].count != b->args[i].count ||
-		    strcmp(a->args[i].name, b->args[i].name))
-			return i + 1;
-	return 0;
-}
-
 /* The same place and the same arguments as written (Linux's trace_fprobe_has_same_fprobe()). */
 static bool same_fprobe(const struct trace_fprobe *a, const struct trace_fprobe *b)
 {
@@ -225,14 +212,9 @@ static int append_trace_fprobe(struct trace_fprobe *tf, struct trace_fprobe *ev,
 	struct trace_fprobe **pp;
 	int ret;
 
-	log->index = 0;
-	if (tf->is_return != ev->is_return)
-		return probe_log_err(log, 0, TP_ERR_DIFF_PROBE_TYPE), -EEXIST;
-	ret = compare_arg_type(&tf->tp, &ev->tp);
-	if (ret) {
-		log->index = ret + 1;
-		return probe_log_err(log, 0, TP_ERR_DIFF_ARG_TYPE), -EEXIST;
-	}
+	ret = traceprobe_check_append(tf->is_return, &tf->tp, ev->is_return, &ev->tp, log);
+	if (ret)
+		return ret;
 	for (struct trace_fprobe *p = ev->probes; p; p = p->sibling)
 		if (same_fprobe(p, tf))
 			return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;

@@ -220,21 +220,11 @@ static bool same_probe(const struct trace_kprobe *a, const struct trace_kprobe *
 static int check_append(struct trace_kprobe *tk, struct trace_probe_event *tpe,
 			struct probe_log *log)
 {
-	const struct trace_probe *old = &tpe->desc->tp;
-	int i;
+	int ret = traceprobe_check_append(tk->is_return, &tk->tp, tpe->is_return, &tpe->desc->tp,
+					  log);
 
-	log->index = 0;
-	if (tk->is_return != tpe->is_return)
-		return probe_log_err(log, 0, TP_ERR_DIFF_PROBE_TYPE), -EEXIST;
-	for (i = 0; i < tk->tp.nr_args || i < old->nr_args; i++)
-		if (i >= tk->tp.nr_args || i >= old->nr_args ||
-		    tk->tp.args[i].type != old->args[i].type ||
-		    strcmp(tk->tp.args[i].name, old->args[i].name))
-			break;
-	if (i < tk->tp.nr_args || i < old->nr_args) {
-		log->index = i + 2; /* Linux points at the first argument that differs */
-		return probe_log_err(log, 0, TP_ERR_DIFF_ARG_TYPE), -EEXIST;
-	}
+	if (ret)
+		return ret;
 	for (struct trace_kprobe *p = tpe->probes; p; p = p->sibling)
 		if (same_probe(tk, p))
 			return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;

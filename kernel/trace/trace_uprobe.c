@@ -190,19 +190,6 @@ static struct trace_uprobe *find_trace_uprobe(const char *event, const char *gro
 	return NULL;
 }
 
-/* Linux's trace_probe_compare_arg_type(): 0, or the 1-based index of the first argument whose
- * name or type differs (one past the shorter list when only the counts differ). */
-static int compare_arg_type(const struct trace_probe *a, const struct trace_probe *b)
-{
-	if (a->nr_args != b->nr_args)
-		return MIN(a->nr_args, b->nr_args) + 1;
-	for (int i = 0; i < a->nr_args; i++)
-		if (a->args[i].type != b->args[i].type || a->args[i].count != b->args[i].count ||
-		    strcmp(a->args[i].name, b->args[i].name))
-			return i + 1;
-	return 0;
-}
-
 static bool same_uprobe(const struct trace_uprobe *a, const struct trace_uprobe *b)
 {
 	if (a->inode != b->inode || a->offset != b->offset)
@@ -224,14 +211,9 @@ static int append_trace_uprobe(struct trace_uprobe *tu, struct trace_uprobe *ev,
 	struct trace_uprobe **pp;
 	int ret;
 
-	log->index = 0;
-	if (tu->is_return != ev->is_return)
-		return probe_log_err(log, 0, TP_ERR_DIFF_PROBE_TYPE), -EEXIST;
-	ret = compare_arg_type(&tu->tp, &ev->tp);
-	if (ret) {
-		log->index = ret + 1;
-		return probe_log_err(log, 0, TP_ERR_DIFF_ARG_TYPE), -EEXIST;
-	}
+	ret = traceprobe_check_append(tu->is_return, &tu->tp, ev->is_return, &ev->tp, log);
+	if (ret)
+		return ret;
 	for (struct trace_uprobe *p = ev->probes; p; p = p->sibling)
 		if (same_uprobe(tu, p))
 			return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
