@@ -511,6 +511,24 @@ def test_tracepoint_probe_fetches_the_tracepoint_arguments(console):
     assert console.run("cat dynamic_events") == ""
 
 
+def test_two_tracepoints_behind_one_tracepoint_probe_event(console):
+    # the append rule of fprobe events for `t` lines: one event, a probe on each tracepoint, both recording
+    dyn(console, "t:tw workload_iteration a=$arg1:x64")
+    dyn(console, "t:tw sched_switch a=$arg1:x64")
+    refused(console, "t:tw sched_switch a=$arg1:x64", EEXIST, "trace_fprobe",
+            "There is already the exact same probe event", 0)
+    assert console.run("cat dynamic_events").splitlines() == [
+        "t:tracepoints/tw workload_iteration a=$arg1:x64", "t:tracepoints/tw sched_switch a=$arg1:x64"]
+    assert console.run("echo 1 > events/tracepoints/tw/enable") == ""
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/tracepoints/tw/enable") == ""
+    where = {re.match(r"tw: \(__traceiter_(\w+)\+0x[0-9a-f]+/0x[0-9a-f]+\) a=0x[0-9a-f]+$", e["rest"])[1]
+             for e in events(console, "tw")}
+    assert where == {"workload_iteration", "sched_switch"}
+    dyn(console, "-:tw")
+    assert console.run("cat dynamic_events") == ""
+
+
 @pytest.mark.parametrize("line,message,caret", [
     ("t:bad no_such_tracepoint", "Tracepoint is not found", 6),
     ("t:bad vfs_read", "Tracepoint is not found", 6),
