@@ -218,6 +218,7 @@ static int append_trace_fprobe(struct trace_fprobe *tf, struct trace_fprobe *ev,
 	for (struct trace_fprobe *p = ev->probes; p; p = p->sibling)
 		if (same_fprobe(p, tf))
 			return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
+	tf->owner = ev; /* before the probe is on: its first hit may come at once, on another CPU */
 	ret = register_fprobe_of(tf, log);
 	if (ret)
 		return ret;
@@ -225,7 +226,6 @@ static int append_trace_fprobe(struct trace_fprobe *tf, struct trace_fprobe *ev,
 	if (ev->call.flags & EVENT_FL_PROBED)
 		ret = fprobe_probe_switch(tf, true);
 	if (!ret) {
-		tf->owner = ev;
 		for (pp = &ev->probes; *pp; pp = &(*pp)->sibling)
 			;
 		*pp = tf;

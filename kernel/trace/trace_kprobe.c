@@ -313,6 +313,8 @@ static int register_trace_kprobe(struct trace_kprobe *tk, const char *group, con
 
 	if (tpe) {
 		ret = check_append(tk, tpe, log);
+		tk->tpe =
+			tpe; /* before it is armed: its first hit may come at once, on another CPU */
 		if (!ret)
 			ret = register_probe(tk, tpe->call.flags & EVENT_FL_PROBED, true, log);
 		if (!ret)

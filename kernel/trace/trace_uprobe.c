@@ -217,10 +217,10 @@ static int append_trace_uprobe(struct trace_uprobe *tu, struct trace_uprobe *ev,
 	for (struct trace_uprobe *p = ev->probes; p; p = p->sibling)
 		if (same_uprobe(tu, p))
 			return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
+	tu->owner = ev;	    /* before probe_on(): its first hit may come at once, on another CPU */
 	event_mutex_lock(); /* no enable or disable walks ev->probes meanwhile */
 	ret = ev->call.flags & EVENT_FL_PROBED ? probe_on(tu) : 0;
 	if (!ret) {
-		tu->owner = ev;
 		for (pp = &ev->probes; *pp; pp = &(*pp)->sibling)
 			;
 		*pp = tu;

@@ -10,6 +10,7 @@ lines for bad definitions.
 
 import os
 import re
+import time
 
 import pytest
 
@@ -177,6 +178,35 @@ def test_several_probes_on_one_event_and_events_sharing_a_place(console):
     assert console.run("echo '-:multi' >> uprobe_events") == ""
     assert console.run("cat uprobe_events") == listing[2]
     assert console.run("ls events/uprobes").split() == ["enable", "filter", "other/"]
+
+
+def test_probes_added_and_switched_while_the_program_runs_on_the_other_cpu(console):
+    """Text written under load: a tracee calls loop_function() without end on the other CPU while six probes are
+    added to its enabled event (each an int3 written into the running process) and the event goes off and on 20
+    times (every int3 out and in again). The process must live through it, and every probe must count hits."""
+    lf, _ = elf_symbol_offset(TRACEE, "loop_function")
+    places = [lf, lf + 2, lf + 5, lf + 8, lf + 0xb, lf + 0x10, lf + 0x13]     # its instructions before syscall
+    console.run(f"echo 'p:lp /tests/tracee:{lf:#x}' > uprobe_events")
+    assert console.run("echo 1 > events/uprobes/lp/enable") == ""
+    out = console.run("/bin/sh -c '/tests/tracee loop 1000 1000000000 > /dev/null 2>&1 & echo $!'")
+    pid = int(program_lines(out)[-1])
+    try:
+        for p in places[1:]:
+            assert console.run(f"echo 'p:lp /tests/tracee:{p:#x}' >> uprobe_events") == ""
+        for _ in range(20):
+            assert console.run("echo 0 > events/uprobes/lp/enable") == ""
+            assert console.run("echo 1 > events/uprobes/lp/enable") == ""
+        deadline = time.monotonic() + 120         # a bounded wait for the last probes' first hits
+        while True:
+            hits = [int(l.split()[-1]) for l in console.run("cat uprobe_profile").split("\n")]
+            if len(hits) == len(places) and all(hits) or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert len(hits) == len(places) and all(hits), hits
+        assert re.search(rf"^\s*{pid}\s", console.run("ps"), re.M), "the tracee died"
+    finally:
+        console.run(f"/bin/busybox kill -9 {pid}")
+    console.run("echo 0 > events/uprobes/lp/enable")
 
 
 def test_ref_ctr_offset_counts_in_each_process_while_installed(console):
