@@ -536,3 +536,36 @@ def test_two_tracepoints_behind_one_tracepoint_probe_event(console):
 ])
 def test_tracepoint_probe_bad_definitions(console, line, message, caret):
     refused(console, line, EINVAL, "trace_fprobe", message, caret)
+
+
+# --- probes appended to enabled events under load ----------------------------------------------------------
+
+@pytest.mark.smp(4)
+def test_probes_appended_to_enabled_events_under_load_on_4_cpus(fresh_console):
+    """A probe appended to an event that is on is armed at once (a kprobe's int3 written, an fprobe's ops
+    switched on) while `compute` runs on every CPU: 20 rounds of append, off, remove, on, for a kprobe event and
+    an fprobe event; every record is well formed and every CPU recorded from both functions."""
+    c = fresh_console
+    assert c.run("echo 4096 > buffer_size_kb") == ""
+    dyn(c, "p:kp compute_square x=%di:u64")
+    dyn(c, "f:fp compute_square x=$arg1:u64")
+    assert c.run("echo 1 > events/kprobes/kp/enable") == "" and c.run("echo 1 > events/fprobes/fp/enable") == ""
+    assert len(re.findall(r"^\[\d+\] compute on CPU \d$", c.run("run compute all 600"), re.M)) == 4
+    for _ in range(20):
+        dyn(c, "p:kp compute_sum_squares x=%di:u64")
+        dyn(c, "f:fp compute_sum_squares x=$arg1:u64")
+        assert c.run("echo 0 > events/kprobes/kp/enable") == "" and c.run("echo 0 > events/fprobes/fp/enable") == ""
+        dyn(c, "-:kp compute_sum_squares x=%di:u64")
+        dyn(c, "-:fp compute_sum_squares x=$arg1:u64")
+        assert c.run("echo 1 > events/kprobes/kp/enable") == "" and c.run("echo 1 > events/fprobes/fp/enable") == ""
+    dyn(c, "p:kp compute_sum_squares x=%di:u64")
+    dyn(c, "f:fp compute_sum_squares x=$arg1:u64")
+    c.poll("cat kprobe_profile", lambda out: all(int(l.split()[1]) > 0 for l in out.splitlines()), timeout=60)
+    c.run("kill all")
+    assert c.run("echo 0 > events/kprobes/kp/enable") == "" and c.run("echo 0 > events/fprobes/fp/enable") == ""
+    seen = set()
+    for e in events(c):
+        m = re.fullmatch(r"(kp|fp): \((compute_square|compute_sum_squares)\+0x0/0x[0-9a-f]+\) x=(\d+)", e["rest"])
+        assert m, e
+        seen.add((m[1], m[2]))
+    assert seen == {(k, f) for k in ("kp", "fp") for f in ("compute_square", "compute_sum_squares")}
