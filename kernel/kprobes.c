@@ -351,6 +351,17 @@ static struct kprobe_site *new_site(unsigned long addr, int *err)
 	return s;
 }
 
+/* s->only after any change to s's probes or to their states (kprobe_mutex held). A hit that
+ * read the old value may still call that probe once, as a hit that read its flags could; an
+ * unregistered probe is waited out (kprobes_synchronize()) before it can go. */
+static void update_only_probe(struct kprobe_site *s)
+{
+	struct kprobe *p = s->probes;
+
+	WRITE_ONCE(s->only,
+		   p && !p->next_at_site && !kprobe_disabled(p) && p->pre_handler ? p : NULL);
+}
+
 static void add_probe(struct kprobe_site *s, struct kprobe *p)
 {
 	struct kprobe **tail = &s->probes;
@@ -360,6 +371,7 @@ static void add_probe(struct kprobe_site *s, struct kprobe *p)
 	p->next_at_site = NULL;
 	p->site = s;
 	__atomic_store_n(tail, p, __ATOMIC_RELEASE);
+	update_only_probe(s);
 }
 
 int register_kprobe(struct kprobe *p)
@@ -436,6 +448,7 @@ void unregister_kprobe(struct kprobe *p)
 		;
 	/* p->next_at_site stays: a handler standing on p still finds the rest of the list. */
 	__atomic_store_n(pp, p->next_at_site, __ATOMIC_RELEASE);
+	update_only_probe(s);
 	if (!site_wanted(s))
 		disarm_site(s);
 	else
@@ -468,6 +481,7 @@ int enable_kprobe(struct kprobe *p)
 		err = arm_site(p->site);
 		if (err)
 			p->flags |= KPROBE_FLAG_DISABLED;
+		update_only_probe(p->site);
 	}
 	mutex_unlock(&kprobe_mutex);
 	return err;
@@ -479,6 +493,7 @@ int disable_kprobe(struct kprobe *p)
 		return -EINVAL;
 	mutex_lock(&kprobe_mutex);
 	p->flags |= KPROBE_FLAG_DISABLED;
+	update_only_probe(p->site);
 	if (!site_wanted(p->site))
 		disarm_site(p->site);
 	mutex_unlock(&kprobe_mutex);

@@ -65,7 +65,10 @@ struct arch_optimized_insn {
 struct kprobe_site {
 	struct kprobe_site *hnext;
 	kprobe_opcode_t *addr;
-	struct kprobe *probes;	/* registered here, oldest first */
+	struct kprobe *probes; /* registered here, oldest first */
+	/* The one probe an optimized hit calls without a walk: alone here, armed, with a pre
+	 * handler (NULL otherwise: the walk). Set under kprobe_mutex by update_only_probe(). */
+	struct kprobe *only;
 	bool ftrace;		/* offset 0 of a traced function: no int3, an ftrace_ops calls us */
 	bool armed;		/* int3 in the text, or the ip in the ops's filter */
 	struct ftrace_ops *ops; /* the ops we are armed through (ftrace sites) */

@@ -560,6 +560,13 @@ static int retprobe_format_show(struct seq_file *m, struct fnode *f)
 	return 0;
 }
 
+/* The uprobe PMU's USDT semaphore: a file offset in config's upper half, as Linux's. */
+static int ref_ctr_offset_format_show(struct seq_file *m, struct fnode *f)
+{
+	seq_puts(m, "config:32-63\n");
+	return 0;
+}
+
 #define PMU_DIR "/sys/bus/event_source/devices/"
 static const struct tracefs_file perf_files[] = {
 	TRACEFS_FILE("/proc/sys/kernel/perf_event_paranoid", paranoid_show, paranoid_write),
@@ -567,6 +574,7 @@ static const struct tracefs_file perf_files[] = {
 	TRACEFS_FILE(PMU_DIR "kprobe/format/retprobe", retprobe_format_show, NULL),
 	TRACEFS_FILE(PMU_DIR "uprobe/type", uprobe_type_show, NULL),
 	TRACEFS_FILE(PMU_DIR "uprobe/format/retprobe", retprobe_format_show, NULL),
+	TRACEFS_FILE(PMU_DIR "uprobe/format/ref_ctr_offset", ref_ctr_offset_format_show, NULL),
 };
 
 void perf_event_init(void)

@@ -26,13 +26,16 @@
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 
-#define PERF_PROBE_CONFIG_IS_RETPROBE 1 /* format/retprobe of both PMUs: "config:0" */
-#define PERF_PATH_MAX 4096		/* Linux's PATH_MAX, for uprobe_path */
+#define PERF_PROBE_CONFIG_IS_RETPROBE 1	    /* format/retprobe of both PMUs: "config:0" */
+#define PERF_UPROBE_REF_CTR_OFFSET_SHIFT 32 /* the uprobe PMU's format/ref_ctr_offset */
+#define PERF_PATH_MAX 4096		    /* Linux's PATH_MAX, for uprobe_path */
 
 /*
  * The kprobe and uprobe PMUs (Linux's perf_kprobe_init(), perf_uprobe_init()): a probe event of
  * perf's own, made from the attr: the symbol's name (or kprobe_addr) and probe_offset, or the
- * file's path and the offset in it; bit 0 of config asks for the return.
+ * file's path and the offset in it; bit 0 of config asks for the return, and for a uprobe the
+ * upper 32 bits of config are a USDT semaphore's file offset (Linux's perf_uprobe_event_init();
+ * the kprobe PMU ignores them, as Linux's does).
  */
 static int perf_probe_init(struct perf_event *e, struct trace_event_call **callp)
 {
@@ -44,8 +47,6 @@ static int perf_probe_init(struct perf_event *e, struct trace_event_call **callp
 
 	if (!capable_root())
 		return -EACCES; /* Linux's perfmon_capable() check of both PMUs */
-	if (e->attr.config >> 32)
-		return -EOPNOTSUPP; /* a uprobe's ref_ctr_offset (USDT semaphores): not built */
 	if (e->attr.kprobe_func) {
 		name = kmalloc(max);
 		if (!name)
@@ -66,7 +67,10 @@ static int perf_probe_init(struct perf_event *e, struct trace_event_call **callp
 							  e->attr.probe_offset, ret, callp);
 	else
 		err = !name ? -EINVAL
-			    : create_local_trace_uprobe(name, e->attr.probe_offset, ret, callp);
+			    : create_local_trace_uprobe(name, e->attr.probe_offset,
+							e->attr.config >>
+								PERF_UPROBE_REF_CTR_OFFSET_SHIFT,
+							ret, callp);
 	kfree(name);
 	return err;
 }

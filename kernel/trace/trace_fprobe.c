@@ -12,9 +12,10 @@
  *
  * Linux: kernel/trace/trace_fprobe.c (6.5 and later: __trace_fprobe_create(), fentry_dispatcher(),
  * fexit_dispatcher(), print_fentry_event(), print_fexit_event(), trace_fprobe_show()), and its
- * tracepoint probes (`t`, tprobe). Not here: several probes on one fprobe event, `$argN` at the
- * exit (later Linux stores the entry's), a tracepoint's arguments by BTF (Linux reads them
- * through the tracepoint's stub function; ours arrive in registers: tprobe_func()).
+ * tracepoint probes (`t`, tprobe). A definition naming an existing event adds a probe to it
+ * (Linux's append_trace_fprobe()), as for kprobe and uprobe events. Not here: `$argN` at the exit
+ * (later Linux stores the entry's), a tracepoint's arguments by BTF (Linux reads them through the
+ * tracepoint's stub function; ours arrive in registers: tprobe_func()).
  */
 #include "kernel/trace/fprobe.h"
 #include "kernel/trace/trace_dynevent.h"
@@ -32,8 +33,11 @@
 struct trace_fprobe {
 	struct dyn_event devent;
 	struct fprobe fp;
-	struct tracepoint *tpoint; /* a `t` event's: no fprobe, a probe on the tracepoint */
-	struct trace_event_call call;
+	struct tracepoint *tpoint;    /* a `t` event's: no fprobe, a probe on the tracepoint */
+	struct trace_event_call call; /* the event: the owner's */
+	struct trace_fprobe *owner;   /* the event's first probe, which lives as long as it */
+	struct trace_fprobe *probes;  /* in the owner: the event's live probes, oldest first */
+	struct trace_fprobe *sibling;
 	bool is_return;
 	char symbol[KSYM_NAME_LEN];
 	char name[MAX_EVENT_NAME_LEN + 1], group[MAX_EVENT_NAME_LEN + 1];
@@ -48,7 +52,7 @@ static void fentry_dispatcher(struct fprobe *fp, unsigned long entry_ip, struct 
 {
 	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
 
-	trace_probe_record(&tf->call, &tf->tp, false, regs, entry_ip, 0);
+	trace_probe_record(&tf->owner->call, &tf->tp, false, regs, entry_ip, 0);
 }
 
 /* At the return: regs->ip is where the function returns to (the trampoline set it). */
@@ -56,7 +60,7 @@ static void fexit_dispatcher(struct fprobe *fp, unsigned long entry_ip, struct p
 {
 	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
 
-	trace_probe_record(&tf->call, &tf->tp, true, regs, entry_ip, regs->ip);
+	trace_probe_record(&tf->owner->call, &tf->tp, true, regs, entry_ip, regs->ip);
 }
 
 /*
@@ -72,7 +76,7 @@ static void tprobe_func(void *data, unsigned long a1, unsigned long a2, unsigned
 	struct pt_regs regs = { .di = a1, .si = a2, .dx = a3, .cx = a4, .r8 = a5 };
 
 	/* the address the record names: inside the tracepoint's __traceiter_<name> */
-	trace_probe_record(&tf->call, &tf->tp, false, &regs,
+	trace_probe_record(&tf->owner->call, &tf->tp, false, &regs,
 			   (unsigned long)__builtin_return_address(0), 0);
 }
 
@@ -91,21 +95,39 @@ static void fprobe_print(struct seq_file *m, const struct trace_entry *ent)
 	seq_putc(m, '\n');
 }
 
-/* The event's enable (or a trigger) lets the registered fprobe call its handlers. */
-static int trace_fprobe_reg(struct trace_event_call *call, enum trace_reg type, void *data)
+/* One probe on or off: a registered fprobe's flag, or a `t` probe on its tracepoint. */
+static int fprobe_probe_switch(struct trace_fprobe *tf, bool on)
 {
-	struct trace_fprobe *tf = data;
-
-	if (tf->tpoint && type == TRACE_REG_REGISTER)
+	if (tf->tpoint && on)
 		return tracepoint_probe_register(tf->tpoint, tprobe_func, tf);
 	if (tf->tpoint)
 		return tracepoint_probe_unregister(tf->tpoint, tprobe_func, tf);
-
-	if (type == TRACE_REG_REGISTER)
+	if (on)
 		WRITE_ONCE(tf->fp.flags, tf->fp.flags & ~FPROBE_FL_DISABLED);
 	else
 		WRITE_ONCE(tf->fp.flags, tf->fp.flags | FPROBE_FL_DISABLED);
 	return 0;
+}
+
+/* The event's enable (or a trigger) switches all its probes, all or none. */
+static int trace_fprobe_reg(struct trace_event_call *call, enum trace_reg type, void *data)
+{
+	struct trace_fprobe *ev = data, *tf, *done;
+	int ret = 0;
+
+	if (type != TRACE_REG_REGISTER) {
+		for (tf = ev->probes; tf; tf = tf->sibling)
+			fprobe_probe_switch(tf, false);
+		return 0;
+	}
+	for (tf = ev->probes; tf; tf = tf->sibling) {
+		ret = fprobe_probe_switch(tf, true);
+		if (ret)
+			break;
+	}
+	for (done = ev->probes; ret && done != tf; done = done->sibling)
+		fprobe_probe_switch(done, false);
+	return ret;
 }
 
 /* --- defining ------------------------------------------------------------------------------- */
@@ -134,20 +156,14 @@ static int fprobe_init_call(struct trace_fprobe *tf)
 	return call->fields && call->print_fmt ? 0 : -ENOMEM;
 }
 
-/* The fprobe (disabled), then the event: nothing stays if a step fails. */
-static int register_trace_fprobe(struct trace_fprobe *tf, struct probe_log *log)
+/* The fprobe of an `f` probe, registered disabled; a `t` probe's is attached when it is on. */
+static int register_fprobe_of(struct trace_fprobe *tf, struct probe_log *log)
 {
 	const char *sym = tf->symbol;
-	int ret = 0;
+	int ret;
 
-	for (int i = 0; i < tf->tp.nr_args && !ret; i++)
-		ret = traceprobe_update_arg(&tf->tp.args[i]);
-	if (!ret)
-		ret = fprobe_init_call(tf);
-	if (ret)
-		return ret;
 	if (tf->tpoint)
-		goto add_event; /* its probe is attached when it is enabled */
+		return 0;
 	tf->fp.flags = FPROBE_FL_DISABLED;
 	if (tf->is_return)
 		tf->fp.exit_handler = fexit_dispatcher;
@@ -156,9 +172,94 @@ static int register_trace_fprobe(struct trace_fprobe *tf, struct probe_log *log)
 	ret = register_fprobe_syms(&tf->fp, &sym, 1);
 	if (ret) {
 		log->index = 1;
-		return probe_log_err(log, 0, TP_ERR_BAD_PROBE_ADDR), ret;
+		probe_log_err(log, 0, TP_ERR_BAD_PROBE_ADDR);
 	}
-add_event:
+	return ret;
+}
+
+static struct trace_fprobe *to_trace_fprobe(struct dyn_event *ev)
+{
+	return container_of(ev, struct trace_fprobe, devent);
+}
+
+/* A listed probe of the event GROUP/EVENT, or NULL (dyn_event_lock() held). */
+static struct trace_fprobe *find_trace_fprobe(const char *event, const char *group)
+{
+	struct dyn_event *ev;
+
+	for_each_dyn_event(
+		ev) if (ev->ops == &trace_fprobe_ops && !strcmp(to_trace_fprobe(ev)->name, event) &&
+			!strcmp(to_trace_fprobe(ev)->group, group)) return to_trace_fprobe(ev);
+	return NULL;
+}
+
+/* The same place and the same arguments as written (Linux's trace_fprobe_has_same_fprobe()). */
+static bool same_fprobe(const struct trace_fprobe *a, const struct trace_fprobe *b)
+{
+	if (a->tpoint != b->tpoint || strcmp(a->symbol, b->symbol))
+		return false;
+	for (int i = 0; i < a->tp.nr_args; i++)
+		if (strcmp(a->tp.args[i].comm, b->tp.args[i].comm))
+			return false;
+	return true;
+}
+
+/* Linux's append_trace_fprobe(): tf joins the event ev, its checks and errors in Linux's order;
+ * the new probe is on at once if the event is. */
+static int append_trace_fprobe(struct trace_fprobe *tf, struct trace_fprobe *ev,
+			       struct probe_log *log)
+{
+	struct trace_fprobe **pp;
+	int ret;
+
+	ret = traceprobe_check_append(tf->is_return, &tf->tp, ev->is_return, &ev->tp, log);
+	if (ret)
+		return ret;
+	for (struct trace_fprobe *p = ev->probes; p; p = p->sibling)
+		if (same_fprobe(p, tf))
+			return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
+	tf->owner = ev; /* before the probe is on: its first hit may come at once, on another CPU */
+	ret = register_fprobe_of(tf, log);
+	if (ret)
+		return ret;
+	event_mutex_lock(); /* no enable or disable walks ev->probes meanwhile */
+	if (ev->call.flags & EVENT_FL_PROBED)
+		ret = fprobe_probe_switch(tf, true);
+	if (!ret) {
+		for (pp = &ev->probes; *pp; pp = &(*pp)->sibling)
+			;
+		*pp = tf;
+	}
+	event_mutex_unlock();
+	if (ret && !tf->tpoint)
+		unregister_fprobe(&tf->fp);
+	return ret;
+}
+
+/* The fprobe (disabled), then the event, or tf added to the event of its name: nothing stays if
+ * a step fails. */
+static int register_trace_fprobe(struct trace_fprobe *tf, struct probe_log *log)
+{
+	struct trace_fprobe *old;
+	int ret = 0;
+
+	for (int i = 0; i < tf->tp.nr_args && !ret; i++)
+		ret = traceprobe_update_arg(&tf->tp.args[i]);
+	if (ret)
+		return ret;
+	old = find_trace_fprobe(tf->name, tf->group);
+	if (old) {
+		ret = append_trace_fprobe(tf, old->owner, log);
+		if (!ret)
+			dyn_event_add(&tf->devent, &trace_fprobe_ops);
+		return ret;
+	}
+	tf->owner = tf->probes = tf;
+	ret = fprobe_init_call(tf);
+	if (!ret)
+		ret = register_fprobe_of(tf, log);
+	if (ret)
+		return ret;
 	ret = trace_add_event_call(&tf->call);
 	if (ret) {
 		if (!tf->tpoint)
@@ -267,11 +368,6 @@ static int trace_fprobe_create(int argc, const char **argv)
 
 /* --- dynamic_events -------------------------------------------------------------------------- */
 
-static struct trace_fprobe *to_trace_fprobe(struct dyn_event *ev)
-{
-	return container_of(ev, struct trace_fprobe, devent);
-}
-
 /* f:fprobes/sq compute_square x=$arg1:u64   f:fprobes/compute_square__exit compute_square%return */
 static int trace_fprobe_show(struct seq_file *m, struct dyn_event *ev)
 {
@@ -287,22 +383,36 @@ static int trace_fprobe_show(struct seq_file *m, struct dyn_event *ev)
 
 static bool trace_fprobe_is_busy(struct dyn_event *ev)
 {
-	struct trace_fprobe *tf = to_trace_fprobe(ev);
+	struct trace_fprobe *owner = to_trace_fprobe(ev)->owner;
 
-	return (tf->call.flags & EVENT_FL_IN_USE) || trace_event_files_busy(&tf->call);
+	return (owner->call.flags & EVENT_FL_IN_USE) || trace_event_files_busy(&owner->call);
 }
 
+/* One probe away (-EBUSY while its event is in use); the event goes with its last probe, the
+ * first probe's memory (the event's description) only then. */
 static int trace_fprobe_free(struct dyn_event *ev)
 {
-	struct trace_fprobe *tf = to_trace_fprobe(ev);
-	int ret = trace_remove_event_call(&tf->call);
+	struct trace_fprobe *tf = to_trace_fprobe(ev), *owner = tf->owner, **pp;
+	bool last = owner->probes == tf && !tf->sibling;
+	int ret;
 
-	if (ret)
-		return ret;
+	if (owner->call.flags & EVENT_FL_IN_USE)
+		return -EBUSY;
+	if (last) {
+		ret = trace_remove_event_call(&owner->call);
+		if (ret)
+			return ret;
+	}
+	for (pp = &owner->probes; *pp != tf; pp = &(*pp)->sibling)
+		;
+	*pp = tf->sibling;
 	dyn_event_remove(ev);
 	if (!tf->tpoint)
 		unregister_fprobe(&tf->fp); /* waits until no handler can be running */
-	free_trace_fprobe(tf);
+	if (tf != owner)
+		free_trace_fprobe(tf);
+	if (last)
+		free_trace_fprobe(owner);
 	return 0;
 }
 

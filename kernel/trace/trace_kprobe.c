@@ -16,7 +16,7 @@
  * Linux: kernel/trace/trace_kprobe.c (__trace_kprobe_create(), register_trace_kprobe(),
  * kprobe_dispatcher(), print_kprobe_event(), trace_kprobe_show(), probes_profile_seq_show()),
  * append_trace_kprobe(), trace_kprobe_match(), create_local_trace_kprobe() (perf's kprobe PMU).
- * Not here: MOD:SYM.
+ * MOD:SYM is accepted and waits for a module that never loads here (register_probe()).
  */
 #include "kernel/trace/trace_kprobe.h"
 #include "kernel/trace/trace_kprobe_internal.h"
@@ -27,6 +27,7 @@
 #include "kernel/kprobes.h"
 #include "kernel/mm/mm.h"
 #include "kernel/percpu.h"
+#include "kernel/printk/printk.h"
 #include "kernel/sched/sched.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -93,16 +94,20 @@ static int trace_kprobe_reg(struct trace_event_call *call, enum trace_reg type, 
 	struct trace_kprobe *tk, *done;
 	int ret = 0;
 
+	/* A probe waiting for its module has no kprobe: it is skipped, as Linux's
+	 * __enable_trace_kprobe() skips one that is not registered. */
 	if (type == TRACE_REG_UNREGISTER) {
 		for (tk = tpe->probes; tk; tk = tk->sibling)
-			disable_kprobe(&tk->rp.kp);
+			if (!tk->waiting)
+				disable_kprobe(&tk->rp.kp);
 		return 0;
 	}
 	for (tk = tpe->probes; tk && !ret; tk = tk->sibling)
-		ret = enable_kprobe(&tk->rp.kp);
+		ret = tk->waiting ? 0 : enable_kprobe(&tk->rp.kp);
 	if (ret) /* all or none */
 		for (done = tpe->probes; done != tk; done = done->sibling)
-			disable_kprobe(&done->rp.kp);
+			if (!done->waiting)
+				disable_kprobe(&done->rp.kp);
 	return ret;
 }
 
@@ -215,30 +220,25 @@ static bool same_probe(const struct trace_kprobe *a, const struct trace_kprobe *
 static int check_append(struct trace_kprobe *tk, struct trace_probe_event *tpe,
 			struct probe_log *log)
 {
-	const struct trace_probe *old = &tpe->desc->tp;
-	int i;
+	int ret = traceprobe_check_append(tk->is_return, &tk->tp, tpe->is_return, &tpe->desc->tp,
+					  log);
 
-	log->index = 0;
-	if (tk->is_return != tpe->is_return)
-		return probe_log_err(log, 0, TP_ERR_DIFF_PROBE_TYPE), -EEXIST;
-	for (i = 0; i < tk->tp.nr_args || i < old->nr_args; i++)
-		if (i >= tk->tp.nr_args || i >= old->nr_args ||
-		    tk->tp.args[i].type != old->args[i].type ||
-		    strcmp(tk->tp.args[i].name, old->args[i].name))
-			break;
-	if (i < tk->tp.nr_args || i < old->nr_args) {
-		log->index = i + 2; /* Linux points at the first argument that differs */
-		return probe_log_err(log, 0, TP_ERR_DIFF_ARG_TYPE), -EEXIST;
-	}
+	if (ret)
+		return ret;
 	for (struct trace_kprobe *p = tpe->probes; p; p = p->sibling)
 		if (same_probe(tk, p))
 			return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
 	return 0;
 }
 
-/* The kprobe, armed if its event is (an appended probe joins an enabled event armed, as in
- * Linux's __register_trace_kprobe()): every check the core makes is made now, at `echo` time. */
-static int register_probe(struct trace_kprobe *tk, bool armed, struct probe_log *log)
+/*
+ * The kprobe, armed if its event is (an appended probe joins an enabled event armed, as in
+ * Linux's __register_trace_kprobe()): every check the core makes is made now, at `echo` time.
+ * A MOD:SYM that resolves to nothing may wait, as Linux lets a probe wait for a module not yet
+ * loaded (register_trace_kprobe()): the event is made, the probe has no kprobe and hits
+ * nothing. No module ever loads here, so it waits until it is removed.
+ */
+static int register_probe(struct trace_kprobe *tk, bool armed, bool may_wait, struct probe_log *log)
 {
 	int ret = 0;
 
@@ -248,6 +248,12 @@ static int register_probe(struct trace_kprobe *tk, bool armed, struct probe_log 
 		tk->rp.kp.flags &= ~KPROBE_FLAG_DISABLED;
 	if (!ret)
 		ret = tk->is_return ? register_kretprobe(&tk->rp) : register_kprobe(&tk->rp.kp);
+	if (ret == -ENOENT && may_wait && tk->symbol && strchr(tk->symbol, ':')) {
+		pr_warn("This probe might be able to register after target module is loaded. "
+			"Continue.\n");
+		tk->waiting = true;
+		return 0;
+	}
 	if (!ret)
 		return 0;
 	log->index = 1;
@@ -263,6 +269,8 @@ static int register_probe(struct trace_kprobe *tk, bool armed, struct probe_log 
 /* Takes the kprobe (or kretprobe) away; returns once no handler can still be running. */
 static void unregister_probe(struct trace_kprobe *tk)
 {
+	if (tk->waiting)
+		return;
 	if (tk->is_return)
 		unregister_kretprobe(&tk->rp);
 	else
@@ -305,8 +313,10 @@ static int register_trace_kprobe(struct trace_kprobe *tk, const char *group, con
 
 	if (tpe) {
 		ret = check_append(tk, tpe, log);
+		tk->tpe =
+			tpe; /* before it is armed: its first hit may come at once, on another CPU */
 		if (!ret)
-			ret = register_probe(tk, tpe->call.flags & EVENT_FL_PROBED, log);
+			ret = register_probe(tk, tpe->call.flags & EVENT_FL_PROBED, true, log);
 		if (!ret)
 			link_trace_kprobe(tk, tpe, true);
 		return ret;
@@ -321,7 +331,7 @@ static int register_trace_kprobe(struct trace_kprobe *tk, const char *group, con
 	tpe = alloc_probe_event(tk, group, event);
 	if (!tpe)
 		return -ENOMEM;
-	ret = register_probe(tk, false, log);
+	ret = register_probe(tk, false, true, log);
 	if (!ret) {
 		ret = trace_add_event_call(&tpe->call);
 		if (ret)
@@ -437,7 +447,7 @@ int create_local_trace_kprobe(const char *func, unsigned long addr, unsigned lon
 	strscpy(pl.symbol, func ? func : "", sizeof(pl.symbol));
 	tk = alloc_trace_kprobe(&pl, 0, 0, is_return);
 	if (tk && (tpe = alloc_probe_event(tk, KPROBE_EVENT_SYSTEM, func ? func : "kprobe_addr")))
-		ret = register_probe(tk, false, &log);
+		ret = register_probe(tk, false, false, &log);
 	if (ret) {
 		if (tpe) {
 			tpe->desc = NULL;

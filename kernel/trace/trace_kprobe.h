@@ -17,8 +17,8 @@ void init_uprobe_trace(void);
 int create_local_trace_kprobe(const char *func, unsigned long addr, unsigned long offs,
 			      bool is_return, struct trace_event_call **callp);
 void destroy_local_trace_kprobe(struct trace_event_call *call);
-int create_local_trace_uprobe(const char *path, unsigned long offs, bool is_return,
-			      struct trace_event_call **callp);
+int create_local_trace_uprobe(const char *path, unsigned long offs, unsigned long ref_ctr,
+			      bool is_return, struct trace_event_call **callp);
 void destroy_local_trace_uprobe(struct trace_event_call *call);
 
 #endif

@@ -32,6 +32,7 @@ struct trace_kprobe {
 	struct trace_probe_event *tpe;
 	struct kretprobe rp; /* rp.kp is the kprobe of a `p` event */
 	bool is_return;
+	bool waiting; /* MOD:SYM, its module not loaded: no kprobe registered */
 	char *symbol; /* NULL for an address probe */
 	unsigned long nhit;
 	struct trace_probe tp; /* last: its arguments follow */

@@ -228,6 +228,11 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg, u
 			       struct probe_log *log);
 /* @SYM's address, looked up now (Linux does it when the probe is registered); -ENOENT. */
 int traceprobe_update_arg(struct probe_arg *arg);
+/* Whether a probe of kind is_return with arguments tp may join an event of kind ev_return whose
+ * record ev_tp describes (Linux's first two checks before trace_probe_append()): 0, or -EEXIST
+ * with DIFF_PROBE_TYPE or DIFF_ARG_TYPE in log, its caret where Linux puts it. */
+int traceprobe_check_append(bool is_return, const struct trace_probe *tp, bool ev_return,
+			    const struct trace_probe *ev_tp, struct probe_log *log);
 void traceprobe_free_probe_arg(struct probe_arg *arg);
 /* `-:EVENT PLACE NAME=ARG...` names this probe: its first argc arguments written so. */
 bool traceprobe_match_command_args(const struct trace_probe *tp, int argc, const char **argv);

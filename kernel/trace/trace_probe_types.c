@@ -9,6 +9,7 @@
  * __parse_bitfield_probe_arg(), the array part of traceprobe_parse_probe_arg_body()).
  */
 #include "kernel/trace/trace_probe.h"
+#include "lib/compiler.h"
 #include "lib/ctype.h"
 #include "lib/errno.h"
 #include "lib/string.h"
@@ -188,4 +189,32 @@ int traceprobe_add_modifiers(struct probe_arg *parg, struct fetch_insn **pcode, 
 	}
 	*pcode = code;
 	return 0;
+}
+
+/* Linux's trace_probe_compare_arg_type(): 0, or the 1-based index of the first argument whose
+ * name or type differs (one past the shorter list when only the counts differ). */
+static int compare_arg_type(const struct trace_probe *a, const struct trace_probe *b)
+{
+	if (a->nr_args != b->nr_args)
+		return MIN(a->nr_args, b->nr_args) + 1;
+	for (int i = 0; i < a->nr_args; i++)
+		if (a->args[i].type != b->args[i].type || a->args[i].count != b->args[i].count ||
+		    strcmp(a->args[i].name, b->args[i].name))
+			return i + 1;
+	return 0;
+}
+
+int traceprobe_check_append(bool is_return, const struct trace_probe *tp, bool ev_return,
+			    const struct trace_probe *ev_tp, struct probe_log *log)
+{
+	int i;
+
+	log->index = 0;
+	if (is_return != ev_return)
+		return probe_log_err(log, 0, TP_ERR_DIFF_PROBE_TYPE), -EEXIST;
+	i = compare_arg_type(tp, ev_tp);
+	if (!i)
+		return 0;
+	log->index = i + 1; /* argv[2] is the first argument */
+	return probe_log_err(log, 0, TP_ERR_DIFF_ARG_TYPE), -EEXIST;
 }

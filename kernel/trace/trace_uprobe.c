@@ -17,9 +17,11 @@
  * uretprobe_dispatcher(), print_uprobe_event(), probes_seq_show(), probes_profile_seq_show()).
  * `PATH:OFFSET(REF_CTR_OFFSET)` names a USDT semaphore, counted up in each process while the
  * probe is in it (kernel/events/uprobes.c, update_ref_ctr()); `PATH:OFFSET%return` is `r`.
- * Not here: several probes on one event, perf and BPF. dynamic_events (trace_dynevent.c) takes a `p` or `r` line whose place has a '/'
- * and a digit after its last ':' as Linux's trace_uprobe_create() does; uprobe_events takes
- * every `p` and `r` line.
+ * A definition naming an existing event adds a probe to it (Linux's append_trace_uprobe()): the
+ * same kind, arguments of the same names and types, not the same place and arguments again. The
+ * event's first probe holds the event and lives as long as it. dynamic_events (trace_dynevent.c)
+ * takes a `p` or `r` line whose place has a '/' and a digit after its last ':' as Linux's
+ * trace_uprobe_create() does; uprobe_events takes every `p` and `r` line.
  */
 #include "kernel/events/perf_event.h"
 #include "kernel/events/uprobes.h"
@@ -49,6 +51,9 @@ struct trace_uprobe {
 	unsigned long offset;
 	unsigned long ref_ctr_offset; /* a USDT semaphore's file offset, or 0 */
 	bool is_return, registered;
+	struct trace_uprobe *owner;   /* the event's first probe, whose call is the event */
+	struct trace_uprobe *probes;  /* in the owner: the event's live probes, oldest first */
+	struct trace_uprobe *sibling; /* the next live probe of the same event */
 	unsigned long nhit;
 	char event[MAX_EVENT_NAME_LEN + 1], group[MAX_EVENT_NAME_LEN + 1];
 	struct trace_event_call call;
@@ -80,7 +85,7 @@ static void uprobe_trace_record(struct trace_uprobe *tu, struct pt_regs *regs, u
 	traceprobe_set_file_base(func - tu->offset); /* @+OFFS: the probed address is at offset */
 	dsize = MIN(traceprobe_data_size(&tu->tp, regs), TRACE_EVENT_MAX_SIZE - fixed);
 	perf_trace_probe_regs(regs);
-	entry = trace_event_buffer_reserve(&fb, &tu->call, fixed + dsize);
+	entry = trace_event_buffer_reserve(&fb, &tu->owner->call, fixed + dsize);
 	if (entry) {
 		entry[1] = func;
 		if (tu->is_return)
@@ -128,21 +133,35 @@ static void uprobe_print(struct seq_file *m, const struct trace_entry *ent)
 	seq_putc(m, '\n');
 }
 
-/* The event's enable (or a trigger) registers the uprobe: the int3 goes into every process. */
+static int probe_on(struct trace_uprobe *tu)
+{
+	int err = uprobe_register_refctr(tu->inode, tu->offset, tu->ref_ctr_offset, &tu->consumer);
+
+	tu->registered = !err;
+	return err;
+}
+
+static void probe_off(struct trace_uprobe *tu)
+{
+	if (tu->registered)
+		uprobe_unregister(tu->inode, tu->offset, &tu->consumer);
+	tu->registered = false;
+}
+
+/* The event's enable (or a trigger) registers its uprobes, all or none: the int3s go into every
+ * process. */
 static int trace_uprobe_reg(struct trace_event_call *call, enum trace_reg type, void *data)
 {
-	struct trace_uprobe *tu = data;
-	int err;
+	struct trace_uprobe *ev = data, *tu;
+	int err = 0;
 
-	if (type == TRACE_REG_REGISTER) {
-		err = uprobe_register_refctr(tu->inode, tu->offset, tu->ref_ctr_offset,
-					     &tu->consumer);
-		tu->registered = !err;
-		return err;
-	}
-	uprobe_unregister(tu->inode, tu->offset, &tu->consumer);
-	tu->registered = false;
-	return 0;
+	if (type == TRACE_REG_REGISTER)
+		for (tu = ev->probes; tu && !err; tu = tu->sibling)
+			err = probe_on(tu);
+	if (type != TRACE_REG_REGISTER || err)
+		for (tu = ev->probes; tu; tu = tu->sibling)
+			probe_off(tu);
+	return err;
 }
 
 /* --- defining -------------------------------------------------------------------------------- */
@@ -169,6 +188,45 @@ static struct trace_uprobe *find_trace_uprobe(const char *event, const char *gro
 	for_each_trace_uprobe(tu, ev) if (!strcmp(tu->event, event) &&
 					  !strcmp(tu->group, group)) return tu;
 	return NULL;
+}
+
+static bool same_uprobe(const struct trace_uprobe *a, const struct trace_uprobe *b)
+{
+	if (a->inode != b->inode || a->offset != b->offset)
+		return false;
+	for (int i = 0; i < a->tp.nr_args; i++)
+		if (strcmp(a->tp.args[i].comm, b->tp.args[i].comm))
+			return false;
+	return true;
+}
+
+/*
+ * tu joins the event ev's probes (Linux's append_trace_uprobe(), its checks and errors). While
+ * the event is on, the new probe goes in at once: Linux 6.1 leaves it out until the event is
+ * switched off and on again, which only makes the disable take out a probe never put in.
+ */
+static int append_trace_uprobe(struct trace_uprobe *tu, struct trace_uprobe *ev,
+			       struct probe_log *log)
+{
+	struct trace_uprobe **pp;
+	int ret;
+
+	ret = traceprobe_check_append(tu->is_return, &tu->tp, ev->is_return, &ev->tp, log);
+	if (ret)
+		return ret;
+	for (struct trace_uprobe *p = ev->probes; p; p = p->sibling)
+		if (same_uprobe(tu, p))
+			return probe_log_err(log, 0, TP_ERR_SAME_PROBE), -EEXIST;
+	tu->owner = ev;	    /* before probe_on(): its first hit may come at once, on another CPU */
+	event_mutex_lock(); /* no enable or disable walks ev->probes meanwhile */
+	ret = ev->call.flags & EVENT_FL_PROBED ? probe_on(tu) : 0;
+	if (!ret) {
+		for (pp = &ev->probes; *pp; pp = &(*pp)->sibling)
+			;
+		*pp = tu;
+	}
+	event_mutex_unlock();
+	return ret;
 }
 
 /* Another event on the same place with another semaphore: one uprobe cannot count in two. */
@@ -256,7 +314,7 @@ static int __trace_uprobe_create(int argc, const char **argv, struct probe_log *
 	const char *event = NULL, *group = "uprobes", *base;
 	char gbuf[MAX_EVENT_NAME_LEN], name[MAX_EVENT_NAME_LEN], place[256];
 	bool is_return = argv[0][0] == 'r';
-	struct trace_uprobe *tu;
+	struct trace_uprobe *tu, *old;
 	int ret = 0;
 
 	if ((argv[0][0] != 'p' && !is_return) || argc < 2 || !strrchr(argv[1], ':'))
@@ -299,21 +357,25 @@ static int __trace_uprobe_create(int argc, const char **argv, struct probe_log *
 	}
 	if (!ret && ref_ctr_mismatch(tu))
 		ret = -EINVAL; /* Linux's validate_ref_ctr_offset(): no error_log entry */
-	if (!ret && find_trace_uprobe(tu->event, tu->group)) {
-		log->index = 0;
-		probe_log_err(log, 0, TP_ERR_EVENT_EXIST);
-		ret = -EEXIST;
+	if (!ret && (old = find_trace_uprobe(tu->event, tu->group))) {
+		ret = append_trace_uprobe(tu, old->owner, log);
+		if (ret)
+			goto fail;
+		dyn_event_add(&tu->devent, &trace_uprobe_ops);
+		return 0;
 	}
+	tu->owner = tu->probes = tu;
 	if (!ret)
 		ret = trace_uprobe_init_call(tu);
 	if (!ret)
 		ret = trace_add_event_call(&tu->call);
-	if (ret) {
-		free_trace_uprobe(tu);
-		return ret;
-	}
+	if (ret)
+		goto fail;
 	dyn_event_add(&tu->devent, &trace_uprobe_ops);
 	return 0;
+fail:
+	free_trace_uprobe(tu);
+	return ret;
 }
 
 /* A line of uprobe_events (every p or r line is ours) or of dynamic_events (only one whose place
@@ -340,24 +402,37 @@ static int trace_uprobe_create(int argc, const char **argv)
 	return uprobe_create(argc, argv, false);
 }
 
-/* Gone with its event (-EBUSY while enabled, triggered, or the shell stands in it). */
+/* One probe away; the event goes with its last (-EBUSY, nothing changed, while the event is
+ * enabled, triggered, or the shell stands in its directory). */
 static int trace_uprobe_release(struct dyn_event *ev)
 {
-	struct trace_uprobe *tu = to_trace_uprobe(ev);
-	int ret = trace_remove_event_call(&tu->call);
+	struct trace_uprobe *tu = to_trace_uprobe(ev), *owner = tu->owner, **pp;
+	bool last = owner->probes == tu && !tu->sibling;
+	int ret;
 
-	if (ret)
-		return ret;
+	if (owner->call.flags & EVENT_FL_IN_USE)
+		return -EBUSY;
+	if (last) {
+		ret = trace_remove_event_call(&owner->call);
+		if (ret)
+			return ret;
+	}
+	for (pp = &owner->probes; *pp != tu; pp = &(*pp)->sibling)
+		;
+	*pp = tu->sibling;
 	dyn_event_remove(ev);
-	free_trace_uprobe(tu);
+	if (tu != owner)
+		free_trace_uprobe(tu);
+	if (last)
+		free_trace_uprobe(owner);
 	return 0;
 }
 
 static bool trace_uprobe_is_busy(struct dyn_event *ev)
 {
-	struct trace_uprobe *tu = to_trace_uprobe(ev);
+	struct trace_uprobe *owner = to_trace_uprobe(ev)->owner;
 
-	return (tu->call.flags & EVENT_FL_IN_USE) || trace_event_files_busy(&tu->call);
+	return (owner->call.flags & EVENT_FL_IN_USE) || trace_event_files_busy(&owner->call);
 }
 
 /* `-:[GRP/]EVENT [PATH:OFFSET [ARGS]]`, as Linux's trace_uprobe_match(). */
@@ -447,10 +522,12 @@ static int uprobe_profile_show(struct seq_file *m, struct fnode *f)
 
 /*
  * perf's uprobe PMU (Linux's create_local_trace_uprobe()): PATH at OFFS as a uprobe of perf's
- * own, in no dynamic_events, uprobe_events or events/ directory. The perf event arms it.
+ * own, in no dynamic_events, uprobe_events or events/ directory, with the USDT semaphore at file
+ * offset ref_ctr (0: none). The perf event arms it; a semaphore other than the one the uprobe at
+ * that place already counts is refused then, with EINVAL, as Linux's uprobe_register_refctr().
  */
-int create_local_trace_uprobe(const char *path, unsigned long offs, bool is_return,
-			      struct trace_event_call **callp)
+int create_local_trace_uprobe(const char *path, unsigned long offs, unsigned long ref_ctr,
+			      bool is_return, struct trace_event_call **callp)
 {
 	struct trace_uprobe *tu = kzalloc(sizeof(*tu));
 	struct fnode *n;
@@ -467,11 +544,13 @@ int create_local_trace_uprobe(const char *path, unsigned long offs, bool is_retu
 		ramfs_ihold(ramfs_inode(n));
 		tu->filename = probe_strndup(path, 256);
 		tu->offset = offs;
+		tu->ref_ctr_offset = ref_ctr;
 		tu->is_return = is_return;
 		strscpy(tu->group, "uprobes", sizeof(tu->group));
 		snprintf(tu->event, sizeof(tu->event), "p_0x%lx", offs);
 		tu->consumer.handler = is_return ? NULL : uprobe_dispatcher;
 		tu->consumer.ret_handler = is_return ? uretprobe_dispatcher : NULL;
+		tu->owner = tu->probes = tu;
 		ret = tu->filename ? trace_uprobe_init_call(tu) : -ENOMEM;
 	}
 	if (ret) {

@@ -432,6 +432,46 @@ def test_fprobe_events_entry_and_exit(console):
     assert console.run("cat dynamic_events") == ""
 
 
+def test_several_probes_on_one_fprobe_event(console):
+    # Linux's append_trace_fprobe(), as for kprobe events: the same kind, the same argument names and types,
+    # not the same probe again; a probe added while the event is on is on at once; the first removed, the
+    # event stays with the others.
+    dyn(console, "f:two compute_square x=$arg1:u64")
+    dyn(console, "f:two compute_sum_squares x=$arg1:u64")
+    refused(console, "f:two compute_square%return x=$retval:u64", EEXIST, "trace_fprobe",
+            "Probe type is different from existing probe", 0)
+    refused(console, "f:two compute_fib y=$arg1:u64", EEXIST, "trace_fprobe",
+            "Argument type or name is different from existing probe", len("f:two compute_fib "))
+    refused(console, "f:two compute_fib", EEXIST, "trace_fprobe",
+            "Argument type or name is different from existing probe", len("f:two compute_fib "))
+    refused(console, "f:two compute_sum_squares x=$arg1:u64", EEXIST, "trace_fprobe",
+            "There is already the exact same probe event", 0)
+    assert console.run("cat dynamic_events").splitlines() == [
+        "f:fprobes/two compute_square x=$arg1:u64", "f:fprobes/two compute_sum_squares x=$arg1:u64"]
+    assert console.run("ls events/fprobes").split() == ["enable", "filter", "two/"]
+    assert console.run("echo 1 > events/fprobes/two/enable") == ""
+    dyn(console, "f:two compute_fib x=$arg1:u64")
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/fprobes/two/enable") == ""
+    hits = {}
+    for e in events(console, "two"):
+        m = re.fullmatch(r"two: \((\w+)\+0x0/0x[0-9a-f]+\) x=(\d+)", e["rest"])
+        assert m, e
+        hits.setdefault(m[1], []).append(int(m[2]))
+    assert sorted(set(hits["compute_square"])) == list(range(1, 17))
+    assert set(hits["compute_sum_squares"]) == {16}
+    assert 8 in hits["compute_fib"] and set(hits["compute_fib"]) <= set(range(0, 9))
+    assert console.run("echo '-:two compute_square x=$arg1:u64' >> dynamic_events") == ""
+    assert console.run("echo > trace") == ""
+    assert console.run("echo 1 > events/fprobes/two/enable") == ""
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/fprobes/two/enable") == ""
+    funcs = {re.match(r"two: \((\w+)\+", e["rest"])[1] for e in events(console, "two")}
+    assert funcs == {"compute_sum_squares", "compute_fib"}
+    dyn(console, "-:two")
+    assert console.run("cat dynamic_events") == "" and "two" not in console.run("ls events/fprobes")
+
+
 FPROBE_BAD = [
     ("f:bad no_such_function", EINVAL, "Invalid probed address or symbol", 6),
     ("f:bad compute_square+4", EINVAL, "Invalid probed address or symbol", 6),
@@ -471,6 +511,24 @@ def test_tracepoint_probe_fetches_the_tracepoint_arguments(console):
     assert console.run("cat dynamic_events") == ""
 
 
+def test_two_tracepoints_behind_one_tracepoint_probe_event(console):
+    # the append rule of fprobe events for `t` lines: one event, a probe on each tracepoint, both recording
+    dyn(console, "t:tw workload_iteration a=$arg1:x64")
+    dyn(console, "t:tw sched_switch a=$arg1:x64")
+    refused(console, "t:tw sched_switch a=$arg1:x64", EEXIST, "trace_fprobe",
+            "There is already the exact same probe event", 0)
+    assert console.run("cat dynamic_events").splitlines() == [
+        "t:tracepoints/tw workload_iteration a=$arg1:x64", "t:tracepoints/tw sched_switch a=$arg1:x64"]
+    assert console.run("echo 1 > events/tracepoints/tw/enable") == ""
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/tracepoints/tw/enable") == ""
+    where = {re.match(r"tw: \(__traceiter_(\w+)\+0x[0-9a-f]+/0x[0-9a-f]+\) a=0x[0-9a-f]+$", e["rest"])[1]
+             for e in events(console, "tw")}
+    assert where == {"workload_iteration", "sched_switch"}
+    dyn(console, "-:tw")
+    assert console.run("cat dynamic_events") == ""
+
+
 @pytest.mark.parametrize("line,message,caret", [
     ("t:bad no_such_tracepoint", "Tracepoint is not found", 6),
     ("t:bad vfs_read", "Tracepoint is not found", 6),
@@ -478,3 +536,36 @@ def test_tracepoint_probe_fetches_the_tracepoint_arguments(console):
 ])
 def test_tracepoint_probe_bad_definitions(console, line, message, caret):
     refused(console, line, EINVAL, "trace_fprobe", message, caret)
+
+
+# --- probes appended to enabled events under load ----------------------------------------------------------
+
+@pytest.mark.smp(4)
+def test_probes_appended_to_enabled_events_under_load_on_4_cpus(fresh_console):
+    """A probe appended to an event that is on is armed at once (a kprobe's int3 written, an fprobe's ops
+    switched on) while `compute` runs on every CPU: 20 rounds of append, off, remove, on, for a kprobe event and
+    an fprobe event; every record is well formed and every CPU recorded from both functions."""
+    c = fresh_console
+    assert c.run("echo 4096 > buffer_size_kb") == ""
+    dyn(c, "p:kp compute_square x=%di:u64")
+    dyn(c, "f:fp compute_square x=$arg1:u64")
+    assert c.run("echo 1 > events/kprobes/kp/enable") == "" and c.run("echo 1 > events/fprobes/fp/enable") == ""
+    assert len(re.findall(r"^\[\d+\] compute on CPU \d$", c.run("run compute all 600"), re.M)) == 4
+    for _ in range(20):
+        dyn(c, "p:kp compute_sum_squares x=%di:u64")
+        dyn(c, "f:fp compute_sum_squares x=$arg1:u64")
+        assert c.run("echo 0 > events/kprobes/kp/enable") == "" and c.run("echo 0 > events/fprobes/fp/enable") == ""
+        dyn(c, "-:kp compute_sum_squares x=%di:u64")
+        dyn(c, "-:fp compute_sum_squares x=$arg1:u64")
+        assert c.run("echo 1 > events/kprobes/kp/enable") == "" and c.run("echo 1 > events/fprobes/fp/enable") == ""
+    dyn(c, "p:kp compute_sum_squares x=%di:u64")
+    dyn(c, "f:fp compute_sum_squares x=$arg1:u64")
+    c.poll("cat kprobe_profile", lambda out: all(int(l.split()[1]) > 0 for l in out.splitlines()), timeout=60)
+    c.run("kill all")
+    assert c.run("echo 0 > events/kprobes/kp/enable") == "" and c.run("echo 0 > events/fprobes/fp/enable") == ""
+    seen = set()
+    for e in events(c):
+        m = re.fullmatch(r"(kp|fp): \((compute_square|compute_sum_squares)\+0x0/0x[0-9a-f]+\) x=(\d+)", e["rest"])
+        assert m, e
+        seen.add((m[1], m[2]))
+    assert seen == {(k, f) for k in ("kp", "fp") for f in ("compute_square", "compute_sum_squares")}

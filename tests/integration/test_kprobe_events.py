@@ -440,6 +440,45 @@ def AVAILABLE(console):
     return set(console.run("cat available_filter_functions", timeout=60).split())
 
 
+WAIT_FOR_MODULE = "This probe might be able to register after target module is loaded. Continue."
+
+
+def test_module_symbol_waits_for_a_module_that_never_loads(console):
+    # MOD:SYM as Linux takes it when the module is not loaded: the event is made and listed, its
+    # probe waits unregistered (no kprobe in kprobes/list, no hit), enabling it is allowed.
+    assert console.run("echo > error_log") == ""
+    for line in ("p:modp nosuchmod:vfs_read", "r:modr nosuchmod:vfs_read", "p nosuchmod:helper+4"):
+        out = console.run("echo '%s' >> kprobe_events" % line)
+        assert out in ("", WAIT_FOR_MODULE) or out.endswith("] " + WAIT_FOR_MODULE), out
+    assert console.run("cat kprobe_events").splitlines() == [
+        "p:kprobes/modp nosuchmod:vfs_read", "r:kprobes/modr nosuchmod:vfs_read",
+        "p:kprobes/p_nosuchmod_helper_4 nosuchmod:helper+4"]
+    assert console.run("cat error_log") == ""
+    with console.disable_check("banner"):                # dmesg replays the banner line
+        assert WAIT_FOR_MODULE in console.run("dmesg")
+    assert console.run("ls events/kprobes").split() == ["enable", "filter", "modp/", "modr/",
+                                                      "p_nosuchmod_helper_4/"]
+    assert console.run("echo 1 > events/kprobes/enable") == ""
+    assert console.run("cat /sys/kernel/debug/kprobes/list") == ""
+    run_workload(console, "run fs 0 1")
+    assert console.run("echo 0 > events/kprobes/enable") == ""
+    assert events(console) == []
+    assert [l.split()[1:] for l in console.run("cat kprobe_profile").splitlines()] == [["0", "0"]] * 3
+    # a second probe on a waiting event: a real one records, the waiting one still does not
+    define(console, "p:modp vfs_read")
+    assert console.run("echo 1 > events/kprobes/modp/enable") == ""
+    run_workload(console, "run fs 0 1")
+    assert console.run("echo 0 > events/kprobes/modp/enable") == ""
+    assert events(console, "modp")
+    assert all(re.match(r"modp: \(vfs_read\+0x0/0x[0-9a-f]+\)$", e["rest"]) for e in events(console))
+    define(console, "-:modr nosuchmod:vfs_read")
+    define(console, "-:modp nosuchmod:vfs_read")
+    assert console.run("cat kprobe_events").splitlines() == [
+        "p:kprobes/p_nosuchmod_helper_4 nosuchmod:helper+4", "p:kprobes/modp vfs_read"]
+    define(console, "", append=False)
+    assert console.run("cat kprobe_events") == ""
+
+
 def test_probe_inside_a_function_and_the_kprobes_list(console):
     # The int3 stays an int3: optimized kprobes (tests/integration/test_optprobes.py) would turn +5 into a jmp.
     assert "jump-optimization is disabled" in console.run("echo 0 > /proc/sys/debug/kprobes-optimization")

@@ -10,6 +10,7 @@ lines for bad definitions.
 
 import os
 import re
+import time
 
 import pytest
 
@@ -116,6 +117,96 @@ def test_bad_definitions_are_refused_with_linux_errors(console):
     # no ':' after the path: not a uprobe command at all (Linux: -EINVAL, nothing logged)
     assert "write error" in console.run("echo 'p:bad /tests/tracee' >> uprobe_events")
     assert console.run("cat uprobe_events") == ""
+
+
+def test_several_probes_on_one_event_and_events_sharing_a_place(console):
+    """Linux's append_trace_uprobe(): a definition naming an existing event adds a probe to it (listed apart,
+    counted apart, recorded as the one event); another event on the same place shares its breakpoint; the kind,
+    the arguments' names and types, and the very same probe again are refused with Linux's errors; the probe
+    added while the event is on is in at once; removing one probe keeps the event."""
+    a, b, c = OFF, OFF + 1, OFF + 4              # push %rbx; mov %rdi,%rbx (stepped); mov %rsi,%rdi
+    for line in (f"p:multi /tests/tracee:{a:#x} x=%di", f"p:multi /tests/tracee:{b:#x} x=%di",
+                 f"p:other /tests/tracee:{a:#x}"):
+        assert console.run(f"echo '{line}' >> uprobe_events") == ""
+    listing = [f"p:uprobes/multi /tests/tracee:0x{a:016x} x=%di", f"p:uprobes/multi /tests/tracee:0x{b:016x} x=%di",
+               f"p:uprobes/other /tests/tracee:0x{a:016x}"]
+    assert console.run("cat uprobe_events").split("\n") == listing
+    assert console.run("ls events/uprobes").split() == ["enable", "filter", "multi/", "other/"]
+    console.run("echo > error_log")
+    refused = ((f"r:multi /tests/tracee:{c:#x} x=%di", "Probe type is different from existing probe", 0),
+               (f"p:multi /tests/tracee:{c:#x} y=%di", "Argument type or name is different from existing probe",
+                len(f"p:multi /tests/tracee:{c:#x} ")),
+               (f"p:multi /tests/tracee:{c:#x} x=%di:u8", "Argument type or name is different from existing probe",
+                len(f"p:multi /tests/tracee:{c:#x} ")),
+               (f"p:multi /tests/tracee:{c:#x}", "Argument type or name is different from existing probe",
+                len(f"p:multi /tests/tracee:{c:#x} ")),
+               (f"p:multi /tests/tracee:{b:#x} x=%di", "There is already the exact same probe event", 0))
+    for line, _, _ in refused:
+        assert "File exists" in console.run(f"echo '{line}' >> uprobe_events"), line
+    log = [re.sub(r"^\[ *\d+\.\d+\] ", "", l) for l in console.run("cat error_log").split("\n")]
+    assert log == [x for line, why, caret in refused
+                   for x in ("trace_uprobe: error: " + why, "  Command: " + line, " " * (11 + caret) + "^")]
+    assert console.run("cat uprobe_events").split("\n") == listing
+    console.run("echo 1 > events/uprobes/enable")
+    assert program_lines(console.run("/tests/tracee")) == ["tracee"]
+    body = [r for comm, pid, r in trace_body(console) if comm == "tracee"]
+    for n, x in enumerate((10, 20, 30)):        # per call: both events at a, in either order, then multi at b
+        assert sorted(body[3 * n:3 * n + 2]) == [f"multi: ({VADDR:#x}) x={x:#x}", f"other: ({VADDR:#x})"], body
+        assert body[3 * n + 2] == f"multi: ({VADDR + 1:#x}) x={x:#x}", body
+    assert len(body) == 9, body
+    assert sorted(l.split() for l in console.run("cat uprobe_profile").split("\n")) == \
+        [["/tests/tracee", "multi", "3"], ["/tests/tracee", "multi", "3"], ["/tests/tracee", "other", "3"]]
+    # added while the event is on: in at once; removing one probe while on: EBUSY
+    assert console.run(f"echo 'p:multi /tests/tracee:{c:#x} x=%di' >> uprobe_events") == ""
+    assert "Device or resource busy" in console.run(f"echo '-:multi /tests/tracee:{a:#x} x=%di' >> uprobe_events")
+    console.run("echo > trace")
+    assert program_lines(console.run("/tests/tracee")) == ["tracee"]
+    body = [r for comm, pid, r in trace_body(console) if comm == "tracee"]
+    assert len(body) == 12 and [r for r in body if f"({VADDR + 4:#x})" in r] == \
+        [f"multi: ({VADDR + 4:#x}) x={x:#x}" for x in (10, 20, 30)], body
+    console.run("echo 0 > events/uprobes/enable")
+    # the event's first probe removed: the event stays, with the others
+    assert console.run(f"echo '-:multi /tests/tracee:{a:#x} x=%di' >> uprobe_events") == ""
+    assert console.run("cat uprobe_events").split("\n") == listing[1:] + [
+        f"p:uprobes/multi /tests/tracee:0x{c:016x} x=%di"]
+    console.run("echo > trace")
+    console.run("echo 1 > events/uprobes/multi/enable")
+    assert program_lines(console.run("/tests/tracee")) == ["tracee"]
+    body = [r for comm, pid, r in trace_body(console) if comm == "tracee"]
+    assert body == [f"multi: ({v:#x}) x={x:#x}" for x in (10, 20, 30) for v in (VADDR + 1, VADDR + 4)], body
+    console.run("echo 0 > events/uprobes/multi/enable")
+    assert console.run("echo '-:multi' >> uprobe_events") == ""
+    assert console.run("cat uprobe_events") == listing[2]
+    assert console.run("ls events/uprobes").split() == ["enable", "filter", "other/"]
+
+
+def test_probes_added_and_switched_while_the_program_runs_on_the_other_cpu(console):
+    """Text written under load: a tracee calls loop_function() without end on the other CPU while six probes are
+    added to its enabled event (each an int3 written into the running process) and the event goes off and on 20
+    times (every int3 out and in again). The process must live through it, and every probe must count hits."""
+    lf, _ = elf_symbol_offset(TRACEE, "loop_function")
+    places = [lf, lf + 2, lf + 5, lf + 8, lf + 0xb, lf + 0x10, lf + 0x13]     # its instructions before syscall
+    console.run(f"echo 'p:lp /tests/tracee:{lf:#x}' > uprobe_events")
+    assert console.run("echo 1 > events/uprobes/lp/enable") == ""
+    out = console.run("/bin/sh -c '/tests/tracee loop 1000 1000000000 > /dev/null 2>&1 & echo $!'")
+    pid = int(program_lines(out)[-1])
+    try:
+        for p in places[1:]:
+            assert console.run(f"echo 'p:lp /tests/tracee:{p:#x}' >> uprobe_events") == ""
+        for _ in range(20):
+            assert console.run("echo 0 > events/uprobes/lp/enable") == ""
+            assert console.run("echo 1 > events/uprobes/lp/enable") == ""
+        deadline = time.monotonic() + 120         # a bounded wait for the last probes' first hits
+        while True:
+            hits = [int(l.split()[-1]) for l in console.run("cat uprobe_profile").split("\n")]
+            if len(hits) == len(places) and all(hits) or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert len(hits) == len(places) and all(hits), hits
+        assert re.search(rf"^\s*{pid}\s", console.run("ps"), re.M), "the tracee died"
+    finally:
+        console.run(f"/bin/busybox kill -9 {pid}")
+    console.run("echo 0 > events/uprobes/lp/enable")
 
 
 def test_ref_ctr_offset_counts_in_each_process_while_installed(console):

@@ -85,6 +85,10 @@ __attribute__((noinline)) long uprobe_target(long a, long b)
 	return a + b;
 }
 
+/* A USDT semaphore for the uprobe PMU's ref_ctr_offset: in a section of its own with bytes in the
+ * file, as `sdt.h` puts its semaphores in `.probes`. */
+__attribute__((section(".probes"), used)) volatile unsigned short perfprobe_semaphore = 0;
+
 /* The file offset of vaddr in this (static, non-PIE) executable, from its program headers. */
 static long file_offset(const char *exe, unsigned long vaddr)
 {
@@ -209,6 +213,42 @@ static void test_uprobe_regs(const char *exe)
 	sys1(NR_close, map);
 }
 
+/* config's upper half is a semaphore's file offset (format/ref_ctr_offset): counted up in this
+ * process while the uprobe is installed here, once however many perf events share the uprobe; a
+ * different semaphore for the same place is refused. */
+static void test_uprobe_ref_ctr(const char *exe)
+{
+	long off = file_offset(exe, (unsigned long)uprobe_target);
+	long sem = file_offset(exe, (unsigned long)&perfprobe_semaphore);
+	long (*volatile call)(long, long) = uprobe_target;
+	long fd, fd2;
+	char buf[32];
+
+	read_text("/sys/bus/event_source/devices/uprobe/format/ref_ctr_offset", buf, sizeof(buf));
+	check("uprobe/format/ref_ctr_offset is config:32-63", strcmp(buf, "config:32-63\n"), 0);
+	check("the semaphore's file offset found", sem > 0, 1);
+	check("no probe yet: the semaphore reads 0", perfprobe_semaphore, 0);
+	fd = probe_open(uprobe_type, (unsigned long)sem << 32, (unsigned long)exe, off, 0, -1);
+	check("uprobe PMU with a ref_ctr_offset: opens", fd >= 0, 1);
+	check("installed here: the semaphore reads 1", perfprobe_semaphore, 1);
+	fd2 = probe_open(uprobe_type, (unsigned long)sem << 32, (unsigned long)exe, off, 0, -1);
+	check("a second event on the same place and semaphore: opens", fd2 >= 0, 1);
+	check("one breakpoint for both: the semaphore still reads 1", perfprobe_semaphore, 1);
+	check("another semaphore for the same place: EINVAL",
+	      probe_open(uprobe_type, (unsigned long)(sem + 2) << 32, (unsigned long)exe, off, 0, -1),
+	      -EINVAL);
+	call(1, 2);
+	call(3, 4);
+	check("the first event counted both hits", read_u64(fd), 2);
+	check("the second event counted both hits", read_u64(fd2), 2);
+	sys1(NR_close, fd);
+	check("one event left: the semaphore still reads 1", perfprobe_semaphore, 1);
+	call(5, 6);
+	check("the one left counts on", read_u64(fd2), 3);
+	sys1(NR_close, fd2);
+	check("none left: the semaphore reads 0", perfprobe_semaphore, 0);
+}
+
 static void test_errors(void)
 {
 	char longname[200];
@@ -231,9 +271,6 @@ static void test_errors(void)
 	check("uprobe PMU, a directory: EINVAL",
 	      probe_open(uprobe_type, 0, (unsigned long)"/tests", 0, -1, 0), -EINVAL);
 	check("uprobe PMU, no path: EINVAL", probe_open(uprobe_type, 0, 0, 0, -1, 0), -EINVAL);
-	check("uprobe PMU, a ref_ctr_offset: EOPNOTSUPP (not built)",
-	      probe_open(uprobe_type, 1UL << 32, (unsigned long)"/tests/perfprobe", 0x1000, -1, 0),
-	      -EOPNOTSUPP);
 	pid = sys0(NR_fork);
 	if (pid == 0) {
 		sys1(NR_setuid, 1000);
@@ -249,6 +286,7 @@ int main(int argc, char **argv, char **envp)
 	test_sysfs();
 	test_kprobe_counts();
 	test_uprobe_regs(argc > 0 ? argv[0] : "/tests/perfprobe");
+	test_uprobe_ref_ctr(argc > 0 ? argv[0] : "/tests/perfprobe");
 	test_errors();
 	return check_summary();
 }

@@ -186,15 +186,16 @@ static bool kprobe_int3_handler(struct pt_regs *regs)
  * A hit through an optimized site's detour buffer (arch/x86/kprobes/opt_template.asm), which has
  * pushed regs as the int3 path shows them and turned interrupts off, as the int3 gate does, so
  * kprobes_synchronize() waits for us too. Only what a hit needs: the nesting check, the pre
- * handlers (one probe, the common case, called without the list walk). Nonzero: a handler moved
+ * handlers (the site's one armed probe, the common case, called without the list walk or a test
+ * of its flags: kernel/kprobes.c keeps it in s->only). Nonzero: a handler moved
  * ip, and the buffer resumes there. Nothing is kept across the handler's call (the state is
  * found again through gs), so the function saves no register of its own.
  */
 int optimized_callback(struct kprobe_site *s, struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-	struct kprobe *p = READ_ONCE(s->probes);
-	int moved = 0;
+	struct kprobe *p = READ_ONCE(s->only);
+	int moved;
 
 	if (unlikely(kcb->site)) {
 		kprobe_site_missed(s);
@@ -202,12 +203,7 @@ int optimized_callback(struct kprobe_site *s, struct pt_regs *regs)
 	}
 	kcb->site = s;
 	kcb->status = KPROBE_HIT_ACTIVE;
-	if (likely(p && !READ_ONCE(p->next_at_site))) {
-		if (!kprobe_disabled(p) && p->pre_handler)
-			moved = p->pre_handler(p, regs);
-	} else {
-		moved = kprobe_run_pre_handlers(s, regs);
-	}
+	moved = likely(p) ? p->pre_handler(p, regs) : kprobe_run_pre_handlers(s, regs);
 	get_kprobe_ctlblk()->site = NULL;
 	return moved;
 }

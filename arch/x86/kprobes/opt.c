@@ -1,10 +1,10 @@
 /* Optimized kprobes on x86 (Linux's optprobes): an int3 site whose instructions can run elsewhere
  * becomes a 5-byte jmp to a detour buffer, so a hit costs a jump and a call instead of a trap.
  *
- *   text    addr: e9 <rel32 to buf>  [rest of the replaced range: never run while optimized]
- *   buf:    optprobe_template        pt_regs pushed below sp; optimized_callback(site, regs)
- *                                    (core.c) runs the pre handlers as the int3 path would;
- *                                    registers popped back
+ *   text    addr: e9 <rel32 to buf+entry>  [rest of the replaced range: never run while optimized]
+ *   buf:    optprobe_template        a moved-ip exit, then the entry: pt_regs pushed below sp;
+ *                                    optimized_callback(site, regs) (core.c) runs the pre
+ *                                    handlers as the int3 path would; registers popped back
  *           the replaced range       the instructions from addr, whole ones, >= 5 bytes,
  *                                    each copied as it is (rip-relative ones re-aimed)
  *           e9 <rel32 to addr+size>  back to the first instruction after the range
@@ -21,14 +21,16 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 
-extern const u8 optprobe_template_entry[], optprobe_template_resume[], optprobe_template_ip[],
+extern const u8 optprobe_template_start[], optprobe_template_entry[], optprobe_template_ip[],
 	optprobe_template_val[], optprobe_template_call[], optprobe_template_end[];
 
-#define TMPL_RESUME_IDX (optprobe_template_resume - optprobe_template_entry + 1) /* after 68 */
-#define TMPL_IP_IDX (optprobe_template_ip - optprobe_template_entry + 1)
-#define TMPL_VAL_IDX (optprobe_template_val - optprobe_template_entry + 2) /* after 48 bf */
-#define TMPL_CALL_IDX (optprobe_template_call - optprobe_template_entry)   /* e8 <rel32> */
-#define TMPL_END_IDX ((unsigned long)(optprobe_template_end - optprobe_template_entry))
+/* Offsets in the buffer, which holds the template from its start: the site's jmp lands at the
+ * entry (the moved-ip exit sits in front of it), the copied range follows the end. */
+#define TMPL_ENTRY_IDX (optprobe_template_entry - optprobe_template_start)
+#define TMPL_IP_IDX (optprobe_template_ip - optprobe_template_start + 1)   /* after 68 */
+#define TMPL_VAL_IDX (optprobe_template_val - optprobe_template_start + 2) /* after 48 bf */
+#define TMPL_CALL_IDX (optprobe_template_call - optprobe_template_start)   /* e8 <rel32> */
+#define TMPL_END_IDX ((unsigned long)(optprobe_template_end - optprobe_template_start))
 
 /* --- what may be copied ------------------------------------------------------------------------ */
 
@@ -194,10 +196,8 @@ int arch_prepare_optimized_kprobe(struct kprobe_site *s, const char **why)
 		*why = "no free detour buffer";
 		return -ENOMEM;
 	}
-	memcpy(buf, optprobe_template_entry, TMPL_END_IDX);
-	/* push sign-extends its imm32: both addresses are in the top 2 GiB (kernel/mm/mm.h) */
-	imm32 = (s32)((unsigned long)slot + TMPL_END_IDX);
-	memcpy(buf + TMPL_RESUME_IDX, &imm32, 4);
+	memcpy(buf, optprobe_template_start, TMPL_END_IDX);
+	/* push sign-extends its imm32: the text is in the top 2 GiB (kernel/mm/mm.h) */
 	imm32 = (s32)(addr + INT3_INSN_SIZE);
 	memcpy(buf + TMPL_IP_IDX, &imm32, 4);
 	imm = (u64)s;
@@ -216,8 +216,8 @@ int arch_prepare_optimized_kprobe(struct kprobe_site *s, const char **why)
 	text_gen_insn(buf + off, JMP32_INSN_OPCODE, (unsigned long)slot + off,
 		      addr + s->optinsn.size);
 	/* Both jumps are rel32: execmem sits within 2 GiB of the text (kernel/mm/execmem.c). */
-	rel = (s32)((unsigned long)slot - (addr + JMP32_INSN_SIZE));
-	if ((long)slot - (long)(addr + JMP32_INSN_SIZE) != rel) {
+	rel = (s32)((unsigned long)slot + TMPL_ENTRY_IDX - (addr + JMP32_INSN_SIZE));
+	if ((long)slot + TMPL_ENTRY_IDX - (long)(addr + JMP32_INSN_SIZE) != rel) {
 		__free_insn_slot(&kprobe_optinsn_slots, slot);
 		*why = "the detour buffer is out of a jmp's reach";
 		return -EINVAL;
@@ -256,5 +256,5 @@ void arch_optimized_forms(const struct kprobe_site *s, u8 *int3_form, u8 *jmp_fo
 	int3_form[0] = INT3_INSN_OPCODE;
 	memcpy(int3_form + 1, s->optinsn.copied_insn, DISP32_SIZE);
 	text_gen_insn(jmp_form, JMP32_INSN_OPCODE, (unsigned long)s->addr,
-		      (unsigned long)s->optinsn.insn);
+		      (unsigned long)s->optinsn.insn + TMPL_ENTRY_IDX);
 }

@@ -1,37 +1,47 @@
 ; opt_template.asm: the code at the head of every optimized kprobe's detour buffer. Never run here:
-; arch/x86/kprobes/opt.c copies it into the buffer, writes the resume address, the probed ip, the
-; site and the callback into its immediates, and puts the relocated instructions and a jmp back
-; after it.
+; arch/x86/kprobes/opt.c copies it into the buffer, writes the probed ip, the site and the
+; callback into its immediates, and puts the relocated instructions and a jmp back after it.
 ;
-; The site's jmp lands at the buffer's first byte with every register as the probed code had it,
-; and rsp at S. Pushes build a struct pt_regs below S, as the int3 path's entry would, with one
-; word above it where we go next:
+; The site's jmp lands at optprobe_template_entry with every register as the probed code had it,
+; and rsp at S. Pushes build a struct pt_regs below S, as the int3 path's entry would:
 ;
-;   S - 8                     the resume address: the buffer's copy of the range, or where a pre
-;                             handler sent ip (written when optimized_callback returns nonzero,
-;                             which it does only then); the final ret pops
-;                             it, so rsp is S again when the copied instructions run
-;   S - 16 .. S - 56          ss, sp, flags, cs, ip (one past the probed byte), orig_ax
-;   S - 176                   the general registers, r15 lowest: the struct's start
+;   S - 8 .. S - 48           ss, sp, flags, cs, ip (one past the probed byte), orig_ax
+;   S - 168                   the general registers, r15 lowest: the struct's start
 ;
 ; Every word is pushed (one instruction each, as Linux's optprobe template does): the hot path is
-; nothing but the struct, one call and the struct back. The two 32-bit immediates are sign-extended
-; by push: the text and execmem both live in the top 2 GiB (kernel/mm/mm.h).
-; No instruction before the pushfq may change the flags: push and lea do not.
+; nothing but the struct, one call and the struct back, after which it falls into the copied
+; instructions with rsp at S again. Only when a handler moved ip (optimized_callback() returns
+; nonzero) does it leave by the block in front of the entry, which turns the ss word into the
+; resume address and ends in a ret. The 32-bit immediate is sign-extended by push: the text and
+; execmem both live in the top 2 GiB (kernel/mm/mm.h).
+;
+; The handlers run on an 8-byte aligned stack (S is only 8-aligned at an arbitrary instruction),
+; as every Linux kernel function does (Linux builds with -mpreferred-stack-boundary=3): nothing
+; this kernel runs needs more, since it is built without SSE (-mgeneral-regs-only) and keeps its
+; one 16-aligned structure, the FPU save area, off the stack. Aligning would cost three
+; instructions a hit.
+; No instruction before the pushfq may change the flags: push does not.
 
 bits 64
 section .rodata
 
 %include "arch/x86/pt_regs.inc"
 
-global optprobe_template_entry, optprobe_template_resume, optprobe_template_ip
+global optprobe_template_start, optprobe_template_entry, optprobe_template_ip
 global optprobe_template_val, optprobe_template_call, optprobe_template_end
 
+optprobe_template_start:
+optprobe_template_moved:                 ; a handler moved ip: resume where regs->ip points
+	mov rax, [rsp + PT_IP]
+	mov [rsp + PT_SS], rax          ; the ss word becomes the resume address
+	POP_REGS                        ; rsp at orig_ax
+	lea rsp, [rsp + PT_FLAGS - PT_ORIG_AX]  ; past orig_ax, ip, cs: at flags
+	popfq                           ; IF as it was
+	lea rsp, [rsp + 8]              ; past sp: at the resume address
+	ret                             ; rsp is S again
 optprobe_template_entry:
-optprobe_template_resume:
-	push strict dword 0             ; the resume address
 	push strict byte 0x10           ; ss
-	push rsp                        ; sp, S - 16 as pushed: corrected below
+	push rsp                        ; sp, S - 8 as pushed: corrected below
 	pushfq
 	cli                             ; handlers run with interrupts off, as under the int3 gate
 	push strict byte 0x08           ; cs
@@ -39,24 +49,17 @@ optprobe_template_ip:
 	push strict dword 0             ; ip: one past the probed byte, as the int3 path shows it
 	push strict byte -1             ; orig_ax (Linux's ~0UL: no system call)
 	PUSH_REGS rax
-	add qword [rsp + PT_SP], 16     ; sp as the probed code had it (flags are saved already)
-	mov rbx, rsp                    ; regs: rbx survives the call
-	and rsp, -16                    ; S is only 8-aligned at an arbitrary instruction
+	add qword [rsp + PT_SP], 8      ; sp as the probed code had it (flags are saved already)
+	mov rsi, rsp                    ; regs; the call's return leaves rsp at them again
 optprobe_template_val:
 	mov rdi, strict qword 0         ; the kprobe_site
-	mov rsi, rbx
 optprobe_template_call:
 	db 0xe8                         ; call rel32 optimized_callback, aimed by opt.c
 	dd 0
-	mov rsp, rbx
-	test eax, eax                   ; a handler moved ip: resume where it points
-	jz .restore
-	mov rax, [rsp + PT_IP]
-	mov [rsp + PT_SIZE], rax
-.restore:
+	test eax, eax
+	jnz optprobe_template_moved
 	POP_REGS                        ; rsp at orig_ax
 	lea rsp, [rsp + PT_FLAGS - PT_ORIG_AX]  ; past orig_ax, ip, cs: at flags
 	popfq                           ; IF as it was
-	lea rsp, [rsp + 16]             ; past sp and ss: at the resume address
-	ret
+	lea rsp, [rsp + 16]             ; past sp and ss: rsp is S, the copied range follows
 optprobe_template_end:
