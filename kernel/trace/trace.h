@@ -371,9 +371,9 @@ void trace_array_record_stack_from(struct trace_array *tr,
 				   bool (*is_first)(unsigned long ret, unsigned long arg),
 				   unsigned long arg);
 /* The return addresses of the caller's stack, its own first (at most max), to be recorded later
- * as a stack trace event of the global buffer (timerlat's print_stack). */
+ * as a stack trace event of tr's buffer (timerlat's print_stack). */
 int trace_save_stack(unsigned long *calls, int max);
-void trace_record_saved_stack(const unsigned long *calls, int n);
+void trace_record_saved_stack(struct trace_array *tr, const unsigned long *calls, int n);
 /* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/): the global
  * array's, or tr's. */
 int trace_show_cpu(struct seq_file *m, int only_cpu);
