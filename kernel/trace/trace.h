@@ -415,6 +415,9 @@ enum {
 	(GRAPH_PRINT_REL_TIME | GRAPH_PRINT_PROC | GRAPH_PRINT_DURATION | GRAPH_PRINT_LAT)
 bool print_graph_function_flags(struct seq_file *m, struct trace_iterator *it, u32 flags);
 void print_graph_headers_flags(struct seq_file *m, u32 flags);
+/* A tracer's own entry as a comment line of that layout, body printing what it holds. */
+bool print_graph_comment_flags(struct seq_file *m, struct trace_iterator *it, u32 flags,
+			       void (*body)(struct seq_file *m, struct trace_iterator *it));
 /* A graph entry and a graph return into tr (trace_functions_graph.c). */
 void trace_graph_record_entry(struct trace_array *tr, unsigned long func, int depth);
 struct ftrace_graph_ret;

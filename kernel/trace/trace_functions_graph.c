@@ -383,8 +383,10 @@ static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
 	return true;
 }
 
-/* Any other event, as Linux's print_graph_comment() shows it: a C comment at the current depth. */
-static bool print_graph_comment(struct seq_file *m, struct trace_iterator *it)
+/* Any other event, as Linux's print_graph_comment() shows it: a C comment at the current depth;
+ * body, if given, prints what the comment holds (a tracer's own entry). */
+static bool print_graph_comment(struct seq_file *m, struct trace_iterator *it,
+				void (*body)(struct seq_file *m, struct trace_iterator *it))
 {
 	int depth = graph_cpu[it->cpu].depth;
 
@@ -395,7 +397,9 @@ static bool print_graph_comment(struct seq_file *m, struct trace_iterator *it)
 	if (depth > 0) /* as Linux: one level deeper than the code it sits in, none at depth 0 */
 		indent(m, depth + 1);
 	seq_puts(m, "/* ");
-	if (it->ent->type == TRACE_STACK) {
+	if (body) {
+		body(m, it);
+	} else if (it->ent->type == TRACE_STACK) {
 		/* The latency tracers' stack: its lines as Linux prints them, the last newline out. */
 		const struct stack_entry *st = (const void *)it->ent;
 
@@ -421,12 +425,19 @@ bool print_graph_function_flags(struct seq_file *m, struct trace_iterator *it, u
 	gflags = flags;
 	if (it->ent->type >= TRACE_EVENT_FIRST_ID ||
 	    ((flags & GRAPH_PRINT_LAT) && it->ent->type == TRACE_STACK))
-		return print_graph_comment(m, it);
+		return print_graph_comment(m, it, NULL);
 	if (it->ent->type != TRACE_GRAPH_ENT && it->ent->type != TRACE_GRAPH_RET)
 		return false;
 	print_graph_prologue(m, it);
 	return it->ent->type == TRACE_GRAPH_ENT ? print_graph_entry(m, it)
 						: print_graph_return(m, it);
+}
+
+bool print_graph_comment_flags(struct seq_file *m, struct trace_iterator *it, u32 flags,
+			       void (*body)(struct seq_file *m, struct trace_iterator *it))
+{
+	gflags = flags;
+	return print_graph_comment(m, it, body);
 }
 
 static bool print_graph_line(struct seq_file *m, struct trace_iterator *it)

@@ -11,6 +11,7 @@
  * hang on the sched tracepoints, so they cost nothing while no wakeup tracer runs.
  */
 #include "kernel/trace/trace_snapshot.h"
+#include "kernel/trace/fgraph.h"
 #include "kernel/sched/rq.h"
 #include "kernel/spinlock.h"
 #include "kernel/smp.h"
@@ -40,6 +41,68 @@ static DEFINE_SPINLOCK(wakeup_lock);
 static struct trace_array *wakeup_trace = &global_trace;
 static bool wakeup_busy;
 extern unsigned long tracing_thresh; /* ns (trace_functions_graph.c) */
+
+/* display-graph with function-trace: the calls the woken task's CPU makes while it waits, as
+ * function_graph events (Linux's fgraph_wakeup_ops); in any array, as Linux's is_graph() here. */
+static bool graph_on;		 /* wakeup_graph_ops is fgraph's user */
+static bool graph_busy[NR_CPUS]; /* this CPU is inside the tracer itself */
+
+static bool is_graph(struct trace_array *tr)
+{
+	return trace_array_option(tr, TRACE_OPT_DISPLAY_GRAPH);
+}
+
+/* Linux's func_prolog_preempt_disable(): a task is being timed and this is its CPU. */
+static bool wakeup_graph_wanted(int cpu)
+{
+	struct task *t = READ_ONCE(wakeup_task);
+
+	return READ_ONCE(tracer_enabled) && t && cpu == READ_ONCE(wakeup_cpu) && !graph_busy[cpu];
+}
+
+static bool wakeup_graph_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
+{
+	int cpu = smp_processor_id();
+
+	if (!wakeup_graph_wanted(cpu))
+		return false; /* its return is not hooked either */
+	graph_busy[cpu] = true;
+	trace_graph_record_entry(READ_ONCE(wakeup_trace), trace->func, trace->depth);
+	graph_busy[cpu] = false;
+	return true;
+}
+
+static void wakeup_graph_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops)
+{
+	int cpu = smp_processor_id();
+
+	if (!wakeup_graph_wanted(cpu))
+		return; /* the wait ended inside the call: as Linux, no return event */
+	graph_busy[cpu] = true;
+	trace_graph_record_return(READ_ONCE(wakeup_trace), trace);
+	graph_busy[cpu] = false;
+}
+
+static struct fgraph_ops wakeup_graph_ops = { .entryfunc = wakeup_graph_entry,
+					      .retfunc = wakeup_graph_return,
+					      .private = &global_trace };
+
+/* Registers or drops the graph ops as tr's options now ask (Linux's start_func_tracer()). */
+static int wakeup_graph_set(struct trace_array *tr, bool on)
+{
+	int err = 0;
+
+	on = on && is_graph(tr) && trace_array_option(tr, TRACE_OPT_FUNCTION_TRACE);
+	if (on == graph_on)
+		return 0;
+	if (on)
+		err = register_ftrace_graph(&wakeup_graph_ops); /* EBUSY: fgraph has a user */
+	else
+		unregister_ftrace_graph();
+	if (!err)
+		graph_on = on;
+	return err;
+}
 
 /* Linux's task_index_to_char() letters: R S ... X Z. */
 static u8 task_state_index(const struct task *t)
@@ -145,19 +208,80 @@ out:
 }
 
 /* Linux's trace_ctxwake_print(): "prev_pid:prio:state + [cpu] next_pid:prio:state comm". */
-static bool wakeup_print_line(struct seq_file *m, struct trace_iterator *it)
+static void ctxwake_print(struct seq_file *m, struct trace_iterator *it)
 {
 	static const char states[] = "RSDTtXZPI";
 	const struct ctx_switch_entry *e = (const void *)it->ent;
 
-	if (it->ent->type != TRACE_CTX && it->ent->type != TRACE_WAKE)
-		return false;
-	trace_print_context(m, it);
-	seq_printf(m, " %7d:%3d:%c %s [%03d] %7d:%3d:%c %s\n", e->prev_pid, e->prev_prio,
+	seq_printf(m, "%7d:%3d:%c %s [%03d] %7d:%3d:%c %s", e->prev_pid, e->prev_prio,
 		   states[e->prev_state % 9], it->ent->type == TRACE_CTX ? "==>" : "  +",
 		   e->next_cpu, e->next_pid, e->next_prio, states[e->next_state % 9],
 		   trace_find_cmdline(e->next_pid));
+}
+
+/* Linux's GRAPH_TRACER_FLAGS of the wakeup tracers: the latency tracers' and the overhead marks,
+ * the latency columns while latency-format is on. */
+static u32 wakeup_graph_flags(struct trace_array *tr)
+{
+	u32 flags = GRAPH_LATENCY_FLAGS | GRAPH_PRINT_OVERHEAD;
+
+	return trace_array_option(tr, TRACE_OPT_LATENCY_FMT) ? flags
+							     : flags & ~(u32)GRAPH_PRINT_LAT;
+}
+
+static bool wakeup_print_line(struct seq_file *m, struct trace_iterator *it)
+{
+	struct trace_array *tr = it->tr ? it->tr : &global_trace;
+	bool ctxwake = it->ent->type == TRACE_CTX || it->ent->type == TRACE_WAKE;
+
+	if (is_graph(tr)) /* Linux's print_graph_function_flags(): its own entries as comments */
+		return ctxwake ? print_graph_comment_flags(m, it, wakeup_graph_flags(tr),
+							   ctxwake_print)
+			       : print_graph_function_flags(m, it, wakeup_graph_flags(tr));
+	if (!ctxwake)
+		return false;
+	trace_print_context(m, it);
+	seq_putc(m, ' ');
+	ctxwake_print(m, it);
+	seq_putc(m, '\n');
 	return true;
+}
+
+/* Printed only for the array the tracer runs on, as Linux's wakeup_print_header(). */
+static bool wakeup_print_lat_header(struct seq_file *m)
+{
+	struct trace_array *tr = READ_ONCE(wakeup_trace);
+
+	if (!is_graph(tr))
+		return false;
+	print_graph_headers_flags(m, wakeup_graph_flags(tr));
+	return true;
+}
+
+/*
+ * function-trace or display-graph switched while we run (Linux's wakeup_flag_changed()): the graph
+ * ops on or off; display-graph also starts afresh, as Linux's wakeup_display_graph(): the live
+ * buffer emptied, the timed task forgotten, tracing_max_latency 0. Refused (EBUSY, nothing
+ * changed) if fgraph has another user.
+ */
+static int wakeup_option_changed(struct trace_array *tr, int o, bool on)
+{
+	unsigned long flags;
+	int err;
+
+	if (o != TRACE_OPT_FUNCTION_TRACE && o != TRACE_OPT_DISPLAY_GRAPH)
+		return 0;
+	err = wakeup_graph_set(tr, true);
+	if (err || o != TRACE_OPT_DISPLAY_GRAPH)
+		return err;
+	WRITE_ONCE(tracer_enabled, false);
+	flags = spin_lock_irqsave(&wakeup_lock);
+	__wakeup_reset();
+	spin_unlock_irqrestore(&wakeup_lock, flags);
+	tr->max_latency = 0;
+	ring_buffer_reset(&tr->buffer);
+	WRITE_ONCE(tracer_enabled, true);
+	return 0;
 }
 
 /* Linux's wakeup_tracer_init() and __wakeup_tracer_init(): EBUSY while one of the three runs. */
@@ -179,6 +303,12 @@ static int wakeup_start_tracer(struct trace_array *tr, bool rt, bool dl)
 		tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
 		return err;
 	}
+	if ((err = wakeup_graph_set(tr, true))) {
+		tracepoint_probe_unregister(&__tracepoint_sched_switch, probe_wakeup_sched_switch,
+					    NULL);
+		tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
+		return err;
+	}
 	trace_array_set_option(tr, TRACE_OPT_LATENCY_FMT, true);
 	wakeup_busy = true;
 	WRITE_ONCE(tracer_enabled, true);
@@ -193,6 +323,7 @@ static void wakeup_instance_reset(struct trace_array *tr)
 	tracepoint_probe_unregister(&__tracepoint_sched_switch, probe_wakeup_sched_switch, NULL);
 	tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
 	tracepoint_synchronize_unregister();
+	wakeup_graph_set(tr, false);
 	flags = spin_lock_irqsave(&wakeup_lock);
 	__wakeup_reset();
 	spin_unlock_irqrestore(&wakeup_lock, flags);
@@ -241,7 +372,8 @@ static int wakeup_dl_tracer_init(void)
 	{                                                                                          \
 		.name = _name, .init = _init, .reset = wakeup_tracer_reset,                        \
 		.instance_init = _instance_init, .instance_reset = wakeup_instance_reset,          \
-		.print_line = wakeup_print_line, .use_max_tr = true, .print_max = true             \
+		.option_changed = wakeup_option_changed, .print_line = wakeup_print_line,          \
+		.print_lat_header = wakeup_print_lat_header, .use_max_tr = true, .print_max = true \
 	}
 static struct tracer wakeup_tracers[] = {
 	WAKEUP_TRACER("wakeup", wakeup_tracer_init, wakeup_instance_init),
