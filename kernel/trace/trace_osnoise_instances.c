@@ -2,27 +2,27 @@
  * osnoise_instances).
  *
  * The first array to start either tracer starts the threads and hooks; the last to stop stops
- * them. The writers (the threads, the tick's timerlat_irq()) walk the set with a per-CPU count
- * raised, so an array taken out is waited for until no CPU is still writing into it: after
+ * them. The writers (the threads, the tick's timerlat_irq()) walk the set with a count raised, so
+ * an array taken out is waited for until nobody is still writing into it: after
  * osnoise_array_del() its buffer is the instance's alone again (an rmdir may free it).
  *
- *     writer:  writers[cpu]++ ; fence ; read the set ; write each ; writers[cpu]--
- *     remover: clear the bit  ; fence ; wait until each writers[cpu] == 0
+ *     writer:  writers++ (locked: a full barrier) ; read the set ; write each ; writers--
+ *     remover: clear the bit ; fence ; wait until writers == 0
  *
  * Either the writer read the set after the bit went (it skips the array) or the remover sees its
- * count (and waits): the two barriers order each side's store before its load.
+ * count (and waits): each side's store is ordered before its load. One count, not one per CPU, so
+ * the walk needs no preempt_disable(): that would show in every sample's preempt-depth column.
  */
 #include "kernel/trace/trace_osnoise.h"
-#include "kernel/percpu.h"
 #include "kernel/sched/sched.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "lib/errno.h"
 
-static u64 osnoise_arrays;   /* a bit per trace array id */
-static int writers[NR_CPUS]; /* osnoise_for_each_array() calls running, nested ones counted */
-static bool
-	timerlat_tracer_owner; /* Linux's osnoise_data.timerlat_tracer: timerlat holds the set */
+static u64 osnoise_arrays; /* a bit per trace array id */
+static int writers;	   /* osnoise_for_each_array() walks running, anywhere */
+/* Linux's osnoise_data.timerlat_tracer: timerlat holds the set. */
+static bool timerlat_tracer_owner;
 
 bool osnoise_has_arrays(void)
 {
@@ -31,13 +31,9 @@ bool osnoise_has_arrays(void)
 
 void osnoise_for_each_array(void (*fn)(struct trace_array *tr, void *arg), void *arg)
 {
-	int cpu;
 	u64 set;
 
-	preempt_disable(); /* the count is this CPU's until it drops */
-	cpu = smp_processor_id();
-	WRITE_ONCE(writers[cpu], writers[cpu] + 1);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&writers, 1, __ATOMIC_SEQ_CST);
 	set = READ_ONCE(osnoise_arrays);
 	for (int id = 0; set && id < TRACE_ARRAY_MAX; id++) {
 		struct trace_array *tr = READ_ONCE(trace_arrays[id]);
@@ -45,9 +41,7 @@ void osnoise_for_each_array(void (*fn)(struct trace_array *tr, void *arg), void 
 		if ((set & (1ULL << id)) && tr)
 			fn(tr, arg);
 	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	WRITE_ONCE(writers[cpu], writers[cpu] - 1);
-	preempt_enable_no_resched();
+	__atomic_sub_fetch(&writers, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -77,9 +71,8 @@ void osnoise_array_del(struct trace_array *tr, void (*stop)(void))
 {
 	WRITE_ONCE(osnoise_arrays, osnoise_arrays & ~(1ULL << tr->id));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (int cpu = 0; cpu < NR_CPUS; cpu++)
-		while (READ_ONCE(writers[cpu]))
-			msleep(1);
+	while (__atomic_load_n(&writers, __ATOMIC_ACQUIRE))
+		msleep(1); /* a writer's walk is short: one sample into a few buffers */
 	if (!osnoise_has_arrays()) {
 		stop();
 		timerlat_tracer_owner = false;
