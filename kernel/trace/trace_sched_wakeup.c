@@ -2,6 +2,7 @@
  *
  *   sched_wakeup(p)    probe_wakeup(): p beats the task being timed (and its waker)? time p from
  *                      now: a `+` entry (waker -> p) and a stack trace in the live buffer
+ *      ... with function-trace, the calls p's CPU makes meanwhile (wakeup_tracer_call()) ...
  *   sched_switch(->p)  probe_wakeup_sched_switch(): a `==>` entry; if the wait beats
  *                      tracing_max_latency (or passes tracing_thresh), update_max_tr() swaps
  *                      every CPU's buffer into the max buffer, and `trace` shows it
@@ -12,6 +13,7 @@
  */
 #include "kernel/trace/trace_snapshot.h"
 #include "kernel/trace/fgraph.h"
+#include "kernel/trace/ftrace.h"
 #include "kernel/sched/rq.h"
 #include "kernel/spinlock.h"
 #include "kernel/smp.h"
@@ -42,10 +44,13 @@ static struct trace_array *wakeup_trace = &global_trace;
 static bool wakeup_busy;
 extern unsigned long tracing_thresh; /* ns (trace_functions_graph.c) */
 
-/* display-graph with function-trace: the calls the woken task's CPU makes while it waits, as
- * function_graph events (Linux's fgraph_wakeup_ops); in any array, as Linux's is_graph() here. */
-static bool graph_on;		 /* wakeup_graph_ops is fgraph's user */
-static bool graph_busy[NR_CPUS]; /* this CPU is inside the tracer itself */
+/* function-trace: the calls the woken task's CPU makes while it waits, as function events
+ * (Linux's wakeup_tracer_call()) or, with display-graph, as function_graph events (Linux's
+ * fgraph_wakeup_ops); display-graph in any array, as Linux's is_graph() here. */
+#define FN_CALLS 1
+#define FN_GRAPH 2
+static int function_enabled;	/* FN_CALLS, FN_GRAPH or 0: which is registered */
+static bool in_tracer[NR_CPUS]; /* this CPU is inside the tracer itself */
 
 static bool is_graph(struct trace_array *tr)
 {
@@ -53,22 +58,22 @@ static bool is_graph(struct trace_array *tr)
 }
 
 /* Linux's func_prolog_preempt_disable(): a task is being timed and this is its CPU. */
-static bool wakeup_graph_wanted(int cpu)
+static bool wakeup_func_wanted(int cpu)
 {
 	struct task *t = READ_ONCE(wakeup_task);
 
-	return READ_ONCE(tracer_enabled) && t && cpu == READ_ONCE(wakeup_cpu) && !graph_busy[cpu];
+	return READ_ONCE(tracer_enabled) && t && cpu == READ_ONCE(wakeup_cpu) && !in_tracer[cpu];
 }
 
 static bool wakeup_graph_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
 {
 	int cpu = smp_processor_id();
 
-	if (!wakeup_graph_wanted(cpu))
+	if (!wakeup_func_wanted(cpu))
 		return false; /* its return is not hooked either */
-	graph_busy[cpu] = true;
+	in_tracer[cpu] = true;
 	trace_graph_record_entry(READ_ONCE(wakeup_trace), trace->func, trace->depth);
-	graph_busy[cpu] = false;
+	in_tracer[cpu] = false;
 	return true;
 }
 
@@ -76,31 +81,69 @@ static void wakeup_graph_return(struct ftrace_graph_ret *trace, struct fgraph_op
 {
 	int cpu = smp_processor_id();
 
-	if (!wakeup_graph_wanted(cpu))
+	if (!wakeup_func_wanted(cpu))
 		return; /* the wait ended inside the call: as Linux, no return event */
-	graph_busy[cpu] = true;
+	in_tracer[cpu] = true;
 	trace_graph_record_return(READ_ONCE(wakeup_trace), trace);
-	graph_busy[cpu] = false;
+	in_tracer[cpu] = false;
 }
 
 static struct fgraph_ops wakeup_graph_ops = { .entryfunc = wakeup_graph_entry,
 					      .retfunc = wakeup_graph_return,
 					      .private = &global_trace };
 
-/* Registers or drops the graph ops as tr's options now ask (Linux's start_func_tracer()). */
-static int wakeup_graph_set(struct trace_array *tr, bool on)
+static void wakeup_tracer_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			       struct pt_regs *regs)
 {
+	int cpu = smp_processor_id();
+	struct rb_reserve r;
+	struct ftrace_entry *e;
+
+	if (!wakeup_func_wanted(cpu))
+		return;
+	in_tracer[cpu] = true;
+	e = trace_array_reserve(READ_ONCE(wakeup_trace), &r, TRACE_FN, sizeof(*e), read_flags());
+	if (e) {
+		e->ip = ip;
+		e->parent_ip = parent_ip;
+		ring_buffer_unlock_commit(&r);
+	}
+	in_tracer[cpu] = false;
+}
+
+/* The array's function ops: the top level's, or the instance's own (its set_ftrace_filter). */
+static struct ftrace_ops *wakeup_ops(struct trace_array *tr)
+{
+	return tr == &global_trace ? &global_ops : tr->ops;
+}
+
+/* Registers what tr's options now ask, or nothing if !on (Linux's start_func_tracer()); a refusal
+ * (EBUSY: fgraph has another user) changes nothing. */
+static int wakeup_function_set(struct trace_array *tr, bool on)
+{
+	int want = !on || !trace_array_option(tr, TRACE_OPT_FUNCTION_TRACE) ? 0
+		   : is_graph(tr)					    ? FN_GRAPH
+									    : FN_CALLS;
+	struct ftrace_ops *ops = wakeup_ops(tr);
 	int err = 0;
 
-	on = on && is_graph(tr) && trace_array_option(tr, TRACE_OPT_FUNCTION_TRACE);
-	if (on == graph_on)
+	if (want == function_enabled)
 		return 0;
-	if (on)
-		err = register_ftrace_graph(&wakeup_graph_ops); /* EBUSY: fgraph has a user */
-	else
+	if (want == FN_GRAPH && (err = register_ftrace_graph(&wakeup_graph_ops)))
+		return err;
+	if (function_enabled == FN_CALLS)
+		unregister_ftrace_function(ops);
+	else if (function_enabled == FN_GRAPH)
 		unregister_ftrace_graph();
-	if (!err)
-		graph_on = on;
+	function_enabled = want == FN_GRAPH ? FN_GRAPH : 0;
+	if (want == FN_CALLS) {
+		ops->func = wakeup_tracer_call;
+		ops->private = tr;
+		ops->flags |= FTRACE_OPS_FL_RECURSION;
+		err = register_ftrace_function(ops);
+		if (!err)
+			function_enabled = FN_CALLS;
+	}
 	return err;
 }
 
@@ -259,8 +302,8 @@ static bool wakeup_print_lat_header(struct seq_file *m)
 }
 
 /*
- * function-trace or display-graph switched while we run (Linux's wakeup_flag_changed()): the graph
- * ops on or off; display-graph also starts afresh, as Linux's wakeup_display_graph(): the live
+ * function-trace or display-graph switched while we run (Linux's wakeup_flag_changed()): the
+ * function ops, the graph ops or neither; display-graph also starts afresh, as Linux's wakeup_display_graph(): the live
  * buffer emptied, the timed task forgotten, tracing_max_latency 0. Refused (EBUSY, nothing
  * changed) if fgraph has another user.
  */
@@ -271,7 +314,7 @@ static int wakeup_option_changed(struct trace_array *tr, int o, bool on)
 
 	if (o != TRACE_OPT_FUNCTION_TRACE && o != TRACE_OPT_DISPLAY_GRAPH)
 		return 0;
-	err = wakeup_graph_set(tr, true);
+	err = wakeup_function_set(tr, true);
 	if (err || o != TRACE_OPT_DISPLAY_GRAPH)
 		return err;
 	WRITE_ONCE(tracer_enabled, false);
@@ -303,7 +346,7 @@ static int wakeup_start_tracer(struct trace_array *tr, bool rt, bool dl)
 		tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
 		return err;
 	}
-	if ((err = wakeup_graph_set(tr, true))) {
+	if ((err = wakeup_function_set(tr, true))) {
 		tracepoint_probe_unregister(&__tracepoint_sched_switch, probe_wakeup_sched_switch,
 					    NULL);
 		tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
@@ -323,7 +366,7 @@ static void wakeup_instance_reset(struct trace_array *tr)
 	tracepoint_probe_unregister(&__tracepoint_sched_switch, probe_wakeup_sched_switch, NULL);
 	tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
 	tracepoint_synchronize_unregister();
-	wakeup_graph_set(tr, false);
+	wakeup_function_set(tr, false);
 	flags = spin_lock_irqsave(&wakeup_lock);
 	__wakeup_reset();
 	spin_unlock_irqrestore(&wakeup_lock, flags);

@@ -96,6 +96,12 @@ def test_wakeup_rt_measures_an_rt_task_behind_preemption_off(console, ev):
     # Linux's trace_ctxwake_print(): the shell (pid 1, prio 120) wakes prio 49 (99 - 50), then switches to it.
     assert any(re.search(r"\s+1:120:R   \+ \[000\]\s+%d: 49:R rtwake$" % pid, l) for l in lines), lines
     assert any(re.search(r"\s+1:120:R ==> \[000\]\s+%d: 49:R rtwake$" % pid, l) for l in lines), lines
+    # function-trace (on by default, as Linux's wakeup_tracer_call()): the calls CPU 0 made while the task waited,
+    # between the two entries, each a function event of CPU 0.
+    woke = next(i for i, l in enumerate(lines) if re.search(r"  \+ \[000\]\s+%d: 49:R rtwake$" % pid, l))
+    switched = next(i for i, l in enumerate(lines) if re.search(r"==> \[000\]\s+%d: 49:R rtwake$" % pid, l))
+    calls = [l for l in lines[woke + 1:switched] if re.match(r"^ +\S+-\d+ +\d\S{5} +\d+us.: \w+ <-\w+$", l)]
+    assert calls and all(re.match(r"^ +\S+-\d+ +0", l) for l in calls), lines
     check_agreement(console, pid, latency)
 
 
