@@ -243,3 +243,26 @@ def test_wakeup_rt_in_an_instance(console):
         console.run("echo nop > current_tracer")
         console.run("echo nop > instances/w/current_tracer")
         console.run("rmdir instances/w")
+
+
+def test_function_trace_switches_under_load(console, ev):
+    """function-trace and display-graph switched back and forth while wakeup_rt runs and CPU 1 computes: each
+    switch registers or drops the calls ops or fgraph's (sites patched on a running SMP machine); afterwards the
+    tracer still reports a wait, and every call site is as ftrace wants it."""
+    pids = re.findall(r"^\[(\d+)\]", console.run("run compute 1"), re.M)
+    assert len(pids) == 1
+    try:
+        start(console, "wakeup_rt")
+        for opt, val in [("function-trace", 0), ("display-graph", 1), ("function-trace", 1), ("display-graph", 0),
+                         ("function-trace", 0), ("function-trace", 1), ("display-graph", 1), ("display-graph", 0)]:
+            assert console.run("echo %d > options/%s" % (val, opt)) == "", (opt, val)
+            assert console.run("cat options/%s" % opt) == str(val)
+        pid, held = wake(console, "rtwake")
+        latency = int(console.run("cat tracing_max_latency"))
+        assert 0 < latency <= held
+    finally:
+        console.run("kill " + " ".join(pids))
+        console.run("echo 1 > options/function-trace")
+        console.run("echo 0 > options/display-graph")
+    out = console.run("cat verify_sites", timeout=60)
+    assert re.search(r"^ftrace sites: \d+ checked, \d+ calling ftrace: ok$", out, re.M), out
