@@ -141,10 +141,10 @@ int trace_save_stack(unsigned long *calls, int max)
 	return n;
 }
 
-void trace_record_saved_stack(const unsigned long *calls, int n)
+void trace_record_saved_stack(struct trace_array *tr, const unsigned long *calls, int n)
 {
 	struct rb_reserve r;
-	struct stack_entry *e = trace_array_reserve(&global_trace, &r, TRACE_STACK, sizeof(*e), 0);
+	struct stack_entry *e = trace_array_reserve(tr, &r, TRACE_STACK, sizeof(*e), 0);
 
 	if (!e)
 		return;

@@ -371,9 +371,9 @@ void trace_array_record_stack_from(struct trace_array *tr,
 				   bool (*is_first)(unsigned long ret, unsigned long arg),
 				   unsigned long arg);
 /* The return addresses of the caller's stack, its own first (at most max), to be recorded later
- * as a stack trace event of the global buffer (timerlat's print_stack). */
+ * as a stack trace event of tr's buffer (timerlat's print_stack). */
 int trace_save_stack(unsigned long *calls, int max);
-void trace_record_saved_stack(const unsigned long *calls, int n);
+void trace_record_saved_stack(struct trace_array *tr, const unsigned long *calls, int n);
 /* What trace and trace_pipe print, from every CPU (-1) or one (per_cpu/cpuN/): the global
  * array's, or tr's. */
 int trace_show_cpu(struct seq_file *m, int only_cpu);
@@ -415,6 +415,9 @@ enum {
 	(GRAPH_PRINT_REL_TIME | GRAPH_PRINT_PROC | GRAPH_PRINT_DURATION | GRAPH_PRINT_LAT)
 bool print_graph_function_flags(struct seq_file *m, struct trace_iterator *it, u32 flags);
 void print_graph_headers_flags(struct seq_file *m, u32 flags);
+/* A tracer's own entry as a comment line of that layout, body printing what it holds. */
+bool print_graph_comment_flags(struct seq_file *m, struct trace_iterator *it, u32 flags,
+			       void (*body)(struct seq_file *m, struct trace_iterator *it));
 /* A graph entry and a graph return into tr (trace_functions_graph.c). */
 void trace_graph_record_entry(struct trace_array *tr, unsigned long func, int depth);
 struct ftrace_graph_ret;

@@ -32,7 +32,7 @@ static struct ftrace_hash *graph_hash, *graph_notrace_hash;
 static bool graph_tracer_on; /* this tracer is fgraph's user (not the function profiler) */
 static struct fgraph_ops graph_ops;
 
-/* The trace array the tracer writes to: the global one, or the instance running it. */
+/* The trace array the tracer writes to, through its ops as the function tracer's: the global one. */
 static struct trace_array *graph_array(void)
 {
 	return READ_ONCE(graph_ops.private);
@@ -383,8 +383,10 @@ static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
 	return true;
 }
 
-/* Any other event, as Linux's print_graph_comment() shows it: a C comment at the current depth. */
-static bool print_graph_comment(struct seq_file *m, struct trace_iterator *it)
+/* Any other event, as Linux's print_graph_comment() shows it: a C comment at the current depth;
+ * body, if given, prints what the comment holds (a tracer's own entry). */
+static bool print_graph_comment(struct seq_file *m, struct trace_iterator *it,
+				void (*body)(struct seq_file *m, struct trace_iterator *it))
 {
 	int depth = graph_cpu[it->cpu].depth;
 
@@ -395,7 +397,9 @@ static bool print_graph_comment(struct seq_file *m, struct trace_iterator *it)
 	if (depth > 0) /* as Linux: one level deeper than the code it sits in, none at depth 0 */
 		indent(m, depth + 1);
 	seq_puts(m, "/* ");
-	if (it->ent->type == TRACE_STACK) {
+	if (body) {
+		body(m, it);
+	} else if (it->ent->type == TRACE_STACK) {
 		/* The latency tracers' stack: its lines as Linux prints them, the last newline out. */
 		const struct stack_entry *st = (const void *)it->ent;
 
@@ -421,12 +425,19 @@ bool print_graph_function_flags(struct seq_file *m, struct trace_iterator *it, u
 	gflags = flags;
 	if (it->ent->type >= TRACE_EVENT_FIRST_ID ||
 	    ((flags & GRAPH_PRINT_LAT) && it->ent->type == TRACE_STACK))
-		return print_graph_comment(m, it);
+		return print_graph_comment(m, it, NULL);
 	if (it->ent->type != TRACE_GRAPH_ENT && it->ent->type != TRACE_GRAPH_RET)
 		return false;
 	print_graph_prologue(m, it);
 	return it->ent->type == TRACE_GRAPH_ENT ? print_graph_entry(m, it)
 						: print_graph_return(m, it);
+}
+
+bool print_graph_comment_flags(struct seq_file *m, struct trace_iterator *it, u32 flags,
+			       void (*body)(struct seq_file *m, struct trace_iterator *it))
+{
+	gflags = flags;
+	return print_graph_comment(m, it, body);
 }
 
 static bool print_graph_line(struct seq_file *m, struct trace_iterator *it)
@@ -454,42 +465,14 @@ static void graph_trace_reset(void)
 }
 
 /*
- * In an instance: fgraph has one user at a time (fgraph.c), so the tracer graphs into whichever
- * array started it, the instance's set_ftrace_filter choosing the functions, and a second start
- * (the top level's, another instance's, the profiler) is EBUSY. Linux 6.1 refuses function_graph
- * in instances (EINVAL: no allow_instances); 6.9 gave fgraph several users and allowed it.
+ * No instance_init: Linux 6.1 lets function_graph run on the top-level array only (its graph_trace
+ * has no allow_instances), so an instance neither lists it nor accepts it (EINVAL). 6.9 gave fgraph
+ * several users and allowed it.
  */
-static void graph_use_array(struct trace_array *tr)
-{
-	WRITE_ONCE(graph_ops.private, tr);
-	graph_ftrace_ops.func_hash = &tr->ops->local_hash;
-}
-
-static int graph_instance_init(struct trace_array *tr)
-{
-	int err;
-
-	if (READ_ONCE(graph_tracer_on))
-		return -EBUSY;
-	graph_use_array(tr);
-	err = graph_trace_init();
-	if (err)
-		graph_use_array(&global_trace);
-	return err;
-}
-
-static void graph_instance_reset(struct trace_array *tr)
-{
-	graph_trace_reset();
-	graph_use_array(&global_trace);
-}
-
 static struct tracer graph_trace = {
 	.name = "function_graph",
 	.init = graph_trace_init,
 	.reset = graph_trace_reset,
-	.instance_init = graph_instance_init,
-	.instance_reset = graph_instance_reset,
 	.print_header = print_graph_headers,
 	.print_line = print_graph_line,
 };

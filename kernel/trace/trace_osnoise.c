@@ -37,8 +37,9 @@ static void (*running_fn)(void *); /* the threads' function while they run, NULL
 static const char *running_name;
 static DEFINE_MUTEX(threads_lock);
 
-void osnoise_stop_tracing(unsigned long ip)
+static void stop_tracing_on(struct trace_array *tr, void *arg)
 {
+	unsigned long ip = *(unsigned long *)arg;
 	struct rb_reserve r;
 	struct print_entry *e;
 	char text[40];
@@ -46,7 +47,7 @@ void osnoise_stop_tracing(unsigned long ip)
 
 	/* A print record as trace_printk() makes, without its debug-kernel banner (Linux's
 	 * trace_array_printk_buf() shows none either). */
-	e = trace_reserve(&r, TRACE_PRINT, sizeof(*e) + len + 1, read_flags(), 0);
+	e = trace_array_reserve(tr, &r, TRACE_PRINT, sizeof(*e) + len + 1, read_flags());
 	if (e) {
 		e->ip = ip;
 		memcpy(e->buf, text, len + 1);
@@ -54,19 +55,33 @@ void osnoise_stop_tracing(unsigned long ip)
 	}
 	if (osnoise_option(OSN_PANIC_ON_STOP))
 		panic("tracer hit stop condition on CPU %d\n", smp_processor_id());
-	WRITE_ONCE(global_trace.tracing_on, false);
+	WRITE_ONCE(tr->tracing_on, false);
+}
+
+void osnoise_stop_tracing(unsigned long ip)
+{
+	osnoise_for_each_array(stop_tracing_on, &ip);
+}
+
+static void notify_max_on(struct trace_array *tr, void *arg)
+{
+	u64 ns = *(u64 *)arg;
+
+	if (READ_ONCE(tr->tracing_on) && tr->max_latency < ns)
+		tr->max_latency = ns;
 }
 
 void osnoise_notify_max(u64 ns)
 {
-	if (READ_ONCE(global_trace.tracing_on) && global_trace.max_latency < ns)
-		global_trace.max_latency = ns;
+	osnoise_for_each_array(notify_max_on, &ns);
 }
 
-static void trace_osnoise_sample(const struct osnoise_entry *s)
+static void sample_on(struct trace_array *tr, void *arg)
 {
+	const struct osnoise_entry *s = arg;
 	struct rb_reserve r;
-	struct osnoise_entry *e = trace_reserve(&r, TRACE_OSNOISE, sizeof(*e), read_flags(), 0);
+	struct osnoise_entry *e =
+		trace_array_reserve(tr, &r, TRACE_OSNOISE, sizeof(*e), read_flags());
 
 	if (!e)
 		return;
@@ -134,7 +149,7 @@ static noinline void run_osnoise(struct osnoise_var *v)
 	s.irq_count = v->irq_count - irq0;
 	s.nmi_count = v->nmi_count - nmi0;
 	s.thread_count = v->thread_count - thread0;
-	trace_osnoise_sample(&s);
+	osnoise_for_each_array(sample_on, &s);
 	osnoise_notify_max(max_noise);
 	if (osnoise_data.stop_tracing_total && s.noise > osnoise_data.stop_tracing_total)
 		osnoise_stop_tracing(_THIS_IP_);
@@ -238,12 +253,10 @@ void osnoise_restart_threads(void)
 
 /* --- the tracer -------------------------------------------------------------------------------- */
 
-static int osnoise_tracer_init(void)
+static int osnoise_workload_start(void)
 {
-	int err;
+	int err = osnoise_hooks_get();
 
-	global_trace.max_latency = 0;
-	err = osnoise_hooks_get();
 	if (err)
 		return err;
 	err = osnoise_start_threads(osnoise_main, "osnoise");
@@ -252,10 +265,31 @@ static int osnoise_tracer_init(void)
 	return err;
 }
 
-static void osnoise_tracer_reset(void)
+static void osnoise_workload_stop(void)
 {
 	osnoise_stop_threads();
 	osnoise_hooks_put();
+}
+
+/* allow_instances, as Linux 6.1's: every array running it gets every CPU's lines. */
+static int osnoise_instance_init(struct trace_array *tr)
+{
+	return osnoise_array_add(tr, false, osnoise_workload_start);
+}
+
+static void osnoise_instance_reset(struct trace_array *tr)
+{
+	osnoise_array_del(tr, osnoise_workload_stop);
+}
+
+static int osnoise_tracer_init(void)
+{
+	return osnoise_instance_init(&global_trace);
+}
+
+static void osnoise_tracer_reset(void)
+{
+	osnoise_instance_reset(&global_trace);
 }
 
 /* Linux's print_osnoise_headers() (the kernel without PREEMPT_RT: five flag columns). */
@@ -307,6 +341,8 @@ static bool osnoise_print_line(struct seq_file *m, struct trace_iterator *it)
 static struct tracer osnoise_tracer = { .name = "osnoise",
 					.init = osnoise_tracer_init,
 					.reset = osnoise_tracer_reset,
+					.instance_init = osnoise_instance_init,
+					.instance_reset = osnoise_instance_reset,
 					.print_header = osnoise_print_header,
 					.print_line = osnoise_print_line };
 

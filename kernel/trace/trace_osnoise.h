@@ -46,10 +46,20 @@ int osnoise_start_threads(void (*fn)(void *), const char *name);
 void osnoise_stop_threads(void);
 void osnoise_restart_threads(void);
 /* tracing_on off and a line in the buffer saying where (ip), as Linux's osnoise_stop_tracing();
- * with PANIC_ON_STOP, a panic instead. */
+ * with PANIC_ON_STOP, a panic instead. In every array the tracer runs on. */
 void osnoise_stop_tracing(unsigned long ip);
-/* A new worst (ns) for tracing_max_latency. */
+/* A new worst (ns) for tracing_max_latency, in every array the tracer runs on. */
 void osnoise_notify_max(u64 ns);
+
+/* The arrays osnoise or timerlat runs on, sharing one workload (trace_osnoise_instances.c). */
+bool osnoise_has_arrays(void);
+/* fn(tr, arg) for each, from a sampling thread or an interrupt; an array taken out is never
+ * written after osnoise_array_del() returns. */
+void osnoise_for_each_array(void (*fn)(struct trace_array *tr, void *arg), void *arg);
+/* Joins tr (start() for the first array); EBUSY while the other tracer runs anywhere. */
+int osnoise_array_add(struct trace_array *tr, bool timerlat, int (*start)(void));
+/* Takes tr out (stop() after the last array). */
+void osnoise_array_del(struct trace_array *tr, void (*stop)(void));
 
 /* The interference counters of a CPU (trace_osnoise_hooks.c): what took it from its thread. */
 struct osnoise_var {

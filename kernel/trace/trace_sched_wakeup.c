@@ -2,6 +2,7 @@
  *
  *   sched_wakeup(p)    probe_wakeup(): p beats the task being timed (and its waker)? time p from
  *                      now: a `+` entry (waker -> p) and a stack trace in the live buffer
+ *      ... with function-trace, the calls p's CPU makes meanwhile (wakeup_tracer_call()) ...
  *   sched_switch(->p)  probe_wakeup_sched_switch(): a `==>` entry; if the wait beats
  *                      tracing_max_latency (or passes tracing_thresh), update_max_tr() swaps
  *                      every CPU's buffer into the max buffer, and `trace` shows it
@@ -11,6 +12,8 @@
  * hang on the sched tracepoints, so they cost nothing while no wakeup tracer runs.
  */
 #include "kernel/trace/trace_snapshot.h"
+#include "kernel/trace/fgraph.h"
+#include "kernel/trace/ftrace.h"
 #include "kernel/sched/rq.h"
 #include "kernel/spinlock.h"
 #include "kernel/smp.h"
@@ -40,6 +43,109 @@ static DEFINE_SPINLOCK(wakeup_lock);
 static struct trace_array *wakeup_trace = &global_trace;
 static bool wakeup_busy;
 extern unsigned long tracing_thresh; /* ns (trace_functions_graph.c) */
+
+/* function-trace: the calls the woken task's CPU makes while it waits, as function events
+ * (Linux's wakeup_tracer_call()) or, with display-graph, as function_graph events (Linux's
+ * fgraph_wakeup_ops); display-graph in any array, as Linux's is_graph() here. */
+#define FN_CALLS 1
+#define FN_GRAPH 2
+static int function_enabled;	/* FN_CALLS, FN_GRAPH or 0: which is registered */
+static bool in_tracer[NR_CPUS]; /* this CPU is inside the tracer itself */
+
+static bool is_graph(struct trace_array *tr)
+{
+	return trace_array_option(tr, TRACE_OPT_DISPLAY_GRAPH);
+}
+
+/* Linux's func_prolog_preempt_disable(): a task is being timed and this is its CPU. */
+static bool wakeup_func_wanted(int cpu)
+{
+	struct task *t = READ_ONCE(wakeup_task);
+
+	return READ_ONCE(tracer_enabled) && t && cpu == READ_ONCE(wakeup_cpu) && !in_tracer[cpu];
+}
+
+static bool wakeup_graph_entry(struct ftrace_graph_ent *trace, struct fgraph_ops *gops)
+{
+	int cpu = smp_processor_id();
+
+	if (!wakeup_func_wanted(cpu))
+		return false; /* its return is not hooked either */
+	in_tracer[cpu] = true;
+	trace_graph_record_entry(READ_ONCE(wakeup_trace), trace->func, trace->depth);
+	in_tracer[cpu] = false;
+	return true;
+}
+
+static void wakeup_graph_return(struct ftrace_graph_ret *trace, struct fgraph_ops *gops)
+{
+	int cpu = smp_processor_id();
+
+	if (!wakeup_func_wanted(cpu))
+		return; /* the wait ended inside the call: as Linux, no return event */
+	in_tracer[cpu] = true;
+	trace_graph_record_return(READ_ONCE(wakeup_trace), trace);
+	in_tracer[cpu] = false;
+}
+
+static struct fgraph_ops wakeup_graph_ops = { .entryfunc = wakeup_graph_entry,
+					      .retfunc = wakeup_graph_return,
+					      .private = &global_trace };
+
+static void wakeup_tracer_call(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+			       struct pt_regs *regs)
+{
+	int cpu = smp_processor_id();
+	struct rb_reserve r;
+	struct ftrace_entry *e;
+
+	if (!wakeup_func_wanted(cpu))
+		return;
+	in_tracer[cpu] = true;
+	e = trace_array_reserve(READ_ONCE(wakeup_trace), &r, TRACE_FN, sizeof(*e), read_flags());
+	if (e) {
+		e->ip = ip;
+		e->parent_ip = parent_ip;
+		ring_buffer_unlock_commit(&r);
+	}
+	in_tracer[cpu] = false;
+}
+
+/* The array's function ops: the top level's, or the instance's own (its set_ftrace_filter). */
+static struct ftrace_ops *wakeup_ops(struct trace_array *tr)
+{
+	return tr == &global_trace ? &global_ops : tr->ops;
+}
+
+/* Registers what tr's options now ask, or nothing if !on (Linux's start_func_tracer()); a refusal
+ * (EBUSY: fgraph has another user) changes nothing. */
+static int wakeup_function_set(struct trace_array *tr, bool on)
+{
+	int want = !on || !trace_array_option(tr, TRACE_OPT_FUNCTION_TRACE) ? 0
+		   : is_graph(tr)					    ? FN_GRAPH
+									    : FN_CALLS;
+	struct ftrace_ops *ops = wakeup_ops(tr);
+	int err = 0;
+
+	if (want == function_enabled)
+		return 0;
+	if (want == FN_GRAPH && (err = register_ftrace_graph(&wakeup_graph_ops)))
+		return err;
+	if (function_enabled == FN_CALLS)
+		unregister_ftrace_function(ops);
+	else if (function_enabled == FN_GRAPH)
+		unregister_ftrace_graph();
+	function_enabled = want == FN_GRAPH ? FN_GRAPH : 0;
+	if (want == FN_CALLS) {
+		ops->func = wakeup_tracer_call;
+		ops->private = tr;
+		ops->flags |= FTRACE_OPS_FL_RECURSION;
+		err = register_ftrace_function(ops);
+		if (!err)
+			function_enabled = FN_CALLS;
+	}
+	return err;
+}
 
 /* Linux's task_index_to_char() letters: R S ... X Z. */
 static u8 task_state_index(const struct task *t)
@@ -145,19 +251,80 @@ out:
 }
 
 /* Linux's trace_ctxwake_print(): "prev_pid:prio:state + [cpu] next_pid:prio:state comm". */
-static bool wakeup_print_line(struct seq_file *m, struct trace_iterator *it)
+static void ctxwake_print(struct seq_file *m, struct trace_iterator *it)
 {
 	static const char states[] = "RSDTtXZPI";
 	const struct ctx_switch_entry *e = (const void *)it->ent;
 
-	if (it->ent->type != TRACE_CTX && it->ent->type != TRACE_WAKE)
-		return false;
-	trace_print_context(m, it);
-	seq_printf(m, " %7d:%3d:%c %s [%03d] %7d:%3d:%c %s\n", e->prev_pid, e->prev_prio,
+	seq_printf(m, "%7d:%3d:%c %s [%03d] %7d:%3d:%c %s", e->prev_pid, e->prev_prio,
 		   states[e->prev_state % 9], it->ent->type == TRACE_CTX ? "==>" : "  +",
 		   e->next_cpu, e->next_pid, e->next_prio, states[e->next_state % 9],
 		   trace_find_cmdline(e->next_pid));
+}
+
+/* Linux's GRAPH_TRACER_FLAGS of the wakeup tracers: the latency tracers' and the overhead marks,
+ * the latency columns while latency-format is on. */
+static u32 wakeup_graph_flags(struct trace_array *tr)
+{
+	u32 flags = GRAPH_LATENCY_FLAGS | GRAPH_PRINT_OVERHEAD;
+
+	return trace_array_option(tr, TRACE_OPT_LATENCY_FMT) ? flags
+							     : flags & ~(u32)GRAPH_PRINT_LAT;
+}
+
+static bool wakeup_print_line(struct seq_file *m, struct trace_iterator *it)
+{
+	struct trace_array *tr = it->tr ? it->tr : &global_trace;
+	bool ctxwake = it->ent->type == TRACE_CTX || it->ent->type == TRACE_WAKE;
+
+	if (is_graph(tr)) /* Linux's print_graph_function_flags(): its own entries as comments */
+		return ctxwake ? print_graph_comment_flags(m, it, wakeup_graph_flags(tr),
+							   ctxwake_print)
+			       : print_graph_function_flags(m, it, wakeup_graph_flags(tr));
+	if (!ctxwake)
+		return false;
+	trace_print_context(m, it);
+	seq_putc(m, ' ');
+	ctxwake_print(m, it);
+	seq_putc(m, '\n');
 	return true;
+}
+
+/* Printed only for the array the tracer runs on, as Linux's wakeup_print_header(). */
+static bool wakeup_print_lat_header(struct seq_file *m)
+{
+	struct trace_array *tr = READ_ONCE(wakeup_trace);
+
+	if (!is_graph(tr))
+		return false;
+	print_graph_headers_flags(m, wakeup_graph_flags(tr));
+	return true;
+}
+
+/*
+ * function-trace or display-graph switched while we run (Linux's wakeup_flag_changed()): the
+ * function ops, the graph ops or neither; display-graph also starts afresh, as Linux's wakeup_display_graph(): the live
+ * buffer emptied, the timed task forgotten, tracing_max_latency 0. Refused (EBUSY, nothing
+ * changed) if fgraph has another user.
+ */
+static int wakeup_option_changed(struct trace_array *tr, int o, bool on)
+{
+	unsigned long flags;
+	int err;
+
+	if (o != TRACE_OPT_FUNCTION_TRACE && o != TRACE_OPT_DISPLAY_GRAPH)
+		return 0;
+	err = wakeup_function_set(tr, true);
+	if (err || o != TRACE_OPT_DISPLAY_GRAPH)
+		return err;
+	WRITE_ONCE(tracer_enabled, false);
+	flags = spin_lock_irqsave(&wakeup_lock);
+	__wakeup_reset();
+	spin_unlock_irqrestore(&wakeup_lock, flags);
+	tr->max_latency = 0;
+	ring_buffer_reset(&tr->buffer);
+	WRITE_ONCE(tracer_enabled, true);
+	return 0;
 }
 
 /* Linux's wakeup_tracer_init() and __wakeup_tracer_init(): EBUSY while one of the three runs. */
@@ -179,6 +346,12 @@ static int wakeup_start_tracer(struct trace_array *tr, bool rt, bool dl)
 		tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
 		return err;
 	}
+	if ((err = wakeup_function_set(tr, true))) {
+		tracepoint_probe_unregister(&__tracepoint_sched_switch, probe_wakeup_sched_switch,
+					    NULL);
+		tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
+		return err;
+	}
 	trace_array_set_option(tr, TRACE_OPT_LATENCY_FMT, true);
 	wakeup_busy = true;
 	WRITE_ONCE(tracer_enabled, true);
@@ -193,6 +366,7 @@ static void wakeup_instance_reset(struct trace_array *tr)
 	tracepoint_probe_unregister(&__tracepoint_sched_switch, probe_wakeup_sched_switch, NULL);
 	tracepoint_probe_unregister(&__tracepoint_sched_wakeup, probe_wakeup, NULL);
 	tracepoint_synchronize_unregister();
+	wakeup_function_set(tr, false);
 	flags = spin_lock_irqsave(&wakeup_lock);
 	__wakeup_reset();
 	spin_unlock_irqrestore(&wakeup_lock, flags);
@@ -241,7 +415,8 @@ static int wakeup_dl_tracer_init(void)
 	{                                                                                          \
 		.name = _name, .init = _init, .reset = wakeup_tracer_reset,                        \
 		.instance_init = _instance_init, .instance_reset = wakeup_instance_reset,          \
-		.print_line = wakeup_print_line, .use_max_tr = true, .print_max = true             \
+		.option_changed = wakeup_option_changed, .print_line = wakeup_print_line,          \
+		.print_lat_header = wakeup_print_lat_header, .use_max_tr = true, .print_max = true \
 	}
 static struct tracer wakeup_tracers[] = {
 	WAKEUP_TRACER("wakeup", wakeup_tracer_init, wakeup_instance_init),

@@ -43,17 +43,40 @@ struct timerlat_var {
 };
 static struct timerlat_var timerlat_vars[NR_CPUS];
 
-static void trace_timerlat_sample(unsigned int seq, int context, u64 latency)
+struct timerlat_sample {
+	unsigned int seq;
+	int context;
+	u64 latency;
+};
+
+static void sample_on(struct trace_array *tr, void *arg)
 {
+	const struct timerlat_sample *s = arg;
 	struct rb_reserve r;
-	struct timerlat_entry *e = trace_reserve(&r, TRACE_TIMERLAT, sizeof(*e), read_flags(), 0);
+	struct timerlat_entry *e =
+		trace_array_reserve(tr, &r, TRACE_TIMERLAT, sizeof(*e), read_flags());
 
 	if (!e)
 		return;
-	e->seqnum = seq;
-	e->context = context;
-	e->timer_latency = latency;
+	e->seqnum = s->seq;
+	e->context = s->context;
+	e->timer_latency = s->latency;
 	ring_buffer_unlock_commit(&r);
+}
+
+/* Into every array timerlat runs on, as Linux's record_timerlat_sample(). */
+static void trace_timerlat_sample(unsigned int seq, int context, u64 latency)
+{
+	struct timerlat_sample s = { seq, context, latency };
+
+	osnoise_for_each_array(sample_on, &s);
+}
+
+static void stack_on(struct trace_array *tr, void *arg)
+{
+	const struct timerlat_var *t = arg;
+
+	trace_record_saved_stack(tr, t->stack, t->stack_size);
 }
 
 /* Linux's timerlat_irq(), from the tick (the local_timer_entry tracepoint). */
@@ -77,7 +100,7 @@ static void timerlat_irq(void *data, int vector)
 		if (osnoise_data.print_stack &&
 		    osnoise_data.stop_tracing <= osnoise_data.print_stack &&
 		    diff / 1000 >= osnoise_data.print_stack)
-			trace_record_saved_stack(t->stack, t->stack_size);
+			osnoise_for_each_array(stack_on, t);
 		osnoise_stop_tracing(_THIS_IP_);
 		osnoise_notify_max(diff);
 	}
@@ -112,7 +135,7 @@ static void timerlat_main(void *arg)
 		trace_timerlat_sample(t->count, THREAD_CONTEXT, diff);
 		osnoise_notify_max(diff);
 		if (osnoise_data.print_stack && diff / 1000 >= osnoise_data.print_stack)
-			trace_record_saved_stack(t->stack, t->stack_size);
+			osnoise_for_each_array(stack_on, t);
 		if (osnoise_data.stop_tracing_total &&
 		    diff / 1000 >= osnoise_data.stop_tracing_total)
 			osnoise_stop_tracing(_THIS_IP_);
@@ -121,11 +144,10 @@ static void timerlat_main(void *arg)
 	WRITE_ONCE(t->armed, false);
 }
 
-static int timerlat_tracer_init(void)
+static int timerlat_workload_start(void)
 {
 	int err;
 
-	global_trace.max_latency = 0;
 	err = osnoise_hooks_get();
 	if (err)
 		return err;
@@ -143,11 +165,32 @@ fail_hooks:
 	return err;
 }
 
-static void timerlat_tracer_reset(void)
+static void timerlat_workload_stop(void)
 {
 	osnoise_stop_threads();
 	tracepoint_probe_unregister(&__tracepoint_local_timer_entry, timerlat_irq, NULL);
 	osnoise_hooks_put();
+}
+
+/* allow_instances, as Linux 6.1's; EBUSY while osnoise runs in any array. */
+static int timerlat_instance_init(struct trace_array *tr)
+{
+	return osnoise_array_add(tr, true, timerlat_workload_start);
+}
+
+static void timerlat_instance_reset(struct trace_array *tr)
+{
+	osnoise_array_del(tr, timerlat_workload_stop);
+}
+
+static int timerlat_tracer_init(void)
+{
+	return timerlat_instance_init(&global_trace);
+}
+
+static void timerlat_tracer_reset(void)
+{
+	timerlat_instance_reset(&global_trace);
 }
 
 /* Linux's print_timerlat_headers() (the kernel without PREEMPT_RT). */
@@ -187,6 +230,8 @@ static bool timerlat_print_line(struct seq_file *m, struct trace_iterator *it)
 static struct tracer timerlat_tracer = { .name = "timerlat",
 					 .init = timerlat_tracer_init,
 					 .reset = timerlat_tracer_reset,
+					 .instance_init = timerlat_instance_init,
+					 .instance_reset = timerlat_instance_reset,
 					 .print_header = timerlat_print_header,
 					 .print_line = timerlat_print_line };
 

@@ -247,3 +247,73 @@ def test_timerlat(console):
     assert console.run("echo nop > current_tracer") == ""
     assert threads(console, "timerlat") == []
     verify_sites(console)
+
+
+EBUSY = "echo: write error: Device or resource busy"
+
+
+def summaries(console, where):
+    """The summary lines of where's trace, as tuples of their numbers (each read with osnoise_trace's checks)."""
+    lines = console.run("cat %s/trace" % where, timeout=60).splitlines()
+    assert lines[:len(OSNOISE_HEADER)] == OSNOISE_HEADER, lines[:12]
+    out = []
+    for line in lines[len(OSNOISE_HEADER):]:
+        m = SUMMARY.match(line)
+        assert m or EVENT.match(line), line
+        if m:
+            assert m.group(1) == "osnoise/1" and int(m.group(3)) == 1, line
+            out.append(tuple(int(m.group(i)) for i in range(6, 16)))
+    return out
+
+
+def test_osnoise_and_timerlat_in_instances(console):
+    """As Linux 6.1 (allow_instances, osnoise_instances): osnoise runs in several arrays on one set of threads, each
+    array getting every summary; timerlat is EBUSY anywhere while osnoise runs and the other way round; the
+    threads go with the last array, an rmdir included; the top level's buffer gets nothing meanwhile."""
+    configure(console, "echo 100000 > osnoise/runtime_us", "echo 200000 > osnoise/period_us")
+    for d in ("a", "b"):
+        assert console.run("mkdir instances/%s" % d) == ""
+    try:
+        listed = console.run("cat instances/a/available_tracers").split()
+        assert "osnoise" in listed and "timerlat" in listed, listed
+        assert console.run("echo osnoise > instances/a/current_tracer") == ""
+        assert threads(console, "osnoise") == ["osnoise/1"]
+        assert console.run("echo osnoise > instances/b/current_tracer") == ""
+        assert threads(console, "osnoise") == ["osnoise/1"]                   # joined, not started again
+        assert console.run("echo timerlat > current_tracer") == EBUSY
+        assert console.run("cat current_tracer") == "nop"
+        console.poll("cat instances/b/trace", lambda out: len(re.findall(r"osnoise/1-\d+ .*\d+ +\d+ +\d+$", out, re.M))
+                     >= 2, timeout=120)
+        for d in ("a", "b"):
+            assert console.run("echo 0 > instances/%s/tracing_on" % d) == ""
+        mine, theirs = summaries(console, "instances/a"), summaries(console, "instances/b")
+        assert len(theirs) >= 2 and theirs[0] in mine, (mine, theirs)       # b's first came while a traced too
+        assert [l for l in console.run("cat trace").splitlines() if not l.startswith("#")] == []
+        # As Linux's tracing_set_tracer(), the array's own tracer is reset before the new one is tried: b leaves
+        # osnoise, then timerlat is refused while a runs it, and b is left with nop.
+        assert console.run("echo timerlat > instances/b/current_tracer") == EBUSY
+        assert console.run("cat instances/b/current_tracer") == "nop"
+        assert threads(console, "osnoise") == ["osnoise/1"]                   # a still runs them
+        assert console.run("echo nop > instances/a/current_tracer") == ""
+        assert threads(console, "osnoise") == []
+        # timerlat: shared the same way, and osnoise refused while it runs.
+        for d in ("a", "b"):
+            assert console.run("echo 1 > instances/%s/tracing_on" % d) == ""
+        assert console.run("echo timerlat > instances/a/current_tracer") == ""
+        assert console.run("echo timerlat > current_tracer") == ""
+        assert threads(console, "timerlat") == ["timerlat/1"]
+        assert console.run("echo osnoise > instances/b/current_tracer") == EBUSY
+        assert console.run("cat instances/b/current_tracer") == "nop"
+        console.poll("cat instances/a/trace", lambda out: "context thread" in out, timeout=120)
+        assert console.run("echo nop > current_tracer") == ""
+        assert threads(console, "timerlat") == ["timerlat/1"]
+        assert console.run("rmdir instances/a") == ""                          # the last array: threads go
+        assert threads(console, "timerlat") == []
+        assert console.run("echo osnoise > instances/b/current_tracer") == ""
+    finally:
+        console.run("echo nop > current_tracer")
+        for d in ("a", "b"):
+            console.run("echo nop > instances/%s/current_tracer" % d)
+            console.run("rmdir instances/%s" % d)
+    assert threads(console, "osnoise") == []
+    verify_sites(console)

@@ -96,6 +96,12 @@ def test_wakeup_rt_measures_an_rt_task_behind_preemption_off(console, ev):
     # Linux's trace_ctxwake_print(): the shell (pid 1, prio 120) wakes prio 49 (99 - 50), then switches to it.
     assert any(re.search(r"\s+1:120:R   \+ \[000\]\s+%d: 49:R rtwake$" % pid, l) for l in lines), lines
     assert any(re.search(r"\s+1:120:R ==> \[000\]\s+%d: 49:R rtwake$" % pid, l) for l in lines), lines
+    # function-trace (on by default, as Linux's wakeup_tracer_call()): the calls CPU 0 made while the task waited,
+    # between the two entries, each a function event of CPU 0.
+    woke = next(i for i, l in enumerate(lines) if re.search(r"  \+ \[000\]\s+%d: 49:R rtwake$" % pid, l))
+    switched = next(i for i, l in enumerate(lines) if re.search(r"==> \[000\]\s+%d: 49:R rtwake$" % pid, l))
+    calls = [l for l in lines[woke + 1:switched] if re.match(r"^ +\S+-\d+ +\d\S{5} +\d+us.: \w+ <-\w+$", l)]
+    assert calls and all(re.match(r"^ +\S+-\d+ +0", l) for l in calls), lines
     check_agreement(console, pid, latency)
 
 
@@ -154,6 +160,56 @@ def test_bad_input_changes_nothing(console, ev):
     assert console.run("cat current_tracer") == "wakeup_rt"
 
 
+GRAPH_HEADER = [
+    "#                                       _-----=> irqs-off        ",
+    "#                                      / _----=> need-resched    ",
+    "#                                     | / _---=> hardirq/softirq ",
+    "#                                     || / _--=> preempt-depth   ",
+    "#                                     ||| /                      ",
+    "#   REL TIME      CPU  TASK/PID       ||||     DURATION                  FUNCTION CALLS",
+    "#      |          |     |    |        ||||      |   |                     |   |   |   |"]
+GRAPH_PREFIX = r"^ +\d+ us \|   0\) +\S+-\d+ +\|  \S{4}\. \| "
+
+
+def test_wakeup_rt_display_graph(console, ev):
+    """display-graph (Linux's wakeup_display_graph()): the worst wait in the graph layout, the calls the woken task's
+    CPU made meanwhile as function_graph's, the `+` and `==>` entries as comments; switching it starts afresh;
+    refused (EBUSY, option unchanged) while the function profiler holds fgraph."""
+    start(console, "wakeup_rt")
+    assert console.run("echo 900000 > tracing_max_latency") == ""
+    assert console.run("echo 1 > options/display-graph") == ""
+    assert console.run("cat tracing_max_latency") == "0"                   # a fresh start
+    try:
+        pid, held = wake(console, "rtwake")
+        latency = int(console.run("cat tracing_max_latency"))
+        assert 0 < latency <= held
+        lines = console.run("cat trace", timeout=60).splitlines()
+        assert lines[0] == "# tracer: wakeup_rt", lines[:3]
+        assert "#    | task: rtwake-%d (uid:0 nice:0 policy:1 rt_prio:50)" % pid in lines, lines
+        i = lines.index(GRAPH_HEADER[0])
+        assert lines[i:i + len(GRAPH_HEADER)] == GRAPH_HEADER
+        body = lines[i + len(GRAPH_HEADER):]
+        comment = GRAPH_PREFIX + r" {14}\|  (?: *)/\* +1:120:R %s \[000\] +%d: 49:R rtwake \*/$"
+        woke = [n for n, l in enumerate(body) if re.match(comment % (r"  \+", pid), l)]
+        switched = [n for n, l in enumerate(body) if re.match(comment % ("==>", pid), l)]
+        assert woke and switched and woke[0] < switched[0], body
+        # Between them the woken task's CPU (0) ran code: graph lines, every one of CPU 0's.
+        calls = [l for l in body[woke[0] + 1:switched[0]]
+                 if not re.search(r"/\*.*\*/$|/\* <stack trace>$|^ =>|  ==========> \|$|  <========== \|$", l)]
+        assert calls and all(re.match(GRAPH_PREFIX + r".*(\(\);|\) \{|\})( /\* \w+ \*/)?$", l) for l in calls), calls
+        assert any(re.search(r"\w+\(\);$|\w+\(\) \{$", l) for l in calls), calls
+        # The profiler takes fgraph: display-graph cannot be set, and stays as it was.
+        assert console.run("echo 0 > options/display-graph") == ""
+        assert console.run("echo 1 > function_profile_enabled") == ""
+        assert console.run("echo 1 > options/display-graph") == EBUSY
+        assert console.run("cat options/display-graph") == "0"
+    finally:
+        console.run("echo 0 > function_profile_enabled")
+        console.run("echo 0 > options/display-graph")
+    out = console.run("cat verify_sites", timeout=60)
+    assert re.search(r"^ftrace sites: \d+ checked, \d+ calling ftrace: ok$", out, re.M), out
+
+
 def test_wakeup_rt_in_an_instance(console):
     """Linux 6.1's allow_instances: wakeup_rt on an instance reports into the instance's max buffer, header and
     tracing_max_latency, the top level's untouched; one of the three at a time in all arrays (EBUSY, nothing
@@ -187,3 +243,26 @@ def test_wakeup_rt_in_an_instance(console):
         console.run("echo nop > current_tracer")
         console.run("echo nop > instances/w/current_tracer")
         console.run("rmdir instances/w")
+
+
+def test_function_trace_switches_under_load(console, ev):
+    """function-trace and display-graph switched back and forth while wakeup_rt runs and CPU 1 computes: each
+    switch registers or drops the calls ops or fgraph's (sites patched on a running SMP machine); afterwards the
+    tracer still reports a wait, and every call site is as ftrace wants it."""
+    pids = re.findall(r"^\[(\d+)\]", console.run("run compute 1"), re.M)
+    assert len(pids) == 1
+    try:
+        start(console, "wakeup_rt")
+        for opt, val in [("function-trace", 0), ("display-graph", 1), ("function-trace", 1), ("display-graph", 0),
+                         ("function-trace", 0), ("function-trace", 1), ("display-graph", 1), ("display-graph", 0)]:
+            assert console.run("echo %d > options/%s" % (val, opt)) == "", (opt, val)
+            assert console.run("cat options/%s" % opt) == str(val)
+        pid, held = wake(console, "rtwake")
+        latency = int(console.run("cat tracing_max_latency"))
+        assert 0 < latency <= held
+    finally:
+        console.run("kill " + " ".join(pids))
+        console.run("echo 1 > options/function-trace")
+        console.run("echo 0 > options/display-graph")
+    out = console.run("cat verify_sites", timeout=60)
+    assert re.search(r"^ftrace sites: \d+ checked, \d+ calling ftrace: ok$", out, re.M), out
