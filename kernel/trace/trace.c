@@ -371,7 +371,7 @@ static int buffer_size_show(struct seq_file *m, struct fnode *f)
 }
 
 /* Linux's resize keeps what is recorded: the newest events that fit stay (ring_buffer_resize). */
-int tracing_resize_ring_buffer(struct trace_array *tr, unsigned long kb)
+int buffer_size_set(struct trace_array *tr, unsigned long kb)
 {
 	int err = ring_buffer_resize(&tr->buffer, kb, -1);
 
@@ -389,7 +389,7 @@ static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsig
 
 	if (fs_write_ulong(buf, len, 8, 16384, &kb))
 		return -EINVAL;
-	return tracing_resize_ring_buffer(trace_array_of(f), kb);
+	return buffer_size_set(trace_array_of(f), kb);
 }
 
 /* Linux's name: the print event's ip names it, and trace-cmd prints that name for the line. */

@@ -348,7 +348,7 @@ void trace_tgid_option_changed(bool on);
 void trace_tgid_init(void);
 /* buffer_size_kb's write: every CPU's ring of tr (and its max buffer) resized to kb, keeping the
  * newest events that fit; 0 or -errno. */
-int tracing_resize_ring_buffer(struct trace_array *tr, unsigned long kb);
+int buffer_size_set(struct trace_array *tr, unsigned long kb);
 /* free_buffer (trace_free_buffer.c) in an array's directory; 0 or -ENOMEM. */
 int trace_free_buffer_create(struct fnode *dir);
 /* The name to print for a pid (saved when its task first traced something). */

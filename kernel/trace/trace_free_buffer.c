@@ -21,7 +21,7 @@ static void free_buffer_release_tr(struct trace_array *tr)
 {
 	if (trace_array_option(tr, TRACE_OPT_STOP_ON_FREE))
 		WRITE_ONCE(tr->tracing_on, false); /* Linux's tracer_tracing_off() */
-	tracing_resize_ring_buffer(tr, FREED_KB);
+	buffer_size_set(tr, FREED_KB);		   /* Linux's tracing_resize_ring_buffer(tr, 0) */
 }
 
 /* The shell's echo: the write and the close in one. */
