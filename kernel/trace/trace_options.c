@@ -23,6 +23,7 @@ static const struct trace_opt {
 	{ "raw", TRACE_OPT_RAW },
 	{ "hex", TRACE_OPT_HEX },
 	{ "bin", TRACE_OPT_BIN },
+	{ "block", TRACE_OPT_BLOCK },
 	{ "trace_printk", TRACE_OPT_PRINTK },
 	{ "annotate", TRACE_OPT_ANNOTATE },
 	{ "userstacktrace", TRACE_OPT_USERSTACKTRACE },

@@ -197,3 +197,21 @@ def test_free_buffer_shrinks_and_disable_on_free_stops(console):
         assert console.run("cat buffer_size_kb") == console.boot_state["buffer_size_kb"]
     finally:
         console.run("rmdir instances/fb")
+
+
+def test_block_makes_trace_pipe_always_readable(console):
+    """Linux's tracing_poll_pipe(): an empty trace_pipe is not readable, one with an event is; with the block
+    option a poll always says readable (POLLIN | POLLRDNORM, 0x41). The same for per_cpu/cpuN/trace_pipe."""
+    try:
+        console.run("echo > trace")
+        for path in ("trace_pipe", "per_cpu/cpu1/trace_pipe"):
+            poll = "/tests/pollfile /sys/kernel/tracing/" + path
+            assert console.run(poll) == "poll 0 revents 0x0", path
+            console.run("echo block > trace_options")
+            assert console.run(poll) == "poll 1 revents 0x41", path
+            console.run("echo noblock > trace_options")
+        console.run("echo ready > trace_marker")
+        assert console.run("/tests/pollfile /sys/kernel/tracing/trace_pipe") == "poll 1 revents 0x41"
+    finally:
+        console.run("echo noblock > trace_options")
+        console.run("echo > trace")
