@@ -215,3 +215,17 @@ def test_block_makes_trace_pipe_always_readable(console):
     finally:
         console.run("echo noblock > trace_options")
         console.run("echo > trace")
+
+
+def test_record_tgid_of_a_removed_instance_stops_recording(console):
+    """An instance's record-tgid records while the instance exists; after its rmdir nothing does (the top level
+    has the option off), so a program run afterwards is not in saved_tgids, while one run before is."""
+    console.run("mkdir instances/tg")
+    try:
+        console.run("echo 1 > instances/tg/options/record-tgid")
+        before = console.run("/bin/sh -c 'echo $$'")
+    finally:
+        console.run("rmdir instances/tg")
+    after = console.run("/bin/sh -c 'echo $$'")
+    saved = [line.split()[0] for line in console.run("cat saved_tgids").split("\n") if line]
+    assert before in saved and after not in saved, (before, after, saved)
