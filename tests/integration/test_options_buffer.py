@@ -229,3 +229,19 @@ def test_record_tgid_of_a_removed_instance_stops_recording(console):
     after = console.run("/bin/sh -c 'echo $$'")
     saved = [line.split()[0] for line in console.run("cat saved_tgids").split("\n") if line]
     assert before in saved and after not in saved, (before, after, saved)
+
+
+def test_a_latency_tracer_keeps_overwrite_on(console):
+    """irqsoff swaps its max buffer with the live one and needs overwrite (Linux's trace_keep_overwrite()):
+    while it runs, turning overwrite off is EINVAL and changes nothing; under nop it is allowed."""
+    try:
+        console.run("echo irqsoff > current_tracer")
+        assert console.run("echo nooverwrite > trace_options") == "echo: write error: Invalid argument"
+        assert console.run("echo 0 > options/overwrite") == "echo: write error: Invalid argument"
+        assert console.run("cat options/overwrite") == "1"
+        console.run("echo nop > current_tracer")
+        assert console.run("echo nooverwrite > trace_options") == ""
+        assert console.run("cat options/overwrite") == "0"
+    finally:
+        console.run("echo nop > current_tracer")
+        console.run("echo overwrite > trace_options")
