@@ -170,6 +170,7 @@ static void __schedule(bool preempt)
 		next->switches++;
 		if (next->pid)
 			trace_save_cmdline(next->pid, next->comm); /* as Linux: names stay fresh */
+		trace_record_tgid(next);
 		trace_sched_switch(prev->preempted, prev, next);
 		if (unlikely(READ_ONCE(perf_sw_events)))
 			perf_sw_context_switch(prev, next);

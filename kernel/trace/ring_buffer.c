@@ -153,6 +153,27 @@ void ring_buffer_set_clock(struct trace_buffer *b, const struct trace_clock *clo
 	ring_buffer_record_on(b);
 }
 
+void ring_buffer_change_overwrite(struct trace_buffer *b, bool on)
+{
+	for (int c = 0; c < NR_CPUS; c++)
+		WRITE_ONCE(b->cpu[c].no_overwrite, !on);
+}
+
+/*
+ * The ring is full when the next page is the head and holds events nobody read: without
+ * overwrite (Linux's rb_handle_head_page() without RB_FL_OVERWRITE) the writer stays where it is,
+ * and the event it was writing is refused and counted as dropped. Pages trace_pipe has read to
+ * the end are free again.
+ */
+static bool rb_full(struct ring_buffer_per_cpu *cb)
+{
+	int next = (cb->tail + 1) % cb->nr_pages;
+	struct buffer_page *bp = &cb->pages[next];
+
+	return READ_ONCE(cb->no_overwrite) && cb->head == next &&
+	       bp->entries > (u32)__atomic_load_n(&bp->seq_read, __ATOMIC_ACQUIRE);
+}
+
 /*
  * The tail page is full: move to the next one. If that is the head (the buffer is full), the
  * oldest page is overwritten: the head moves on, and its events nobody read are overrun.
@@ -191,6 +212,10 @@ bool rb_next_page(struct ring_buffer_per_cpu *cb)
 
 	if (!cb->pages)
 		return false;
+	if (rb_full(cb)) {
+		cb->dropped++;
+		return false;
+	}
 	rb_move_tail(cb, ts);
 	cb->last_ts = rb_last_ts_mark(cb, ts);
 	return true;
@@ -217,6 +242,11 @@ void *rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, u64 ts)
 	delta = dp->commit && ts > last ? ts - last : 0;
 	ext = delta >> TS_DELTA_BITS ? 8 : 0;
 	if (dp->commit + ext + hdr + body > BUF_PAGE_SIZE) {
+		if (rb_full(cb)) {
+			cb->dropped++;
+			rb_writer_unlock(cb);
+			return NULL;
+		}
 		rb_move_tail(cb, ts);
 		dp = cb->tail_page;
 		delta = ext = 0;

@@ -91,6 +91,7 @@ struct ring_buffer_per_cpu {
 	volatile u32 reader_off;  /* trace_pipe's mark: it consumed up to reader_off of */
 	volatile int reader_page; /* page reader_page in life reader_seq (the mark counts only */
 	volatile u32 reader_seq;  /* while that page is still in that life) */
+	bool no_overwrite;	  /* the overwrite option off: a full ring refuses (dropped) */
 	const struct trace_clock *clock; /* what the stamps count: the buffer's clock */
 	/* Self-tests only: run where a reader has picked a page and not yet read its seq. */
 	void (*race_window)(struct ring_buffer_per_cpu *cb);
@@ -121,6 +122,9 @@ struct rb_reserve {
 extern struct buffer_data_page rb_no_page;
 
 int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu);
+/* Linux's RB_FL_OVERWRITE: on (as allocated), a full ring overwrites its oldest page; off, the
+ * new event is refused and counted in dropped. */
+void ring_buffer_change_overwrite(struct trace_buffer *b, bool on);
 void ring_buffer_free(struct trace_buffer *b);
 void ring_buffer_reset(struct trace_buffer *b);
 /* Linux's ring_buffer_set_clock(), with the reset Linux's tracing_set_clock() does after it:
@@ -226,7 +230,8 @@ none:
 }
 
 /* The assembly's page change (ring_buffer.inc): interrupts off, the writer word held, the tail
- * page full. Moves to the next page, stamped now; false, nothing changed, without pages. */
+ * page full. Moves to the next page, stamped now; false, nothing changed, without pages or when
+ * the ring is full and may not overwrite (counted as dropped). */
 bool rb_next_page(struct ring_buffer_per_cpu *cb);
 
 /* Everything else: a new page, a time extend, a long event, a refusal (counted as dropped). */

@@ -371,7 +371,7 @@ static int buffer_size_show(struct seq_file *m, struct fnode *f)
 }
 
 /* Linux's resize keeps what is recorded: the newest events that fit stay (ring_buffer_resize). */
-static int buffer_size_set(struct trace_array *tr, unsigned long kb)
+int buffer_size_set(struct trace_array *tr, unsigned long kb)
 {
 	int err = ring_buffer_resize(&tr->buffer, kb, -1);
 
@@ -528,7 +528,7 @@ int trace_array_create_files(struct fnode *dir)
 {
 	return tracefs_create_files(dir, trace_files, ARRAY_SIZE(trace_files))
 		       ?: trace_options_create(dir) ?: trace_clock_create_files(dir) ?:
-		       trace_cpumask_create(dir);
+		       trace_cpumask_create(dir) ?: trace_free_buffer_create(dir);
 }
 
 void trace_array_remove_files(struct fnode *dir)
@@ -561,6 +561,7 @@ void trace_init(void)
 	trace_per_cpu_init();
 	trace_snapshot_init();
 	trace_export_files_init();
+	trace_tgid_init();
 	trace_printk_files_init();
 	trace_dump_init();
 	trace_readme_init();

@@ -136,6 +136,10 @@ struct trace_iterator {
 	bool skip_next; /* set by print_line: the next event was printed with this one */
 	u64 next_ts;	/* the next event's time on this CPU (0: none), for latency-format */
 	u64 time_start; /* the buffer's time_start in ns: latency-format counts from it */
+	/* annotate: `trace`'s CPUs that have printed (NULL: no annotation, the buffer never
+	 * overran), and this event's index in the output (Linux's iter->idx). */
+	bool *started;
+	u64 idx;
 };
 
 struct trace_array;
@@ -188,6 +192,13 @@ enum trace_option_bit {
 	TRACE_OPT_PRINTK,	  /* trace_printk() records */
 	TRACE_OPT_PRINTK_MSGONLY, /* ... printed as their text alone */
 	TRACE_OPT_STACKTRACE,	  /* a stack trace after each event (trace_event_stack_options()) */
+	TRACE_OPT_HEX,		  /* hex and bin: the record's fields as hex digits or bytes */
+	TRACE_OPT_BIN,
+	TRACE_OPT_ANNOTATE,	/* "##### CPU N buffer started ####" after overruns */
+	TRACE_OPT_RECORD_TGID,	/* saved_tgids and the TGID column (trace_tgid.c) */
+	TRACE_OPT_OVERWRITE,	/* off: a full buffer refuses new events (ring_buffer.c) */
+	TRACE_OPT_STOP_ON_FREE, /* disable_on_free: closing free_buffer also turns tracing off */
+	TRACE_OPT_BLOCK,	/* a poll of trace_pipe always says readable (trace_pipe_read.c) */
 	NR_TRACE_OPTS
 };
 /* Linux's defaults: these on, the rest off. */
@@ -196,7 +207,7 @@ enum trace_option_bit {
 	 (1UL << TRACE_OPT_PRINT_PARENT) | (1UL << TRACE_OPT_CONTEXT_INFO) |                       \
 	 (1UL << TRACE_OPT_RECORD_CMD) | (1UL << TRACE_OPT_IRQ_INFO) |                             \
 	 (1UL << TRACE_OPT_MARKERS) | (1UL << TRACE_OPT_FUNCTION_TRACE) |                          \
-	 (1UL << TRACE_OPT_PRINTK))
+	 (1UL << TRACE_OPT_PRINTK) | (1UL << TRACE_OPT_ANNOTATE) | (1UL << TRACE_OPT_OVERWRITE))
 /* trace_options and options/ in an array's directory (trace_options.c); 0 or -ENOMEM. */
 int trace_options_create(struct fnode *dir);
 /* trace_clock and timestamp_mode in dir (trace_clock.c); tracing_set_clock() is the write. */
@@ -330,6 +341,17 @@ static __always_inline bool trace_array_option(struct trace_array *tr, enum trac
 {
 	return READ_ONCE(tr->options) & (1UL << o);
 }
+/* record-tgid (trace_tgid.c): the scheduler records the task it switches to while some array has
+ * the option on; 0 for a pid not recorded. */
+void trace_record_tgid(const struct task *t);
+int trace_find_tgid(int pid);
+void trace_tgid_option_changed(bool on);
+void trace_tgid_init(void);
+/* buffer_size_kb's write: every CPU's ring of tr (and its max buffer) resized to kb, keeping the
+ * newest events that fit; 0 or -errno. */
+int buffer_size_set(struct trace_array *tr, unsigned long kb);
+/* free_buffer (trace_free_buffer.c) in an array's directory; 0 or -ENOMEM. */
+int trace_free_buffer_create(struct fnode *dir);
 /* The name to print for a pid (saved when its task first traced something). */
 void trace_save_cmdline(int pid, const char *comm);
 /* The same, replacing a name already saved: a task renamed itself (execve, prctl PR_SET_NAME). */
@@ -345,7 +367,7 @@ int trace_resize_saved_cmdlines(unsigned long n);
 
 /* Output helpers shared by tracers (kernel/trace/trace_output.c). */
 void trace_print_context(struct seq_file *m, struct trace_iterator *it);
-void print_func_help_header(struct seq_file *m, bool irq_info);
+void print_func_help_header(struct seq_file *m, bool irq_info, bool tgid);
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it);
 
 void trace_functions_init(void);

@@ -46,6 +46,8 @@ static void instance_free(struct trace_array *tr)
 	}
 	free_snapshot(tr);
 	ring_buffer_free(&tr->buffer);
+	if (trace_array_option(tr, TRACE_OPT_RECORD_TGID))
+		trace_tgid_option_changed(false); /* one recorder fewer */
 	kfree(tr);
 }
 

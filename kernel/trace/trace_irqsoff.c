@@ -355,6 +355,8 @@ static int irqsoff_option_changed(struct trace_array *tr, int o, bool on)
 
 	if (o == TRACE_OPT_FUNCTION_TRACE)
 		return irqsoff_function_set(tr, on);
+	if (o == TRACE_OPT_OVERWRITE && !on)
+		return -EINVAL; /* Linux's trace_keep_overwrite(): the max buffer swaps need it */
 	if (o != TRACE_OPT_DISPLAY_GRAPH || tr != &global_trace)
 		return 0; /* an instance's display-graph changes nothing, as in Linux */
 	/* fgraph first: refused, nothing has changed yet */

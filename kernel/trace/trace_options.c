@@ -21,12 +21,19 @@ static const struct trace_opt {
 	{ "sym-addr", TRACE_OPT_SYM_ADDR },
 	{ "verbose", TRACE_OPT_VERBOSE },
 	{ "raw", TRACE_OPT_RAW },
+	{ "hex", TRACE_OPT_HEX },
+	{ "bin", TRACE_OPT_BIN },
+	{ "block", TRACE_OPT_BLOCK },
 	{ "trace_printk", TRACE_OPT_PRINTK },
+	{ "annotate", TRACE_OPT_ANNOTATE },
 	{ "userstacktrace", TRACE_OPT_USERSTACKTRACE },
 	{ "printk-msg-only", TRACE_OPT_PRINTK_MSGONLY },
 	{ "context-info", TRACE_OPT_CONTEXT_INFO },
 	{ "latency-format", TRACE_OPT_LATENCY_FMT },
 	{ "record-cmd", TRACE_OPT_RECORD_CMD },
+	{ "record-tgid", TRACE_OPT_RECORD_TGID },
+	{ "overwrite", TRACE_OPT_OVERWRITE },
+	{ "disable_on_free", TRACE_OPT_STOP_ON_FREE },
 	{ "irq-info", TRACE_OPT_IRQ_INFO },
 	{ "markers", TRACE_OPT_MARKERS },
 	{ "event-fork", TRACE_OPT_EVENT_FORK },
@@ -44,11 +51,26 @@ static const struct trace_opt {
 };
 _Static_assert(ARRAY_SIZE(trace_opts) == NR_TRACE_OPTS, "every option listed once");
 
+/* Options that change more than how tr prints: the buffers' overwrite mode (both, so a swap keeps
+ * it, as Linux's set_tracer_flag() does) and whether the scheduler records tgids. */
+static void option_effects(struct trace_array *tr, enum trace_option_bit bit, bool on)
+{
+	if (bit == TRACE_OPT_OVERWRITE) {
+		ring_buffer_change_overwrite(&tr->buffer, on);
+		if (tr->max_buffer)
+			ring_buffer_change_overwrite(tr->max_buffer, on);
+	}
+	if (bit == TRACE_OPT_RECORD_TGID)
+		trace_tgid_option_changed(on);
+}
+
 void trace_array_set_option(struct trace_array *tr, enum trace_option_bit bit, bool on)
 {
 	unsigned long o = tr->options;
 
 	WRITE_ONCE(tr->options, on ? o | (1UL << bit) : o & ~(1UL << bit));
+	if (!(o & (1UL << bit)) != !on)
+		option_effects(tr, bit, on);
 	trace_array_update_fn_slow(tr);
 }
 

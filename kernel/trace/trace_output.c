@@ -111,22 +111,31 @@ int trace_resize_saved_cmdlines(unsigned long n)
 	return 0;
 }
 
-/* Linux's two headers: with the irq-info columns (the default) or without. */
-void print_func_help_header(struct seq_file *m, bool irq_info)
+/* Linux's two headers: with the irq-info columns (the default) or without; record-tgid widens
+ * both by the TGID column. */
+void print_func_help_header(struct seq_file *m, bool irq_info, bool tgid)
 {
+	static const char space[] = "            ";
+	int prec = tgid ? 12 : 2;
+
 	if (!irq_info) {
-		seq_puts(m, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
-			    "#              | |         |         |         |\n");
+		seq_printf(m, "#           TASK-PID    %s CPU#     TIMESTAMP  FUNCTION\n",
+			   tgid ? "   TGID   " : "");
+		seq_printf(m, "#              | |      %s   |         |         |\n",
+			   tgid ? "     |    " : "");
 		return;
 	}
-	seq_puts(m, "#                                _-----=> irqs-off/BH-disabled\n"
-		    "#                               / _----=> need-resched\n"
-		    "#                              | / _---=> hardirq/softirq\n"
-		    "#                              || / _--=> preempt-depth\n"
-		    "#                              ||| / _-=> migrate-disable\n"
-		    "#                              |||| /     delay\n"
-		    "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-		    "#              | |         |   |||||     |         |\n");
+	seq_printf(m, "#                            %.*s  _-----=> irqs-off/BH-disabled\n", prec,
+		   space);
+	seq_printf(m, "#                            %.*s / _----=> need-resched\n", prec, space);
+	seq_printf(m, "#                            %.*s| / _---=> hardirq/softirq\n", prec, space);
+	seq_printf(m, "#                            %.*s|| / _--=> preempt-depth\n", prec, space);
+	seq_printf(m, "#                            %.*s||| / _-=> migrate-disable\n", prec, space);
+	seq_printf(m, "#                            %.*s|||| /     delay\n", prec, space);
+	seq_printf(m, "#           TASK-PID  %.*s CPU#  |||||  TIMESTAMP  FUNCTION\n", prec,
+		   "     TGID   ");
+	seq_printf(m, "#              | |    %.*s   |   |||||     |         |\n", prec,
+		   "       |    ");
 }
 
 char trace_hardsoft_irq(u8 flags)
@@ -159,7 +168,15 @@ void trace_print_context(struct seq_file *m, struct trace_iterator *it)
 		trace_print_lat_context(m, it);
 		return;
 	}
-	seq_printf(m, "%16s-%-7d [%03d] ", trace_find_cmdline(e->pid), e->pid, it->cpu);
+	seq_printf(m, "%16s-%-7d ", trace_find_cmdline(e->pid), e->pid);
+	if (it_option(it, TRACE_OPT_RECORD_TGID)) {
+		int tgid = trace_find_tgid(e->pid);
+		if (tgid)
+			seq_printf(m, "(%7d) ", tgid);
+		else
+			seq_puts(m, "(-------) ");
+	}
+	seq_printf(m, "[%03d] ", it->cpu);
 	if (it_option(it, TRACE_OPT_IRQ_INFO))
 		seq_printf(m, "%c%c%c%c%c ", e->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.',
 			   e->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.',
@@ -204,6 +221,59 @@ static void trace_print_raw(struct seq_file *m, struct trace_iterator *it)
 	}
 }
 
+/* Linux's SEQ_PUT_HEX_FIELD(): a field's bytes as hex digits, most significant first, then a
+ * space (the field's size sets the width). */
+static void seq_put_hex(struct seq_file *m, u64 v, int size)
+{
+	seq_printf(m, "%0*llx ", size * 2, v);
+}
+
+/*
+ * hex and bin: Linux's print_hex_fmt() and print_bin_fmt(), pid, CPU and time (context-info),
+ * then the record: a function entry's two addresses; any other event has no hex or binary form
+ * and prints its type, as Linux's trace_nop_print() does. hex ends the line, bin does not.
+ */
+static void trace_print_hex_bin(struct seq_file *m, struct trace_iterator *it, bool bin)
+{
+	const struct ftrace_entry *f = (const void *)it->ent;
+	int pid = it->ent->pid, cpu = it->cpu;
+
+	if (it_option(it, TRACE_OPT_CONTEXT_INFO)) {
+		if (bin) {
+			seq_write(m, (const char *)&pid, sizeof(pid));
+			seq_write(m, (const char *)&cpu, sizeof(cpu));
+			seq_write(m, (const char *)&it->ts, sizeof(it->ts));
+		} else {
+			seq_put_hex(m, (u32)pid, sizeof(pid));
+			seq_put_hex(m, (u32)cpu, sizeof(cpu));
+			seq_put_hex(m, it->ts, sizeof(it->ts));
+		}
+	}
+	if (it->ent->type != TRACE_FN)
+		seq_printf(m, "type: %d\n", it->ent->type);
+	else if (bin)
+		seq_write(m, (const char *)&f->ip, 2 * sizeof(f->ip));
+	else
+		for (int i = 0; i < 2; i++)
+			seq_put_hex(m, i ? f->parent_ip : f->ip, sizeof(f->ip));
+	if (!bin)
+		seq_putc(m, '\n');
+}
+
+/*
+ * annotate (Linux's test_cpu_buff_start()): when the buffer has overrun, a CPU's older events are
+ * gone, so its first line may come long after other CPUs' lines; a line says where it starts,
+ * except for the first two events of the output (Linux's idx > 1).
+ */
+static void annotate_cpu_start(struct seq_file *m, struct trace_iterator *it)
+{
+	if (!it->started || !it_option(it, TRACE_OPT_ANNOTATE) || it->started[it->cpu])
+		return;
+	it->started[it->cpu] = true;
+	if (it->idx > 1)
+		seq_printf(m, "##### CPU %u buffer started ####\n", it->cpu);
+}
+
 /*
  * The name of a return address on a stack. A call to a noreturn function may end its caller, so
  * the caller is named by the byte before (as backtraces do). But a return address that is a
@@ -221,10 +291,15 @@ const char *stack_entry_name(unsigned long addr)
 /* Events every tracer shows the same way: function entries, trace_marker writes, trace events. */
 bool trace_print_default(struct seq_file *m, struct trace_iterator *it)
 {
+	if (it_option(it, TRACE_OPT_BIN) || it_option(it, TRACE_OPT_HEX)) {
+		trace_print_hex_bin(m, it, it_option(it, TRACE_OPT_BIN));
+		return true;
+	}
 	if (it_option(it, TRACE_OPT_RAW)) {
 		trace_print_raw(m, it);
 		return true;
 	}
+	annotate_cpu_start(m, it);
 	if (it->ent->type >= TRACE_EVENT_FIRST_ID)
 		return trace_event_print(m, it);
 	if (it->ent->type == TRACE_FN) {
@@ -294,7 +369,8 @@ void trace_print_header(struct seq_file *m, struct trace_array *tr, struct trace
 		seq_printf(m, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n", in,
 			   written, num_online_cpus());
 		if (!trace_array_option(tr, TRACE_OPT_VERBOSE))
-			print_func_help_header(m, trace_array_option(tr, TRACE_OPT_IRQ_INFO));
+			print_func_help_header(m, trace_array_option(tr, TRACE_OPT_IRQ_INFO),
+					       trace_array_option(tr, TRACE_OPT_RECORD_TGID));
 	}
 }
 
@@ -321,7 +397,8 @@ int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_b
 {
 	struct tracer *t = tr->current_trace;
 	struct rb_iter its[NR_CPUS];
-	u64 start = trace_clock_display(b->clock, b->time_start), ts2;
+	u64 start = trace_clock_display(b->clock, b->time_start), ts2, idx = 0, overruns = 0;
+	bool started[NR_CPUS];
 	u32 len;
 	int cpu;
 
@@ -329,9 +406,14 @@ int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_b
 	ring_buffer_record_off(b);
 	header(m, tr, b, count_skipped(b, only_cpu));
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		overruns += b->cpu[cpu].overrun;
 		rb_iter_start(&its[cpu], &b->cpu[cpu]);
-		while (rb_iter_peek(&its[cpu], &len, &ts2) && ts2 < b->time_start)
+		/* A CPU whose older events are skipped is never annotated (Linux's skipped_entries). */
+		started[cpu] = false;
+		while (rb_iter_peek(&its[cpu], &len, &ts2) && ts2 < b->time_start) {
 			rb_iter_advance(&its[cpu]);
+			started[cpu] = true;
+		}
 	}
 	for (;;) {
 		struct trace_iterator it;
@@ -344,6 +426,8 @@ int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_b
 		it.next = rb_iter_peek(&ahead, &it.next_len, &ts2);
 		it.next_ts = it.next ? trace_clock_display(b->clock, ts2) : 0;
 		it.time_start = start;
+		it.started = overruns ? started : NULL; /* Linux's TRACE_FILE_ANNOTATE */
+		it.idx = idx++;
 		if (!t->print_line || !t->print_line(m, &it))
 			trace_print_default(m, &it);
 		rb_iter_advance(&its[it.cpu]);

@@ -129,8 +129,9 @@ static void stats_ts(struct seq_file *m, const char *label, const struct trace_c
 /*
  * Read with the writers held off, so entries, bytes and the oldest stamp describe one moment.
  * Our writer never runs into its own uncommitted data (one writer per CPU, interrupts off), so
- * commit overrun is always 0; dropped counts writes refused while nested or while recording was
- * off (Linux counts only those lost to a full buffer in no-overwrite mode, which we do not have).
+ * commit overrun is always 0; dropped counts the events a full ring refused with the overwrite
+ * option off, as Linux's does, and also writes refused while nested or while recording was off
+ * (Linux counts only the first kind).
  */
 static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 {

@@ -7,6 +7,7 @@
  * trace_array_pipe_cpu() (kernel/trace/trace_pipe.c).
  */
 #include "kernel/fs/file.h"
+#include "kernel/fs/poll.h"
 #include "kernel/locking/mutex.h"
 #include "kernel/mm/mm.h"
 #include "kernel/signal.h"
@@ -87,5 +88,39 @@ static ssize_t trace_pipe_cpu_read(struct file *f, char __user *buf, size_t coun
 	return pipe_read(f, buf, count, trace_file_cpu(f->node));
 }
 
-const struct file_operations trace_pipe_fops = { .read = trace_pipe_read };
-const struct file_operations trace_pipe_cpu_fops = { .read = trace_pipe_cpu_read };
+/*
+ * Linux's tracing_poll_pipe(): readable when a read would not wait, text left over or an event
+ * not consumed yet; with the block option, always (Linux: "always select as readable when in
+ * blocking mode"), so a poller goes on to a read that blocks.
+ */
+static unsigned int pipe_poll(struct file *f, int cpu)
+{
+	struct pipe_reader *r = f->private_data;
+	struct trace_array *tr = trace_array_of(f->node);
+	struct ring_buffer_per_cpu *cb;
+	u64 unread = 0, written;
+
+	if (trace_array_option(tr, TRACE_OPT_BLOCK) || (r && r->off < r->len))
+		return EPOLLIN | EPOLLRDNORM;
+	if (cpu < 0) {
+		unread = ring_buffer_entries(&tr->buffer, &written);
+	} else {
+		cb = &tr->buffer.cpu[cpu];
+		unread = cb->entries - cb->overrun - __atomic_load_n(&cb->read, __ATOMIC_RELAXED);
+	}
+	return unread ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static unsigned int trace_pipe_poll(struct file *f)
+{
+	return pipe_poll(f, -1);
+}
+
+static unsigned int trace_pipe_cpu_poll(struct file *f)
+{
+	return pipe_poll(f, trace_file_cpu(f->node));
+}
+
+const struct file_operations trace_pipe_fops = { .read = trace_pipe_read, .poll = trace_pipe_poll };
+const struct file_operations trace_pipe_cpu_fops = { .read = trace_pipe_cpu_read,
+						     .poll = trace_pipe_cpu_poll };

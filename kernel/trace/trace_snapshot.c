@@ -36,8 +36,10 @@ static struct trace_buffer *snapshot_buffer_alloc(struct trace_array *tr, unsign
 		kfree(b);
 		return NULL;
 	}
-	if (b)
+	if (b) {
 		ring_buffer_set_clock(b, tr->buffer.clock);
+		ring_buffer_change_overwrite(b, trace_array_option(tr, TRACE_OPT_OVERWRITE));
+	}
 	return b;
 }
 
