@@ -27,7 +27,7 @@ struct hist_pending {
 	char cmd[]; /* "hist:" + spec + " if " + cond: what error_log shows */
 };
 
-int hist_trigger_parse_cmd(struct trace_event_call *call, char *spec, char *cond, bool remove,
+int hist_trigger_parse_cmd(struct trace_event_file *file, char *spec, char *cond, bool remove,
 			   struct event_trigger_data **out)
 {
 	size_t n = strlen(spec) + (cond ? strlen(cond) + 4 : 0) + 6;
@@ -70,13 +70,15 @@ static struct hist_trigger_data *var_in(struct hist_trigger_data *hd, const char
 	return NULL;
 }
 
-static struct hist_trigger_data *var_in_call(struct trace_event_call *call, const char *system,
+static struct hist_trigger_data *var_in_file(struct trace_event_file *file, const char *system,
 					     const char *event, const char *var, int *idx,
 					     struct hist_trigger_data *self)
 {
-	if (system && (strcmp(call->system, system) || strcmp(call->name, event)))
+	struct trace_event_call *call = file ? file->event_call : NULL;
+
+	if (!call || (system && (strcmp(call->system, system) || strcmp(call->name, event))))
 		return NULL;
-	for (struct event_trigger_data *t = call->triggers; t; t = t->next) {
+	for (struct event_trigger_data *t = file->triggers; t; t = t->next) {
 		struct hist_trigger_data *hd = t->private_data, *found;
 		if (t->type != ETT_EVENT_HIST || !hd || hd == self)
 			continue;
@@ -87,20 +89,24 @@ static struct hist_trigger_data *var_in_call(struct trace_event_call *call, cons
 	return NULL;
 }
 
-/* The events with hist triggers: every listed event, and ftrace/print (trace_marker's). */
-static struct hist_trigger_data *find_var(const char *system, const char *event, const char *var,
-					  int *idx, struct hist_trigger_data *self)
+/* The events with hist triggers: every listed event, and ftrace/print (trace_marker's), in the
+ * array the hist is set in. */
+static struct hist_trigger_data *find_var(struct hist_parse_ctx *ctx, const char *system,
+					  const char *event, const char *var, int *idx,
+					  struct hist_trigger_data *self)
 {
 	struct hist_trigger_data *found;
 	struct trace_event_call **pp;
 
 	for_each_event_call(pp)
 	{
-		found = var_in_call(*pp, system, event, var, idx, self);
+		found = var_in_file(trace_event_file_of(*pp, ctx->tr), system, event, var, idx,
+				    self);
 		if (found)
 			return found;
 	}
-	return var_in_call(trace_marker_call, system, event, var, idx, self);
+	return var_in_file(trace_event_file_of(trace_marker_call, ctx->tr), system, event, var, idx,
+			   self);
 }
 
 static bool event_exists(const char *system, const char *event)
@@ -275,7 +281,7 @@ int hist_snapshot_enable(struct hist_trigger_data *hd)
 
 	for (unsigned int i = 0; i < hd->n_actions; i++)
 		if (hd->actions[i]->action == ACTION_SNAPSHOT) {
-			err = tracing_snapshot_cmd_prepare();
+			err = tracing_alloc_snapshot_instance(hd->file->tr);
 			if (err)
 				return err;
 			flags = spin_lock_irqsave(&cond_lock);
@@ -315,7 +321,7 @@ void hist_snapshot_take(struct hist_trigger_data *hd, struct action_data *a, con
 	}
 	spin_unlock_irqrestore(&cond_lock, flags);
 	if (mine)
-		tracing_snapshot_instance(&global_trace);
+		tracing_snapshot_instance(hd->file->tr);
 }
 
 void hist_snapshot_print(struct seq_file *m, struct hist_trigger_data *hd,
@@ -349,9 +355,9 @@ void hist_snapshot_print(struct seq_file *m, struct hist_trigger_data *hd,
 
 /* --- registration, under event_mutex ---------------------------------------------------------- */
 
-static struct hist_trigger_data *named_in(struct trace_event_call *call, const char *name)
+static struct hist_trigger_data *named_in(struct trace_event_file *file, const char *name)
 {
-	for (struct event_trigger_data *t = call->triggers; t; t = t->next) {
+	for (struct event_trigger_data *t = file ? file->triggers : NULL; t; t = t->next) {
 		struct hist_trigger_data *hd = t->private_data;
 		if (t->type == ETT_EVENT_HIST && hd->attrs->name && !strcmp(hd->attrs->name, name))
 			return hd->named ?: hd;
@@ -359,28 +365,38 @@ static struct hist_trigger_data *named_in(struct trace_event_call *call, const c
 	return NULL;
 }
 
+/* In every array: as Linux's named_triggers list, a name is one histogram wherever it is set. */
 static struct hist_trigger_data *find_named(const char *name)
 {
 	struct hist_trigger_data *found;
 	struct trace_event_call **pp;
 
-	for_each_event_call(pp)
-	{
-		found = named_in(*pp, name);
+	for (int i = 0; i < TRACE_ARRAY_MAX; i++) {
+		struct trace_array *tr = trace_arrays[i];
+
+		if (!tr)
+			continue;
+		for_each_event_call(pp)
+		{
+			found = named_in(trace_event_file_of(*pp, tr), name);
+			if (found)
+				return found;
+		}
+		found = named_in(trace_event_file_of(trace_marker_call, tr), name);
 		if (found)
 			return found;
 	}
-	return named_in(trace_marker_call, name);
+	return NULL;
 }
 
 /* The same trigger: spec, filter and name (Linux's hist_trigger_match()). */
-static struct event_trigger_data *find_same(struct trace_event_call *call,
+static struct event_trigger_data *find_same(struct trace_event_file *file,
 					    struct event_trigger_data *d)
 {
 	struct hist_trigger_data *hd = d->private_data;
 	const char *f = d->filter ? filter_string(d->filter) : "";
 
-	for (struct event_trigger_data *t = call->triggers; t; t = t->next) {
+	for (struct event_trigger_data *t = file->triggers; t; t = t->next) {
 		struct hist_trigger_data *th = t->private_data;
 		if (t->type != ETT_EVENT_HIST || !hist_trigger_match(th, hd) ||
 		    strcmp(t->filter ? filter_string(t->filter) : "", f) ||
@@ -439,7 +455,33 @@ bool hist_trigger_busy(struct event_trigger_data *t, struct event_trigger_data *
 	return th && (th->refcount > refs_from(th, going) || (!th->named && th->named_users));
 }
 
-void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *t)
+bool hist_trigger_busy_tr(struct event_trigger_data *t, struct trace_array *tr)
+{
+	struct hist_trigger_data *th = t->private_data;
+	struct trace_event_file *file = tr->event_files;
+	int refs = 0, users = 0;
+
+	if (!th)
+		return false;
+	for (; file && file < tr->event_files + trace_event_file_slots(); file++) {
+		refs += refs_from(th, file->triggers);
+		for (struct event_trigger_data *d = file->triggers; d; d = d->next) {
+			struct hist_trigger_data *hd = d->private_data;
+			users += d->type == ETT_EVENT_HIST && hd && hd->named == th;
+		}
+	}
+	return th->refcount > refs || (!th->named && th->named_users > users);
+}
+
+void hist_trigger_forget_made(struct event_trigger_data *t)
+{
+	struct hist_trigger_data *th = t->private_data;
+
+	if (th)
+		th->n_field_var_hists = 0;
+}
+
+void hist_trigger_unlinked(struct trace_event_file *file, struct event_trigger_data *t)
 {
 	struct hist_trigger_data *th = t->private_data;
 
@@ -449,21 +491,21 @@ void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_d
 	hist_snapshot_disable(th);
 	if (th->named)
 		th->named->named_users--;
-	hist_synth_ref(call, -1);
+	hist_synth_ref(file->event_call, -1);
 	hist_actions_ref(th, -1);
 }
 
-static int hist_remove(struct trace_event_call *call, struct event_trigger_data *t,
+static int hist_remove(struct trace_event_file *file, struct event_trigger_data *t,
 		       struct event_trigger_data **gone)
 {
 	if (hist_trigger_busy(t, NULL))
 		return -EBUSY;
-	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next)
+	for (struct event_trigger_data **pp = &file->triggers; *pp; pp = &(*pp)->next)
 		if (*pp == t) {
 			WRITE_ONCE(*pp, t->next);
 			break;
 		}
-	hist_trigger_unlinked(call, t);
+	hist_trigger_unlinked(file, t);
 	*gone = t;
 	return 1;
 }
@@ -516,9 +558,10 @@ static int hist_attach_map(struct hist_parse_ctx *ctx, struct hist_trigger_data 
 	return tracing_map_init(hd->map);
 }
 
-int hist_trigger_register(struct trace_event_call *call, struct event_trigger_data *d, bool remove,
+int hist_trigger_register(struct trace_event_file *file, struct event_trigger_data *d, bool remove,
 			  struct event_trigger_data **gone)
 {
+	struct trace_event_call *call = file->event_call;
 	struct hist_pending *p = d->pending;
 	struct hist_parse_ctx ctx = { .fields = call->fields,
 				      .nr_fields = call->nr_fields,
@@ -529,6 +572,7 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 				      .event_exists = event_exists,
 				      .field_var = hist_field_var,
 				      .field_vars_undo = hist_field_var_hists_drop_locked,
+				      .tr = file->tr,
 				      .removing = remove,
 				      .cmd = p->cmd };
 	struct filter_parse_error pe = { 0 };
@@ -543,7 +587,7 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 	err = hist_trigger_parse(&ctx, spec, &hd);
 	if (err)
 		goto log;
-	hd->call = call;
+	hd->file = file;
 	d->private_data = hd; /* from here on the trigger owns it */
 	if (p->cond) {
 		err = filter_compile(call->fields, call->nr_fields, p->cond, &d->filter, &pe);
@@ -553,9 +597,9 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 		if (err)
 			goto out;
 	}
-	t = find_same(call, d);
+	t = find_same(file, d);
 	if (remove) {
-		err = t ? hist_remove(call, t, gone) : 1; /* Linux: nothing to remove is no error */
+		err = t ? hist_remove(file, t, gone) : 1; /* Linux: nothing to remove is no error */
 		goto out;
 	}
 	if (t && (hd->attrs->pause || hd->attrs->cont || hd->attrs->clear)) {
