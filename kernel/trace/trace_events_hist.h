@@ -316,5 +316,14 @@ unsigned int synth_event_n_fields(const struct synth_event *se);
 const char *synth_event_name(const struct synth_event *se);
 /* events/<system>/<event>/hist (trace_events_hist_print.c). */
 void event_hist_show(struct seq_file *m, struct trace_event_file *file);
+/* Lookups under event_mutex (trace_events_hist_lookup.c): a variable on an event of ctx->tr,
+ * whether system:event exists, the hist first given a name in any array, and how many of
+ * list's hists read th's variables. */
+struct hist_trigger_data *hist_find_var(struct hist_parse_ctx *ctx, const char *system,
+					const char *event, const char *var, int *idx,
+					struct hist_trigger_data *self);
+bool hist_event_exists(const char *system, const char *event);
+struct hist_trigger_data *hist_find_named(const char *name);
+int hist_refs_from(struct hist_trigger_data *th, struct event_trigger_data *list);
 
 #endif
