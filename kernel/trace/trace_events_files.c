@@ -404,6 +404,12 @@ void trace_events_remove_instance(struct trace_array *tr)
 		if (trace_event_enabled_in(*pp, tr) && trace_event_enable_tr(*pp, tr, false))
 			pr_err("trace events: %s:%s stays on in a removed instance\n",
 			       (*pp)->system, (*pp)->name);
+		/* Its files are going: no soft mode of it may outlive them into the next instance
+		 * given the same id (the commands holding it went above and in ftrace_probes_clear()). */
+		if ((*pp)->sm_mask & (1ULL << tr->id)) {
+			WRITE_ONCE((*pp)->sm_mask, (*pp)->sm_mask & ~(1ULL << tr->id));
+			trace_event_update_probe(*pp);
+		}
 	}
 	WRITE_ONCE(tr->event_files, NULL);
 	event_mutex_unlock();
