@@ -353,10 +353,10 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 	fb->call = call;
 	fb->len = len;
 	/* Someone must look at the record before it is kept: build it aside first. */
-	fb->scratch = (flags & (EVENT_FL_FILTERED | EVENT_FL_SOFT_MODE | EVENT_FL_PERF)) ||
+	fb->scratch = (flags & (EVENT_FL_FILTERED | EVENT_FL_SOFT_MODE | EVENT_FL_PERF |
+				EVENT_FL_INST_SOFT)) ||
 		      READ_ONCE(nr_event_pids) || READ_ONCE(nr_event_notrace_pids) ||
-		      !(flags & EVENT_FL_ENABLED) || READ_ONCE(call->tr_mask) ||
-		      READ_ONCE(call->sm_mask);
+		      !(flags & EVENT_FL_ENABLED) || READ_ONCE(call->tr_mask);
 	if (!fb->scratch) {
 		fb->entry = trace_reserve(&fb->r, call->id, len, this_cpu()->tp_irq_flags, 0);
 		return fb->entry;
@@ -452,7 +452,7 @@ void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
 	struct rb_reserve r;
 	void *dst;
 
-	if (unlikely(READ_ONCE(call->tr_mask) | READ_ONCE(call->sm_mask)))
+	if (unlikely(READ_ONCE(call->tr_mask) || (flags & EVENT_FL_INST_SOFT)))
 		keep_in_instances(call, rec, len);
 	if ((flags & EVENT_FL_ENABLED) &&
 	    (!event_pids_set(&global_event_pids) ||

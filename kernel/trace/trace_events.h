@@ -42,6 +42,9 @@ struct perf_event;
 #define EVENT_FL_PROBED (1U << 3)      /* our probe is attached to the tracepoint */
 #define EVENT_FL_WAS_ENABLED (1U << 4) /* recorded at some time: its records may be in the buffer */
 #define EVENT_FL_PERF (1U << 5)	       /* perf events listen (kernel/trace/trace_event_perf.c) */
+/* sm_mask is not 0: an instance's triggers want the record. A flag beside the others, so the
+ * global array's fast path tests it in the same word (event_sm_mask_set()). */
+#define EVENT_FL_INST_SOFT (1U << 6)
 /* Someone wants the event's records: it cannot be removed, its probe stays attached. */
 #define EVENT_FL_IN_USE (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE | EVENT_FL_PERF)
 
@@ -119,6 +122,16 @@ static inline void event_flags_set(struct trace_event_call *call, unsigned int b
 static inline void event_flags_clear(struct trace_event_call *call, unsigned int bits)
 {
 	__atomic_fetch_and(&call->flags, ~bits, __ATOMIC_RELAXED);
+}
+
+/* Under event_mutex: sm_mask, and the flag that mirrors it. */
+static inline void event_sm_mask_set(struct trace_event_call *call, u64 mask)
+{
+	WRITE_ONCE(call->sm_mask, mask);
+	if (mask)
+		event_flags_set(call, EVENT_FL_INST_SOFT);
+	else
+		event_flags_clear(call, EVENT_FL_INST_SOFT);
 }
 
 /* Every event the kernel was built with (linker section _ftrace_events, in no useful order). */

@@ -407,7 +407,7 @@ void trace_events_remove_instance(struct trace_array *tr)
 		/* Its files are going: no soft mode of it may outlive them into the next instance
 		 * given the same id (the commands holding it went above and in ftrace_probes_clear()). */
 		if ((*pp)->sm_mask & (1ULL << tr->id)) {
-			WRITE_ONCE((*pp)->sm_mask, (*pp)->sm_mask & ~(1ULL << tr->id));
+			event_sm_mask_set(*pp, (*pp)->sm_mask & ~(1ULL << tr->id));
 			trace_event_update_probe(*pp);
 		}
 	}

@@ -35,24 +35,24 @@ bool trace_frame_in_traceiter(unsigned long ret, unsigned long unused)
 /* Runs on the tracing path, interrupts off, after the event was kept or not. */
 void event_triggers_call(struct trace_event_file *file, const void *rec, u32 len)
 {
-	struct trace_array *tr = file->tr; /* every command acts on the array it was set in */
-
+	/* every command acts on the array it was set in, file->tr */
 	for (struct event_trigger_data *d = READ_ONCE(file->triggers); d; d = READ_ONCE(d->next)) {
 		if (d->filter && !filter_match(d->filter, rec, len))
 			continue;
 		switch (d->type) {
 		case ETT_TRACE_ONOFF_ON:
 		case ETT_TRACE_ONOFF_OFF:
-			trigger_count_switch(&d->count, &tr->tracing_on,
+			trigger_count_switch(&d->count, &file->tr->tracing_on,
 					     d->type == ETT_TRACE_ONOFF_ON);
 			break;
 		case ETT_SNAPSHOT:
 			if (trigger_count_take(&d->count))
-				tracing_snapshot_instance(tr);
+				tracing_snapshot_instance(file->tr);
 			break;
 		case ETT_STACKTRACE:
 			if (trigger_count_take(&d->count))
-				trace_array_record_stack_from(tr, trace_frame_in_traceiter, 0);
+				trace_array_record_stack_from(file->tr, trace_frame_in_traceiter,
+							      0);
 			break;
 		case ETT_EVENT_ENABLE:
 		case ETT_EVENT_DISABLE:
@@ -159,7 +159,7 @@ static int trigger_update_mode(struct trace_event_file *file)
 	u64 bit = 1ULL << file->tr->id;
 
 	if (file->tr != &global_trace)
-		WRITE_ONCE(call->sm_mask, soft ? call->sm_mask | bit : call->sm_mask & ~bit);
+		event_sm_mask_set(call, soft ? call->sm_mask | bit : call->sm_mask & ~bit);
 	else if (soft)
 		event_flags_set(call, EVENT_FL_SOFT_MODE);
 	else
