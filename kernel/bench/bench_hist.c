@@ -14,7 +14,7 @@ int bench_target_tp(int x);
 
 static int set_trigger(struct trace_event_call *call, const char *text, bool trunc)
 {
-	return event_trigger_write(call, text, strlen(text), trunc ? FS_TRUNC : 0);
+	return event_trigger_write(&call->file, text, strlen(text), trunc ? FS_TRUNC : 0);
 }
 
 static void hist_row(struct trace_event_call *call, const char *what, const char *spec,
@@ -46,7 +46,7 @@ static void hist_read_row(struct trace_event_call *call)
 	m.buf = kmalloc(m.size);
 	for (int r = 0; m.buf && r < BENCH_RUNS; r++) {
 		u64 t0 = rdtsc();
-		event_hist_show(&m, call);
+		event_hist_show(&m, &call->file);
 		runs[r] = rdtsc() - t0;
 		bytes = m.count;
 		m.count = 0;

@@ -122,18 +122,9 @@ static void probe_call(unsigned long ip, unsigned long parent_ip, struct ftrace_
 	ftrace_test_recursion_unlock(bit);
 }
 
-static bool set_aims_at(const struct probe_set *set, const struct trace_event_call *t)
-{
-	for (int i = 0; set && i < set->nr; i++)
-		if (set->p[i].target == t)
-			return true;
-	return false;
-}
-
 /*
- * enable_event/disable_event targets enter soft mode for a set (+1) and leave it (-1): the
- * global array counts them on the event (sm_ref), an instance has a bit in sm_mask while any
- * command of its set aims at the event.
+ * enable_event/disable_event targets enter soft mode for a set (+1) and leave it (-1), counted
+ * on the target's file in the set's own array (sm_ref).
  */
 static void probes_soft_mode(const struct probe_set *set, int delta)
 {
@@ -141,18 +132,13 @@ static void probes_soft_mode(const struct probe_set *set, int delta)
 
 	event_mutex_lock();
 	for (int i = 0; set && i < set->nr; i++) {
-		struct trace_event_call *t = set->p[i].target;
-		u64 bit = tr ? 1ULL << tr->id : 0;
+		struct trace_event_file *file =
+			set->p[i].target ? trace_event_file_of(set->p[i].target, tr) : NULL;
 
-		if (!t)
+		if (!file)
 			continue;
-		if (tr == &global_trace)
-			t->sm_ref += delta;
-		else if (delta > 0)
-			WRITE_ONCE(t->sm_mask, t->sm_mask | bit);
-		else if (!set_aims_at(set->fp->set, t))
-			WRITE_ONCE(t->sm_mask, t->sm_mask & ~bit);
-		event_trigger_update_mode(t);
+		file->sm_ref += delta;
+		event_trigger_update_mode(file);
 	}
 	event_mutex_unlock();
 }
@@ -270,7 +256,8 @@ static struct probe_set *probe_apply(struct ftrace_func_probes *fp, const struct
 	*err = ftrace_probe_parse(tok, &spec) ? -EINVAL : 0;
 	if (!*err && spec.system) {
 		target = trace_event_find(spec.system, spec.event);
-		*err = target ? 0 : -EINVAL; /* no such event */
+		/* no such event, or none in this array */
+		*err = target && trace_event_file_of(target, tr) ? 0 : -EINVAL;
 	}
 	/* Linux's snapshot command allocates the max buffer when it is registered; instances
 	 * have no snapshot buffer here. */

@@ -398,7 +398,7 @@ static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsig
  * the reserved event): run on a copy after the commit, so that a snapshot trigger takes the
  * buffer with this line in it, and a hist reads the record while nothing can overwrite it.
  */
-static int tracing_mark_triggers(struct rb_reserve *r, u32 size)
+static int tracing_mark_triggers(struct trace_event_file *file, struct rb_reserve *r, u32 size)
 {
 	void *copy = kmalloc(size);
 
@@ -408,7 +408,7 @@ static int tracing_mark_triggers(struct rb_reserve *r, u32 size)
 	if (copy) {
 		unsigned long irq = local_irq_save(); /* as on the tracing path: the triggers'
 							* RCU-like freeing waits for it */
-		event_triggers_call(trace_marker_call, copy, size);
+		event_triggers_call(file, copy, size);
 		local_irq_restore(irq);
 	}
 	kfree(copy);
@@ -418,6 +418,7 @@ static int tracing_mark_triggers(struct rb_reserve *r, u32 size)
 static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct trace_array *tr = trace_array_of(f);
+	struct trace_event_file *file; /* ftrace/print's in tr: an instance's first one */
 	struct rb_reserve r;
 	unsigned long irq = read_flags();
 
@@ -433,8 +434,9 @@ static int tracing_mark_write(struct fnode *f, const char *buf, size_t len, unsi
 	p->ip = (unsigned long)tracing_mark_write;
 	memcpy(p->buf, buf, len);
 	p->buf[len] = '\0';
-	if (tr == &global_trace && READ_ONCE(trace_marker_call->triggers))
-		return tracing_mark_triggers(&r, sizeof(struct print_entry) + len + 1);
+	file = tr == &global_trace ? &trace_marker_call->file : READ_ONCE(tr->event_files);
+	if (file && READ_ONCE(file->triggers))
+		return tracing_mark_triggers(file, &r, sizeof(struct print_entry) + len + 1);
 	ring_buffer_unlock_commit(&r);
 	return 0;
 }

@@ -260,6 +260,7 @@ struct trace_array {
 	struct fnode *dir; /* instances/<name>/ */
 	struct ftrace_ops *ops; /* the function tracer's ops: its set_ftrace_filter and notrace */
 	struct ftrace_func_probes *func_probes; /* its function commands (ftrace_probe.c) */
+	struct trace_event_file *event_files;	/* its events' filters and triggers */
 	struct ftrace_mod_load *mod_trace, *mod_notrace; /* pending :mod: commands (ftrace_mod.c) */
 	int event_pids[32]; /* set_event_pid of an instance (the global one's: event_pids) */
 	int event_notrace_pids[32]; /* set_event_notrace_pid of an instance */

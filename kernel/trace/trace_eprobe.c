@@ -58,7 +58,7 @@ static void eprobe_trace_func(void *data, const void *rec, u32 len)
 	/* fetch programs take registers; an eprobe's run on the base record (Linux's rec) */
 	struct pt_regs *base = (struct pt_regs *)rec;
 
-	if (!(READ_ONCE(ep->call.flags) & EVENT_FL_ENABLED) && !READ_ONCE(ep->call.triggers))
+	if (!(READ_ONCE(ep->call.flags) & EVENT_FL_ENABLED) && !READ_ONCE(ep->call.file.triggers))
 		return; /* Linux's trace_trigger_soft_disabled() */
 	dsize = MIN(traceprobe_data_size(&ep->tp, base), TRACE_EVENT_MAX_SIZE - fixed);
 	tracing_generic_entry_update(entry, ep->call.id, this_cpu()->tp_irq_flags, 0);

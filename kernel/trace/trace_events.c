@@ -115,7 +115,13 @@ void trace_events_init(void)
 		panic("trace events: out of memory");
 	memcpy(trace_events_sorted, __start_ftrace_events, n * sizeof(*trace_events_sorted));
 	sort(trace_events_sorted, n, sizeof(*trace_events_sorted), cmp_event, NULL);
+	for (unsigned int i = 0; i < nr_ftrace_fixed_events; i++) {
+		ftrace_fixed_events[i].file.event_call = &ftrace_fixed_events[i];
+		ftrace_fixed_events[i].file.tr = &global_trace;
+	}
 	for (unsigned int i = 0; i < n; i++) {
+		trace_events_sorted[i]->file.event_call = trace_events_sorted[i];
+		trace_events_sorted[i]->file.tr = &global_trace;
 		event_define_fields(trace_events_sorted[i]);
 		event_find_pid_field(trace_events_sorted[i]);
 		trace_events_sorted[i]->id = TRACE_EVENT_FIRST_ID + i;
@@ -124,6 +130,30 @@ void trace_events_init(void)
 	nr_trace_events = n;
 	trace_events_next_id = TRACE_EVENT_FIRST_ID + n;
 	pr_info("trace events: %u events\n", n);
+}
+
+/* An instance's files: ftrace/print's first, then the built-in events' in id order (their ids
+ * come first and never change; events made at run time have no file in instances). */
+unsigned int trace_event_file_slots(void)
+{
+	return 1 + (__stop_ftrace_events - __start_ftrace_events);
+}
+
+struct trace_event_file *trace_event_file_of(struct trace_event_call *call, struct trace_array *tr)
+{
+	unsigned int slot;
+
+	if (tr == &global_trace)
+		return &call->file;
+	if (call == trace_marker_call)
+		slot = 0;
+	else if (call->id >= TRACE_EVENT_FIRST_ID &&
+		 (unsigned int)call->id - TRACE_EVENT_FIRST_ID + 1 < trace_event_file_slots() &&
+		 trace_event_in_instances(call))
+		slot = call->id - TRACE_EVENT_FIRST_ID + 1;
+	else
+		return NULL;
+	return tr->event_files ? &tr->event_files[slot] : NULL;
 }
 
 struct trace_event_call *trace_event_by_id(unsigned int id)
@@ -323,7 +353,8 @@ void *trace_event_buffer_reserve(struct trace_event_buffer *fb, struct trace_eve
 	fb->call = call;
 	fb->len = len;
 	/* Someone must look at the record before it is kept: build it aside first. */
-	fb->scratch = (flags & (EVENT_FL_FILTERED | EVENT_FL_SOFT_MODE | EVENT_FL_PERF)) ||
+	fb->scratch = (flags & (EVENT_FL_FILTERED | EVENT_FL_SOFT_MODE | EVENT_FL_PERF |
+				EVENT_FL_INST_SOFT)) ||
 		      READ_ONCE(nr_event_pids) || READ_ONCE(nr_event_notrace_pids) ||
 		      !(flags & EVENT_FL_ENABLED) || READ_ONCE(call->tr_mask);
 	if (!fb->scratch) {
@@ -366,45 +397,62 @@ void trace_event_buffer_commit(struct trace_event_buffer *fb)
 	local_irq_restore(fb->flags);
 }
 
+/* Kept in tr if its set_event_pid lets it and its file's filter passes it. */
+static void keep_in_instance(struct trace_event_file *file, void *rec, u32 len)
+{
+	struct trace_array *tr = file->tr;
+	struct event_filter *filter = READ_ONCE(file->filter);
+	struct event_pid_lists l = { tr->event_pids, &tr->nr_event_pids, tr->event_notrace_pids,
+				     &tr->nr_event_notrace_pids };
+	struct rb_reserve r;
+	void *dst;
+
+	if (event_pids_set(&l) && !event_pid_wanted(file->event_call, rec, &l))
+		return;
+	if (filter && !filter_match(filter, rec, len))
+		return;
+	dst = trace_array_reserve(tr, &r, file->event_call->id, len, 0);
+	if (dst) {
+		memcpy(dst, rec, len);
+		ring_buffer_unlock_commit(&r);
+		if (unlikely(READ_ONCE(tr->options) & (1UL << TRACE_OPT_STACKTRACE)))
+			trace_array_record_event_stack(tr);
+	}
+}
+
 /*
- * Each instance the event is on in gets its copy, if its tracing_on and set_event_pid let it
- * (Linux's trace_event_file per instance: the tracepoint calls one probe per file; here one probe
- * copies the record out to each). Filters and triggers are the global event's only.
+ * Each instance the event is on in gets its copy, and each whose file of it has triggers runs
+ * them (Linux's trace_event_file per instance: the tracepoint calls one probe per file; here one
+ * probe hands the record to each file).
  */
 static void keep_in_instances(struct trace_event_call *call, void *rec, u32 len)
 {
-	u64 mask = READ_ONCE(call->tr_mask);
-	struct rb_reserve r;
+	u64 on = READ_ONCE(call->tr_mask), mask = on | READ_ONCE(call->sm_mask);
 
 	while (mask) {
-		struct trace_array *tr = READ_ONCE(trace_arrays[__builtin_ctzll(mask)]);
-		void *dst;
+		int id = __builtin_ctzll(mask);
+		struct trace_array *tr = READ_ONCE(trace_arrays[id]);
+		struct trace_event_file *file;
 
 		mask &= mask - 1;
-		if (!tr)
+		file = tr ? trace_event_file_of(call, tr) : NULL;
+		if (!file)
 			continue;
-		struct event_pid_lists l = { tr->event_pids, &tr->nr_event_pids,
-					     tr->event_notrace_pids, &tr->nr_event_notrace_pids };
-		if (event_pids_set(&l) && !event_pid_wanted(call, rec, &l))
-			continue;
-		dst = trace_array_reserve(tr, &r, call->id, len, 0);
-		if (dst) {
-			memcpy(dst, rec, len);
-			ring_buffer_unlock_commit(&r);
-			if (unlikely(READ_ONCE(tr->options) & (1UL << TRACE_OPT_STACKTRACE)))
-				trace_array_record_event_stack(tr);
-		}
+		if (on & (1ULL << id))
+			keep_in_instance(file, rec, len);
+		if (READ_ONCE(file->triggers))
+			event_triggers_call(file, rec, len);
 	}
 }
 
 void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
 {
 	unsigned int flags = READ_ONCE(call->flags);
-	struct event_filter *filter = READ_ONCE(call->filter);
+	struct event_filter *filter = READ_ONCE(call->file.filter);
 	struct rb_reserve r;
 	void *dst;
 
-	if (unlikely(READ_ONCE(call->tr_mask)))
+	if (unlikely(READ_ONCE(call->tr_mask) || (flags & EVENT_FL_INST_SOFT)))
 		keep_in_instances(call, rec, len);
 	if ((flags & EVENT_FL_ENABLED) &&
 	    (!event_pids_set(&global_event_pids) ||
@@ -424,8 +472,8 @@ void trace_event_keep_record(struct trace_event_call *call, void *rec, u32 len)
 	/* The same record, for perf: the fan-out Linux draws beside the ftrace path. */
 	if (flags & EVENT_FL_PERF)
 		perf_trace_buf_submit(call, rec, len);
-	if (READ_ONCE(call->triggers))
-		event_triggers_call(call, rec, len);
+	if (READ_ONCE(call->file.triggers))
+		event_triggers_call(&call->file, rec, len);
 }
 
 /* --- output ----------------------------------------------------------------------------------- */

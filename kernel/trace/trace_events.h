@@ -42,6 +42,9 @@ struct perf_event;
 #define EVENT_FL_PROBED (1U << 3)      /* our probe is attached to the tracepoint */
 #define EVENT_FL_WAS_ENABLED (1U << 4) /* recorded at some time: its records may be in the buffer */
 #define EVENT_FL_PERF (1U << 5)	       /* perf events listen (kernel/trace/trace_event_perf.c) */
+/* sm_mask is not 0: an instance's triggers want the record. A flag beside the others, so the
+ * global array's fast path tests it in the same word (event_sm_mask_set()). */
+#define EVENT_FL_INST_SOFT (1U << 6)
 /* Someone wants the event's records: it cannot be removed, its probe stays attached. */
 #define EVENT_FL_IN_USE (EVENT_FL_ENABLED | EVENT_FL_SOFT_MODE | EVENT_FL_PERF)
 
@@ -51,7 +54,27 @@ enum trace_reg {
 	TRACE_REG_UNREGISTER, /* detach it */
 };
 
-/* One event (Linux's trace_event_call and, as we have one trace instance, its trace_event_file). */
+/*
+ * An event in one trace array (Linux's trace_event_file): what that array filters it with and
+ * which triggers it runs there, so one event can be filtered one way and histogrammed in one
+ * instance and another way in the next, each firing only for its own array. The global array's
+ * is inside the event (call->file); an instance's are in its event_files (trace_event_file_of()).
+ */
+struct trace_event_file {
+	struct trace_event_call *event_call;
+	struct trace_array *tr;
+	struct event_filter *filter;
+	/* A refused filter's text, caret and message, which `filter` shows in its place (Linux's
+	 * append_filter_err()); NULL while a filter, or none, is in force. */
+	char *filter_error;
+	struct event_trigger_data *triggers; /* singly linked, newest first */
+	/* enable_event/disable_event triggers and function commands of this array aiming at the
+	 * event: while any exist, its probe stays attached (soft mode) and they switch it on and
+	 * off from the tracing path. */
+	int sm_ref;
+};
+
+/* One event (Linux's trace_event_call), with the global array's trace_event_file. */
 struct trace_event_call {
 	const char *name;
 	const char *system;
@@ -72,15 +95,9 @@ struct trace_event_call {
 	/* The instances it is enabled in (bit n: trace_arrays[n]; EVENT_FL_ENABLED is the
 	 * global one's): Linux's trace_event_file per instance, here a bit each. */
 	u64 tr_mask;
-	struct event_filter *filter;
-	/* A refused filter's text, caret and message, which `filter` shows in its place (Linux's
-	 * append_filter_err()); NULL while a filter, or none, is in force. */
-	char *filter_error;
-	struct event_trigger_data *triggers; /* singly linked, newest first */
-	/* enable_event/disable_event triggers aiming at this event: while any exist, its probe
-	 * stays attached (soft mode) and they switch EVENT_FL_ENABLED from the tracing path. */
-	int sm_ref;
-	/* The same for the instances (bit n: trace_arrays[n]) whose function commands aim here. */
+	struct trace_event_file file; /* the global array's filter and triggers */
+	/* The instances (bit n: trace_arrays[n]) whose file of this event is in soft mode: its
+	 * triggers, or enable commands aiming at it, want the probe attached. */
 	u64 sm_mask;
 	/* Offset of a pid field set_event_pid also accepts (sched_switch's next_pid), or 0: none. */
 	u16 pid_field_offset;
@@ -105,6 +122,16 @@ static inline void event_flags_set(struct trace_event_call *call, unsigned int b
 static inline void event_flags_clear(struct trace_event_call *call, unsigned int bits)
 {
 	__atomic_fetch_and(&call->flags, ~bits, __ATOMIC_RELAXED);
+}
+
+/* Under event_mutex: sm_mask, and the flag that mirrors it. */
+static inline void event_sm_mask_set(struct trace_event_call *call, u64 mask)
+{
+	WRITE_ONCE(call->sm_mask, mask);
+	if (mask)
+		event_flags_set(call, EVENT_FL_INST_SOFT);
+	else
+		event_flags_clear(call, EVENT_FL_INST_SOFT);
 }
 
 /* Every event the kernel was built with (linker section _ftrace_events, in no useful order). */
@@ -176,10 +203,12 @@ static inline bool trace_event_in_instances(const struct trace_event_call *call)
 {
 	return !call->dir;
 }
-/* events/, set_event and set_event_pid of an instance, in its directory; 0 or -ENOMEM. Their
- * removal also turns off every event the instance had on (under event_mutex, waiting until no
- * CPU still writes one into it). */
+/* events/, set_event and set_event_pid of an instance, in its directory; 0 or -ENOMEM. Before
+ * its removal, its triggers go (-EBUSY, nothing changed, while another array shares one of its
+ * named histograms); the removal turns off every event the instance had on (under event_mutex,
+ * waiting until no CPU still writes one into it) and frees its filters. */
 int trace_events_create_instance(struct fnode *dir);
+int trace_events_clear_instance(struct trace_array *tr);
 void trace_events_remove_instance(struct trace_array *tr);
 /* Attach or detach the probe as (enabled or triggered) requires. */
 int trace_event_update_probe(struct trace_event_call *call);
@@ -193,10 +222,15 @@ extern int nr_event_pids;
 extern int event_notrace_pids[32];
 extern int nr_event_notrace_pids;
 
+/* The event's file in tr: the global array's is call->file; an instance has one for each event
+ * it has (trace_event_in_instances(), and ftrace/print), NULL for the others. */
+struct trace_event_file *trace_event_file_of(struct trace_event_call *call, struct trace_array *tr);
+/* How many an instance has (its event_files array). */
+unsigned int trace_event_file_slots(void);
 /* Triggers (kernel/trace/trace_events_trigger.c). */
-void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len);
-void event_trigger_show(struct seq_file *m, struct trace_event_call *call);
-int event_trigger_write(struct trace_event_call *call, const char *buf, size_t len,
+void event_triggers_call(struct trace_event_file *file, const void *rec, u32 len);
+void event_trigger_show(struct seq_file *m, struct trace_event_file *file);
+int event_trigger_write(struct trace_event_file *file, const char *buf, size_t len,
 			unsigned int flags);
 /* An eprobe's hook on call (Linux's EVENT_TRIGGER_FL_PROBE trigger): probe(data, rec, len) runs
  * after the event's commands each time call fires and cond (NULL: always) matches; call runs

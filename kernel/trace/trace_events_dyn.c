@@ -61,6 +61,8 @@ int trace_add_event_call(struct trace_event_call *call)
 		goto out;
 	call->id = trace_events_next_id;
 	call->flags = 0;
+	call->file.event_call = call;
+	call->file.tr = &global_trace;
 	err = trace_event_files_add(call);
 	if (err)
 		goto out;
@@ -100,8 +102,8 @@ int trace_remove_event_call(struct trace_event_call *call)
 	}
 	WRITE_ONCE(trace_events_ids[call->id - TRACE_EVENT_FIRST_ID], NULL);
 	trace_event_files_remove(call);
-	filter = call->filter;
-	WRITE_ONCE(call->filter, NULL);
+	filter = call->file.filter;
+	WRITE_ONCE(call->file.filter, NULL);
 	event_flags_clear(call, EVENT_FL_FILTERED);
 	was_enabled = call->flags & EVENT_FL_WAS_ENABLED;
 	event_mutex_unlock();

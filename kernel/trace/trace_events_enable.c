@@ -5,6 +5,8 @@
  * event's probe stays attached (enable reads 0* or 1*), so that the trigger, firing in any
  * context, only flips EVENT_FL_ENABLED and never has to attach a probe (which patches code and
  * takes a mutex). When the last such trigger goes, the event keeps the state it was left in.
+ * As in Linux, the target is the event in the trigger's own array: an instance's enable_event
+ * switches the event there, and soft mode is that array's (its file's sm_ref).
  */
 #include "kernel/trace/trace_events_trigger.h"
 #include "kernel/trace/trace_events_hist.h"
@@ -12,10 +14,12 @@
 #include "lib/errno.h"
 
 /* `system:event[:count]` after the command's colon. */
-int event_enable_parse(enum trigger_type type, char *arg, bool remove, struct event_trigger_data *d)
+int event_enable_parse(struct trace_event_file *file, enum trigger_type type, char *arg,
+		       bool remove, struct event_trigger_data *d)
 {
 	char *system = arg, *event, *count;
 	struct trace_event_call *target;
+	struct trace_event_file *tfile;
 
 	if (!arg)
 		return -EINVAL;
@@ -27,11 +31,12 @@ int event_enable_parse(enum trigger_type type, char *arg, bool remove, struct ev
 	if (count)
 		*count++ = 0;
 	target = trace_event_find(system, event);
-	if (!target)
+	tfile = target ? trace_event_file_of(target, file->tr) : NULL;
+	if (!tfile)
 		return -EINVAL; /* Linux: no such event, and no error_log line */
 	if (count && !remove && (kstrtol(count, 0, &d->count) || d->count < 0))
 		return -EINVAL;
-	d->private_data = target;
+	d->private_data = tfile;
 	return 0;
 }
 
@@ -43,7 +48,7 @@ bool event_enable_same(const struct event_trigger_data *a, const struct event_tr
 /* Under event_mutex: the target enters soft mode (its probe attached) for d. */
 int event_enable_register(struct event_trigger_data *d)
 {
-	struct trace_event_call *target = d->private_data;
+	struct trace_event_file *target = d->private_data;
 	int err;
 
 	if (d->type == ETT_HIST_ENABLE || d->type == ETT_HIST_DISABLE)
@@ -58,7 +63,7 @@ int event_enable_register(struct event_trigger_data *d)
 /* Under event_mutex, d unlinked: the target leaves soft mode if d was the last. */
 void event_enable_unregister(struct event_trigger_data *d)
 {
-	struct trace_event_call *target = d->private_data;
+	struct trace_event_file *target = d->private_data;
 
 	if (d->type == ETT_HIST_ENABLE || d->type == ETT_HIST_DISABLE)
 		return;
@@ -101,7 +106,7 @@ void event_enable_switch_tr(struct trace_event_call *target, struct trace_array 
 /* enable_hist/disable_hist: every histogram on the target resumes or pauses. */
 static void switch_hists(struct event_trigger_data *d, bool on)
 {
-	struct trace_event_call *target = d->private_data;
+	struct trace_event_file *target = d->private_data;
 
 	if (!trigger_count_take(&d->count))
 		return;
@@ -112,8 +117,11 @@ static void switch_hists(struct event_trigger_data *d, bool on)
 
 void event_enable_run(struct event_trigger_data *d)
 {
+	struct trace_event_file *target = d->private_data;
+
 	if (d->type == ETT_EVENT_ENABLE || d->type == ETT_EVENT_DISABLE)
-		event_enable_switch(d->private_data, &d->count, d->type == ETT_EVENT_ENABLE);
+		event_enable_switch_tr(target->event_call, target->tr, &d->count,
+				       d->type == ETT_EVENT_ENABLE);
 	else
 		switch_hists(d, d->type == ETT_HIST_ENABLE);
 }
@@ -121,7 +129,7 @@ void event_enable_run(struct event_trigger_data *d)
 /* Linux's listing: `enable_event:sched:sched_wakeup:count=2`; the caller adds count and filter. */
 void event_enable_print(struct seq_file *m, struct event_trigger_data *d, const char *name)
 {
-	struct trace_event_call *target = d->private_data;
+	struct trace_event_call *target = ((struct trace_event_file *)d->private_data)->event_call;
 
 	seq_printf(m, "%s:%s:%s", name, target->system, target->name);
 }

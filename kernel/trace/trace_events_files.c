@@ -8,6 +8,8 @@
  *   events/enable                         0, 1 or X (some on, some off), for every event
  *   events/<system>/enable, filter        the same for one system; a filter for all its events
  *   events/<system>/<event>/enable        0, 1 (0* / 1*: attached for its triggers)
+ *                                         (an instance's: the same files, its own filter and
+ *                                         triggers, its own system-level enable only)
  *                          /format        the record's layout and print fmt
  *                          /id            the record's type number in the ring buffer
  *                          /filter        which records are kept
@@ -17,6 +19,7 @@
  */
 #include "kernel/trace/trace_events_files.h"
 #include "kernel/trace/trace_events_hist.h"
+#include "kernel/trace/trace_events_trigger.h"
 #include "arch/x86/text_patch.h"
 #include "kernel/mm/mm.h"
 #include "kernel/printk/printk.h"
@@ -26,18 +29,22 @@
 /* --- filters ---------------------------------------------------------------------------------- */
 
 /* Puts a compiled filter (or none) in force on one event; frees the old one once unused. */
-void event_set_filter(struct trace_event_call *call, struct event_filter *filter)
+void event_set_filter(struct trace_event_file *file, struct event_filter *filter)
 {
-	struct event_filter *old = call->filter;
+	struct event_filter *old = file->filter;
+	/* The global array's filter also sets a flag, so its fast path tests one word. */
+	struct trace_event_call *call = file->tr == &global_trace ? file->event_call : NULL;
 
-	kfree(call->filter_error);
-	call->filter_error = NULL;
+	kfree(file->filter_error);
+	file->filter_error = NULL;
 	if (filter) {
-		WRITE_ONCE(call->filter, filter);
-		event_flags_set(call, EVENT_FL_FILTERED);
+		WRITE_ONCE(file->filter, filter);
+		if (call)
+			event_flags_set(call, EVENT_FL_FILTERED);
 	} else {
-		event_flags_clear(call, EVENT_FL_FILTERED);
-		WRITE_ONCE(call->filter, NULL);
+		if (call)
+			event_flags_clear(call, EVENT_FL_FILTERED);
+		WRITE_ONCE(file->filter, NULL);
 	}
 	if (old) {
 		tracepoint_synchronize_unregister(); /* nobody still runs the old one */
@@ -50,7 +57,7 @@ void event_set_filter(struct trace_event_call *call, struct event_filter *filter
  * unfiltered), and the `filter` file shows what was refused, a caret under the fault (at most
  * at the end) and the message. Without memory for that text the event is still unfiltered.
  */
-static void event_refuse_filter(struct trace_event_call *call, const char *text,
+static void event_refuse_filter(struct trace_event_file *file, const char *text,
 				const struct filter_parse_error *pe)
 {
 	size_t len = strlen(text), size;
@@ -62,22 +69,23 @@ static void event_refuse_filter(struct trace_event_call *call, const char *text,
 	pos = MIN((size_t)pe->pos, len);
 	size = len + pos + strlen(filter_err_text(pe->err)) + 32;
 	msg = kmalloc(size);
-	event_set_filter(call, NULL);
+	event_set_filter(file, NULL);
 	if (msg) {
 		snprintf(msg, size, "%.*s\n%*s^\nparse_error: %s\n", (int)len, text, pos, "",
 			 filter_err_text(pe->err));
-		call->filter_error = msg;
+		file->filter_error = msg;
 	}
 }
 
-int apply_event_filter(struct trace_event_call *call, const char *text, bool log)
+int apply_event_filter(struct trace_event_file *file, const char *text, bool log)
 {
+	struct trace_event_call *call = file->event_call;
 	struct filter_parse_error pe = { 0 };
 	struct event_filter *filter = NULL;
 	int err;
 
 	if (!*text || !strcmp(text, "0")) {
-		event_set_filter(call, NULL);
+		event_set_filter(file, NULL);
 		return 0;
 	}
 	err = filter_compile(call->fields, call->nr_fields, text, &filter, &pe);
@@ -85,35 +93,42 @@ int apply_event_filter(struct trace_event_call *call, const char *text, bool log
 		if (log && err == -EINVAL) {
 			tracing_log_err("event filter parse error", text, filter_err_text(pe.err),
 					pe.pos);
-			event_refuse_filter(call, text, &pe);
+			event_refuse_filter(file, text, &pe);
 		}
 		return err;
 	}
-	event_set_filter(call, filter);
+	event_set_filter(file, filter);
 	return 0;
+}
+
+/* The event (its directory's priv) in the array the file is in. */
+static struct trace_event_file *file_of(struct fnode *f)
+{
+	return trace_event_file_of(f->parent->priv, trace_array_of(f));
 }
 
 static int filter_show(struct seq_file *m, struct fnode *f)
 {
-	struct trace_event_call *call = f->parent->priv;
+	struct trace_event_file *file = file_of(f);
 
-	if (call->filter_error)
-		seq_puts(m, call->filter_error);
+	event_mutex_lock(); /* a write may free the filter or its error meanwhile */
+	if (file->filter_error)
+		seq_puts(m, file->filter_error);
 	else
-		seq_printf(m, "%s\n", call->filter ? filter_string(call->filter) : "none");
+		seq_printf(m, "%s\n", file->filter ? filter_string(file->filter) : "none");
+	event_mutex_unlock();
 	return 0;
 }
 
 static int filter_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
-	struct trace_event_call *call = f->parent->priv;
 	char text[EVENT_WRITE_MAX];
 	int err;
 
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
 	event_mutex_lock();
-	err = apply_event_filter(call, text, true);
+	err = apply_event_filter(file_of(f), text, true);
 	event_mutex_unlock();
 	return err;
 }
@@ -194,7 +209,7 @@ static int id_show(struct seq_file *m, struct fnode *f)
 
 static int trigger_show(struct seq_file *m, struct fnode *f)
 {
-	event_trigger_show(m, f->parent->priv);
+	event_trigger_show(m, file_of(f));
 	return 0;
 }
 
@@ -202,12 +217,12 @@ static int trigger_write(struct fnode *f, const char *buf, size_t len, unsigned 
 {
 	if (text_patch_busy())
 		return -EBUSY; /* a trigger enables its event: a static key, and patch_step holds text_mutex */
-	return event_trigger_write(f->parent->priv, buf, len, flags);
+	return event_trigger_write(file_of(f), buf, len, flags);
 }
 
 static int hist_show(struct seq_file *m, struct fnode *f)
 {
-	event_hist_show(m, f->parent->priv);
+	event_hist_show(m, file_of(f));
 	return 0;
 }
 
@@ -219,11 +234,14 @@ static const struct tracefs_file event_files[] = {
 	TRACEFS_FILE("hist", hist_show, NULL),
 	TRACEFS_FILE("trigger", trigger_show, trigger_write),
 };
-/* An instance's event: no filter, no trigger (the global event's only, here). */
+/* An instance's event: the same files, its own trace_event_file behind filter, hist, trigger. */
 static const struct tracefs_file instance_event_files[] = {
 	TRACEFS_FILE("enable", event_enable_show, event_enable_write),
+	TRACEFS_FILE("filter", filter_show, filter_write),
 	TRACEFS_FILE("format", format_show, NULL),
+	TRACEFS_FILE("hist", hist_show, NULL),
 	TRACEFS_FILE("id", id_show, NULL),
+	TRACEFS_FILE("trigger", trigger_show, trigger_write),
 };
 
 /* The fixed types of events/ftrace/ have only the first two. */
@@ -288,12 +306,33 @@ static int event_files_create(struct fnode *sysdir, struct trace_event_call *cal
 	((struct event_subsystem *)sysdir->priv)->nr_events++;
 	return 0;
 }
-/* An instance's events/ tree: every built-in event's enable, format and id, a system's and the
- * top's enable; and set_event, set_event_pid beside. 0, or -ENOMEM with what was made left to
- * the caller's removal of the instance's directory. */
+/* The instance's trace_event_files, one per event it has (trace_event_file_of()). */
+static int instance_event_files_alloc(struct trace_array *tr)
+{
+	struct trace_event_file *files = kzalloc(trace_event_file_slots() * sizeof(*files));
+	struct trace_event_call *const *pp;
+
+	if (!files)
+		return -ENOMEM;
+	files[0].event_call = trace_marker_call;
+	for_each_event_call(pp) if (trace_event_in_instances(*pp) &&
+				    (unsigned int)(*pp)->id - TRACE_EVENT_FIRST_ID + 1 <
+					    trace_event_file_slots())
+		files[(*pp)->id - TRACE_EVENT_FIRST_ID + 1]
+			.event_call = *pp;
+	for (unsigned int i = 0; i < trace_event_file_slots(); i++)
+		files[i].tr = tr;
+	tr->event_files = files;
+	return 0;
+}
+
+/* An instance's events/ tree: every built-in event's files, ftrace/'s, a system's and the top's
+ * enable; and set_event, set_event_pid beside. 0, or -ENOMEM with what was made left to the
+ * caller's removal of the instance's directory. */
 int trace_events_create_instance(struct fnode *top)
 {
 	struct fnode *events = tracefs_create_dir("events", top);
+	struct trace_array *tr = trace_array_of(top);
 	struct trace_event_call *const *pp;
 	int err = 0;
 
@@ -301,6 +340,10 @@ int trace_events_create_instance(struct fnode *top)
 	    tracefs_create_files(top, &event_set_files[1], 3))
 		return -ENOMEM;
 	event_mutex_lock();
+	if (instance_event_files_alloc(tr)) {
+		event_mutex_unlock();
+		return -ENOMEM;
+	}
 	for_each_event_call(pp)
 	{
 		struct fnode *sysdir, *dir;
@@ -319,6 +362,8 @@ int trace_events_create_instance(struct fnode *top)
 		((struct event_subsystem *)sysdir->priv)->nr_events++;
 		err = 0;
 	}
+	if (!err)
+		err = ftrace_formats_files_init(events);
 	event_mutex_unlock();
 	return err;
 }
@@ -336,20 +381,47 @@ static void instance_systems_free(struct fnode *events)
 	}
 }
 
+int trace_events_clear_instance(struct trace_array *tr)
+{
+	int err;
+
+	event_mutex_lock();
+	err = event_triggers_clear_tr(tr);
+	event_mutex_unlock();
+	return err;
+}
+
 void trace_events_remove_instance(struct trace_array *tr)
 {
+	struct trace_event_file *files = tr->event_files;
 	struct trace_event_call *const *pp;
 
 	event_mutex_lock();
+	if (event_triggers_clear_tr(tr)) /* only if trace_events_clear_instance() was skipped */
+		pr_err("trace events: a removed instance's histogram is still shared\n");
 	for_each_event_call(pp)
 	{
 		if (trace_event_enabled_in(*pp, tr) && trace_event_enable_tr(*pp, tr, false))
 			pr_err("trace events: %s:%s stays on in a removed instance\n",
 			       (*pp)->system, (*pp)->name);
+		/* Its files are going: no soft mode of it may outlive them into the next instance
+		 * given the same id (the commands holding it went above and in ftrace_probes_clear()). */
+		if ((*pp)->sm_mask & (1ULL << tr->id)) {
+			event_sm_mask_set(*pp, (*pp)->sm_mask & ~(1ULL << tr->id));
+			trace_event_update_probe(*pp);
+		}
 	}
+	WRITE_ONCE(tr->event_files, NULL);
 	event_mutex_unlock();
-	/* No CPU still copies a record into the instance (keep_in_instances) after this. */
+	/* No CPU still copies a record into the instance (keep_in_instances), nor reads its
+	 * files' filters, after this. */
 	tracepoint_synchronize_unregister();
+	for (unsigned int i = 0; files && i < trace_event_file_slots(); i++) {
+		if (files[i].filter)
+			filter_free(files[i].filter);
+		kfree(files[i].filter_error);
+	}
+	kfree(files);
 	instance_systems_free(fs_lookup(tr->dir, "events", 6));
 }
 

@@ -30,12 +30,13 @@ static inline int event_parse_enable(const char *buf, size_t len, bool *on)
 	return 0;
 }
 
-/* Puts a compiled filter (or none) in force on one event; frees the old one once unused. */
-void event_set_filter(struct trace_event_call *call, struct event_filter *filter);
+/* Puts a compiled filter (or none) in force on one event of one array; frees the old one once
+ * unused. */
+void event_set_filter(struct trace_event_file *file, struct event_filter *filter);
 
 /* "0" or nothing clears; anything else must compile, or nothing changes and (with log)
  * error_log says why. Under event_mutex. */
-int apply_event_filter(struct trace_event_call *call, const char *text, bool log);
+int apply_event_filter(struct trace_event_file *file, const char *text, bool log);
 
 /* events/<system>/enable and filter, in that order (events/enable is the first alone, for
  * every event); and the top level's available_events, set_event, set_event_pid. */

@@ -27,7 +27,7 @@ struct hist_pending {
 	char cmd[]; /* "hist:" + spec + " if " + cond: what error_log shows */
 };
 
-int hist_trigger_parse_cmd(struct trace_event_call *call, char *spec, char *cond, bool remove,
+int hist_trigger_parse_cmd(struct trace_event_file *file, char *spec, char *cond, bool remove,
 			   struct event_trigger_data **out)
 {
 	size_t n = strlen(spec) + (cond ? strlen(cond) + 4 : 0) + 6;
@@ -56,57 +56,6 @@ int hist_trigger_parse_cmd(struct trace_event_call *call, char *spec, char *cond
 	d->pending = p;
 	*out = d;
 	return 0;
-}
-
-/* --- finding variables on other events' histograms (under event_mutex) ----------------------- */
-
-static struct hist_trigger_data *var_in(struct hist_trigger_data *hd, const char *var, int *idx)
-{
-	for (unsigned int i = 0; i < hd->n_vals; i++)
-		if (hd->fields[i]->var_name && !strcmp(hd->fields[i]->var_name, var)) {
-			*idx = hd->fields[i]->var_idx;
-			return hd;
-		}
-	return NULL;
-}
-
-static struct hist_trigger_data *var_in_call(struct trace_event_call *call, const char *system,
-					     const char *event, const char *var, int *idx,
-					     struct hist_trigger_data *self)
-{
-	if (system && (strcmp(call->system, system) || strcmp(call->name, event)))
-		return NULL;
-	for (struct event_trigger_data *t = call->triggers; t; t = t->next) {
-		struct hist_trigger_data *hd = t->private_data, *found;
-		if (t->type != ETT_EVENT_HIST || !hd || hd == self)
-			continue;
-		found = var_in(hd, var, idx);
-		if (found)
-			return found;
-	}
-	return NULL;
-}
-
-/* The events with hist triggers: every listed event, and ftrace/print (trace_marker's). */
-static struct hist_trigger_data *find_var(const char *system, const char *event, const char *var,
-					  int *idx, struct hist_trigger_data *self)
-{
-	struct hist_trigger_data *found;
-	struct trace_event_call **pp;
-
-	for_each_event_call(pp)
-	{
-		found = var_in_call(*pp, system, event, var, idx, self);
-		if (found)
-			return found;
-	}
-	return var_in_call(trace_marker_call, system, event, var, idx, self);
-}
-
-static bool event_exists(const char *system, const char *event)
-{
-	return trace_event_find(system, event) || (!strcmp(system, trace_marker_call->system) &&
-						   !strcmp(event, trace_marker_call->name));
 }
 
 static void hist_log_err(struct trace_event_call *call, const char *cmd, enum hist_err err, int pos)
@@ -257,38 +206,14 @@ void hist_trigger_run(struct event_trigger_data *d, const void *rec, u32 len)
 
 /* --- registration, under event_mutex ---------------------------------------------------------- */
 
-static struct hist_trigger_data *named_in(struct trace_event_call *call, const char *name)
-{
-	for (struct event_trigger_data *t = call->triggers; t; t = t->next) {
-		struct hist_trigger_data *hd = t->private_data;
-		if (t->type == ETT_EVENT_HIST && hd->attrs->name && !strcmp(hd->attrs->name, name))
-			return hd->named ?: hd;
-	}
-	return NULL;
-}
-
-static struct hist_trigger_data *find_named(const char *name)
-{
-	struct hist_trigger_data *found;
-	struct trace_event_call **pp;
-
-	for_each_event_call(pp)
-	{
-		found = named_in(*pp, name);
-		if (found)
-			return found;
-	}
-	return named_in(trace_marker_call, name);
-}
-
 /* The same trigger: spec, filter and name (Linux's hist_trigger_match()). */
-static struct event_trigger_data *find_same(struct trace_event_call *call,
+static struct event_trigger_data *find_same(struct trace_event_file *file,
 					    struct event_trigger_data *d)
 {
 	struct hist_trigger_data *hd = d->private_data;
 	const char *f = d->filter ? filter_string(d->filter) : "";
 
-	for (struct event_trigger_data *t = call->triggers; t; t = t->next) {
+	for (struct event_trigger_data *t = file->triggers; t; t = t->next) {
 		struct hist_trigger_data *th = t->private_data;
 		if (t->type != ETT_EVENT_HIST || !hist_trigger_match(th, hd) ||
 		    strcmp(t->filter ? filter_string(t->filter) : "", f) ||
@@ -324,30 +249,7 @@ static void put_var_refs(struct hist_trigger_data *hd)
 			hd->var_refs[i]->ref_hist->refcount--;
 }
 
-/* References to th's variables from the hists on list (the ones a `>` drops with it). */
-static int refs_from(struct hist_trigger_data *th, struct event_trigger_data *list)
-{
-	int n = 0;
-
-	for (; list; list = list->next) {
-		struct hist_trigger_data *hd = list->private_data;
-		if (list->type != ETT_EVENT_HIST || !hd)
-			continue;
-		for (unsigned int i = 0; i < hd->n_var_refs; i++)
-			n += hd->var_refs[i]->ref_hist == th && hd != th;
-	}
-	return n;
-}
-
-bool hist_trigger_busy(struct event_trigger_data *t, struct event_trigger_data *going)
-{
-	struct hist_trigger_data *th = t->private_data;
-
-	/* its variables are read by a hist that stays, or its map is shared under its name */
-	return th && (th->refcount > refs_from(th, going) || (!th->named && th->named_users));
-}
-
-void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *t)
+void hist_trigger_unlinked(struct trace_event_file *file, struct event_trigger_data *t)
 {
 	struct hist_trigger_data *th = t->private_data;
 
@@ -357,21 +259,21 @@ void hist_trigger_unlinked(struct trace_event_call *call, struct event_trigger_d
 	hist_snapshot_disable(th);
 	if (th->named)
 		th->named->named_users--;
-	hist_synth_ref(call, -1);
+	hist_synth_ref(file->event_call, -1);
 	hist_actions_ref(th, -1);
 }
 
-static int hist_remove(struct trace_event_call *call, struct event_trigger_data *t,
+static int hist_remove(struct trace_event_file *file, struct event_trigger_data *t,
 		       struct event_trigger_data **gone)
 {
 	if (hist_trigger_busy(t, NULL))
 		return -EBUSY;
-	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next)
+	for (struct event_trigger_data **pp = &file->triggers; *pp; pp = &(*pp)->next)
 		if (*pp == t) {
 			WRITE_ONCE(*pp, t->next);
 			break;
 		}
-	hist_trigger_unlinked(call, t);
+	hist_trigger_unlinked(file, t);
 	*gone = t;
 	return 1;
 }
@@ -399,7 +301,7 @@ static void set_fast_paths(struct hist_trigger_data *hd)
 /* The new histogram's map: its own, or the one a same-named histogram already has. */
 static int hist_attach_map(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
 {
-	struct hist_trigger_data *owner = hd->attrs->name ? find_named(hd->attrs->name) : NULL;
+	struct hist_trigger_data *owner = hd->attrs->name ? hist_find_named(hd->attrs->name) : NULL;
 	bool execname = false;
 	unsigned int i;
 
@@ -424,19 +326,21 @@ static int hist_attach_map(struct hist_parse_ctx *ctx, struct hist_trigger_data 
 	return tracing_map_init(hd->map);
 }
 
-int hist_trigger_register(struct trace_event_call *call, struct event_trigger_data *d, bool remove,
+int hist_trigger_register(struct trace_event_file *file, struct event_trigger_data *d, bool remove,
 			  struct event_trigger_data **gone)
 {
+	struct trace_event_call *call = file->event_call;
 	struct hist_pending *p = d->pending;
 	struct hist_parse_ctx ctx = { .fields = call->fields,
 				      .nr_fields = call->nr_fields,
 				      .system = call->system,
 				      .event = call->name,
-				      .find_var = find_var,
+				      .find_var = hist_find_var,
 				      .find_synth = hist_find_synth,
-				      .event_exists = event_exists,
+				      .event_exists = hist_event_exists,
 				      .field_var = hist_field_var,
 				      .field_vars_undo = hist_field_var_hists_drop_locked,
+				      .tr = file->tr,
 				      .removing = remove,
 				      .cmd = p->cmd };
 	struct filter_parse_error pe = { 0 };
@@ -451,7 +355,7 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 	err = hist_trigger_parse(&ctx, spec, &hd);
 	if (err)
 		goto log;
-	hd->call = call;
+	hd->file = file;
 	d->private_data = hd; /* from here on the trigger owns it */
 	if (p->cond) {
 		err = filter_compile(call->fields, call->nr_fields, p->cond, &d->filter, &pe);
@@ -461,9 +365,9 @@ int hist_trigger_register(struct trace_event_call *call, struct event_trigger_da
 		if (err)
 			goto out;
 	}
-	t = find_same(call, d);
+	t = find_same(file, d);
 	if (remove) {
-		err = t ? hist_remove(call, t, gone) : 1; /* Linux: nothing to remove is no error */
+		err = t ? hist_remove(file, t, gone) : 1; /* Linux: nothing to remove is no error */
 		goto out;
 	}
 	if (t && (hd->attrs->pause || hd->attrs->cont || hd->attrs->clear)) {

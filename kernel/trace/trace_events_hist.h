@@ -175,8 +175,8 @@ struct hist_parse_ctx {
 	int nr_fields;
 	const char *system, *event;
 	/* The histogram on system.event (NULL: this event's other hists too) defining var; NULL. */
-	struct hist_trigger_data *(*find_var)(const char *system, const char *event,
-					      const char *var, int *var_idx,
+	struct hist_trigger_data *(*find_var)(struct hist_parse_ctx *ctx, const char *system,
+					      const char *event, const char *var, int *var_idx,
 					      struct hist_trigger_data *self);
 	struct synth_event *(*find_synth)(const char *name);
 	bool (*event_exists)(const char *system, const char *event);
@@ -185,6 +185,9 @@ struct hist_parse_ctx {
 	struct hist_field *(*field_var)(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
 					const char *system, const char *event, char *field);
 	void (*field_vars_undo)(struct hist_trigger_data *hd);
+	/* The array the hist is set in (the kernel's; NULL in the fuzzer): variables and field
+	 * variables are its events', as Linux looks them up in the hist's own trace_array. */
+	struct trace_array *tr;
 	bool removing;
 	bool timestamps; /* common_timestamp appeared: the hist reads the clock */
 	/* The first error: Linux logs one line per refused command. */
@@ -218,10 +221,10 @@ struct hist_trigger_data {
 	/* name=: the hist whose map this one shares (itself for the first), and how many use it */
 	struct hist_trigger_data *named;
 	int named_users;
-	struct trace_event_call *call;
+	struct trace_event_file *file; /* the event, in the array the hist is set in */
 	/* hists made on other events for field parameters (Linux's field_var_hists) */
 	struct {
-		struct trace_event_call *call;
+		struct trace_event_file *file;
 		struct event_trigger_data *trigger;
 	} field_var_hists[HIST_FIELD_VAR_HISTS_MAX];
 	unsigned int n_field_var_hists;
@@ -312,6 +315,15 @@ const char *synth_field_type(const struct synth_event *se, unsigned int i);
 unsigned int synth_event_n_fields(const struct synth_event *se);
 const char *synth_event_name(const struct synth_event *se);
 /* events/<system>/<event>/hist (trace_events_hist_print.c). */
-void event_hist_show(struct seq_file *m, struct trace_event_call *call);
+void event_hist_show(struct seq_file *m, struct trace_event_file *file);
+/* Lookups under event_mutex (trace_events_hist_lookup.c): a variable on an event of ctx->tr,
+ * whether system:event exists, the hist first given a name in any array, and how many of
+ * list's hists read th's variables. */
+struct hist_trigger_data *hist_find_var(struct hist_parse_ctx *ctx, const char *system,
+					const char *event, const char *var, int *idx,
+					struct hist_trigger_data *self);
+bool hist_event_exists(const char *system, const char *event);
+struct hist_trigger_data *hist_find_named(const char *name);
+int hist_refs_from(struct hist_trigger_data *th, struct event_trigger_data *list);
 
 #endif

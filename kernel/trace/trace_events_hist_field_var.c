@@ -35,10 +35,10 @@ static bool keys_fit(const struct hist_trigger_data *a, const struct hist_trigge
 }
 
 /* The first hist on call whose keys fit hd's (Linux's find_compatible_hist()). */
-static struct event_trigger_data *find_fitting(struct trace_event_call *call,
+static struct event_trigger_data *find_fitting(struct trace_event_file *file,
 					       const struct hist_trigger_data *hd)
 {
-	for (struct event_trigger_data *d = call->triggers; d; d = d->next)
+	for (struct event_trigger_data *d = file->triggers; d; d = d->next)
 		if (d->type == ETT_EVENT_HIST && d->private_data && keys_fit(d->private_data, hd))
 			return d;
 	return NULL;
@@ -69,15 +69,16 @@ struct hist_field *hist_field_var(struct hist_parse_ctx *ctx, struct hist_trigge
 				  const char *system, const char *event, char *field)
 {
 	struct trace_event_call *call = trace_event_find(system, event);
+	struct trace_event_file *file = call ? trace_event_file_of(call, ctx->tr) : NULL;
 	struct event_trigger_data *like, *made;
 	char cmd[512], ref[160];
 	int idx;
 
-	if (!call) {
+	if (!file) {
 		hist_err(ctx, HIST_ERR_EVENT_FILE_NOT_FOUND, field);
 		return NULL;
 	}
-	like = find_fitting(call, hd);
+	like = find_fitting(file, hd);
 	if (!like) {
 		hist_err(ctx, HIST_ERR_HIST_NOT_FOUND, field);
 		return NULL;
@@ -85,7 +86,8 @@ struct hist_field *hist_field_var(struct hist_parse_ctx *ctx, struct hist_trigge
 	if (snprintf(ref, sizeof(ref), "%s.%s.$synthetic_%s", system, event, field) >=
 	    (int)sizeof(ref))
 		return NULL;
-	if (!ctx->find_var(system, event, ref + strlen(system) + strlen(event) + 3, &idx, hd)) {
+	if (!ctx->find_var(ctx, system, event, ref + strlen(system) + strlen(event) + 3, &idx,
+			   hd)) {
 		if (ctx->removing) { /* a removal names the hist: it makes nothing */
 			hist_err(ctx, HIST_ERR_HIST_NOT_FOUND, field);
 			return NULL;
@@ -96,12 +98,12 @@ struct hist_field *hist_field_var(struct hist_parse_ctx *ctx, struct hist_trigge
 		}
 		if (field_var_cmd(cmd, sizeof(cmd), like, field))
 			return NULL;
-		made = event_trigger_add_locked(call, cmd);
+		made = event_trigger_add_locked(file, cmd);
 		if (!made) {
 			hist_err(ctx, HIST_ERR_HIST_CREATE_FAIL, field);
 			return NULL;
 		}
-		hd->field_var_hists[hd->n_field_var_hists].call = call;
+		hd->field_var_hists[hd->n_field_var_hists].file = file;
 		hd->field_var_hists[hd->n_field_var_hists++].trigger = made;
 	}
 	return hist_parse_param(ctx, hd, ref);
@@ -110,7 +112,7 @@ struct hist_field *hist_field_var(struct hist_parse_ctx *ctx, struct hist_trigge
 void hist_field_var_hists_drop_locked(struct hist_trigger_data *hd)
 {
 	for (unsigned int i = 0; i < hd->n_field_var_hists; i++)
-		event_trigger_drop_locked(hd->field_var_hists[i].call,
+		event_trigger_drop_locked(hd->field_var_hists[i].file,
 					  hd->field_var_hists[i].trigger);
 	hd->n_field_var_hists = 0;
 }

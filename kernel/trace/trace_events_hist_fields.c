@@ -149,7 +149,7 @@ static struct hist_field *parse_var_ref(struct hist_parse_ctx *ctx, struct hist_
 	if (here && (own = find_own_var(hd, name)))
 		idx = own->var_idx;
 	if (!own && ctx->find_var)
-		target = ctx->find_var(system, event, name, &idx, hd);
+		target = ctx->find_var(ctx, system, event, name, &idx, hd);
 	if (!target || idx < 0) {
 		hist_err(ctx, HIST_ERR_VAR_NOT_FOUND, name);
 		return NULL;

@@ -264,12 +264,12 @@ static void hist_show_one(struct seq_file *m, struct event_trigger_data *d, int 
 }
 
 /* Every hist trigger of the event, oldest first (the trigger list's order, as Linux). */
-void event_hist_show(struct seq_file *m, struct trace_event_call *call)
+void event_hist_show(struct seq_file *m, struct trace_event_file *file)
 {
 	int n = 0;
 
 	event_mutex_lock();
-	for (struct event_trigger_data *d = call->triggers; d; d = d->next)
+	for (struct event_trigger_data *d = file->triggers; d; d = d->next)
 		if (d->type == ETT_EVENT_HIST && d->private_data)
 			hist_show_one(m, d, n++);
 	event_mutex_unlock();

@@ -28,7 +28,7 @@ int hist_snapshot_enable(struct hist_trigger_data *hd)
 
 	for (unsigned int i = 0; i < hd->n_actions; i++)
 		if (hd->actions[i]->action == ACTION_SNAPSHOT) {
-			err = tracing_snapshot_cmd_prepare();
+			err = tracing_alloc_snapshot_instance(hd->file->tr);
 			if (err)
 				return err;
 			flags = spin_lock_irqsave(&cond_lock);
@@ -68,7 +68,7 @@ void hist_snapshot_take(struct hist_trigger_data *hd, struct action_data *a, con
 	}
 	spin_unlock_irqrestore(&cond_lock, flags);
 	if (mine)
-		tracing_snapshot_instance(&global_trace);
+		tracing_snapshot_instance(hd->file->tr);
 }
 
 void hist_snapshot_print(struct seq_file *m, struct hist_trigger_data *hd,

@@ -167,7 +167,7 @@ static int system_filter_write(struct fnode *f, const char *buf, size_t len, uns
 	for_each_event_call(pp)
 	{
 		if (in_system(*pp, system)) {
-			event_set_filter(*pp, clear ? NULL : next[i]);
+			event_set_filter(&(*pp)->file, clear ? NULL : next[i]);
 			if (next)
 				next[i] = NULL;
 		}

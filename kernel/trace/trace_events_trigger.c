@@ -33,24 +33,26 @@ bool trace_frame_in_traceiter(unsigned long ret, unsigned long unused)
 }
 
 /* Runs on the tracing path, interrupts off, after the event was kept or not. */
-void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len)
+void event_triggers_call(struct trace_event_file *file, const void *rec, u32 len)
 {
-	for (struct event_trigger_data *d = READ_ONCE(call->triggers); d; d = READ_ONCE(d->next)) {
+	/* every command acts on the array it was set in, file->tr */
+	for (struct event_trigger_data *d = READ_ONCE(file->triggers); d; d = READ_ONCE(d->next)) {
 		if (d->filter && !filter_match(d->filter, rec, len))
 			continue;
 		switch (d->type) {
 		case ETT_TRACE_ONOFF_ON:
 		case ETT_TRACE_ONOFF_OFF:
-			trigger_count_switch(&d->count, &global_trace.tracing_on,
+			trigger_count_switch(&d->count, &file->tr->tracing_on,
 					     d->type == ETT_TRACE_ONOFF_ON);
 			break;
 		case ETT_SNAPSHOT:
 			if (trigger_count_take(&d->count))
-				tracing_snapshot_instance(&global_trace);
+				tracing_snapshot_instance(file->tr);
 			break;
 		case ETT_STACKTRACE:
 			if (trigger_count_take(&d->count))
-				__trace_record_stack(trace_frame_in_traceiter, 0);
+				trace_array_record_stack_from(file->tr, trace_frame_in_traceiter,
+							      0);
 			break;
 		case ETT_EVENT_ENABLE:
 		case ETT_EVENT_DISABLE:
@@ -71,15 +73,15 @@ void event_triggers_call(struct trace_event_call *call, const void *rec, u32 len
 }
 
 /* Linux's listing: `traceoff:count=2 if prev_pid == 1`, `stacktrace:unlimited`. */
-void event_trigger_show(struct seq_file *m, struct trace_event_call *call)
+void event_trigger_show(struct seq_file *m, struct trace_event_file *file)
 {
-	if (!call->triggers) {
+	if (!file->triggers) {
 		seq_puts(m, "# Available triggers:\n# traceon traceoff snapshot stacktrace "
 			    "enable_event "
 			    "disable_event enable_hist disable_hist hist\n");
 		return;
 	}
-	for (struct event_trigger_data *d = call->triggers; d; d = d->next) {
+	for (struct event_trigger_data *d = file->triggers; d; d = d->next) {
 		if (d->type == ETT_EVENT_EPROBE)
 			continue; /* Linux's eprobe_trigger_print() prints nothing */
 		if (d->type == ETT_EVENT_HIST) {
@@ -123,10 +125,10 @@ static bool trigger_same(const struct event_trigger_data *a, const struct event_
 }
 
 /* Takes the trigger like d off the list; the caller frees it once nobody runs it. */
-static struct event_trigger_data *trigger_unlink(struct trace_event_call *call,
+static struct event_trigger_data *trigger_unlink(struct trace_event_file *file,
 						 const struct event_trigger_data *like)
 {
-	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next) {
+	for (struct event_trigger_data **pp = &file->triggers; *pp; pp = &(*pp)->next) {
 		struct event_trigger_data *d = *pp;
 		if (trigger_same(d, like)) {
 			WRITE_ONCE(*pp, d->next);
@@ -138,9 +140,9 @@ static struct event_trigger_data *trigger_unlink(struct trace_event_call *call,
 
 /* The first eprobe hook: hooks are added at the tail, commands at the head, so the commands a
  * `>` drops are exactly those before it (Linux's eprobe command has no unreg_all). */
-static struct event_trigger_data *first_probe(struct trace_event_call *call)
+static struct event_trigger_data *first_probe(struct trace_event_file *file)
 {
-	struct event_trigger_data *d = call->triggers;
+	struct event_trigger_data *d = file->triggers;
 
 	while (d && d->type != ETT_EVENT_EPROBE)
 		d = d->next;
@@ -148,26 +150,34 @@ static struct event_trigger_data *first_probe(struct trace_event_call *call)
 }
 
 /* Attach or detach the probe for the triggers' sake (soft mode), after the list changed: also
- * while other events' enable_event triggers aim at this one. */
-static int trigger_update_mode(struct trace_event_call *call)
+ * while other events' enable_event triggers aim at this one. The global array's soft mode is a
+ * flag of the event, an instance's a bit in sm_mask. */
+static int trigger_update_mode(struct trace_event_file *file)
 {
-	if (call->triggers || call->sm_ref)
+	struct trace_event_call *call = file->event_call;
+	bool soft = file->triggers || file->sm_ref;
+	u64 bit = 1ULL << file->tr->id;
+
+	if (file->tr != &global_trace)
+		event_sm_mask_set(call, soft ? call->sm_mask | bit : call->sm_mask & ~bit);
+	else if (soft)
 		event_flags_set(call, EVENT_FL_SOFT_MODE);
 	else
 		event_flags_clear(call, EVENT_FL_SOFT_MODE);
 	return trace_event_update_probe(call);
 }
 
-int event_trigger_update_mode(struct trace_event_call *call)
+int event_trigger_update_mode(struct trace_event_file *file)
 {
-	return trigger_update_mode(call);
+	return trigger_update_mode(file);
 }
 
 /* `cmd[:arg] [if filter]`: into *out (also for a removal: it says what to remove), or -errno
  * with nothing allocated. */
-static int trigger_parse(struct trace_event_call *call, char *text, struct event_trigger_data **out,
+static int trigger_parse(struct trace_event_file *file, char *text, struct event_trigger_data **out,
 			 bool *remove)
 {
+	struct trace_event_call *call = file->event_call;
 	char *cond = strstr(text, " if "), *colon, *word = text;
 	struct event_trigger_data *d;
 	struct filter_parse_error pe = { 0 };
@@ -191,7 +201,7 @@ static int trigger_parse(struct trace_event_call *call, char *text, struct event
 	if (i == NR_ETT)
 		return -EINVAL;
 	if (i == ETT_EVENT_HIST)
-		return hist_trigger_parse_cmd(call, colon ? colon : "", cond, *remove, out);
+		return hist_trigger_parse_cmd(file, colon ? colon : "", cond, *remove, out);
 	d = kzalloc(sizeof(*d));
 	if (!d)
 		return -ENOMEM;
@@ -200,7 +210,7 @@ static int trigger_parse(struct trace_event_call *call, char *text, struct event
 	/* A removal names the command only: its count is not read (`!traceoff:unlimited`, as
 	 * the listing prints it, removes traceoff), as in Linux. */
 	if (is_enable_cmd(i))
-		err = event_enable_parse(i, colon, *remove, d);
+		err = event_enable_parse(file, i, colon, *remove, d);
 	else if (colon && !*remove && (kstrtol(colon, 0, &d->count) || d->count < 0))
 		err = -EINVAL;
 	if (!err && cond && !*remove) { /* Linux removes by command: a condition is ignored */
@@ -221,47 +231,47 @@ static int trigger_parse(struct trace_event_call *call, char *text, struct event
  * The probe could not be attached (or detached) for the new list: the list goes back to what it
  * was, and with it the soft mode, which then matches the probe again and needs no change.
  */
-static void trigger_list_restore(struct trace_event_call *call, struct event_trigger_data *added,
+static void trigger_list_restore(struct trace_event_file *file, struct event_trigger_data *added,
 				 struct event_trigger_data **gone,
 				 struct event_trigger_data **old_list)
 {
-	for (struct event_trigger_data **pp = &call->triggers; added && *pp; pp = &(*pp)->next)
+	for (struct event_trigger_data **pp = &file->triggers; added && *pp; pp = &(*pp)->next)
 		if (*pp == added) {
 			WRITE_ONCE(*pp, added->next);
 			break;
 		}
 	if (*gone) {
-		(*gone)->next = call->triggers;
-		__atomic_store_n(&call->triggers, *gone, __ATOMIC_RELEASE);
+		(*gone)->next = file->triggers;
+		__atomic_store_n(&file->triggers, *gone, __ATOMIC_RELEASE);
 		*gone = NULL;
 	}
 	if (*old_list) {
-		__atomic_store_n(&call->triggers, *old_list, __ATOMIC_RELEASE);
+		__atomic_store_n(&file->triggers, *old_list, __ATOMIC_RELEASE);
 		*old_list = NULL;
 	}
-	trigger_update_mode(call);
+	trigger_update_mode(file);
 }
 
 /* An unlinked enable command lets its target go, a hist what it held (under event_mutex). */
-static void trigger_unlinked(struct trace_event_call *call, struct event_trigger_data *d)
+static void trigger_unlinked(struct event_trigger_data *d)
 {
 	if (d && is_enable_cmd(d->type))
 		event_enable_unregister(d);
 }
 
 /* Adds d (new, parsed) or removes what it names: 0 or -errno, the list as before then. */
-static int trigger_apply(struct trace_event_call *call, struct event_trigger_data *d, bool remove,
+static int trigger_apply(struct trace_event_file *file, struct event_trigger_data *d, bool remove,
 			 struct event_trigger_data **gone, bool *listed)
 {
-	struct event_trigger_data *p = call->triggers;
+	struct event_trigger_data *p = file->triggers;
 	int err;
 
 	if (d->type == ETT_EVENT_HIST) {
-		err = hist_trigger_register(call, d, remove, gone);
+		err = hist_trigger_register(file, d, remove, gone);
 		if (err)
 			return err < 0 ? err : 0;
 	} else if (remove) {
-		*gone = trigger_unlink(call, d);
+		*gone = trigger_unlink(file, d);
 		return *gone ? 0 : -ENOENT;
 	} else {
 		while (p && !trigger_same(p, d))
@@ -269,7 +279,7 @@ static int trigger_apply(struct trace_event_call *call, struct event_trigger_dat
 		if (p)
 			return -EEXIST;
 		/* Linux's register_snapshot_trigger(): the buffer first, or no trigger */
-		if (d->type == ETT_SNAPSHOT && (err = tracing_snapshot_cmd_prepare()))
+		if (d->type == ETT_SNAPSHOT && (err = tracing_alloc_snapshot_instance(file->tr)))
 			return err;
 		if (is_enable_cmd(d->type) && (err = event_enable_register(d)))
 			return err;
@@ -278,7 +288,7 @@ static int trigger_apply(struct trace_event_call *call, struct event_trigger_dat
 	if (d->type == ETT_EVENT_HIST) {
 		/* At the tail (before eprobe hooks), as Linux's hist_register_trigger() does with
 		 * list_add_tail_rcu(): hists run and are listed oldest first. */
-		struct event_trigger_data **pp = &call->triggers;
+		struct event_trigger_data **pp = &file->triggers;
 		while (*pp && (*pp)->type != ETT_EVENT_EPROBE)
 			pp = &(*pp)->next;
 		d->next = *pp;
@@ -287,12 +297,12 @@ static int trigger_apply(struct trace_event_call *call, struct event_trigger_dat
 	}
 	/* At the head, as Linux's list_add_rcu(): the newest runs (and is listed) first, so
 	 * `stacktrace` added after `traceoff` still records before tracing stops. */
-	d->next = call->triggers;
-	__atomic_store_n(&call->triggers, d, __ATOMIC_RELEASE);
+	d->next = file->triggers;
+	__atomic_store_n(&file->triggers, d, __ATOMIC_RELEASE);
 	return 0;
 }
 
-int event_trigger_write(struct trace_event_call *call, const char *buf, size_t len,
+int event_trigger_write(struct trace_event_file *file, const char *buf, size_t len,
 			unsigned int flags)
 {
 	char text[512];
@@ -302,45 +312,45 @@ int event_trigger_write(struct trace_event_call *call, const char *buf, size_t l
 
 	if (fs_write_text(text, sizeof(text), buf, len))
 		return -EINVAL;
-	if (*text && (err = trigger_parse(call, text, &d, &remove)))
+	if (*text && (err = trigger_parse(file, text, &d, &remove)))
 		return err; /* an empty write (`echo > trigger`) only clears */
 	event_mutex_lock();
 	if (flags & FS_TRUNC) { /* `>` opens with O_TRUNC: Linux drops every command first */
-		for (struct event_trigger_data *p = call->triggers; p; p = p->next)
-			if (p->type == ETT_EVENT_HIST && hist_trigger_busy(p, call->triggers)) {
+		for (struct event_trigger_data *p = file->triggers; p; p = p->next)
+			if (p->type == ETT_EVENT_HIST && hist_trigger_busy(p, file->triggers)) {
 				event_mutex_unlock();
 				if (d)
 					trigger_free(d);
 				return -EBUSY; /* another hist still reads it: nothing changes */
 			}
-		old_list = call->triggers;
-		WRITE_ONCE(call->triggers, first_probe(call));
-		if (old_list == call->triggers)
+		old_list = file->triggers;
+		WRITE_ONCE(file->triggers, first_probe(file));
+		if (old_list == file->triggers)
 			old_list = NULL;
 	}
 	if (d)
-		err = trigger_apply(call, d, remove, &gone, &listed);
+		err = trigger_apply(file, d, remove, &gone, &listed);
 	if (err == -ENOENT && old_list)
 		err = 0; /* `echo '!cmd' > trigger` already dropped it */
 	if (!err) {
-		err = trigger_update_mode(call);
+		err = trigger_update_mode(file);
 		if (err) {
 			if (listed && is_enable_cmd(d->type))
 				event_enable_unregister(d);
 			if (listed && d->type == ETT_EVENT_HIST)
-				hist_trigger_unlinked(call, d);
-			trigger_list_restore(call, listed ? d : NULL, &gone, &old_list);
+				hist_trigger_unlinked(file, d);
+			trigger_list_restore(file, listed ? d : NULL, &gone, &old_list);
 			listed = false;
 		}
 	} else if (old_list) {
-		trigger_list_restore(call, NULL, &gone, &old_list);
+		trigger_list_restore(file, NULL, &gone, &old_list);
 	}
-	trigger_unlinked(call, gone);
+	trigger_unlinked(gone);
 	for (struct event_trigger_data *p = old_list; p && p->type != ETT_EVENT_EPROBE;
 	     p = p->next) {
-		trigger_unlinked(call, p);
+		trigger_unlinked(p);
 		if (p->type == ETT_EVENT_HIST)
-			hist_trigger_unlinked(call, p); /* a single removal did this already */
+			hist_trigger_unlinked(file, p); /* a single removal did this already */
 	}
 	event_mutex_unlock();
 	if (d && !listed) {
@@ -373,10 +383,10 @@ int event_trigger_probe_add(struct trace_event_call *call, struct event_filter *
 	d->filter = cond;
 	d->probe = probe;
 	d->probe_data = data;
-	for (pp = &call->triggers; *pp; pp = &(*pp)->next)
+	for (pp = &call->file.triggers; *pp; pp = &(*pp)->next)
 		;
 	__atomic_store_n(pp, d, __ATOMIC_RELEASE); /* at the tail, as Linux's list_add_tail_rcu() */
-	err = trigger_update_mode(call);
+	err = trigger_update_mode(&call->file);
 	if (err)
 		WRITE_ONCE(*pp, NULL);
 	if (err) {
@@ -391,46 +401,102 @@ void event_trigger_probe_remove(struct trace_event_call *call, void *data)
 {
 	struct event_trigger_data **pp, *d = NULL;
 
-	for (pp = &call->triggers; *pp; pp = &(*pp)->next)
+	for (pp = &call->file.triggers; *pp; pp = &(*pp)->next)
 		if ((*pp)->type == ETT_EVENT_EPROBE && (*pp)->probe_data == data) {
 			d = *pp;
 			WRITE_ONCE(*pp, d->next);
 			break;
 		}
-	trigger_update_mode(call); /* detaching a tracepoint probe does not fail */
+	trigger_update_mode(&call->file); /* detaching a tracepoint probe does not fail */
 	if (d) {
 		tracepoint_synchronize_unregister(); /* nobody still runs it */
 		trigger_free(d);
 	}
 }
 
-struct event_trigger_data *event_trigger_add_locked(struct trace_event_call *call, char *text)
+struct event_trigger_data *event_trigger_add_locked(struct trace_event_file *file, char *text)
 {
 	struct event_trigger_data *d = NULL, *gone = NULL, *old_list = NULL;
 	bool remove, listed = false;
 
-	if (trigger_parse(call, text, &d, &remove))
+	if (trigger_parse(file, text, &d, &remove))
 		return NULL;
-	if (!trigger_apply(call, d, false, &gone, &listed) && listed) {
-		if (!trigger_update_mode(call))
+	if (!trigger_apply(file, d, false, &gone, &listed) && listed) {
+		if (!trigger_update_mode(file))
 			return d;
-		hist_trigger_unlinked(call, d);
-		trigger_list_restore(call, d, &gone, &old_list);
+		hist_trigger_unlinked(file, d);
+		trigger_list_restore(file, d, &gone, &old_list);
 		tracepoint_synchronize_unregister(); /* it may have been published a moment */
 	}
 	trigger_free(d);
 	return NULL;
 }
 
-void event_trigger_drop_locked(struct trace_event_call *call, struct event_trigger_data *d)
+void event_trigger_drop_locked(struct trace_event_file *file, struct event_trigger_data *d)
 {
-	for (struct event_trigger_data **pp = &call->triggers; *pp; pp = &(*pp)->next)
+	for (struct event_trigger_data **pp = &file->triggers; *pp; pp = &(*pp)->next)
 		if (*pp == d) {
 			WRITE_ONCE(*pp, d->next);
-			hist_trigger_unlinked(call, d);
+			hist_trigger_unlinked(file, d);
 			break;
 		}
-	trigger_update_mode(call);
+	trigger_update_mode(file);
 	tracepoint_synchronize_unregister(); /* nobody still runs it */
 	trigger_free(d);
+}
+
+/* Every file tr has (its event_files: trace_event_file_slots() of them). */
+#define for_each_tr_file(file, tr)                                                                 \
+	for (file = (tr)->event_files;                                                             \
+	     file && file < (tr)->event_files + trace_event_file_slots(); file++)
+
+/*
+ * rmdir: Linux's clear_event_triggers(). Every command of every event of tr goes at once, so a
+ * hist whose variables another hist of tr reads, or one made for another's field variable
+ * (always in the same array), goes with its readers; only a map another array shares under its
+ * name (name=) holds the instance.
+ */
+int event_triggers_clear_tr(struct trace_array *tr)
+{
+	struct event_trigger_data *gone = NULL, *d, *next;
+	struct trace_event_file *file;
+
+	for_each_tr_file(file, tr)
+	{
+		for (d = file->triggers; d; d = d->next)
+			if (d->type == ETT_EVENT_HIST && hist_trigger_busy_tr(d, tr))
+				return -EBUSY;
+	}
+	for_each_tr_file(file, tr)
+	{
+		struct event_trigger_data *list = file->triggers;
+
+		if (!list)
+			continue;
+		WRITE_ONCE(file->triggers, NULL);
+		for (d = list; d; d = next) {
+			next = d->next;
+			trigger_unlinked(d);
+			if (d->type == ETT_EVENT_HIST)
+				hist_trigger_unlinked(file, d);
+			d->next = gone;
+			gone = d;
+		}
+	}
+	/* Soft mode after every list changed: an enable_event of one file aims at another. */
+	for_each_tr_file(file, tr)
+	{
+		trigger_update_mode(file);
+	}
+	if (!gone)
+		return 0;
+	tracepoint_synchronize_unregister(); /* nobody still walks what we unlinked */
+	for (d = gone; d; d = d->next)
+		if (d->type == ETT_EVENT_HIST)
+			hist_trigger_forget_made(d); /* they are on this list too */
+	for (d = gone; d; d = next) {
+		next = d->next;
+		trigger_free(d);
+	}
+	return 0;
 }

@@ -134,13 +134,19 @@ static int instance_rmdir(struct fnode *instances, struct fnode *victim)
 		err = -EBUSY;
 		goto back;
 	}
-	err = trace_array_set_tracer(tr, "nop");
+	/* Its triggers first: another array sharing one of its named hists refuses the rmdir. */
+	err = trace_events_clear_instance(tr);
+	if (!err)
+		err = trace_array_set_tracer(tr, "nop");
 	if (!err)
 		err = ftrace_probes_clear(tr);
 	if (err)
 		goto back;
 	trace_events_remove_instance(tr);
+	/* Under event_mutex: find_named() walks every array's files holding it. */
+	event_mutex_lock();
 	WRITE_ONCE(trace_arrays[tr->id], NULL);
+	event_mutex_unlock();
 	synchronize_rcu_tasks(); /* the ops may still be in a trampoline's hands until here */
 	if (fs_remove(victim))
 		fs_unlink(

@@ -41,8 +41,9 @@ static struct hist_field other_ts0 = { .flags = HIST_FIELD_FL_VAR | HIST_FIELD_F
 static struct hist_trigger_data other = { .fields = { &other_ts0 }, .n_vals = 1, .n_vars = 1,
 					  .n_fields = 1, .key_size = 8 };
 
-static struct hist_trigger_data *find_var(const char *system, const char *event, const char *var,
-					  int *idx, struct hist_trigger_data *self)
+static struct hist_trigger_data *find_var(struct hist_parse_ctx *ctx, const char *system,
+					  const char *event, const char *var, int *idx,
+					  struct hist_trigger_data *self)
 {
 	if (strcmp(var, "ts0"))
 		return NULL;

@@ -149,7 +149,7 @@ SELFTEST(events_filter_decides_what_is_kept)
 		  filter_compile(call->fields, call->nr_fields, "x >= 10 && x < 13", &f, &pe) == 0);
 	ring_buffer_reset(&global_trace.buffer);
 	event_mutex_lock();
-	call->filter = f;
+	call->file.filter = f;
 	call->flags |= EVENT_FL_FILTERED;
 	trace_event_enable_disable(call, true);
 	event_mutex_unlock();
@@ -176,7 +176,7 @@ SELFTEST(events_filter_decides_what_is_kept)
 	event_mutex_lock();
 	trace_event_enable_disable(call, false);
 	call->flags &= ~EVENT_FL_FILTERED;
-	call->filter = NULL;
+	call->file.filter = NULL;
 	event_mutex_unlock();
 	filter_free(f);
 	KT_EXPECT_EQ(t, kept, 3);
