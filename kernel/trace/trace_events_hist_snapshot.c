@@ -4,6 +4,7 @@
  * (Linux's conditional snapshot, tracing_snapshot_cond(), and its track_data). One histogram at a
  * time holds the action, as Linux allows one conditional snapshot.
  */
+#include "kernel/trace/trace_events.h"
 #include "kernel/trace/trace_events_hist.h"
 #include "kernel/trace/trace_snapshot.h"
 #include "kernel/spinlock.h"
