@@ -7,7 +7,7 @@
  * the pid, never the task: each read finds the task again under its run queue's lock and fails
  * with ESRCH once it is gone, as Linux's get_proc_task() does. Nodes of dead tasks nobody stands
  * in are freed at the next lookup, so the cache is as large as the set of live pids looked up.
- * Not here: listing the pids in a readdir of /proc, and every file but comm.
+ * Not here: listing the pids in a readdir of /proc, and every file but comm and status.
  */
 #include "kernel/fs/procfs.h"
 #include "kernel/fs/tracefs.h"
@@ -54,7 +54,7 @@ static bool pid_probe(struct pid_probe *p, int pid)
 	return p->found;
 }
 
-/* The pid a comm file stands for: its directory's, or the reader's for /proc/self. */
+/* The pid a comm or status file stands for: its directory's, or the reader's for /proc/self. */
 static int comm_pid(const struct fnode *f)
 {
 	return f->priv ? (int)(long)f->priv : current->pid;
@@ -90,6 +90,13 @@ static int comm_write(struct fnode *f, const char *buf, size_t len, unsigned int
 }
 
 static const struct file_ops comm_ops = { .show = comm_show, .write = comm_write };
+
+static int status_show(struct seq_file *m, struct fnode *f)
+{
+	return proc_status_show(m, comm_pid(f));
+}
+
+static const struct file_ops status_ops = { .show = status_show };
 
 /* A number with no sign, no leading zero and no more digits than a pid has. */
 static int parse_pid(const char *name, size_t len)
@@ -133,7 +140,8 @@ static struct pid_dir *pid_dir_new(struct fnode *proc, int pid)
 	snprintf(dir->name, sizeof(dir->name), "%d", pid);
 	dir->is_dir = true;
 	dir->parent = proc;
-	if (!fs_create(dir, "comm", &comm_ops, (void *)(long)pid))
+	if (!fs_create(dir, "comm", &comm_ops, (void *)(long)pid) ||
+	    !fs_create(dir, "status", &status_ops, (void *)(long)pid))
 		goto fail;
 	d->dir = dir;
 	d->pid = pid;
@@ -188,6 +196,7 @@ static const struct file_ops proc_root_ops = { .lookup = proc_root_lookup };
 
 static const struct tracefs_file proc_base_files[] = {
 	TRACEFS_FILE("/proc/self/comm", comm_show, comm_write),
+	TRACEFS_FILE("/proc/self/status", status_show, NULL),
 };
 
 void proc_base_init(void)

@@ -35,15 +35,18 @@ enum {
 #define ARCH_GET_FS 0x1003
 #define SIGKILL 9
 #define SIGUSR1 10
+#define SIGPIPE 13
 #define SIG_BLOCK 0
 #define SA_SIGINFO 4
 #define SA_RESTORER 0x04000000
 #define WNOHANG 1
 #define EPERM 1
 #define ESRCH 3
+#define EBADF 9
 #define EAGAIN 11
 #define EFAULT 14
 #define EINVAL 22
+#define EPIPE 32
 #define ENOSYS 38
 #define ETIMEDOUT 110
 #define STACK_SIZE 16384
@@ -306,6 +309,84 @@ static void test_wait_from_thread(void)
 	check("a thread reaps the leader's child", child_status, 4 << 8);
 }
 
+/* --- an fd closed while another thread is inside read() on it ------------------------------ */
+
+static int blocked_pipe[2];
+static long blocked_ret;
+static char blocked_buf[8];
+
+static int blocked_read(void *arg)
+{
+	blocked_ret = sys3(NR_read, blocked_pipe[0], blocked_buf, sizeof(blocked_buf));
+	return 0;
+}
+
+/* A number field of /proc/<tid>/status ("\nTgid:\t"), the state's letter for "\nState:\t";
+ * -1 when the file or the field is not there. */
+static long status_field(long tid, const char *field)
+{
+	char path[40], buf[1024], digits[20];
+	const char *at;
+	long fd, n, i, k = 0;
+
+	do
+		digits[k++] = '0' + tid % 10;
+	while ((tid /= 10));
+	memcpy(path, "/proc/", 6);
+	for (i = 6; k;)
+		path[i++] = digits[--k];
+	memcpy(path + i, "/status", 8);
+	if ((fd = sys2(NR_open, path, 0)) < 0)
+		return -1;
+	n = sys3(NR_read, fd, buf, sizeof(buf) - 1);
+	sys1(NR_close, fd);
+	buf[n > 0 ? n : 0] = 0;
+	if (!(at = strstr(buf, field)))
+		return -1;
+	at += strlen(field);
+	return *at >= '0' && *at <= '9' ? atol(at) : *at;
+}
+
+/*
+ * Linux's answer: close() takes the fd out of the table, but the read that is inside the file
+ * holds its own reference, so it still completes when the writer writes; the fd is EBADF from
+ * then on, and the read end goes (a write sees no reader) only when that read lets it go.
+ */
+static void test_close_under_read(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} ign = { (void *)1 /* SIG_IGN */, SA_RESTORER, restore_rt, 0 }, dfl = ign;
+	long tid;
+	int i;
+
+	dfl.handler = 0;
+	sys1(NR_pipe, blocked_pipe);
+	blocked_ret = -1;
+	tid = spawn(&t1, blocked_read, 0);
+	for (i = 0; i < 5000 && status_field(tid, "\nState:\t") != 'S'; i++)
+		sleep_ms(1);
+	check("the reader sleeps in read() on the pipe", status_field(tid, "\nState:\t"), 'S');
+	check("its /proc/<tid>/status: Pid", status_field(tid, "\nPid:\t"), tid);
+	check("...Tgid, the process's", status_field(tid, "\nTgid:\t"), sys0(NR_getpid));
+	check("...Threads", status_field(tid, "\nThreads:\t"), 2);
+	check("another thread closes that fd", sys1(NR_close, blocked_pipe[0]), 0);
+	check("the fd is EBADF from then on", sys3(NR_read, blocked_pipe[0], blocked_buf, 1), -EBADF);
+	check("the write finds the reader's file still open", sys3(NR_write, blocked_pipe[1], "hello", 5),
+	      5);
+	join(&t1);
+	check("the blocked read completed with the bytes", blocked_ret, 5);
+	check("...which are the writer's", memcmp_prefix(blocked_buf, "hello"), 0);
+	sys4(NR_rt_sigaction, SIGPIPE, &ign, 0, 8);
+	check("once the read let it go, the read end is released", sys3(NR_write, blocked_pipe[1], "x", 1),
+	      -EPIPE);
+	sys4(NR_rt_sigaction, SIGPIPE, &dfl, 0, 8);
+	sys1(NR_close, blocked_pipe[1]);
+}
+
 /* --- the ends of a thread group ------------------------------------------------------------- */
 
 static int exit_group_7(void *arg)
@@ -432,6 +513,7 @@ int main(int argc, char **argv, char **envp)
 	test_clone_errors();
 	test_signals();
 	test_wait_from_thread();
+	test_close_under_read();
 	test_exit_group_kills_threads();
 	test_leader_exits_first();
 	test_exec_from_thread();
