@@ -265,6 +265,12 @@ static void test_close_under_read(void)
 	check("its /proc/<tid>/status: Pid", status_field(tid, "\nPid:\t"), tid);
 	check("...Tgid, the process's", status_field(tid, "\nTgid:\t"), sys0(NR_getpid));
 	check("...Threads", status_field(tid, "\nThreads:\t"), 2);
+	check("/proc/<pid>/task/<tid>/status: the same thread",
+	      task_status_field(sys0(NR_getpid), tid, "\nPid:\t"), tid);
+	check("...and the leader's own", task_status_field(sys0(NR_getpid), sys0(NR_getpid), "\nPid:\t"),
+	      sys0(NR_getpid));
+	check("no task/<tid> for a thread of another process", task_status_field(1, tid, "\nPid:\t"),
+	      -1);
 	check("another thread closes that fd", sys1(NR_close, blocked_pipe[0]), 0);
 	check("the fd is EBADF from then on", sys3(NR_read, blocked_pipe[0], blocked_buf, 1), -EBADF);
 	check("the write finds the reader's file still open", sys3(NR_write, blocked_pipe[1], "hello", 5),

@@ -89,21 +89,36 @@ static inline void sleep_ms(long ms)
 	sys2(NR_nanosleep, &ts, 0);
 }
 
-/* A number field of /proc/<tid>/status ("\nTgid:\t"), the state's letter for "\nState:\t";
- * -1 when the file or the field is not there. */
-static inline long status_field(long tid, const char *field)
+/* Appends n in decimal at p; the end. */
+static inline char *put_dec(char *p, long n)
 {
-	char path[40], buf[1024], digits[20];
-	const char *at;
-	long fd, n, i, k = 0;
+	char digits[20];
+	int k = 0;
 
 	do
-		digits[k++] = '0' + tid % 10;
-	while ((tid /= 10));
-	memcpy(path, "/proc/", 6);
-	for (i = 6; k;)
-		path[i++] = digits[--k];
-	memcpy(path + i, "/status", 8);
+		digits[k++] = '0' + n % 10;
+	while ((n /= 10));
+	while (k)
+		*p++ = digits[--k];
+	return p;
+}
+
+/* A number field of a status file ("\nTgid:\t"), the state's letter for "\nState:\t"; -1 when
+ * the file or the field is not there. tgid 0: /proc/<tid>/status, else
+ * /proc/<tgid>/task/<tid>/status. */
+static inline long task_status_field(long tgid, long tid, const char *field)
+{
+	char path[64], buf[1024], *p = path;
+	const char *at;
+	long fd, n;
+
+	memcpy(p, "/proc/", 6);
+	p = put_dec(p + 6, tgid ? tgid : tid);
+	if (tgid) {
+		memcpy(p, "/task/", 6);
+		p = put_dec(p + 6, tid);
+	}
+	memcpy(p, "/status", 8);
 	if ((fd = sys2(NR_open, path, 0)) < 0)
 		return -1;
 	n = sys3(NR_read, fd, buf, sizeof(buf) - 1);
@@ -113,6 +128,11 @@ static inline long status_field(long tid, const char *field)
 		return -1;
 	at += strlen(field);
 	return *at >= '0' && *at <= '9' ? atol(at) : *at;
+}
+
+static inline long status_field(long tid, const char *field)
+{
+	return task_status_field(0, tid, field);
 }
 
 #endif
