@@ -48,31 +48,31 @@ ssize_t file_write(struct file *f, const char __user *buf, size_t count, s64 *po
 }
 
 /*
- * Every call below holds the file from fdget() to fdput(): a thread that closes the fd meanwhile
- * takes it out of the table, and the file is released when this call lets it go.
+ * read and write at the file's own position (Linux's ksys_read() and ksys_write()). Every call
+ * below holds the file from fdget() to fdput(): a thread that closes the fd meanwhile takes it
+ * out of the table, and the file is released when this call lets it go.
  */
-SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count)
+static ssize_t ksys_rw(unsigned int fd, void __user *buf, size_t count, bool write)
 {
 	struct fd f = fdget(fd);
 	ssize_t ret;
 
 	if (!f.file)
 		return -EBADF;
-	ret = file_read(f.file, buf, count, &f.file->f_pos);
+	ret = write ? file_write(f.file, buf, count, &f.file->f_pos)
+		    : file_read(f.file, buf, count, &f.file->f_pos);
 	fdput(f);
 	return ret;
 }
 
+SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count)
+{
+	return ksys_rw(fd, buf, count, false);
+}
+
 SYSCALL_DEFINE3(write, unsigned int, fd, const char __user *, buf, size_t, count)
 {
-	struct fd f = fdget(fd);
-	ssize_t ret;
-
-	if (!f.file)
-		return -EBADF;
-	ret = file_write(f.file, buf, count, &f.file->f_pos);
-	fdput(f);
-	return ret;
+	return ksys_rw(fd, (void __user *)buf, count, true);
 }
 
 /* pread64 and pwrite64: -EBADF, -EINVAL (pos < 0), -ESPIPE, or the transfer at pos. */
