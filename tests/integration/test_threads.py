@@ -27,7 +27,7 @@ def program_lines(text):
 def test_threads_program(console):
     before = meminfo(console)
     out = program_lines(console.run("/tests/threads", timeout=180))
-    checks_all_pass(out, 53)
+    checks_all_pass(out, 55)
     # Every thread's stack, every mm and table went with its process. A thread that reaps itself leaves its
     # stack on its CPU's dead list until that CPU next schedules (reap_dead(): never the stack it stands on),
     # so the last one may still be there at the first read: read until it went, a bounded number of times.

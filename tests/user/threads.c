@@ -373,6 +373,39 @@ static void test_exec_from_thread(void)
 	check("execve in a thread replaces the whole process", wait_status(pid), 0);
 }
 
+/* The program a thread's execve starts: its tid is the process's pid (status 0), as Linux's
+ * de_thread() gives the leader's pid to the exec'ing thread. */
+static int exec_ids(const char *want)
+{
+	return sys0(NR_gettid) == atol(want) && sys0(NR_getpid) == atol(want) ? 0 : 3;
+}
+
+static int exec_self(void *arg)
+{
+	char pid[24] = { 0 };
+	char *argv[] = { "/tests/threads", "exec-ids", pid, 0 };
+	char *envp[] = { 0 };
+
+	*put_dec(pid, sys0(NR_getpid)) = 0;
+	sys3(NR_execve, argv[0], argv, envp);
+	return 99;
+}
+
+static void test_exec_takes_leader_pid(void)
+{
+	long pid = sys0(NR_fork);
+
+	if (!pid) {
+		park_flag = 0;
+		spawn(&t1, park, 0);
+		spawn(&t2, exec_self, 0);
+		park(0);
+		exit_group(1);
+	}
+	check("...and runs as the leader: its tid is the process's pid", wait_status(pid), 0);
+	check("...which wait4 reaps under that pid", sys2(NR_kill, pid, 0), -ESRCH);
+}
+
 /* --- trace: two threads wait, one wakes them ------------------------------------------------ */
 
 static int trace_word;
@@ -405,6 +438,8 @@ int main(int argc, char **argv, char **envp)
 {
 	if (argc > 1 && !strcmp(argv[1], "trace"))
 		return trace_run();
+	if (argc > 2 && !strcmp(argv[1], "exec-ids"))
+		return exec_ids(argv[2]);
 	test_ids();
 	test_futex_wait_wake();
 	test_futex_errors();
@@ -415,5 +450,6 @@ int main(int argc, char **argv, char **envp)
 	test_exit_group_kills_threads();
 	test_leader_exits_first();
 	test_exec_from_thread();
+	test_exec_takes_leader_pid();
 	return check_summary();
 }
