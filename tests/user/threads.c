@@ -359,18 +359,24 @@ static int exec_hello(void *arg)
 	return 99;
 }
 
-static void test_exec_from_thread(void)
+/* A child process with a parked thread and one that runs fn (an execve): its wait status. */
+static int exec_in_a_thread(int (*fn)(void *), long *pid)
 {
-	long pid = sys0(NR_fork);
-
-	if (!pid) {
+	if (!(*pid = sys0(NR_fork))) {
 		park_flag = 0;
 		spawn(&t1, park, 0);
-		spawn(&t2, exec_hello, 0);
+		spawn(&t2, fn, 0);
 		park(0);
 		exit_group(1);
 	}
-	check("execve in a thread replaces the whole process", wait_status(pid), 0);
+	return wait_status(*pid);
+}
+
+static void test_exec_from_thread(void)
+{
+	long pid;
+
+	check("execve in a thread replaces the whole process", exec_in_a_thread(exec_hello, &pid), 0);
 }
 
 /* The program a thread's execve starts: its tid is the process's pid (status 0), as Linux's
@@ -393,16 +399,10 @@ static int exec_self(void *arg)
 
 static void test_exec_takes_leader_pid(void)
 {
-	long pid = sys0(NR_fork);
+	long pid;
 
-	if (!pid) {
-		park_flag = 0;
-		spawn(&t1, park, 0);
-		spawn(&t2, exec_self, 0);
-		park(0);
-		exit_group(1);
-	}
-	check("...and runs as the leader: its tid is the process's pid", wait_status(pid), 0);
+	check("...and runs as the leader: its tid is the process's pid",
+	      exec_in_a_thread(exec_self, &pid), 0);
 	check("...which wait4 reaps under that pid", sys2(NR_kill, pid, 0), -ESRCH);
 }
 
