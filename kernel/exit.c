@@ -69,14 +69,12 @@ static void forget_children(struct task *t)
 
 /* The process of t (a thread) is over: its leader's zombie, waiting since the leader exited,
  * now tells the parent; with no parent it is freed here. Tasklist lock held: true to free it. */
-static bool end_process(struct task *leader, int code)
+static bool end_process(struct task *leader)
 {
 	struct signal_struct *g = leader->signal;
 
 	if (g->group_exit)
 		leader->exit_code = g->group_exit_code;
-	else if (g->status_from_last)
-		leader->exit_code = code;
 	if (!leader->parent)
 		return leader->off_cpu; /* not yet off its CPU: schedule_tail() frees it */
 	do_notify_parent(leader, leader->exit_code);
@@ -121,7 +119,7 @@ void do_exit(int code)
 	if (group_dead && leader == t)
 		do_notify_parent(t, t->exit_code);
 	else if (group_dead)
-		free_leader = end_process(leader, code);
+		free_leader = end_process(leader);
 	tasklist_unlock_irqrestore(flags);
 	/* Only now, as Linux at sched_process_free: the SIGCHLD just sent is still this task's
 	 * record, kept out of the trace if the task was (ftracetest's event-no-pid.tc). */

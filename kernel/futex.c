@@ -212,8 +212,90 @@ int futex_wake(struct mm_struct *mm, unsigned long uaddr, int nr, u32 bitset)
 	return err ?: wake_key(&key, nr, bitset);
 }
 
+/*
+ * Robust futexes (Linux's exit_robust_list()): glibc's robust mutexes a thread holds are on a
+ * list in its own memory, named by set_robust_list(). When the thread ends without unlocking one,
+ * the kernel walks that list: every futex word whose owner tid is this thread gets
+ * FUTEX_OWNER_DIED (its waiters bit kept), and one waiter is woken to find EOWNERDEAD.
+ *
+ *   head { next, futex_offset, list_op_pending } -> entry { next } -> entry ... -> head
+ *                                                   entry + futex_offset: the u32 lock word
+ */
+#define FUTEX_WAITERS 0x80000000u
+#define FUTEX_OWNER_DIED 0x40000000u
+#define FUTEX_TID_MASK 0x3fffffffu
+#define ROBUST_LIST_LIMIT 2048 /* Linux's: a list that loops is not walked for ever */
+
+struct robust_list_head {
+	unsigned long next; /* bit 0: a PI futex, which is not built here */
+	long futex_offset;
+	unsigned long list_op_pending; /* the entry being locked or unlocked right now */
+};
+
+/* One word: 0, or -1 when the walk should stop (the word cannot be read or changed). */
+static int handle_futex_death(struct task *t, struct mm_struct *mm, u32 __user *uaddr,
+			      bool pending_op)
+{
+	u32 uval, nval, mval;
+
+	if ((unsigned long)uaddr & 3 || !access_ok(uaddr, sizeof(u32)))
+		return -1;
+	for (;;) {
+		if (get_user(uval, uaddr))
+			return -1;
+		/* Died between taking the lock and writing its tid: a waiter may sleep on 0. */
+		if (pending_op && !uval) {
+			futex_wake(mm, (unsigned long)uaddr, 1, FUTEX_BITSET_MATCH_ANY);
+			return 0;
+		}
+		if ((uval & FUTEX_TID_MASK) != (u32)t->pid)
+			return 0; /* not ours (any more) */
+		mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+		if (futex_atomic_cmpxchg_inatomic(&nval, uaddr, uval, mval))
+			return -1;
+		if (nval == uval)
+			break;
+		/* a waiter set FUTEX_WAITERS meanwhile: again, with its bit */
+	}
+	if (uval & FUTEX_WAITERS)
+		futex_wake(mm, (unsigned long)uaddr, 1, FUTEX_BITSET_MATCH_ANY);
+	return 0;
+}
+
+static void exit_robust_list(struct task *t, struct mm_struct *mm)
+{
+	struct robust_list_head __user *head = (void __user *)t->robust_list;
+	struct robust_list_head h;
+	unsigned long entry, pending;
+	int limit = ROBUST_LIST_LIMIT;
+
+	if (copy_from_user(&h, head, sizeof(h)))
+		return;
+	entry = h.next & ~1UL;
+	pending = h.list_op_pending & ~1UL;
+	while (entry != (unsigned long)head) {
+		unsigned long next;
+		/* The next entry first: once the word is released, its owner may reuse the entry. */
+		int err = get_user(next, (unsigned long __user *)entry);
+
+		if (entry != pending &&
+		    handle_futex_death(t, mm, (u32 __user *)(entry + h.futex_offset), false))
+			return;
+		if (err || !--limit)
+			return;
+		entry = next & ~1UL;
+		cond_resched();
+	}
+	if (pending)
+		handle_futex_death(t, mm, (u32 __user *)(pending + h.futex_offset), true);
+}
+
 void mm_release(struct task *t, struct mm_struct *mm)
 {
+	if (t->robust_list) {
+		exit_robust_list(t, mm);
+		t->robust_list = 0; /* an exec's new program sets its own */
+	}
 	/* set_tid_address(), CLONE_CHILD_CLEARTID: the word is zeroed and its waiter woken, which
 	 * is how pthread_join() learns that the thread is gone. */
 	if (t->clear_child_tid && !put_user(0, t->clear_child_tid))

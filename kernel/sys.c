@@ -168,7 +168,8 @@ SYSCALL_DEFINE1(set_tid_address, int __user *, tidptr)
 	return current->pid;
 }
 
-/* Recorded for the futex code that will walk it at exit (futexes are not built). */
+/* The list of robust futexes the thread holds, walked when it leaves its memory (kernel/futex.c:
+ * exit_robust_list()). */
 SYSCALL_DEFINE2(set_robust_list, void __user *, head, size_t, len)
 {
 	if (len != 24) /* sizeof(struct robust_list_head) */
@@ -176,6 +177,33 @@ SYSCALL_DEFINE2(set_robust_list, void __user *, head, size_t, len)
 	current->robust_list = (unsigned long)head;
 	current->robust_len = len;
 	return 0;
+}
+
+/* pid 0: the caller. Another task's only for its own process or for root (Linux asks
+ * ptrace_may_access(), which is near enough without ptrace). */
+struct robust_list_head; /* kernel/futex.c's: only its address is handed back here */
+
+SYSCALL_DEFINE3(get_robust_list, int, pid, struct robust_list_head __user *__user *, head_ptr,
+		size_t __user *, len_ptr)
+{
+	unsigned long head, flags;
+	struct task *t;
+
+	flags = tasklist_lock_irqsave(); /* t stays while its fields are read */
+	t = pid ? find_task(pid) : current;
+	if (!t || !t->mm) {
+		tasklist_unlock_irqrestore(flags);
+		return -ESRCH;
+	}
+	if (process_of(t) != process_of(current) && current->euid && current->euid != t->uid) {
+		tasklist_unlock_irqrestore(flags);
+		return -EPERM;
+	}
+	head = t->robust_list;
+	tasklist_unlock_irqrestore(flags);
+	if (put_user(24UL, len_ptr))
+		return -EFAULT;
+	return put_user((struct robust_list_head __user *)head, head_ptr);
 }
 
 /* Restartable sequences are not built: -ENOSYS is what glibc expects from a kernel without them,

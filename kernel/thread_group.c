@@ -162,9 +162,41 @@ void wake_up_parent(struct task *parent)
 		wake_up(&parent->signal->wait_chldexit);
 }
 
+/*
+ * Linux's exchange_tids() and the rest of de_thread()'s end: the exec'ing thread becomes the
+ * process: the leader's pid (the old leader, a zombie off its CPU, takes the thread's and goes),
+ * its place among the parent's children, its children, its start time. Tasklist lock held; the
+ * old leader, for the caller to free.
+ */
+static struct task *take_leader_place(struct signal_struct *g)
+{
+	struct task *t = current, *leader = g->leader;
+	int pid = leader->pid;
+
+	leader->pid = t->pid;
+	t->pid = pid;
+	t->start_ns = leader->start_ns;
+	t->parent = leader->parent;
+	t->sibling = leader->sibling;
+	for (struct task **pp = t->parent ? &t->parent->children : NULL; pp && *pp;
+	     pp = &(*pp)->sibling)
+		if (*pp == leader) {
+			*pp = t;
+			break;
+		}
+	t->children = leader->children;
+	for (struct task *c = t->children; c; c = c->sibling)
+		c->parent = t;
+	leader->parent = leader->sibling = leader->children = NULL;
+	leader->signal = NULL; /* the group is ours now: free_task() leaves it alone */
+	g->leader = t;
+	return leader;
+}
+
 int de_thread(void)
 {
 	struct signal_struct *g = current->signal;
+	struct task *old_leader = NULL;
 	unsigned long flags;
 	int err = 0;
 
@@ -185,17 +217,26 @@ int de_thread(void)
 		schedule();
 		flags = tasklist_lock_irqsave();
 	}
+	/* A thread that is not the leader waits for the leader's zombie to be off its CPU too:
+	 * its stack is freed below. */
+	while (g->nr_threads == 1 && g->leader != current && !g->leader->off_cpu &&
+	       !(current->pending & sigmask(SIGKILL))) {
+		tasklist_unlock_irqrestore(flags);
+		msleep(1);
+		flags = tasklist_lock_irqsave();
+	}
 	g->exec_waiter = NULL;
-	if (g->nr_threads > 1) {
+	if (g->nr_threads > 1 || (g->leader != current && !g->leader->off_cpu)) {
 		err = -EINTR; /* killed meanwhile: the group exit stands */
 	} else {
-		/* The exec is not an exit: the group stays, with only us in it. A thread other
-		 * than the leader keeps its pid (Linux gives it the leader's): the process's status
-		 * is then ours, not the killed leader's. */
+		/* The exec is not an exit: the group stays, with only us in it, the leader. */
 		g->group_exit = false;
-		g->status_from_last = current != g->leader;
+		if (g->leader != current)
+			old_leader = take_leader_place(g);
 	}
 	tasklist_unlock_irqrestore(flags);
+	if (old_leader)
+		free_task(old_leader);
 	return err;
 }
 

@@ -26,7 +26,6 @@ struct signal_struct {
 	struct k_sigaction *sighand;	      /* the actions every thread shares (CLONE_SIGHAND) */
 	struct wait_queue_head wait_chldexit; /* threads in wait4 for the process's children */
 	struct task *exec_waiter;	      /* execve waiting for the other threads to go */
-	bool status_from_last; /* a thread's execve killed the leader: the status is the last's */
 	bool ended; /* the last thread has exited and the parent was told: the leader may go */
 };
 

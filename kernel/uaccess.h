@@ -17,6 +17,9 @@ static inline bool access_ok(const void __user *p, unsigned long n)
 /* arch/x86/lib/copy_user.asm */
 unsigned long copy_user_generic(void *to, const void *from, unsigned long n);
 long __strncpy_from_user(char *dst, const char __user *src, long count);
+/* A locked cmpxchg on a user word (the robust-futex walk at exit): 0 and *uval = its old value,
+ * or -EFAULT. Linux's arch/x86/include/asm/futex.h has the same. */
+int futex_atomic_cmpxchg_inatomic(u32 *uval, u32 __user *uaddr, u32 oldval, u32 newval);
 
 /* Both return the number of bytes NOT copied, 0 on success, as Linux's. A short read zeroes the
  * rest of the kernel buffer, so no stale kernel bytes travel on. */

@@ -221,9 +221,11 @@ static long fd_array_update(struct bpf_map *map, void *key, void *value, u64 fla
 	f = fget(*(u32 *)value);
 	if (!f)
 		return -EBADF;
-	if (!bpf_is_perf_event_file(f))
+	if (!bpf_is_perf_event_file(f)) {
+		fput(f);
 		return -EINVAL;
-	__atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED);
+	}
+	/* fget()'s reference becomes the map's */
 	old = __atomic_exchange_n(&a->files[index], f, __ATOMIC_ACQ_REL);
 	if (old)
 		fput(old);

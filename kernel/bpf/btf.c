@@ -30,12 +30,16 @@ static const struct file_operations btf_fops = { .release = btf_release, .mode =
 struct btf *btf_get_by_fd(int fd)
 {
 	struct file *f = fd < 0 ? NULL : fget(fd);
+	struct btf *btf = ERR_PTR(-EINVAL);
 
 	if (!f)
 		return ERR_PTR(-EBADF);
-	if (f->f_op != &btf_fops)
-		return ERR_PTR(-EINVAL);
-	return f->private_data;
+	if (f->f_op == &btf_fops) {
+		btf = f->private_data;
+		__atomic_add_fetch(&btf->refcnt, 1, __ATOMIC_RELAXED);
+	}
+	fput(f);
+	return btf;
 }
 
 static int btf_copy_log(struct bpf_verifier_log *log, u64 ubuf)

@@ -20,7 +20,8 @@ struct btf {
 
 /* BPF_BTF_LOAD: a new fd, or -errno with the reason in the attr's log. */
 int btf_new_fd(const union bpf_attr *attr);
-/* The BTF behind fd, no reference taken (the caller's fd holds it): ERR_PTR(-EBADF/-EINVAL). */
+/* The BTF behind fd with a reference the caller btf_put()s (a thread may close the fd
+ * meanwhile), or ERR_PTR(-EBADF/-EINVAL). */
 struct btf *btf_get_by_fd(int fd);
 void btf_put(struct btf *btf);
 /* The size of a value of type id, 0 for void or a type without one. */

@@ -72,20 +72,24 @@ static int btf_get_info(struct btf *btf, union bpf_attr *attr, union bpf_attr __
 
 int bpf_obj_get_info_by_fd(union bpf_attr *attr, union bpf_attr __user *uattr)
 {
+	struct btf *btf;
 	struct file *f;
 	int err;
 
 	f = fget(attr->info.bpf_fd);
 	if (!f)
 		return -EBADF;
-	if (!IS_ERR(btf_get_by_fd(attr->info.bpf_fd)))
-		return btf_get_info(btf_get_by_fd(attr->info.bpf_fd), attr, uattr);
+	if (!IS_ERR(btf = btf_get_by_fd(attr->info.bpf_fd))) {
+		err = btf_get_info(btf, attr, uattr);
+		btf_put(btf);
+		goto out;
+	}
 	if (f->f_op == &bpf_prog_fops)
 		err = prog_get_info(f->private_data, attr);
 	else if (f->f_op == &bpf_map_fops)
 		err = map_get_info(f->private_data, attr);
 	else
-		return -EINVAL;
+		err = -EINVAL;
 	if (!err) {
 		u32 len = MIN(attr->info.info_len, f->f_op == &bpf_prog_fops
 							   ? (u32)sizeof(struct bpf_prog_info)
@@ -93,5 +97,7 @@ int bpf_obj_get_info_by_fd(union bpf_attr *attr, union bpf_attr __user *uattr)
 		if (put_user(len, &uattr->info.info_len))
 			err = -EFAULT;
 	}
+out:
+	fput(f);
 	return err;
 }

@@ -95,13 +95,16 @@ void bpf_map_put(struct bpf_map *map)
 struct bpf_map *bpf_map_get(int ufd)
 {
 	struct file *f = ufd < 0 ? NULL : fget(ufd);
+	struct bpf_map *map = ERR_PTR(-EINVAL);
 
 	if (!f)
 		return ERR_PTR(-EBADF);
-	if (f->f_op != &bpf_map_fops)
-		return ERR_PTR(-EINVAL);
-	bpf_map_inc(f->private_data);
-	return f->private_data;
+	if (f->f_op == &bpf_map_fops) {
+		map = f->private_data;
+		bpf_map_inc(map); /* the caller's reference outlives the file's, which goes now */
+	}
+	fput(f);
+	return map;
 }
 
 void bpf_prog_inc(struct bpf_prog *prog)
@@ -170,14 +173,18 @@ u32 bpf_prog_next_id(u32 id)
 struct bpf_prog *bpf_prog_get_type(int ufd, enum bpf_prog_type type)
 {
 	struct file *f = ufd < 0 ? NULL : fget(ufd);
-	struct bpf_prog *prog;
+	struct bpf_prog *prog = ERR_PTR(-EBADF);
 
-	if (!f || f->f_op != &bpf_prog_fops)
-		return ERR_PTR(-EBADF);
-	prog = f->private_data;
-	if (prog->type != type)
-		return ERR_PTR(-EINVAL);
-	bpf_prog_inc(prog);
+	if (!f)
+		return prog;
+	if (f->f_op == &bpf_prog_fops) {
+		prog = f->private_data;
+		if (prog->type == type)
+			bpf_prog_inc(prog);
+		else
+			prog = ERR_PTR(-EINVAL);
+	}
+	fput(f);
 	return prog;
 }
 
@@ -236,26 +243,32 @@ static const void __user *u64_to_user_ptr(u64 v)
 /* ---- maps ---- */
 
 /* Linux's map_check_btf(): the key and value types the map names in its BTF are the map's sizes
- * (a key type of 0 is for maps without keys, a value type must be there). */
-static int map_check_btf(const union bpf_attr *attr)
+ * (a key type of 0 is for maps without keys, a value type must be there); *id: the BTF's. */
+static int map_check_btf(const union bpf_attr *attr, u32 *id)
 {
 	struct btf *btf = btf_get_by_fd(attr->btf_fd);
+	int err = -EINVAL;
 
 	if (IS_ERR(btf))
 		return PTR_ERR(btf);
 	if (!attr->btf_value_type_id)
-		return -EINVAL;
+		goto out;
 	if (attr->btf_key_type_id && btf_type_id_size(btf, attr->btf_key_type_id) != attr->key_size)
-		return -EINVAL;
+		goto out;
 	if (btf_type_id_size(btf, attr->btf_value_type_id) != attr->value_size)
-		return -EINVAL;
-	return 0;
+		goto out;
+	*id = btf->id;
+	err = 0;
+out:
+	btf_put(btf);
+	return err;
 }
 
 static int map_create(union bpf_attr *attr)
 {
 	const struct bpf_map_ops *ops;
 	struct bpf_map *map;
+	u32 btf_id = 0;
 	int err, fd;
 
 	if (CHECK_ATTR(attr, map_extra))
@@ -270,7 +283,8 @@ static int map_create(union bpf_attr *attr)
 		return -EINVAL;
 	if (ops->map_alloc_check && (err = ops->map_alloc_check(attr)))
 		return err;
-	if ((attr->btf_key_type_id || attr->btf_value_type_id) && (err = map_check_btf(attr)))
+	if ((attr->btf_key_type_id || attr->btf_value_type_id) &&
+	    (err = map_check_btf(attr, &btf_id)))
 		return err;
 	map = ops->map_alloc(attr);
 	if (IS_ERR(map))
@@ -284,7 +298,7 @@ static int map_create(union bpf_attr *attr)
 	map->refcnt = 1;
 	map->id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
 	if (attr->btf_value_type_id) {
-		map->btf_id = btf_get_by_fd(attr->btf_fd)->id;
+		map->btf_id = btf_id;
 		map->btf_key_type_id = attr->btf_key_type_id;
 		map->btf_value_type_id = attr->btf_value_type_id;
 	}
@@ -393,9 +407,12 @@ static int bpf_prog_load(union bpf_attr *attr)
 	if (!attr->insn_cnt || attr->insn_cnt > max)
 		return -E2BIG;
 	/* Linux's check_btf_info(): function and line info come with the BTF they point into */
-	if ((attr->func_info_cnt || attr->line_info_cnt) &&
-	    IS_ERR(btf_get_by_fd(attr->prog_btf_fd)))
-		return PTR_ERR(btf_get_by_fd(attr->prog_btf_fd));
+	if (attr->func_info_cnt || attr->line_info_cnt) {
+		struct btf *btf = btf_get_by_fd(attr->prog_btf_fd);
+		if (IS_ERR(btf))
+			return PTR_ERR(btf);
+		btf_put(btf);
+	}
 	prog = bpf_prog_alloc(attr->insn_cnt);
 	if (!prog)
 		return -ENOMEM;

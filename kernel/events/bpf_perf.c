@@ -28,6 +28,15 @@
  * (Linux's bpf_prog_active). */
 static int bpf_active[NR_CPUS];
 
+static bool fd_is_open(int fd)
+{
+	struct file *f = fget(fd);
+
+	if (f)
+		fput(f);
+	return f != NULL;
+}
+
 int perf_event_set_bpf_prog(struct perf_event *e, int prog_fd)
 {
 	struct bpf_prog *prog;
@@ -43,8 +52,9 @@ int perf_event_set_bpf_prog(struct perf_event *e, int prog_fd)
 							  : BPF_PROG_TYPE_TRACEPOINT);
 	/* Linux's __bpf_prog_get(): EBADF only for an fd not open, EINVAL for one that is no program */
 	if (IS_ERR(prog))
-		return PTR_ERR(prog) == -EBADF && prog_fd >= 0 && fget(prog_fd) ? -EINVAL
-										: PTR_ERR(prog);
+		return PTR_ERR(prog) == -EBADF && prog_fd >= 0 && fd_is_open(prog_fd)
+			       ? -EINVAL
+			       : PTR_ERR(prog);
 	WRITE_ONCE(e->prog, prog);
 	return 0;
 }
@@ -165,20 +175,22 @@ int bpf_perf_link_attach(const union bpf_attr *attr)
 	ef = (int)attr->link_create.target_fd < 0 ? NULL : fget(attr->link_create.target_fd);
 	if (!ef)
 		return -EBADF;
-	e = perf_event_get_file(ef);
-	if (!e)
-		return -EINVAL;
-	link = alloc_file(&bpf_perf_link_fops, O_RDWR);
-	if (!link)
-		return -ENOMEM;
+	err = -EINVAL;
+	if (!(e = perf_event_get_file(ef)))
+		goto out_put;
+	err = -ENOMEM;
+	if (!(link = alloc_file(&bpf_perf_link_fops, O_RDWR)))
+		goto out_put;
 	err = perf_event_set_bpf_prog(e, attr->link_create.prog_fd);
 	if (err) {
 		kfree(link);
-		return err;
+		goto out_put;
 	}
-	__atomic_add_fetch(&ef->f_count, 1, __ATOMIC_ACQ_REL); /* the link holds the event open */
-	link->private_data = ef;
+	link->private_data = ef; /* fget()'s reference: the link holds the event open */
 	fd = fd_install_from(link, 0, true);
 	fput(link); /* the table holds it now, or nothing does and the program is detached */
 	return fd;
+out_put:
+	fput(ef);
+	return err;
 }

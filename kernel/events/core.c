@@ -478,7 +478,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 {
 	struct perf_event_attr attr;
 	struct perf_event *leader = NULL, *e;
-	struct file *f;
+	struct file *f, *gf = NULL;
 	int err, fd;
 
 	if ((err = perf_copy_attr(attr_uptr, &attr)))
@@ -492,27 +492,32 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 	if (pid > 0 && !perf_may_watch(find_task(pid)))
 		return -EACCES;
 	if (group_fd != -1) {
-		struct file *gf = group_fd >= 0 ? fget(group_fd) : NULL;
-		if (!gf)
+		/* The leader's file is held until the new event has joined its group. */
+		if (!(gf = group_fd >= 0 ? fget(group_fd) : NULL))
 			return -EBADF;
-		leader = perf_event_get_file(gf);
-		if (!leader)
-			return -EBADF; /* Linux's perf_fget_light(): not a perf event */
+		err = -EBADF; /* Linux's perf_fget_light(): not a perf event */
+		if (!(leader = perf_event_get_file(gf)))
+			goto out_group;
 		/* A group counts together: on the same task and CPU, under a leader that leads. */
+		err = -EINVAL;
 		if (leader->group_leader != leader || leader->pid != pid || leader->cpu != cpu)
-			return -EINVAL;
+			goto out_group;
 	}
-	f = alloc_file(&perf_fops, O_RDWR);
-	if (!f)
-		return -ENOMEM;
+	err = -ENOMEM;
+	if (!(f = alloc_file(&perf_fops, O_RDWR)))
+		goto out_group;
 	if ((err = perf_event_alloc(&attr, pid, cpu, leader, &e))) {
 		kfree(f);
-		return err;
+		goto out_group;
 	}
 	f->private_data = e;
 	fd = fd_install_from(f, 0, flags & PERF_FLAG_FD_CLOEXEC);
 	fput(f); /* the table holds it now, or nothing does and it goes */
-	return fd;
+	err = fd;
+out_group:
+	if (gf)
+		fput(gf);
+	return err;
 }
 
 /* --- /proc/sys/kernel/perf_event_paranoid ---------------------------------------------------- */

@@ -46,15 +46,19 @@ SYSCALL_DEFINE2(truncate, const char __user *, path, long, length)
 
 SYSCALL_DEFINE2(ftruncate, unsigned int, fd, unsigned long, length)
 {
-	struct file *f = fget(fd);
+	struct fd f;
+	long ret;
 
 	if ((long)length < 0)
 		return -EINVAL;
-	if (!f)
+	if (!(f = fdget(fd)).file)
 		return -EBADF;
-	if (!f->node || f->node->is_dir || (f->f_flags & O_ACCMODE) == O_RDONLY)
-		return -EINVAL;
-	return do_truncate(f->node, length);
+	if (!f.file->node || f.file->node->is_dir || (f.file->f_flags & O_ACCMODE) == O_RDONLY)
+		ret = -EINVAL;
+	else
+		ret = do_truncate(f.file->node, length);
+	fdput(f);
+	return ret;
 }
 
 /* Only the owner or root changes a file's mode or sets its times explicitly. */
@@ -99,11 +103,14 @@ SYSCALL_DEFINE3(fchmodat, int, dfd, const char __user *, filename, umode_t, mode
 
 SYSCALL_DEFINE2(fchmod, unsigned int, fd, umode_t, mode)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget(fd);
+	long ret;
 
-	if (!f)
+	if (!f.file)
 		return -EBADF;
-	return f->node ? chmod_common(f->node, mode) : -EPERM;
+	ret = f.file->node ? chmod_common(f.file->node, mode) : -EPERM;
+	fdput(f);
+	return ret;
 }
 
 struct __kernel_timespec {
@@ -156,14 +163,14 @@ SYSCALL_DEFINE4(utimensat, int, dfd, const char __user *, filename,
 			return -EINVAL;
 	}
 	if (!filename) { /* futimens(fd, ...): the fd itself */
-		struct file *f = dfd == AT_FDCWD ? NULL : fget(dfd);
-		if (!f)
+		struct fd f = dfd == AT_FDCWD ? (struct fd){ NULL, 0 } : fdget(dfd);
+		if (!f.file)
 			return -EBADF;
-		n = f->node;
-		if (!n)
-			return -EPERM;
-	} else if ((err = user_path_at(dfd, filename, flags & AT_SYMLINK_NOFOLLOW, &n))) {
+		err = f.file->node ? utimes_common(f.file->node, utimes ? t : NULL) : -EPERM;
+		fdput(f);
 		return err;
 	}
+	if ((err = user_path_at(dfd, filename, flags & AT_SYMLINK_NOFOLLOW, &n)))
+		return err;
 	return utimes_common(n, utimes ? t : NULL);
 }

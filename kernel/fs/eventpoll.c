@@ -240,16 +240,13 @@ static struct epitem *ep_remove(struct eventpoll *ep, struct epitem *victim)
 	return NULL;
 }
 
-/* Linux's do_epoll_ctl(), its checks in its order. */
-static long do_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
+/* Linux's do_epoll_ctl(), its checks in its order, on the two files fget() found. */
+static long ep_ctl(struct file *f, struct file *tf, int op, int fd, const struct epoll_event *ev)
 {
-	struct file *f = fget(epfd), *tf = fget(fd);
 	struct epitem *it, *gone = NULL;
 	struct eventpoll *ep;
 	long err;
 
-	if (!f || !tf)
-		return -EBADF;
 	if (!tf->f_op->poll)
 		return -EPERM; /* a file that cannot say when it is ready */
 	if (f == tf || !is_file_epoll(f))
@@ -289,6 +286,18 @@ static long do_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
 	}
 	ep_free_items(gone);
 	mutex_unlock(&epmutex);
+	return err;
+}
+
+static long do_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
+{
+	struct file *f = fget(epfd), *tf = fget(fd);
+	long err = f && tf ? ep_ctl(f, tf, op, fd, ev) : -EBADF;
+
+	if (tf)
+		fput(tf);
+	if (f)
+		fput(f);
 	return err;
 }
 
@@ -338,14 +347,14 @@ static long do_epoll_wait(int epfd, struct epoll_event __user *uevents, int maxe
 		return -EINVAL;
 	if (!access_ok(uevents, (unsigned long)maxevents * sizeof(*evs)))
 		return -EFAULT;
-	if (!(f = fget(epfd)))
+	if (!(f = fget(epfd))) /* held to the end: another thread may close epfd */
 		return -EBADF;
-	if (!is_file_epoll(f))
-		return -EINVAL;
 	maxevents = MIN(maxevents, EP_MAX_WATCHES);
-	if (!(evs = kmalloc(maxevents * sizeof(*evs))))
-		return -ENOMEM;
-	__atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED); /* another thread may close epfd */
+	if (!is_file_epoll(f) || !(evs = kmalloc(maxevents * sizeof(*evs)))) {
+		n = is_file_epoll(f) ? -ENOMEM : -EINVAL;
+		fput(f);
+		return n;
+	}
 	for (;;) {
 		mutex_lock(&epmutex);
 		n = ep_send_events(f->private_data, evs, maxevents);

@@ -409,7 +409,7 @@ static int find_binary(struct linux_binprm *b, struct fnode **out)
 static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 {
 	struct fnode *n;
-	int err = find_binary(b, &n);
+	int err = find_binary(b, &n), old_pid;
 
 	if (err)
 		return err;
@@ -420,7 +420,9 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 	err = load_binary(b);
 	ramfs_unlock();
 	kfree(b->phdrs);
-	/* The last point where the exec can fail: the other threads go first. */
+	/* The last point where the exec can fail: the other threads go first, and a thread that is
+	 * not the leader takes its pid (sched_process_exec tells the old one). */
+	old_pid = current->pid;
 	if (!err && (err = de_thread()))
 		mmput(b->mm);
 	if (err)
@@ -428,7 +430,7 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 	mm_release(current, current->mm);
 	begin_new_exec(b, regs);
 	uprobe_mmap_exec(current->mm);
-	trace_sched_process_exec(current, current->pid, b->filename);
+	trace_sched_process_exec(current, old_pid, b->filename);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
  * The fd table: fd numbers to open files, per process (Linux: fs/file.c). An open file is shared
- * by the slots that hold it (dup, fork) and freed with the last one.
+ * by the slots that hold it (dup, fork) and by the system calls working in it (fget), and freed
+ * with the last of them (docs/17-user-space.md, section 12).
  *
  *   task->files->fd[0] --\
  *              ->fd[1] ---+--> struct file { f_op = &tty_fops, f_count = 3 }   the console
@@ -48,23 +49,64 @@ void fput(struct file *f)
 	kfree(f);
 }
 
-struct file *fget(unsigned int fd)
+/* One place, so every table's lock is one class for the lock validator. */
+static void files_init(struct files_struct *files)
 {
-	struct files_struct *files = current->files;
-	return files && fd < NR_OPEN_DEFAULT ? files->fd[fd] : NULL;
+	files->count = 1;
+	spin_lock_init(&files->file_lock);
 }
 
 /*
- * Threads share a table (CLONE_FILES) and run on one CPU: with preemption off, finding a free
- * slot and filling it (or emptying one) is one step for every other thread. Linux takes
- * files->file_lock, a spinlock, for the same reason.
+ * files->file_lock makes finding a slot and filling it (or emptying one, or taking a reference
+ * to what it holds) one step for every other thread of the table, as Linux's files->file_lock
+ * does (its fget() reads the slot under RCU instead, and retries if the file went meanwhile).
+ * Preemption stays off under it: a thread of the same CPU that wants the lock would spin until
+ * the timer moves the holder on.
  */
+static void files_lock(struct files_struct *files)
+{
+	preempt_disable();
+	spin_lock(&files->file_lock);
+}
+
+static void files_unlock(struct files_struct *files)
+{
+	spin_unlock(&files->file_lock);
+	preempt_enable_no_resched();
+}
+
+struct file *fget(unsigned int fd)
+{
+	struct files_struct *files = current->files;
+	struct file *f = NULL;
+
+	if (!files || fd >= NR_OPEN_DEFAULT)
+		return NULL;
+	files_lock(files);
+	if ((f = files->fd[fd]))
+		get_file(f);
+	files_unlock(files);
+	return f;
+}
+
+struct fd fdget(unsigned int fd)
+{
+	struct files_struct *files = current->files;
+	struct file *f;
+
+	/* Only this task could add a user (clone), and it is here: count cannot grow meanwhile. */
+	if (files && __atomic_load_n(&files->count, __ATOMIC_ACQUIRE) == 1)
+		return (struct fd){ fd < NR_OPEN_DEFAULT ? files->fd[fd] : NULL, 0 };
+	f = fget(fd);
+	return (struct fd){ f, f ? FDPUT_FPUT : 0 };
+}
+
 int fd_install_from(struct file *f, unsigned int from, bool cloexec)
 {
 	struct files_struct *files = current->files;
 	int ret = -EMFILE;
 
-	preempt_disable();
+	files_lock(files);
 	for (unsigned int fd = from; fd < NR_OPEN_DEFAULT; fd++) {
 		if (files->fd[fd])
 			continue;
@@ -77,7 +119,7 @@ int fd_install_from(struct file *f, unsigned int from, bool cloexec)
 		ret = fd;
 		break;
 	}
-	preempt_enable_no_resched();
+	files_unlock(files);
 	return ret;
 }
 
@@ -85,16 +127,16 @@ int close_fd(struct files_struct *files, unsigned int fd)
 {
 	struct file *f;
 
-	preempt_disable();
+	files_lock(files);
 	f = fd < NR_OPEN_DEFAULT ? files->fd[fd] : NULL;
 	if (f) {
 		files->fd[fd] = NULL;
 		files->close_on_exec &= ~(1ULL << fd);
 	}
-	preempt_enable_no_resched();
+	files_unlock(files);
 	if (!f)
 		return -EBADF;
-	fput(f);
+	fput(f); /* the table's reference: a call still inside the file holds its own */
 	return 0;
 }
 
@@ -104,11 +146,14 @@ struct files_struct *dup_files(struct files_struct *old)
 
 	if (!files)
 		return NULL;
-	*files = *old;
-	files->count = 1;
+	files_lock(old); /* a thread of the parent may be closing one */
+	memcpy(files->fd, old->fd, sizeof(files->fd));
+	files->close_on_exec = old->close_on_exec;
 	for (int fd = 0; fd < NR_OPEN_DEFAULT; fd++)
 		if (files->fd[fd])
-			__atomic_add_fetch(&files->fd[fd]->f_count, 1, __ATOMIC_RELAXED);
+			get_file(files->fd[fd]);
+	files_unlock(old);
+	files_init(files);
 	return files;
 }
 
@@ -148,7 +193,7 @@ struct files_struct *console_files(void)
 		kfree(con);
 		return NULL;
 	}
-	files->count = 1;
+	files_init(files);
 	files->fd[0] = files->fd[1] = files->fd[2] = con;
 	con->f_count = 3;
 	return files;
@@ -162,31 +207,56 @@ SYSCALL_DEFINE1(close, unsigned int, fd)
 SYSCALL_DEFINE1(dup, unsigned int, fildes)
 {
 	struct file *f = fget(fildes);
-	return f ? fd_install_from(f, 0, false) : -EBADF;
+	int ret;
+
+	if (!f)
+		return -EBADF;
+	ret = fd_install_from(f, 0, false);
+	fput(f);
+	return ret;
 }
 
-/* dup2 and dup3: newfd closed first if open; dup3 refuses newfd == oldfd and flags but O_CLOEXEC. */
+/*
+ * dup2 and dup3: newfd's old file (if any) replaced in one step under the lock, as Linux's
+ * do_dup2(), so no other thread's open() can take newfd between the close and the install; dup3
+ * refuses newfd == oldfd and flags but O_CLOEXEC.
+ */
 static long do_dup3(unsigned int oldfd, unsigned int newfd, int flags)
 {
 	struct files_struct *files = current->files;
-	struct file *f = fget(oldfd);
+	struct file *f, *old;
 
 	if (flags & ~O_CLOEXEC)
 		return -EINVAL;
-	if (!f)
+	if (!(f = fget(oldfd)))
 		return -EBADF;
-	if (newfd >= NR_OPEN_DEFAULT)
+	if (newfd >= NR_OPEN_DEFAULT) {
+		fput(f);
 		return -EBADF;
-	if (files->fd[newfd])
-		close_fd(files, newfd);
-	return fd_install_from(f, newfd, flags & O_CLOEXEC);
+	}
+	files_lock(files);
+	old = files->fd[newfd];
+	files->fd[newfd] = f; /* fget()'s reference becomes the table's */
+	if (flags & O_CLOEXEC)
+		files->close_on_exec |= 1ULL << newfd;
+	else
+		files->close_on_exec &= ~(1ULL << newfd);
+	files_unlock(files);
+	if (old)
+		fput(old);
+	return newfd;
 }
 
 SYSCALL_DEFINE2(dup2, unsigned int, oldfd, unsigned int, newfd)
 {
-	if (oldfd == newfd)
-		return fget(oldfd) ? (long)newfd : -EBADF;
-	return do_dup3(oldfd, newfd, 0);
+	struct file *f;
+
+	if (oldfd != newfd)
+		return do_dup3(oldfd, newfd, 0);
+	if (!(f = fget(oldfd)))
+		return -EBADF;
+	fput(f);
+	return newfd;
 }
 
 SYSCALL_DEFINE3(dup3, unsigned int, oldfd, unsigned int, newfd, int, flags)
@@ -196,13 +266,11 @@ SYSCALL_DEFINE3(dup3, unsigned int, oldfd, unsigned int, newfd, int, flags)
 	return do_dup3(oldfd, newfd, flags);
 }
 
-SYSCALL_DEFINE3(fcntl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
+static long do_fcntl(struct files_struct *files, struct file *f, unsigned int fd, unsigned int cmd,
+		     unsigned long arg)
 {
-	struct files_struct *files = current->files;
-	struct file *f = fget(fd);
+	long ret = 0;
 
-	if (!f)
-		return -EBADF;
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
@@ -210,13 +278,16 @@ SYSCALL_DEFINE3(fcntl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 			return -EINVAL;
 		return fd_install_from(f, arg, cmd == F_DUPFD_CLOEXEC);
 	case F_GETFD:
-		return files->close_on_exec & (1ULL << fd) ? FD_CLOEXEC : 0;
 	case F_SETFD:
-		if (arg & FD_CLOEXEC)
+		files_lock(files);
+		if (cmd == F_GETFD)
+			ret = files->close_on_exec & (1ULL << fd) ? FD_CLOEXEC : 0;
+		else if (arg & FD_CLOEXEC)
 			files->close_on_exec |= 1ULL << fd;
 		else
 			files->close_on_exec &= ~(1ULL << fd);
-		return 0;
+		files_unlock(files);
+		return ret;
 	case F_GETFL:
 		return f->f_flags;
 	case F_SETFL: /* only these may change after open, as in Linux */
@@ -226,4 +297,16 @@ SYSCALL_DEFINE3(fcntl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 	default:
 		return -EINVAL;
 	}
+}
+
+SYSCALL_DEFINE3(fcntl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
+{
+	struct file *f = fget(fd);
+	long ret;
+
+	if (!f)
+		return -EBADF;
+	ret = do_fcntl(current->files, f, fd, cmd, arg);
+	fput(f);
+	return ret;
 }

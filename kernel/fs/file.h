@@ -2,6 +2,7 @@
 #ifndef KERNEL_FS_FILE_H
 #define KERNEL_FS_FILE_H
 
+#include "kernel/spinlock.h"
 #include "kernel/syscalls.h"
 #include "lib/types.h"
 
@@ -47,7 +48,7 @@ struct file_operations {
 };
 
 struct file {
-	int f_count; /* fd table slots (dup, fork) that hold it */
+	int f_count; /* fd table slots (dup, fork), and system calls inside it (fget) */
 	unsigned int f_flags;
 	s64 f_pos;
 	struct fnode *node; /* NULL for the console and pipes */
@@ -60,18 +61,51 @@ struct file {
 #define NR_OPEN_DEFAULT 64 /* fds 0..63: RLIMIT_NOFILE's soft limit here */
 
 struct files_struct {
-	int count; /* tasks that use the table: threads of CLONE_FILES share one */
+	int count;	      /* tasks that use the table: threads of CLONE_FILES share one */
+	spinlock_t file_lock; /* fd[] and close_on_exec against another thread's open or close */
 	struct file *fd[NR_OPEN_DEFAULT];
 	u64 close_on_exec; /* bit n: fd n has FD_CLOEXEC */
 };
 
-/* The file behind fd in the current process, or NULL (-EBADF for the caller). */
+/* Drops a reference; the last one releases the file (Linux's __fput()). */
+void fput(struct file *f);
+
+/*
+ * The file behind fd in the current process with a reference taken, or NULL (-EBADF for the
+ * caller), who fput()s it when done: a close() by another thread then only drops the table's
+ * reference, and the file stays whole until the call that uses it returns.
+ */
 struct file *fget(unsigned int fd);
+
+static inline struct file *get_file(struct file *f)
+{
+	__atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED);
+	return f;
+}
+
+/*
+ * fdget() is fget() for a call that is done with the file before it returns (Linux's
+ * __fget_light()): when this task is the table's only user, no other task can close the fd
+ * before the call returns, and no reference is taken (flags 0); otherwise it is fget()
+ * (FDPUT_FPUT). fdput() drops what fdget() took.
+ */
+#define FDPUT_FPUT 1
+struct fd {
+	struct file *file;
+	unsigned int flags;
+};
+
+struct fd fdget(unsigned int fd);
+
+static inline void fdput(struct fd f)
+{
+	if (f.flags & FDPUT_FPUT)
+		fput(f.file);
+}
 /* The lowest free fd >= from holding f (one more reference taken), or -EMFILE. */
 int fd_install_from(struct file *f, unsigned int from, bool cloexec);
 /* A new open file (f_count 1); NULL when memory ran out. */
 struct file *alloc_file(const struct file_operations *fop, unsigned int flags);
-void fput(struct file *f);
 /* fork: the child's table, every open file shared; exec: the O_CLOEXEC ones closed. */
 struct files_struct *dup_files(struct files_struct *old);
 void do_close_on_exec(struct files_struct *files);

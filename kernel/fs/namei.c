@@ -97,17 +97,22 @@ static int getname(const char __user *upath, char **out)
 }
 
 /* A user's path into a kernel copy, and where a relative one starts: the cwd or dirfd's
- * directory. 0 (the caller kfree()s *path), or -EFAULT, -ENAMETOOLONG, -EBADF, -ENOTDIR. */
-static int user_path_start(int dirfd, const char __user *upath, char **path, struct fnode **start)
+ * directory, whose file *dir holds until the walk is done (the caller fdput()s it). 0 (the caller
+ * kfree()s *path), or -EFAULT, -ENAMETOOLONG, -EBADF, -ENOTDIR. */
+static int user_path_start(int dirfd, const char __user *upath, char **path, struct fnode **start,
+			   struct fd *dir)
 {
 	int err = getname(upath, path);
 
 	*start = current->cwd;
+	*dir = (struct fd){ NULL, 0 };
 	if (!err && (*path)[0] != '/' && dirfd != AT_FDCWD) {
-		struct file *f = fget(dirfd);
-		err = !f ? -EBADF : !f->node || !f->node->is_dir ? -ENOTDIR : 0;
+		*dir = fdget(dirfd);
+		err = !dir->file				     ? -EBADF
+		      : !dir->file->node || !dir->file->node->is_dir ? -ENOTDIR
+								     : 0;
 		if (!err)
-			*start = f->node;
+			*start = dir->file->node;
 	}
 	return err;
 }
@@ -115,11 +120,13 @@ static int user_path_start(int dirfd, const char __user *upath, char **path, str
 int user_path_at(int dirfd, const char __user *upath, bool nofollow, struct fnode **out)
 {
 	struct fnode *start;
+	struct fd dir;
 	char *path = NULL;
-	int err = user_path_start(dirfd, upath, &path, &start);
+	int err = user_path_start(dirfd, upath, &path, &start, &dir);
 
 	if (!err)
 		err = kern_path(start, path, nofollow, out);
+	fdput(dir);
 	kfree(path);
 	return err;
 }
@@ -162,11 +169,13 @@ int user_path_parent(int dirfd, const char __user *upath, struct fnode **dir, ch
 		     bool *trailing)
 {
 	struct fnode *start;
+	struct fd dirf;
 	char *path = NULL;
-	int err = user_path_start(dirfd, upath, &path, &start);
+	int err = user_path_start(dirfd, upath, &path, &start, &dirf);
 
 	if (!err)
 		err = kern_path_parent(start, path, dir, last, trailing);
+	fdput(dirf);
 	kfree(path);
 	return err;
 }

@@ -1,13 +1,15 @@
 /*
- * /proc/<pid>/ and /proc/self/comm (Linux: fs/proc/base.c): a directory for every live task,
- * kernel threads included, made when a path names it rather than when the task is born.
+ * /proc/<pid>/, /proc/<pid>/task/<tid>/ and /proc/self/comm (Linux: fs/proc/base.c): a directory
+ * for every live task, kernel threads included, and in a process's one for each of its threads,
+ * made when a path names it rather than when the task is born.
  *
  * /proc's list holds the fixed files only; a name the list lacks comes to proc_root_lookup(),
  * which answers a number whose task lives with a directory node kept in pid_dirs. The node holds
  * the pid, never the task: each read finds the task again under its run queue's lock and fails
  * with ESRCH once it is gone, as Linux's get_proc_task() does. Nodes of dead tasks nobody stands
  * in are freed at the next lookup, so the cache is as large as the set of live pids looked up.
- * Not here: listing the pids in a readdir of /proc, and every file but comm.
+ * task/ answers the same way (task_lookup()), for the threads of its process only.
+ * Not here: listing the pids in a readdir of /proc or task/, and every file but comm and status.
  */
 #include "kernel/fs/procfs.h"
 #include "kernel/fs/tracefs.h"
@@ -22,6 +24,7 @@
 struct pid_dir {
 	struct fnode *dir;
 	int pid;
+	int tgid; /* 0: /proc/<pid>; else the process of /proc/<tgid>/task/<pid> */
 	struct pid_dir *next;
 };
 
@@ -32,6 +35,7 @@ static DEFINE_SPINLOCK(pid_dirs_lock);
 struct pid_probe {
 	int pid;
 	bool found;
+	int tgid; /* its process's pid */
 	char comm[TASK_COMM_LEN];
 };
 
@@ -41,6 +45,7 @@ static void probe_one(struct task *t, void *arg)
 
 	if (t->pid && t->pid == p->pid && !p->found) {
 		p->found = true;
+		p->tgid = t->tgid ?: t->pid;
 		memcpy(p->comm, t->comm, sizeof(p->comm));
 		p->comm[TASK_COMM_LEN - 1] = 0;
 	}
@@ -54,7 +59,7 @@ static bool pid_probe(struct pid_probe *p, int pid)
 	return p->found;
 }
 
-/* The pid a comm file stands for: its directory's, or the reader's for /proc/self. */
+/* The pid a comm or status file stands for: its directory's, or the reader's for /proc/self. */
 static int comm_pid(const struct fnode *f)
 {
 	return f->priv ? (int)(long)f->priv : current->pid;
@@ -91,6 +96,13 @@ static int comm_write(struct fnode *f, const char *buf, size_t len, unsigned int
 
 static const struct file_ops comm_ops = { .show = comm_show, .write = comm_write };
 
+static int status_show(struct seq_file *m, struct fnode *f)
+{
+	return proc_status_show(m, comm_pid(f));
+}
+
+static const struct file_ops status_ops = { .show = status_show };
+
 /* A number with no sign, no leading zero and no more digits than a pid has. */
 static int parse_pid(const char *name, size_t len)
 {
@@ -106,13 +118,24 @@ static int parse_pid(const char *name, size_t len)
 	return pid;
 }
 
-/* Frees the cached directories of dead tasks nobody stands in; under pid_dirs_lock. */
-static void prune_dead(void)
+/* The cached directory's task is gone: a thread's, or its process's (tgid its own pid). */
+static bool pid_dir_dead(const struct pid_dir *d)
 {
 	struct pid_probe p;
 
+	return !pid_probe(&p, d->pid) || (d->tgid && p.tgid != d->tgid);
+}
+
+/* Frees the cached directories of dead tasks nobody stands in; under pid_dirs_lock. A process's
+ * goes only after its threads' (task/<tid> points at it as its parent). */
+static void prune_dead(void)
+{
 	for (struct pid_dir **pp = &pid_dirs, *d; (d = *pp);) {
-		if (!pid_probe(&p, d->pid) && !fs_busy(d->dir)) {
+		bool threads_left = false;
+
+		for (struct pid_dir *o = pid_dirs; o && !d->tgid; o = o->next)
+			threads_left |= o->tgid == d->pid;
+		if (!threads_left && pid_dir_dead(d) && !fs_busy(d->dir)) {
 			*pp = d->next;
 			fs_remove(d->dir);
 			kfree(d);
@@ -122,21 +145,35 @@ static void prune_dead(void)
 	}
 }
 
-/* The directory of a live pid, not yet listed: parent /proc for "..", but not in /proc's list. */
-static struct pid_dir *pid_dir_new(struct fnode *proc, int pid)
+static const struct file_ops task_dir_ops;
+
+/*
+ * The directory of a live pid, not yet listed: parent for "..", but not in its list. A process's
+ * (/proc/<pid>) also has task/, whose lookup makes task/<tid> for each thread of the process
+ * (Linux's proc_task_lookup()); a thread's has comm and status only.
+ */
+static struct pid_dir *pid_dir_new(struct fnode *parent, int pid, int tgid)
 {
-	struct fnode *dir = kzalloc(sizeof(*dir));
+	struct fnode *dir = kzalloc(sizeof(*dir)), *task;
 	struct pid_dir *d = kzalloc(sizeof(*d));
 
 	if (!dir || !d)
 		goto fail;
 	snprintf(dir->name, sizeof(dir->name), "%d", pid);
 	dir->is_dir = true;
-	dir->parent = proc;
-	if (!fs_create(dir, "comm", &comm_ops, (void *)(long)pid))
+	dir->parent = parent;
+	if (!fs_create(dir, "comm", &comm_ops, (void *)(long)pid) ||
+	    !fs_create(dir, "status", &status_ops, (void *)(long)pid))
 		goto fail;
+	if (!tgid) {
+		if (!(task = fs_mkdir(dir, "task")))
+			goto fail;
+		task->ops = &task_dir_ops;
+		task->priv = (void *)(long)pid;
+	}
 	d->dir = dir;
 	d->pid = pid;
+	d->tgid = tgid;
 	return d;
 fail:
 	if (dir)
@@ -145,28 +182,25 @@ fail:
 	return NULL;
 }
 
-static struct fnode *find_locked(int pid)
+static struct fnode *find_locked(int pid, int tgid)
 {
 	for (struct pid_dir *d = pid_dirs; d; d = d->next)
-		if (d->pid == pid)
+		if (d->pid == pid && d->tgid == tgid)
 			return d->dir;
 	return NULL;
 }
 
-static struct fnode *proc_root_lookup(struct fnode *proc, const char *name, size_t len)
+/* The cached directory of pid under parent, made if it is not there yet. */
+static struct fnode *pid_dir_get(struct fnode *parent, int pid, int tgid)
 {
-	int pid = parse_pid(name, len);
 	struct pid_dir *fresh = NULL;
 	struct fnode *found;
-	struct pid_probe p;
 	unsigned long flags;
 
-	if (pid <= 0 || !pid_probe(&p, pid))
-		return NULL;
 	for (;;) {
 		flags = spin_lock_irqsave(&pid_dirs_lock);
 		prune_dead();
-		found = find_locked(pid);
+		found = find_locked(pid, tgid);
 		if (!found && fresh) { /* made outside the lock: it allocates */
 			fresh->next = pid_dirs;
 			pid_dirs = fresh;
@@ -174,7 +208,7 @@ static struct fnode *proc_root_lookup(struct fnode *proc, const char *name, size
 			fresh = NULL;
 		}
 		spin_unlock_irqrestore(&pid_dirs_lock, flags);
-		if (found || !(fresh = pid_dir_new(proc, pid)))
+		if (found || !(fresh = pid_dir_new(parent, pid, tgid)))
 			break;
 	}
 	if (fresh) { /* someone else listed it meanwhile */
@@ -184,10 +218,34 @@ static struct fnode *proc_root_lookup(struct fnode *proc, const char *name, size
 	return found;
 }
 
+static struct fnode *proc_root_lookup(struct fnode *proc, const char *name, size_t len)
+{
+	int pid = parse_pid(name, len);
+	struct pid_probe p;
+
+	if (pid <= 0 || !pid_probe(&p, pid))
+		return NULL;
+	return pid_dir_get(proc, pid, 0);
+}
+
+/* /proc/<tgid>/task/<tid>: a thread of that process only (the leader's own pid among them). */
+static struct fnode *task_lookup(struct fnode *task, const char *name, size_t len)
+{
+	int tid = parse_pid(name, len), tgid = (int)(long)task->priv;
+	struct pid_probe p;
+
+	if (tid <= 0 || !pid_probe(&p, tid) || p.tgid != tgid)
+		return NULL;
+	return pid_dir_get(task, tid, tgid);
+}
+
+static const struct file_ops task_dir_ops = { .lookup = task_lookup };
+
 static const struct file_ops proc_root_ops = { .lookup = proc_root_lookup };
 
 static const struct tracefs_file proc_base_files[] = {
 	TRACEFS_FILE("/proc/self/comm", comm_show, comm_write),
+	TRACEFS_FILE("/proc/self/status", status_show, NULL),
 };
 
 void proc_base_init(void)

@@ -16,7 +16,7 @@
 
 #define USER_HZ 100
 
-static char task_state_char(const struct task *t)
+char task_state_char(const struct task *t)
 {
 	if (t->exit_state)
 		return 'Z';

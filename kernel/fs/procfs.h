@@ -16,8 +16,13 @@ extern const char linux_proc_banner[]; /* /proc/version's format, as Linux names
 void procfs_init(void);
 /* kernel/fs/proc_pid.c: /proc/self/stat, /proc/sys/kernel/sched_rt_{period,runtime}_us. */
 void proc_pid_init(void);
-/* kernel/fs/proc_base.c: /proc/<pid>/comm and /proc/self/comm. */
+/* kernel/fs/proc_base.c: /proc/<pid>/comm and status, and /proc/self/comm and status. */
 void proc_base_init(void);
+struct task;
+/* stat's and status's state letter: R, S, T or Z. */
+char task_state_char(const struct task *t);
+/* kernel/fs/proc_status.c: the status file of pid; -ESRCH once it is gone. */
+int proc_status_show(struct seq_file *m, int pid);
 int meminfo_show(struct seq_file *m, struct fnode *f);
 
 #endif

@@ -47,45 +47,61 @@ ssize_t file_write(struct file *f, const char __user *buf, size_t count, s64 *po
 	return f->f_op->write(f, buf, MIN(count, MAX_RW_COUNT), pos);
 }
 
+/*
+ * read and write at the file's own position (Linux's ksys_read() and ksys_write()). Every call
+ * below holds the file from fdget() to fdput(): a thread that closes the fd meanwhile takes it
+ * out of the table, and the file is released when this call lets it go.
+ */
+static ssize_t ksys_rw(unsigned int fd, void __user *buf, size_t count, bool write)
+{
+	struct fd f = fdget(fd);
+	ssize_t ret;
+
+	if (!f.file)
+		return -EBADF;
+	ret = write ? file_write(f.file, buf, count, &f.file->f_pos)
+		    : file_read(f.file, buf, count, &f.file->f_pos);
+	fdput(f);
+	return ret;
+}
+
 SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count)
 {
-	struct file *f = fget(fd);
-	return f ? file_read(f, buf, count, &f->f_pos) : -EBADF;
+	return ksys_rw(fd, buf, count, false);
 }
 
 SYSCALL_DEFINE3(write, unsigned int, fd, const char __user *, buf, size_t, count)
 {
-	struct file *f = fget(fd);
-	return f ? file_write(f, buf, count, &f->f_pos) : -EBADF;
+	return ksys_rw(fd, (void __user *)buf, count, true);
 }
 
-/* pread64 and pwrite64's file, or their errno: -EBADF, -EINVAL (pos < 0), -ESPIPE. */
-static long positioned(unsigned int fd, loff_t pos, struct file **out)
+/* pread64 and pwrite64: -EBADF, -EINVAL (pos < 0), -ESPIPE, or the transfer at pos. */
+static long positioned(unsigned int fd, void __user *buf, size_t count, loff_t pos, bool write)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget(fd);
+	long ret;
 
-	if (!f)
+	if (!f.file)
 		return -EBADF;
 	if (pos < 0)
-		return -EINVAL;
-	*out = f;
-	return f->f_op->seekable ? 0 : -ESPIPE;
+		ret = -EINVAL;
+	else if (!f.file->f_op->seekable)
+		ret = -ESPIPE;
+	else
+		ret = write ? file_write(f.file, buf, count, &pos)
+			    : file_read(f.file, buf, count, &pos);
+	fdput(f);
+	return ret;
 }
 
 SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, loff_t, pos)
 {
-	struct file *f;
-	long err = positioned(fd, pos, &f);
-
-	return err ? err : file_read(f, buf, count, &pos);
+	return positioned(fd, buf, count, pos, false);
 }
 
 SYSCALL_DEFINE4(pwrite64, unsigned int, fd, const char __user *, buf, size_t, count, loff_t, pos)
 {
-	struct file *f;
-	long err = positioned(fd, pos, &f);
-
-	return err ? err : file_write(f, buf, count, &pos);
+	return positioned(fd, (void __user *)buf, count, pos, true);
 }
 
 struct iovec {
@@ -94,14 +110,11 @@ struct iovec {
 };
 
 /* Each iovec in turn, stopping at a short transfer; an error after some bytes is those bytes. */
-static ssize_t do_iter(unsigned int fd, const struct iovec __user *uvec, unsigned long vlen,
-		       bool write)
+static ssize_t iter_file(struct file *f, const struct iovec __user *uvec, unsigned long vlen,
+			 bool write)
 {
-	struct file *f = fget(fd);
 	ssize_t total = 0;
 
-	if (!f)
-		return -EBADF;
 	if (vlen > UIO_MAXIOV)
 		return -EINVAL;
 	for (unsigned long k = 0; k < vlen; k++) {
@@ -124,6 +137,19 @@ static ssize_t do_iter(unsigned int fd, const struct iovec __user *uvec, unsigne
 	return total;
 }
 
+static ssize_t do_iter(unsigned int fd, const struct iovec __user *uvec, unsigned long vlen,
+		       bool write)
+{
+	struct fd f = fdget(fd);
+	ssize_t ret;
+
+	if (!f.file)
+		return -EBADF;
+	ret = iter_file(f.file, uvec, vlen, write);
+	fdput(f);
+	return ret;
+}
+
 SYSCALL_DEFINE3(readv, unsigned long, fd, const struct iovec __user *, vec, unsigned long, vlen)
 {
 	return do_iter(fd, vec, vlen, false);
@@ -142,13 +168,10 @@ static s64 file_size(struct file *f)
 	return f->node ? fs_size(f->node) : 0;
 }
 
-SYSCALL_DEFINE3(lseek, unsigned int, fd, off_t, offset, unsigned int, whence)
+static s64 file_lseek(struct file *f, off_t offset, unsigned int whence)
 {
-	struct file *f = fget(fd);
 	s64 base;
 
-	if (!f)
-		return -EBADF;
 	if (!f->f_op->seekable)
 		return -ESPIPE;
 	if (whence == SEEK_SET)
@@ -166,11 +189,26 @@ SYSCALL_DEFINE3(lseek, unsigned int, fd, off_t, offset, unsigned int, whence)
 	return f->f_pos;
 }
 
+SYSCALL_DEFINE3(lseek, unsigned int, fd, off_t, offset, unsigned int, whence)
+{
+	struct fd f = fdget(fd);
+	s64 ret;
+
+	if (!f.file)
+		return -EBADF;
+	ret = file_lseek(f.file, offset, whence);
+	fdput(f);
+	return ret;
+}
+
 SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget(fd);
+	long ret;
 
-	if (!f)
+	if (!f.file)
 		return -EBADF;
-	return f->f_op->ioctl ? f->f_op->ioctl(f, cmd, arg) : -ENOTTY;
+	ret = f.file->f_op->ioctl ? f.file->f_op->ioctl(f.file, cmd, arg) : -ENOTTY;
+	fdput(f);
+	return ret;
 }

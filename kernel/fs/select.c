@@ -34,13 +34,16 @@ unsigned int vfs_poll(struct file *f)
 
 static short file_poll(int fd, short events)
 {
-	struct file *f;
+	struct fd f;
+	short mask;
 
 	if (fd < 0)
 		return 0;
-	if (!(f = fget(fd)))
+	if (!(f = fdget(fd)).file)
 		return POLLNVAL;
-	return vfs_poll(f);
+	mask = vfs_poll(f.file);
+	fdput(f);
+	return mask;
 }
 
 /* One pass: how many fds have something; revents filled in. */

@@ -57,9 +57,8 @@ static ssize_t copy_through(struct file *in, struct file *out, char __user *buf,
 	return done;
 }
 
-SYSCALL_DEFINE4(sendfile64, int, out_fd, int, in_fd, loff_t __user *, offset, size_t, count)
+static long do_sendfile(struct file *in, struct file *out, loff_t __user *offset, size_t count)
 {
-	struct file *in = fget(in_fd), *out = fget(out_fd);
 	s64 pos, *ppos = &pos;
 	ssize_t done;
 	long buf, err;
@@ -81,4 +80,14 @@ SYSCALL_DEFINE4(sendfile64, int, out_fd, int, in_fd, loff_t __user *, offset, si
 	if (offset && put_user(pos, offset))
 		return -EFAULT;
 	return done;
+}
+
+SYSCALL_DEFINE4(sendfile64, int, out_fd, int, in_fd, loff_t __user *, offset, size_t, count)
+{
+	struct fd in = fdget(in_fd), out = fdget(out_fd);
+	long ret = do_sendfile(in.file, out.file, offset, count);
+
+	fdput(out);
+	fdput(in);
+	return ret;
 }

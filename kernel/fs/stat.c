@@ -60,6 +60,19 @@ static long put_stat(const struct fnode *n, const struct file *f, struct stat __
 	return copy_to_user(ust, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
+/* fstat, and fstatat's AT_EMPTY_PATH: the open file's node, or what the file says of itself. */
+static long fd_stat(unsigned int fd, struct stat __user *ust)
+{
+	struct fd f = fdget(fd);
+	long ret;
+
+	if (!f.file)
+		return -EBADF;
+	ret = put_stat(f.file->node, f.file, ust);
+	fdput(f);
+	return ret;
+}
+
 static long do_stat(int dfd, const char __user *filename, struct stat __user *ust, int flags)
 {
 	struct fnode *n;
@@ -72,10 +85,9 @@ static long do_stat(int dfd, const char __user *filename, struct stat __user *us
 		if (get_user(c, filename))
 			return -EFAULT;
 		if (!c) { /* fstatat(fd, "", ..., AT_EMPTY_PATH): the fd itself */
-			struct file *f = dfd == AT_FDCWD ? NULL : fget(dfd);
 			if (dfd == AT_FDCWD)
 				return put_stat(current->cwd, NULL, ust);
-			return f ? put_stat(f->node, f, ust) : -EBADF;
+			return fd_stat(dfd, ust);
 		}
 	}
 	if ((err = user_path_at(dfd, filename, flags & AT_SYMLINK_NOFOLLOW, &n)))
@@ -101,8 +113,7 @@ SYSCALL_DEFINE4(newfstatat, int, dfd, const char __user *, filename, struct stat
 
 SYSCALL_DEFINE2(newfstat, unsigned int, fd, struct stat __user *, statbuf)
 {
-	struct file *f = fget(fd);
-	return f ? put_stat(f->node, f, statbuf) : -EBADF;
+	return fd_stat(fd, statbuf);
 }
 
 SYSCALL_DEFINE3(readlink, const char __user *, path, char __user *, buf, int, bufsiz)
@@ -125,13 +136,17 @@ SYSCALL_DEFINE3(readlink, const char __user *, path, char __user *, buf, int, bu
 
 SYSCALL_DEFINE3(getdents64, unsigned int, fd, void __user *, dirent, unsigned int, count)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget(fd);
+	long ret;
 
-	if (!f)
+	if (!f.file)
 		return -EBADF;
-	if (!f->f_op->getdents64)
-		return -ENOTDIR;
-	if (!access_ok(dirent, count))
-		return -EFAULT;
-	return f->f_op->getdents64(f, dirent, count);
+	if (!f.file->f_op->getdents64)
+		ret = -ENOTDIR;
+	else if (!access_ok(dirent, count))
+		ret = -EFAULT;
+	else
+		ret = f.file->f_op->getdents64(f.file, dirent, count);
+	fdput(f);
+	return ret;
 }

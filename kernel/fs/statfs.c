@@ -106,7 +106,12 @@ SYSCALL_DEFINE2(statfs, const char __user *, pathname, struct statfs __user *, b
 
 SYSCALL_DEFINE2(fstatfs, unsigned int, fd, struct statfs __user *, buf)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget(fd);
+	long ret;
 
-	return f ? put_statfs(f->node, f, buf) : -EBADF;
+	if (!f.file)
+		return -EBADF;
+	ret = put_statfs(f.file->node, f.file, buf);
+	fdput(f);
+	return ret;
 }

@@ -168,28 +168,13 @@ static unsigned long prot_to_vm(unsigned long prot)
 	       (prot & PROT_EXEC ? VM_EXEC : 0);
 }
 
-static long vm_mmap_pgoff(unsigned long addr, unsigned long len, unsigned long prot,
-			  unsigned long flags, unsigned long fd, unsigned long off)
+/* Where the area goes (addr as a hint or, with MAP_FIXED*, as the place), then what fills it. */
+static long map_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+		     unsigned long prot, unsigned long flags, struct file *file, unsigned long off)
 {
-	struct mm_struct *mm = current->mm;
 	unsigned long type = flags & MAP_TYPE;
-	struct file *file = NULL;
 	int err;
 
-	if (!len || (off & (PAGE_SIZE - 1)) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
-		return -EINVAL;
-	if (type != MAP_SHARED && type != MAP_PRIVATE)
-		return -EINVAL;
-	if (len > TASK_SIZE_MAX)
-		return -ENOMEM;
-	len = PAGE_ALIGN(len);
-	if (!(flags & MAP_ANONYMOUS)) {
-		file = fget(fd);
-		if (!file)
-			return -EBADF;
-		if (!file->f_op->mmap)
-			return -ENODEV; /* no file of the tree can be mapped yet, only a perf ring */
-	}
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if ((addr & (PAGE_SIZE - 1)) || addr < MMAP_MIN_ADDR || addr > TASK_SIZE_MAX - len)
 			return (addr & (PAGE_SIZE - 1)) ? -EINVAL : -EPERM;
@@ -214,6 +199,31 @@ static long vm_mmap_pgoff(unsigned long addr, unsigned long len, unsigned long p
 		return mmap_shared_anon(mm, addr, len, prot_to_vm(prot) | VM_SHARED);
 	err = insert_vm_area(mm, addr, addr + len, prot_to_vm(prot), false);
 	return err ? err : (long)addr;
+}
+
+static long vm_mmap_pgoff(unsigned long addr, unsigned long len, unsigned long prot,
+			  unsigned long flags, unsigned long fd, unsigned long off)
+{
+	unsigned long type = flags & MAP_TYPE;
+	struct file *file;
+	long ret;
+
+	if (!len || (off & (PAGE_SIZE - 1)) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+		return -EINVAL;
+	if (type != MAP_SHARED && type != MAP_PRIVATE)
+		return -EINVAL;
+	if (len > TASK_SIZE_MAX)
+		return -ENOMEM;
+	len = PAGE_ALIGN(len);
+	if (flags & MAP_ANONYMOUS)
+		return map_area(current->mm, addr, len, prot, flags, NULL, 0);
+	/* Held until the area is set up: a thread's close() meanwhile leaves it whole. */
+	if (!(file = fget(fd)))
+		return -EBADF;
+	/* no file of the tree can be mapped yet, only a perf ring */
+	ret = file->f_op->mmap ? map_area(current->mm, addr, len, prot, flags, file, off) : -ENODEV;
+	fput(file);
+	return ret;
 }
 
 SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long,

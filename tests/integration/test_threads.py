@@ -5,7 +5,8 @@ groups every way Linux allows: each thread has its own id and the process's pid,
 word wakes a join, FUTEX_WAIT times out and refuses bad input with Linux's errno, a process-directed signal
 goes to a thread that does not block it, exit_group ends every thread, a leader that exits first leaves a
 process that ends with its last thread, execve in a thread replaces the process. The trace shows each
-thread under its own id, in sched_switch and in the futex system-call events.
+thread under its own id, in sched_switch and in the futex system-call events. tests/user/robust.c checks the
+robust-futex walk at a thread's exit.
 """
 
 import re
@@ -26,7 +27,7 @@ def program_lines(text):
 def test_threads_program(console):
     before = meminfo(console)
     out = program_lines(console.run("/tests/threads", timeout=180))
-    checks_all_pass(out, 35)
+    checks_all_pass(out, 55)
     # Every thread's stack, every mm and table went with its process. A thread that reaps itself leaves its
     # stack on its CPU's dead list until that CPU next schedules (reap_dead(): never the stack it stands on),
     # so the last one may still be there at the first read: read until it went, a bounded number of times.
@@ -37,6 +38,12 @@ def test_threads_program(console):
     assert after["OtherPages"] == 0
     assert after["KernelStack"] == before["KernelStack"]
     assert after["PageTables"] == before["PageTables"]
+
+
+def test_robust_futexes(console):
+    # tests/user/robust.c: a thread ends holding a robust lock, another while main waits on one; the kernel's
+    # walk of the set_robust_list() list marks each FUTEX_OWNER_DIED and wakes the waiter.
+    checks_all_pass(program_lines(console.run("/tests/robust", timeout=120)), 11)
 
 
 def test_trace_shows_each_thread(console):

@@ -4,106 +4,34 @@
  * "trace" it only starts two threads that each wait on a futex and lets the trace show them.
  */
 #include "ulib.h"
+#include "uthread.h"
 
 enum {
 	NR_rt_sigreturn = 15,
 	NR_kill = 62,
-	NR_futex = 202,
 	NR_tgkill = 234,
 };
 
-#define CLONE_VM 0x00000100
-#define CLONE_FS 0x00000200
-#define CLONE_FILES 0x00000400
-#define CLONE_SIGHAND 0x00000800
-#define CLONE_THREAD 0x00010000
-#define CLONE_SYSVSEM 0x00040000
-#define CLONE_SETTLS 0x00080000
-#define CLONE_PARENT_SETTID 0x00100000
-#define CLONE_CHILD_CLEARTID 0x00200000
-/* What glibc's pthread_create passes (sysdeps/unix/sysv/linux/createthread.c). */
-#define PTHREAD_FLAGS                                                                              \
-	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |        \
-	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
-
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
 #define FUTEX_CMP_REQUEUE 4
 #define FUTEX_WAIT_BITSET 9
-#define FUTEX_PRIVATE_FLAG 128
 #define FUTEX_CLOCK_REALTIME 256
 #define ARCH_GET_FS 0x1003
 #define SIGKILL 9
 #define SIGUSR1 10
+#define SIGPIPE 13
 #define SIG_BLOCK 0
 #define SA_SIGINFO 4
 #define SA_RESTORER 0x04000000
 #define WNOHANG 1
 #define EPERM 1
 #define ESRCH 3
+#define EBADF 9
 #define EAGAIN 11
 #define EFAULT 14
 #define EINVAL 22
+#define EPIPE 32
 #define ENOSYS 38
 #define ETIMEDOUT 110
-#define STACK_SIZE 16384
-
-struct timespec {
-	long sec, nsec;
-};
-
-struct thread {
-	int ptid, ctid; /* CLONE_PARENT_SETTID's and CLONE_CHILD_CLEARTID's words */
-	long tid;
-	char stack[STACK_SIZE] __attribute__((aligned(16)));
-};
-
-/* clone(flags, stack, &ptid, &ctid, tls); the child pops fn and arg from its new stack, calls
- * fn(arg) and leaves with exit(fn's value): a thread's own end, not the process's. */
-long raw_clone(unsigned long flags, void *sp, int *ptid, int *ctid, unsigned long tls);
-__asm__(".globl raw_clone\n"
-	"raw_clone:\n"
-	"	mov %rcx, %r10\n"
-	"	mov $56, %eax\n"
-	"	syscall\n"
-	"	test %rax, %rax\n"
-	"	jnz 1f\n"
-	"	xor %ebp, %ebp\n"
-	"	pop %rax\n"
-	"	pop %rdi\n"
-	"	call *%rax\n"
-	"	mov %eax, %edi\n"
-	"	mov $60, %eax\n"
-	"	syscall\n"
-	"	hlt\n"
-	"1:	ret\n");
-
-static long futex(int *uaddr, int op, int val, const struct timespec *t, int *uaddr2, int val3)
-{
-	return sys6(NR_futex, uaddr, op, val, t, uaddr2, val3);
-}
-
-static long spawn(struct thread *t, int (*fn)(void *), void *arg)
-{
-	unsigned long *sp = (unsigned long *)(t->stack + STACK_SIZE);
-
-	*--sp = 0; /* keeps the call 16-aligned once fn and arg are popped */
-	*--sp = 0;
-	*--sp = (unsigned long)arg;
-	*--sp = (unsigned long)fn;
-	t->ptid = t->ctid = -1;
-	t->tid = raw_clone(PTHREAD_FLAGS, sp, &t->ptid, &t->ctid, (unsigned long)t);
-	return t->tid;
-}
-
-/* pthread_join: sleep on the tid word until the kernel zeroes it at the thread's exit. */
-static void join(struct thread *t)
-{
-	int tid;
-
-	while ((tid = __atomic_load_n(&t->ctid, __ATOMIC_ACQUIRE)) != 0)
-		futex(&t->ctid, FUTEX_WAIT, tid, 0, 0, 0);
-}
 
 static long now_ns(void)
 {
@@ -111,13 +39,6 @@ static long now_ns(void)
 
 	sys2(NR_clock_gettime, 1, &ts);
 	return ts.sec * 1000000000L + ts.nsec;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { 0, ms * 1000000L };
-
-	sys2(NR_nanosleep, &ts, 0);
 }
 
 static int wait_status(long pid)
@@ -306,6 +227,64 @@ static void test_wait_from_thread(void)
 	check("a thread reaps the leader's child", child_status, 4 << 8);
 }
 
+/* --- an fd closed while another thread is inside read() on it ------------------------------ */
+
+static int blocked_pipe[2];
+static long blocked_ret;
+static char blocked_buf[8];
+
+static int blocked_read(void *arg)
+{
+	blocked_ret = sys3(NR_read, blocked_pipe[0], blocked_buf, sizeof(blocked_buf));
+	return 0;
+}
+
+/*
+ * Linux's answer: close() takes the fd out of the table, but the read that is inside the file
+ * holds its own reference, so it still completes when the writer writes; the fd is EBADF from
+ * then on, and the read end goes (a write sees no reader) only when that read lets it go.
+ */
+static void test_close_under_read(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} ign = { (void *)1 /* SIG_IGN */, SA_RESTORER, restore_rt, 0 }, dfl = ign;
+	long tid;
+	int i;
+
+	dfl.handler = 0;
+	sys1(NR_pipe, blocked_pipe);
+	blocked_ret = -1;
+	tid = spawn(&t1, blocked_read, 0);
+	for (i = 0; i < 5000 && status_field(tid, "\nState:\t") != 'S'; i++)
+		sleep_ms(1);
+	check("the reader sleeps in read() on the pipe", status_field(tid, "\nState:\t"), 'S');
+	check("its /proc/<tid>/status: Pid", status_field(tid, "\nPid:\t"), tid);
+	check("...Tgid, the process's", status_field(tid, "\nTgid:\t"), sys0(NR_getpid));
+	check("...Threads", status_field(tid, "\nThreads:\t"), 2);
+	check("/proc/<pid>/task/<tid>/status: the same thread",
+	      task_status_field(sys0(NR_getpid), tid, "\nPid:\t"), tid);
+	check("...and the leader's own", task_status_field(sys0(NR_getpid), sys0(NR_getpid), "\nPid:\t"),
+	      sys0(NR_getpid));
+	check("no task/<tid> for a thread of another process", task_status_field(1, tid, "\nPid:\t"),
+	      -1);
+	check("another thread closes that fd", sys1(NR_close, blocked_pipe[0]), 0);
+	check("the fd is EBADF from then on", sys3(NR_read, blocked_pipe[0], blocked_buf, 1), -EBADF);
+	check("the write finds the reader's file still open", sys3(NR_write, blocked_pipe[1], "hello", 5),
+	      5);
+	join(&t1);
+	check("the blocked read completed with the bytes", blocked_ret, 5);
+	check("...which are the writer's", memcmp_prefix(blocked_buf, "hello"), 0);
+	sys4(NR_rt_sigaction, SIGPIPE, &ign, 0, 8);
+	check("once the read let it go, the read end is released", sys3(NR_write, blocked_pipe[1], "x", 1),
+	      -EPIPE);
+	sys4(NR_rt_sigaction, SIGPIPE, &dfl, 0, 8);
+	sys1(NR_close, blocked_pipe[1]);
+}
+
 /* --- the ends of a thread group ------------------------------------------------------------- */
 
 static int exit_group_7(void *arg)
@@ -380,18 +359,51 @@ static int exec_hello(void *arg)
 	return 99;
 }
 
-static void test_exec_from_thread(void)
+/* A child process with a parked thread and one that runs fn (an execve): its wait status. */
+static int exec_in_a_thread(int (*fn)(void *), long *pid)
 {
-	long pid = sys0(NR_fork);
-
-	if (!pid) {
+	if (!(*pid = sys0(NR_fork))) {
 		park_flag = 0;
 		spawn(&t1, park, 0);
-		spawn(&t2, exec_hello, 0);
+		spawn(&t2, fn, 0);
 		park(0);
 		exit_group(1);
 	}
-	check("execve in a thread replaces the whole process", wait_status(pid), 0);
+	return wait_status(*pid);
+}
+
+static void test_exec_from_thread(void)
+{
+	long pid;
+
+	check("execve in a thread replaces the whole process", exec_in_a_thread(exec_hello, &pid), 0);
+}
+
+/* The program a thread's execve starts: its tid is the process's pid (status 0), as Linux's
+ * de_thread() gives the leader's pid to the exec'ing thread. */
+static int exec_ids(const char *want)
+{
+	return sys0(NR_gettid) == atol(want) && sys0(NR_getpid) == atol(want) ? 0 : 3;
+}
+
+static int exec_self(void *arg)
+{
+	char pid[24] = { 0 };
+	char *argv[] = { "/tests/threads", "exec-ids", pid, 0 };
+	char *envp[] = { 0 };
+
+	*put_dec(pid, sys0(NR_getpid)) = 0;
+	sys3(NR_execve, argv[0], argv, envp);
+	return 99;
+}
+
+static void test_exec_takes_leader_pid(void)
+{
+	long pid;
+
+	check("...and runs as the leader: its tid is the process's pid",
+	      exec_in_a_thread(exec_self, &pid), 0);
+	check("...which wait4 reaps under that pid", sys2(NR_kill, pid, 0), -ESRCH);
 }
 
 /* --- trace: two threads wait, one wakes them ------------------------------------------------ */
@@ -426,14 +438,18 @@ int main(int argc, char **argv, char **envp)
 {
 	if (argc > 1 && !strcmp(argv[1], "trace"))
 		return trace_run();
+	if (argc > 2 && !strcmp(argv[1], "exec-ids"))
+		return exec_ids(argv[2]);
 	test_ids();
 	test_futex_wait_wake();
 	test_futex_errors();
 	test_clone_errors();
 	test_signals();
 	test_wait_from_thread();
+	test_close_under_read();
 	test_exit_group_kills_threads();
 	test_leader_exits_first();
 	test_exec_from_thread();
+	test_exec_takes_leader_pid();
 	return check_summary();
 }

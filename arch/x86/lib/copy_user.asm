@@ -8,7 +8,7 @@
 bits 64
 section .text
 
-global copy_user_generic, __strncpy_from_user
+global copy_user_generic, __strncpy_from_user, futex_atomic_cmpxchg_inatomic
 extern smap_enabled
 
 %macro STAC 0
@@ -59,6 +59,25 @@ __strncpy_from_user:
 	mov rax, -14                    ; -EFAULT
 	ret
 
+; int futex_atomic_cmpxchg_inatomic(u32 *uval, u32 *uaddr, u32 oldval, u32 newval): newval
+; stored if the user word held oldval, in one locked step (another CPU's thread or process may
+; be changing it); *uval = what it held. 0, or -EFAULT. The caller checked access_ok().
+futex_atomic_cmpxchg_inatomic:
+	mov eax, edx
+	STAC
+.xchg:
+	lock cmpxchg [rsi], ecx         ; eax = the word's value either way
+.done:
+	CLAC
+	mov [rdi], eax
+	xor eax, eax
+	ret
+.fault:
+	CLAC
+	mov eax, -14                    ; -EFAULT
+	ret
+
 section __ex_table align=8
 	dq copy_user_generic.copy, copy_user_generic.done
 	dq __strncpy_from_user.load, __strncpy_from_user.fault
+	dq futex_atomic_cmpxchg_inatomic.xchg, futex_atomic_cmpxchg_inatomic.fault
