@@ -50,11 +50,11 @@ static int bpf_map_mmap(struct file *f, struct vm_area_struct *vma, unsigned lon
 	return map->ops->map_mmap ? map->ops->map_mmap(map, vma, off) : -ENOTSUPP;
 }
 
-static unsigned int bpf_map_poll(struct file *f)
+static unsigned int bpf_map_poll(struct file *f, poll_table *pt)
 {
 	struct bpf_map *map = f->private_data;
 
-	return map->ops->map_poll ? map->ops->map_poll(map) : EPOLLERR;
+	return map->ops->map_poll ? map->ops->map_poll(map, f, pt) : EPOLLERR;
 }
 
 const struct file_operations bpf_map_fops = {

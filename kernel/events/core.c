@@ -346,7 +346,7 @@ static int perf_fop_mmap(struct file *f, struct vm_area_struct *vma, unsigned lo
 
 /* Linux's perf_poll(): an event without a ring has nothing to wait for (EPOLLHUP); with one, it
  * is readable while records wait unread. */
-static unsigned int perf_poll(struct file *f)
+static unsigned int perf_poll(struct file *f, poll_table *pt)
 {
 	struct perf_event *e = f->private_data;
 	struct perf_buffer *rb = READ_ONCE(e->rb);

@@ -27,9 +27,9 @@ struct timespec64 {
 	long tv_nsec;
 };
 
-unsigned int vfs_poll(struct file *f)
+unsigned int vfs_poll(struct file *f, poll_table *pt)
 {
-	return f->f_op->poll ? f->f_op->poll(f) : DEFAULT_POLLMASK;
+	return f->f_op->poll ? f->f_op->poll(f, pt) : DEFAULT_POLLMASK;
 }
 
 static short file_poll(int fd, short events)
@@ -40,7 +40,7 @@ static short file_poll(int fd, short events)
 		return 0;
 	if (!(f = fget(fd)))
 		return POLLNVAL;
-	return vfs_poll(f);
+	return vfs_poll(f, NULL);
 }
 
 /* One pass: how many fds have something; revents filled in. */
