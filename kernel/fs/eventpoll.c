@@ -10,8 +10,8 @@
  * Readiness is each file's f_op->poll (kernel/fs/poll.h). When an fd is added, its poll operation
  * names the file's wait queue (poll_wait()) and the set hooks an entry there whose callback,
  * ep_poll_callback(), marks the item and wakes the set's sleepers: the waiter sleeps until an
- * arrival wakes it, as in Linux (a BPF ring buffer's wake-up comes through irq_work). A file whose
- * poll names no queue (the console, a perf event, another set) is looked at again every 10 ms
+ * arrival wakes it, as in Linux (a BPF or perf ring's wake-up comes through irq_work). A file whose
+ * poll names no queue (the console, another set) is looked at again every 10 ms
  * tick while the set sleeps. EPOLLET reports an fd once for each wake-up of its queue (for a file
  * without a queue: when an event became ready since the last look); EPOLLONESHOT stops reporting
  * it until EPOLL_CTL_MOD. A set holds no reference on what it watches: when a watched file's last
