@@ -9,6 +9,7 @@
 #include "kernel/fs/fs.h"
 #include "kernel/jump_label.h"
 #include "kernel/kprobes.h"
+#include "kernel/irq_work.h"
 #include "kernel/kallsyms.h"
 #include "kernel/livepatch/livepatch.h"
 #include "kernel/mm/mm.h"
@@ -92,6 +93,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	acpi_init();
 	interrupts_init();
 	smp_ipi_init();
+	irq_work_init();
 	text_poke_init();
 	/* Before the other CPUs start: boot conversion pokes text with nobody else running it. */
 	ftrace_init();

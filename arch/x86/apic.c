@@ -19,6 +19,7 @@
 #define LAPIC_ICR_LOW 0x300
 #define LAPIC_ICR_HIGH 0x310
 #define ICR_PENDING (1U << 12)
+#define ICR_DEST_SELF (1U << 18)
 #define IOAPIC_REDTBL 0x10
 
 static volatile u32 *lapic;
@@ -106,6 +107,13 @@ void lapic_send_ipi(u32 apic_id, u32 low)
 	while (lapic_read(LAPIC_ICR_LOW) & ICR_PENDING)
 		cpu_relax();
 	local_irq_restore(flags);
+}
+
+void lapic_send_ipi_self(u32 vector)
+{
+	/* No wait for the ICR: a self IPI is accepted by this CPU's own APIC at once, and an NMI may
+	 * land here while the code it interrupted waits on ICR_PENDING for its own IPI. */
+	lapic_write(LAPIC_ICR_LOW, ICR_DEST_SELF | ICR_FIXED | vector);
 }
 
 u32 lapic_timer_ticks_per_sec;

@@ -28,6 +28,8 @@ void pic_disable(void);
 #define ICR_LEVEL_ASSERT 0x04000
 /* Sends an IPI: low = delivery mode | vector (| level bits for INIT). */
 void lapic_send_ipi(u32 apic_id, u32 low);
+/* A fixed IPI to this CPU alone, by the ICR's "self" shorthand: one write, safe from NMI. */
+void lapic_send_ipi_self(u32 vector);
 
 /* For calibration only. */
 void lapic_timer_start_oneshot_max(void);

@@ -49,6 +49,7 @@ enum {
 #define CALL_FUNCTION_VECTOR 0xf1
 #define RESCHEDULE_VECTOR 0xf2
 #define CALL_FUNCTION_SINGLE_VECTOR 0xf3
+#define IRQ_WORK_VECTOR 0xf6 /* Linux's number: kernel/irq_work.c's self-IPI */
 #define SPURIOUS_VECTOR 0xff
 
 typedef void (*irq_handler_t)(struct pt_regs *regs);

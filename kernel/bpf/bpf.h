@@ -11,6 +11,7 @@
 #define ENOTSUPP 524
 
 struct file;
+struct poll_table_struct;
 struct vm_area_struct;
 struct pt_regs;
 struct bpf_map;
@@ -48,7 +49,7 @@ struct bpf_map_ops {
 	/* mmap() of the map fd (ringbuf): fills the area made at byte off of the map, or -errno. */
 	int (*map_mmap)(struct bpf_map *map, struct vm_area_struct *vma, unsigned long off);
 	/* poll() and epoll of the map fd: the EPOLL* events ready now. */
-	unsigned int (*map_poll)(struct bpf_map *map);
+	unsigned int (*map_poll)(struct bpf_map *map, struct file *f, struct poll_table_struct *pt);
 };
 
 struct bpf_map {

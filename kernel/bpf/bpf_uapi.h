@@ -92,6 +92,8 @@ enum bpf_cmd {
 	BPF_OBJ_GET_INFO_BY_FD = 15,
 	BPF_RAW_TRACEPOINT_OPEN = 17,
 	BPF_BTF_LOAD = 18,
+	BPF_BTF_GET_FD_BY_ID = 19,
+	BPF_BTF_GET_NEXT_ID = 23,
 	BPF_LINK_CREATE = 28,
 };
 
@@ -184,6 +186,12 @@ union bpf_attr {
 		u64 __attribute__((aligned(8))) fd_array;
 		u64 __attribute__((aligned(8))) core_relos;
 		u32 core_relo_rec_size;
+	};
+	struct { /* BPF_*_GET_*_ID */
+		union {
+			u32 start_id, prog_id, map_id, btf_id, link_id;
+		};
+		u32 next_id, open_flags;
 	};
 	struct { /* BPF_OBJ_GET_INFO_BY_FD */
 		u32 bpf_fd, info_len;

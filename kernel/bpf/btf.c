@@ -5,14 +5,27 @@
 #include "kernel/bpf/core.h"
 #include "kernel/fs/file.h"
 #include "kernel/mm/mm.h"
+#include "kernel/spinlock.h"
 #include "kernel/uaccess.h"
 #include "lib/string.h"
 
 static u32 btf_next_id;
+/* Live BTFs by id: one leaves the list when its last reference goes, before it is freed. */
+static struct btf *btf_list;
+static DEFINE_SPINLOCK(btf_list_lock);
 
 void btf_put(struct btf *btf)
 {
+	unsigned long flags;
+
 	if (btf && !__atomic_sub_fetch(&btf->refcnt, 1, __ATOMIC_ACQ_REL)) {
+		flags = spin_lock_irqsave(&btf_list_lock);
+		for (struct btf **pp = &btf_list; *pp; pp = &(*pp)->next)
+			if (*pp == btf) {
+				*pp = btf->next;
+				break;
+			}
+		spin_unlock_irqrestore(&btf_list_lock, flags);
 		kfree(btf->types);
 		kfree(btf->data);
 		kfree(btf);
@@ -51,6 +64,58 @@ static int btf_copy_log(struct bpf_verifier_log *log, u64 ubuf)
 	return log->truncated ? -ENOSPC : 0;
 }
 
+/* An id, and on the list where BPF_BTF_GET_FD_BY_ID finds it. */
+static void btf_publish(struct btf *btf)
+{
+	unsigned long flags = spin_lock_irqsave(&btf_list_lock);
+
+	btf->id = ++btf_next_id;
+	btf->next = btf_list;
+	btf_list = btf;
+	spin_unlock_irqrestore(&btf_list_lock, flags);
+}
+
+/* Linux's btf_get_fd_by_id(): a reference only on a BTF whose count is not already 0 (one going
+ * away stays listed until btf_put() unlinks it). The fd is read-only and close-on-exec. */
+int btf_get_fd_by_id(u32 id)
+{
+	unsigned long flags = spin_lock_irqsave(&btf_list_lock);
+	struct btf *btf = btf_list;
+	struct file *f;
+	int fd;
+
+	while (btf && btf->id != id)
+		btf = btf->next;
+	if (btf && !__atomic_load_n(&btf->refcnt, __ATOMIC_ACQUIRE))
+		btf = NULL;
+	if (btf)
+		__atomic_add_fetch(&btf->refcnt, 1, __ATOMIC_ACQ_REL);
+	spin_unlock_irqrestore(&btf_list_lock, flags);
+	if (!btf)
+		return -ENOENT;
+	if (!(f = alloc_file(&btf_fops, O_RDONLY))) {
+		btf_put(btf);
+		return -ENOMEM;
+	}
+	f->private_data = btf;
+	fd = fd_install_from(f, 0, true);
+	fput(f); /* the table holds it now, or nothing does and btf_release() puts btf */
+	return fd;
+}
+
+u32 btf_next_id_after(u32 id)
+{
+	unsigned long flags = spin_lock_irqsave(&btf_list_lock);
+	u32 next = 0;
+
+	for (struct btf *btf = btf_list; btf; btf = btf->next)
+		if (btf->id > id && (!next || btf->id < next) &&
+		    __atomic_load_n(&btf->refcnt, __ATOMIC_ACQUIRE))
+			next = btf->id;
+	spin_unlock_irqrestore(&btf_list_lock, flags);
+	return next;
+}
+
 /* Linux's btf_new_fd(): the blob copied in, checked, and an fd holding it. */
 int btf_new_fd(const union bpf_attr *attr)
 {
@@ -86,10 +151,10 @@ int btf_new_fd(const union bpf_attr *attr)
 	}
 	if (err)
 		goto out;
-	btf->id = __atomic_add_fetch(&btf_next_id, 1, __ATOMIC_RELAXED);
 	err = -ENOMEM;
 	if (!(f = alloc_file(&btf_fops, O_RDWR)))
 		goto out;
+	btf_publish(btf);
 	f->private_data = btf;
 	fd = fd_install_from(f, 0, true);
 	if (fd >= 0) { /* the fd's file owns btf now */

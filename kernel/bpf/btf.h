@@ -15,7 +15,8 @@ struct btf {
 	const char *strings;
 	u32 str_len;
 	u32 id;
-	int refcnt; /* the fd's file */
+	int refcnt;	  /* each fd's file */
+	struct btf *next; /* every live BTF, for its id (Linux's btf_idr) */
 };
 
 /* BPF_BTF_LOAD: a new fd, or -errno with the reason in the attr's log. */
@@ -24,6 +25,10 @@ int btf_new_fd(const union bpf_attr *attr);
  * meanwhile), or ERR_PTR(-EBADF/-EINVAL). */
 struct btf *btf_get_by_fd(int fd);
 void btf_put(struct btf *btf);
+/* BPF_BTF_GET_FD_BY_ID: a new fd on the live BTF of that id, or -ENOENT. */
+int btf_get_fd_by_id(u32 id);
+/* The smallest live BTF id above id, or 0 (BPF_BTF_GET_NEXT_ID). */
+u32 btf_next_id_after(u32 id);
 /* The size of a value of type id, 0 for void or a type without one. */
 u32 btf_type_id_size(const struct btf *btf, u32 id);
 int btf_get_info_by_fd(const struct btf *btf, struct bpf_btf_info *info);

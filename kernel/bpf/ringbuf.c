@@ -3,9 +3,11 @@
 #include "kernel/bpf/helpers.h"
 #include "kernel/bpf/maps.h"
 #include "kernel/fs/poll.h"
+#include "kernel/irq_work.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_types.h"
 #include "kernel/sched/sched.h"
+#include "kernel/sched/wait.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "arch/x86/paging.h"
@@ -15,7 +17,8 @@
 /*
  * The area, as Linux lays it out (page numbers of the kernel's virtual mapping):
  *
- *   page 0            struct bpf_ringbuf: the lock and the mask (kernel only)
+ *   page 0            struct bpf_ringbuf: the lock, the mask, the readers' wait queue and the
+ *                     irq_work that wakes them (kernel only)
  *   page 1            consumer_pos: user space writes it (mmap offset 0, read-write)
  *   page 2            producer_pos: the kernel writes it (mmap offset 1 page, read-only)
  *   pages 3..3+n-1    the n data pages
@@ -42,6 +45,10 @@
 struct bpf_ringbuf {
 	spinlock_t spinlock; /* producers: reserve moves producer_pos under it */
 	u64 mask;	     /* data size - 1 */
+	/* epoll and poll sleepers: a program may run where it cannot take waitq's lock (under the
+	 * runqueue lock, in an NMI), so a submit queues work and work wakes them */
+	struct wait_queue_head waitq;
+	struct irq_work work;
 	u64 consumer_pos __aligned(PAGE_SIZE);
 	u64 producer_pos __aligned(PAGE_SIZE);
 	u8 data[] __aligned(PAGE_SIZE);
@@ -144,6 +151,12 @@ static int ringbuf_map_alloc_check(union bpf_attr *attr)
 	return 0;
 }
 
+/* Linux's bpf_ringbuf_notify(): the irq_work's callback, interrupts on again. */
+static void bpf_ringbuf_notify(struct irq_work *work)
+{
+	wake_up(&container_of(work, struct bpf_ringbuf, work)->waitq);
+}
+
 static struct bpf_map *ringbuf_map_alloc(union bpf_attr *attr)
 {
 	struct bpf_ringbuf_map *rbm = kzalloc(sizeof(*rbm));
@@ -163,6 +176,8 @@ static struct bpf_map *ringbuf_map_alloc(union bpf_attr *attr)
 		goto free_slot;
 	memset(rbm->rb, 0, rbm->nr_pages * PAGE_SIZE);
 	spin_lock_init(&rbm->rb->spinlock);
+	spin_lock_init(&rbm->rb->waitq.lock);
+	init_irq_work(&rbm->rb->work, bpf_ringbuf_notify);
 	rbm->rb->mask = attr->max_entries - 1;
 	return &rbm->map;
 free_slot:
@@ -179,6 +194,7 @@ static void ringbuf_map_free(struct bpf_map *map)
 {
 	struct bpf_ringbuf_map *rbm = container_of(map, struct bpf_ringbuf_map, map);
 
+	irq_work_sync(&rbm->rb->work); /* a last submit's wake-up may still be queued */
 	ringbuf_unmap(rbm, 3 + 2 * (rbm->nr_pages - 3));
 	release_slot(rbm->slot);
 	free_pages_for(rbm->pa, rbm->nr_pages, PAGE_USER_TRACE);
@@ -239,11 +255,13 @@ static u64 ringbuf_avail_data_sz(struct bpf_ringbuf *rb)
 	return prod - cons;
 }
 
-/* Readable while the producer is ahead of the consumer (Linux's ringbuf_map_poll_kern()). */
-static unsigned int ringbuf_map_poll(struct bpf_map *map)
+/* Readable while the producer is ahead of the consumer (Linux's ringbuf_map_poll_kern()); the
+ * wait queue is the one bpf_ringbuf_notify() wakes. */
+static unsigned int ringbuf_map_poll(struct bpf_map *map, struct file *f, poll_table *pt)
 {
 	struct bpf_ringbuf_map *rbm = container_of(map, struct bpf_ringbuf_map, map);
 
+	poll_wait(f, &rbm->rb->waitq, pt);
 	return ringbuf_avail_data_sz(rbm->rb) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
@@ -286,14 +304,28 @@ static void *__bpf_ringbuf_reserve(struct bpf_ringbuf *rb, u64 size)
 	return hdr + 1;
 }
 
-/* Clears the busy bit (sets the discard bit too): the reader may now take the record. The
- * wake-up flags are accepted; a reader here finds data by its next poll tick (docs/23). */
-static void bpf_ringbuf_commit(void *sample, bool discard)
+/*
+ * Clears the busy bit (sets the discard bit too): the reader may now take the record. A reader
+ * that had read everything before this record may be asleep on it, so it is woken, through
+ * irq_work since this may run anywhere; one still behind will find this record on its way and
+ * needs no wake-up (Linux's bpf_ringbuf_commit(): BPF_RB_NO_WAKEUP and BPF_RB_FORCE_WAKEUP
+ * override).
+ */
+static void bpf_ringbuf_commit(void *sample, u64 flags, bool discard)
 {
 	struct bpf_ringbuf_hdr *hdr = (struct bpf_ringbuf_hdr *)sample - 1;
 	u32 new_len = (hdr->len ^ BPF_RINGBUF_BUSY_BIT) | (discard ? BPF_RINGBUF_DISCARD_BIT : 0);
+	struct bpf_ringbuf *rb = (struct bpf_ringbuf *)(((unsigned long)hdr & ~(PAGE_SIZE - 1)) -
+							(unsigned long)hdr->pg_off * PAGE_SIZE);
+	u64 rec_pos, cons_pos;
 
 	__atomic_exchange_n(&hdr->len, new_len, __ATOMIC_ACQ_REL);
+	rec_pos = (unsigned long)hdr - (unsigned long)rb->data;
+	cons_pos = __atomic_load_n(&rb->consumer_pos, __ATOMIC_ACQUIRE) & rb->mask;
+	if (flags & BPF_RB_FORCE_WAKEUP)
+		irq_work_queue(&rb->work);
+	else if (cons_pos == rec_pos && !(flags & BPF_RB_NO_WAKEUP))
+		irq_work_queue(&rb->work);
 }
 
 static struct bpf_ringbuf *ringbuf_of(u64 map)
@@ -310,13 +342,13 @@ static u64 bpf_ringbuf_reserve(u64 map, u64 size, u64 flags, u64 r4, u64 r5)
 
 static u64 bpf_ringbuf_submit(u64 sample, u64 flags, u64 r3, u64 r4, u64 r5)
 {
-	bpf_ringbuf_commit((void *)(unsigned long)sample, false);
+	bpf_ringbuf_commit((void *)(unsigned long)sample, flags, false);
 	return 0;
 }
 
 static u64 bpf_ringbuf_discard(u64 sample, u64 flags, u64 r3, u64 r4, u64 r5)
 {
-	bpf_ringbuf_commit((void *)(unsigned long)sample, true);
+	bpf_ringbuf_commit((void *)(unsigned long)sample, flags, true);
 	return 0;
 }
 
@@ -330,7 +362,7 @@ static u64 bpf_ringbuf_output(u64 map, u64 data, u64 size, u64 flags, u64 r5)
 	if (!rec)
 		return -EAGAIN;
 	memcpy(rec, (void *)(unsigned long)data, size);
-	bpf_ringbuf_commit(rec, false);
+	bpf_ringbuf_commit(rec, flags, false);
 	return 0;
 }
 

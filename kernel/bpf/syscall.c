@@ -50,11 +50,11 @@ static int bpf_map_mmap(struct file *f, struct vm_area_struct *vma, unsigned lon
 	return map->ops->map_mmap ? map->ops->map_mmap(map, vma, off) : -ENOTSUPP;
 }
 
-static unsigned int bpf_map_poll(struct file *f)
+static unsigned int bpf_map_poll(struct file *f, poll_table *pt)
 {
 	struct bpf_map *map = f->private_data;
 
-	return map->ops->map_poll ? map->ops->map_poll(map) : EPOLLERR;
+	return map->ops->map_poll ? map->ops->map_poll(map, f, pt) : EPOLLERR;
 }
 
 const struct file_operations bpf_map_fops = {
@@ -510,6 +510,20 @@ put_prog:
 	return err;
 }
 
+/* Linux's bpf_obj_get_next_id() for BTF: the next id written back in attr->next_id. */
+static int btf_get_next_id(const union bpf_attr *attr, union bpf_attr __user *uattr)
+{
+	u32 next;
+
+	if (CHECK_ATTR(attr, next_id) || attr->start_id >= 0x7fffffff)
+		return -EINVAL;
+	if (!bpf_capable())
+		return -EPERM;
+	if (!(next = btf_next_id_after(attr->start_id)))
+		return -ENOENT;
+	return put_user(next, &uattr->next_id) ? -EFAULT : 0;
+}
+
 SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, size)
 {
 	union bpf_attr attr;
@@ -540,6 +554,12 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 		if (CHECK_ATTR(&attr, btf_log_level))
 			return -EINVAL;
 		return bpf_capable() ? btf_new_fd(&attr) : -EPERM;
+	case BPF_BTF_GET_FD_BY_ID:
+		if (CHECK_ATTR(&attr, btf_id))
+			return -EINVAL;
+		return bpf_capable() ? btf_get_fd_by_id(attr.btf_id) : -EPERM;
+	case BPF_BTF_GET_NEXT_ID:
+		return btf_get_next_id(&attr, uattr);
 	case BPF_LINK_CREATE: /* perf events' links: kernel/events/bpf_perf.c */
 		return bpf_perf_link_attach(&attr);
 	default: /* what we do not have reads to libbpf's probes as a kernel without it */

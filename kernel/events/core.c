@@ -144,6 +144,7 @@ void perf_event_put(struct perf_event *e)
 {
 	if (__atomic_sub_fetch(&e->refcount, 1, __ATOMIC_ACQ_REL))
 		return;
+	irq_work_sync(&e->pending_irq); /* a last sample's wake-up may still be queued */
 	if (e->rb)
 		perf_buffer_put(e->rb);
 	kfree(e);
@@ -345,12 +346,15 @@ static int perf_fop_mmap(struct file *f, struct vm_area_struct *vma, unsigned lo
 }
 
 /* Linux's perf_poll(): an event without a ring has nothing to wait for (EPOLLHUP); with one, it
- * is readable while records wait unread. */
-static unsigned int perf_poll(struct file *f)
+ * is readable while records wait unread (Linux: once a wake-up was posted). Its queue is woken at
+ * wakeup_events samples or the watermark (perf_output_sample()). */
+static unsigned int perf_poll(struct file *f, poll_table *pt)
 {
 	struct perf_event *e = f->private_data;
-	struct perf_buffer *rb = READ_ONCE(e->rb);
+	struct perf_buffer *rb;
 
+	poll_wait(f, &e->waitq, pt);
+	rb = READ_ONCE(e->rb);
 	if (!rb)
 		return EPOLLHUP;
 	return perf_buffer_has_data(rb) ? EPOLLIN | EPOLLRDNORM : 0;
@@ -403,6 +407,12 @@ struct perf_event *perf_event_get_file(struct file *f)
 
 /* --- perf_event_open ------------------------------------------------------------------------ */
 
+/* Linux's perf_pending_irq(): a sample asked for a wake-up; interrupts are on again. */
+static void perf_pending_irq(struct irq_work *work)
+{
+	wake_up(&container_of(work, struct perf_event, pending_irq)->waitq);
+}
+
 static int perf_event_alloc(const struct perf_event_attr *attr, int pid, int cpu,
 			    struct perf_event *leader, struct perf_event **out)
 {
@@ -415,6 +425,8 @@ static int perf_event_alloc(const struct perf_event_attr *attr, int pid, int cpu
 	e->pid = pid;
 	e->cpu = cpu;
 	e->refcount = 1;
+	spin_lock_init(&e->waitq.lock);
+	init_irq_work(&e->pending_irq, perf_pending_irq);
 	e->state = PERF_EVENT_STATE_OFF;
 	e->group_leader = leader ? leader : e;
 	if (attr->sample_period) {

@@ -3,6 +3,8 @@
 #define KERNEL_EVENTS_PERF_EVENT_H
 
 #include "lib/types.h"
+#include "kernel/irq_work.h"
+#include "kernel/sched/wait.h"
 #include "kernel/syscalls.h"
 
 /* --- the ABI: every number and layout here is Linux's (include/uapi/linux/perf_event.h) ----- */
@@ -212,6 +214,10 @@ struct perf_event {
 	void *prog;			  /* the BPF program attached (PERF_EVENT_IOC_SET_BPF) */
 	struct perf_event *hook_next;	  /* on its tracepoint's or software event's list */
 	int refcount;			  /* the file, and each mapping of the ring */
+	/* epoll's sleepers, woken from a sample through pending_irq (it may come in an NMI or under
+	 * the runqueue lock), at wakeup_events samples or wakeup_watermark bytes */
+	struct wait_queue_head waitq;
+	struct irq_work pending_irq;
 };
 
 /* The one sample being written: what the hook knows, the rest is filled from current. */

@@ -36,6 +36,9 @@ struct perf_buffer {
 	u64 data_size;
 	u64 head;	/* ours: data_head is in a page the reader can write */
 	bool overwrite; /* mapped without PROT_WRITE: data_tail is not the reader's */
+	u64 watermark;	/* bytes between two wake-ups: wakeup_watermark, or half the data */
+	u64 wakeup;	/* the head at the last watermark wake-up */
+	u32 events;	/* samples since the last wakeup_events wake-up */
 };
 
 /* Where a record is built before it goes in whole: the largest a sample can be. */
@@ -67,7 +70,7 @@ static const struct vm_operations_struct perf_vm_ops = {
 	.close = perf_vm_close,
 };
 
-static struct perf_buffer *rb_alloc(unsigned long nr_pages, bool overwrite)
+static struct perf_buffer *rb_alloc(unsigned long nr_pages, bool overwrite, u64 watermark)
 {
 	struct perf_buffer *rb = kzalloc(sizeof(*rb));
 
@@ -85,6 +88,8 @@ static struct perf_buffer *rb_alloc(unsigned long nr_pages, bool overwrite)
 	rb->data = (u8 *)rb->user_page + PAGE_SIZE;
 	rb->data_size = (nr_pages - 1) * PAGE_SIZE;
 	rb->overwrite = overwrite;
+	/* Linux's ring_buffer_init() */
+	rb->watermark = watermark ? MIN(watermark, rb->data_size) : rb->data_size / 2;
 	rb->user_page->version = 0;
 	rb->user_page->compat_version = 0;
 	rb->user_page->size = __builtin_offsetof(struct perf_event_mmap_page, __reserved);
@@ -109,7 +114,8 @@ int perf_mmap(struct file *f, struct perf_event *e, unsigned long addr, unsigned
 			return -EINVAL;
 		__atomic_add_fetch(&e->rb->refcount, 1, __ATOMIC_ACQ_REL);
 	} else {
-		struct perf_buffer *rb = rb_alloc(nr_pages, !(vma->vm_flags & VM_WRITE));
+		struct perf_buffer *rb = rb_alloc(nr_pages, !(vma->vm_flags & VM_WRITE),
+						  e->attr.watermark ? e->attr.wakeup_watermark : 0);
 		if (!rb)
 			return -ENOMEM;
 		__atomic_add_fetch(&rb->refcount, 1, __ATOMIC_ACQ_REL); /* the event's */
@@ -122,8 +128,8 @@ int perf_mmap(struct file *f, struct perf_event *e, unsigned long addr, unsigned
 	return err; /* on failure the caller unmaps the area; its close drops this reference */
 }
 
-/* Records the reader has not consumed yet (Linux wakes a poller at wakeup_events or the
- * watermark; here any unread byte makes the event readable). */
+/* Records the reader has not consumed yet (Linux's poll says readable only once a wake-up was
+ * posted; here any unread byte does, and only wake-ups wake a sleeper). */
 bool perf_buffer_has_data(struct perf_buffer *rb)
 {
 	return __atomic_load_n(&rb->user_page->data_head, __ATOMIC_ACQUIRE) !=
@@ -247,6 +253,28 @@ static u32 build_sample(struct perf_event *e, struct perf_sample_data *d, u8 *bu
 	return (u8 *)p - buf;
 }
 
+/*
+ * Does this sample wake the reader? Every wakeup_events samples, unless the event counts bytes
+ * (attr.watermark); and whenever the head passed another watermark since the last (Linux's
+ * perf_output_sample() and perf_output_begin()). The wake-up itself goes through irq_work: a
+ * sample may come in an NMI or under the runqueue lock (Linux's perf_output_wakeup()).
+ */
+static void perf_output_wakeup(struct perf_event *e, struct perf_buffer *rb, u64 head)
+{
+	bool wake = false;
+
+	if (!e->attr.watermark && e->attr.wakeup_events && ++rb->events >= e->attr.wakeup_events) {
+		rb->events -= e->attr.wakeup_events;
+		wake = true;
+	}
+	if (head - rb->wakeup > rb->watermark) {
+		rb->wakeup += rb->watermark;
+		wake = true;
+	}
+	if (wake)
+		irq_work_queue(&e->pending_irq);
+}
+
 void perf_output_sample(struct perf_event *e, struct perf_sample_data *d)
 {
 	struct perf_buffer *rb = READ_ONCE(e->rb);
@@ -275,6 +303,7 @@ void perf_output_sample(struct perf_event *e, struct perf_sample_data *d)
 	rb_copy(rb, head, buf, len);
 	head += len;
 	rb_publish(rb, head);
+	perf_output_wakeup(e, rb, head);
 out:
 	local_irq_restore(flags);
 }

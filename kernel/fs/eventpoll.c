@@ -7,19 +7,22 @@
  *   epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)   watch fd for ev.events, hand back ev.data
  *   epoll_wait(epfd, evs, max, timeout_ms)    the ready ones, at most max; sleeps while none is
  *
- * Readiness is each file's f_op->poll (kernel/fs/poll.h). Linux's waiter sleeps on every watched
- * file's wait queue and the file wakes it (a ring buffer through irq_work); ours looks again every
- * 10 ms tick, as poll() does here, so it sleeps until data arrives with a tick's latency at most.
- * EPOLLET reports a watched fd when an event it asked for became ready since the last look;
- * EPOLLONESHOT stops reporting it until EPOLL_CTL_MOD. A set holds no reference on what it
- * watches: when a watched file's last reference goes, fput() calls eventpoll_release() and the
- * file leaves every set, as in Linux.
+ * Readiness is each file's f_op->poll (kernel/fs/poll.h). When an fd is added, its poll operation
+ * names the file's wait queue (poll_wait()) and the set hooks an entry there whose callback,
+ * ep_poll_callback(), marks the item and wakes the set's sleepers: the waiter sleeps until an
+ * arrival wakes it, as in Linux (a BPF or perf ring's wake-up comes through irq_work). A file whose
+ * poll names no queue (the console, another set) is looked at again every 10 ms
+ * tick while the set sleeps. EPOLLET reports an fd once for each wake-up of its queue (for a file
+ * without a queue: when an event became ready since the last look); EPOLLONESHOT stops reporting
+ * it until EPOLL_CTL_MOD. A set holds no reference on what it watches: when a watched file's last
+ * reference goes, fput() calls eventpoll_release() and the file leaves every set, as in Linux.
  */
 #include "kernel/fs/file.h"
 #include "kernel/fs/poll.h"
 #include "kernel/locking/mutex.h"
 #include "kernel/mm/mm.h"
 #include "kernel/sched/sched.h"
+#include "kernel/sched/wait.h"
 #include "kernel/signal.h"
 #include "kernel/time.h"
 #include "kernel/uaccess.h"
@@ -44,9 +47,22 @@ struct epoll_event {
 	u64 data;
 } __attribute__((packed));
 
+/* One hook of an item on a watched file's wait queue (Linux's struct eppoll_entry). */
+struct eppoll_entry {
+	struct eppoll_entry *next;
+	struct wait_queue_entry wait; /* func: ep_poll_callback() */
+	struct wait_queue_head *whead;
+	struct epitem *epi;
+};
+
 struct epitem {
 	struct epitem *next;
-	struct file *file; /* no reference: eventpoll_release() removes the item first */
+	struct eventpoll *ep;
+	struct eppoll_entry *pwqlist; /* its hooks; none: looked at every tick */
+	bool nowait;		      /* no hook: the file's poll names no wait queue */
+	bool hook_failed;	      /* a hook could not be allocated: -ENOMEM */
+	u8 rdy;			      /* woken since the last look (atomic) */
+	struct file *file;	      /* no reference: eventpoll_release() removes the item first */
 	int fd;
 	u32 events; /* what the caller asked for, EPOLLERR | EPOLLHUP always */
 	u64 data;
@@ -57,6 +73,8 @@ struct epitem {
 struct eventpoll {
 	struct epitem *items;
 	int nr_items;
+	struct wait_queue_head wq; /* tasks in epoll_wait */
+	u32 wake_seq;		   /* ep_poll_callback()s so far: a wake-up is never lost */
 	struct eventpoll *next_ep; /* every set, for eventpoll_release() */
 };
 
@@ -64,7 +82,7 @@ struct eventpoll {
 static DEFINE_MUTEX(epmutex);
 static struct eventpoll *all_eps;
 
-static unsigned int ep_poll(struct file *f);
+static unsigned int ep_poll(struct file *f, poll_table *pt);
 static void ep_release(struct file *f);
 
 static const struct file_operations eventpoll_fops = {
@@ -76,10 +94,22 @@ static bool is_file_epoll(const struct file *f)
 	return f->f_op == &eventpoll_fops;
 }
 
+/* Off every wait queue: once remove_wait_queue() returns, no callback runs on it. */
+static void ep_unregister_pollwait(struct epitem *epi)
+{
+	for (struct eppoll_entry *pwq = epi->pwqlist, *next; pwq; pwq = next) {
+		next = pwq->next;
+		remove_wait_queue(pwq->whead, &pwq->wait);
+		kfree(pwq);
+	}
+	epi->pwqlist = NULL;
+}
+
 static void ep_free_items(struct epitem *it)
 {
 	for (struct epitem *next; it; it = next) {
 		next = it->next;
+		ep_unregister_pollwait(it);
 		it->file->f_ep_count--;
 		kfree(it);
 	}
@@ -108,7 +138,7 @@ void eventpoll_release(struct file *f)
 	mutex_unlock(&epmutex);
 }
 
-static unsigned int ep_item_poll(struct epitem *it, int depth);
+static unsigned int ep_item_poll(struct epitem *it, poll_table *pt, int depth);
 
 /* Under epmutex: a nested set is readable when one of its own fds is ready. */
 static unsigned int ep_ready_locked(struct eventpoll *ep, int depth)
@@ -116,19 +146,21 @@ static unsigned int ep_ready_locked(struct eventpoll *ep, int depth)
 	if (depth > EP_MAX_NESTS)
 		return 0;
 	for (struct epitem *it = ep->items; it; it = it->next)
-		if (!it->disabled && (ep_item_poll(it, depth + 1) & it->events))
+		if (!it->disabled && (ep_item_poll(it, NULL, depth + 1) & it->events))
 			return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }
 
-static unsigned int ep_item_poll(struct epitem *it, int depth)
+/* A nested set names no queue (its sleepers' one would nest queue locks of a kind in each other):
+ * the outer set looks at it every tick. */
+static unsigned int ep_item_poll(struct epitem *it, poll_table *pt, int depth)
 {
 	if (is_file_epoll(it->file))
 		return ep_ready_locked(it->file->private_data, depth);
-	return vfs_poll(it->file);
+	return vfs_poll(it->file, pt);
 }
 
-static unsigned int ep_poll(struct file *f)
+static unsigned int ep_poll(struct file *f, poll_table *pt)
 {
 	unsigned int mask;
 
@@ -169,6 +201,7 @@ static long do_epoll_create(int flags)
 		return -ENOMEM;
 	}
 	f->private_data = ep;
+	spin_lock_init(&ep->wq.lock);
 	mutex_lock(&epmutex);
 	ep->next_ep = all_eps;
 	all_eps = ep;
@@ -207,6 +240,59 @@ static bool ep_loop_check(struct eventpoll *ep, struct eventpoll *target, int de
 	return false;
 }
 
+/* The set's sleepers look again: the counter first, so one about to sleep sees it moved. */
+static void ep_wake(struct eventpoll *ep)
+{
+	__atomic_add_fetch(&ep->wake_seq, 1, __ATOMIC_SEQ_CST);
+	wake_up(&ep->wq);
+}
+
+/* Linux's ep_poll_callback(): the watched file woke its queue (under that queue's lock, in
+ * whatever context the file's wake_up() ran). */
+static void ep_poll_callback(struct wait_queue_entry *wait)
+{
+	struct epitem *epi = container_of(wait, struct eppoll_entry, wait)->epi;
+
+	__atomic_store_n(&epi->rdy, 1, __ATOMIC_RELEASE);
+	ep_wake(epi->ep);
+}
+
+struct ep_pqueue {
+	poll_table pt;
+	struct epitem *epi;
+};
+
+/* Linux's ep_ptable_queue_proc(): the file's poll named wq; hook the item there. */
+static void ep_ptable_queue_proc(struct file *f, struct wait_queue_head *wq, poll_table *pt)
+{
+	struct epitem *epi = container_of(pt, struct ep_pqueue, pt)->epi;
+	struct eppoll_entry *pwq = kzalloc(sizeof(*pwq));
+
+	if (!pwq) {
+		epi->hook_failed = true;
+		return;
+	}
+	pwq->wait.func = ep_poll_callback;
+	pwq->whead = wq;
+	pwq->epi = epi;
+	pwq->next = epi->pwqlist;
+	epi->pwqlist = pwq;
+	add_wait_queue(wq, &pwq->wait);
+}
+
+/* Under epmutex: hooks it on its file's queues and says what is ready now, which a new or changed
+ * item reports once, edge-triggered or not (Linux's ep_insert() and ep_modify()). */
+static void ep_item_arm(struct eventpoll *ep, struct epitem *it)
+{
+	struct ep_pqueue epq = { .pt = { ep_ptable_queue_proc }, .epi = it };
+	unsigned int ready = ep_item_poll(it, it->pwqlist ? NULL : &epq.pt, 0) & it->events;
+
+	it->nowait = !it->pwqlist;
+	__atomic_store_n(&it->rdy, ready != 0, __ATOMIC_RELEASE);
+	if (ready)
+		ep_wake(ep);
+}
+
 static int ep_insert(struct eventpoll *ep, const struct epoll_event *ev, struct file *tf, int fd)
 {
 	struct epitem *it;
@@ -222,6 +308,12 @@ static int ep_insert(struct eventpoll *ep, const struct epoll_event *ev, struct 
 	it->fd = fd;
 	it->events = ev->events | EPOLLERR | EPOLLHUP;
 	it->data = ev->data;
+	it->ep = ep;
+	ep_item_arm(ep, it);
+	if (it->hook_failed) {
+		ep_free_items(it);
+		return -ENOMEM;
+	}
 	it->next = ep->items;
 	ep->items = it;
 	ep->nr_items++;
@@ -279,6 +371,7 @@ static long ep_ctl(struct file *f, struct file *tf, int op, int fd, const struct
 		it->data = ev->data;
 		it->last_ready = 0;
 		it->disabled = false;
+		ep_item_arm(ep, it);
 		err = 0;
 		break;
 	default:
@@ -310,8 +403,9 @@ SYSCALL_DEFINE4(epoll_ctl, int, epfd, int, op, int, fd, struct epoll_event __use
 	return do_epoll_ctl(epfd, op, fd, &ev);
 }
 
-/* One look: the ready fds, at most max, into evs; EPOLLET and EPOLLONESHOT applied. */
-static int ep_send_events(struct eventpoll *ep, struct epoll_event *evs, int max)
+/* One look: the ready fds, at most max, into evs; EPOLLET and EPOLLONESHOT applied. *tick: an fd
+ * without a wait queue is watched, so a sleeper must look again at the next tick. */
+static int ep_send_events(struct eventpoll *ep, struct epoll_event *evs, int max, bool *tick)
 {
 	int n = 0;
 
@@ -320,8 +414,13 @@ static int ep_send_events(struct eventpoll *ep, struct epoll_event *evs, int max
 
 		if (it->disabled)
 			continue;
-		ready = ep_item_poll(it, 0) & it->events;
-		report = it->events & EPOLLET ? ready & ~it->last_ready : ready;
+		*tick |= it->nowait;
+		/* edge-triggered with a queue: only an fd woken since the last look */
+		if ((it->events & EPOLLET) && !it->nowait &&
+		    !__atomic_exchange_n(&it->rdy, 0, __ATOMIC_ACQ_REL))
+			continue;
+		ready = ep_item_poll(it, NULL, 0) & it->events;
+		report = (it->events & EPOLLET) && it->nowait ? ready & ~it->last_ready : ready;
 		it->last_ready = ready;
 		if (!report)
 			continue;
@@ -332,6 +431,27 @@ static int ep_send_events(struct eventpoll *ep, struct epoll_event *evs, int max
 			it->disabled = true;
 	}
 	return n;
+}
+
+/* Sleeps until a callback moves wake_seq past seq, a signal, or until (ktime ns; 0: no limit). */
+static void ep_sleep(struct eventpoll *ep, u32 seq, u64 until)
+{
+	struct wait_queue_entry wait;
+	unsigned long flags;
+
+	prepare_to_wait(&ep->wq, &wait);
+	if (__atomic_load_n(&ep->wake_seq, __ATOMIC_SEQ_CST) == seq && !signal_pending(current)) {
+		if (until) {
+			flags = local_irq_save();
+			sleep_timer_arm(until);
+			local_irq_restore(flags);
+		}
+		schedule();
+	}
+	finish_wait(&ep->wq, &wait);
+	flags = local_irq_save();
+	current->wake_at = 0; /* woken before its time: the timer must not fire on a later sleep */
+	local_irq_restore(flags);
 }
 
 /* Linux's ep_poll(): looks until something is ready, the timeout passes (ms; -1: never) or a
@@ -356,16 +476,26 @@ static long do_epoll_wait(int epfd, struct epoll_event __user *uevents, int maxe
 		return n;
 	}
 	for (;;) {
+		struct eventpoll *ep = f->private_data;
+		u32 seq = __atomic_load_n(&ep->wake_seq, __ATOMIC_SEQ_CST);
+		bool tick = false;
+		u64 now;
+
 		mutex_lock(&epmutex);
-		n = ep_send_events(f->private_data, evs, maxevents);
+		n = ep_send_events(ep, evs, maxevents, &tick);
 		mutex_unlock(&epmutex);
-		if (n || (timeout >= 0 && ktime_get_ns() >= until))
+		now = ktime_get_ns();
+		if (n || (timeout >= 0 && now >= until))
 			break;
 		if (signal_pending(current)) {
 			n = -EINTR;
 			break;
 		}
-		msleep(10);
+		if (tick)
+			ep_sleep(ep, seq,
+				 timeout >= 0 ? MIN(until, now + 10000000) : now + 10000000);
+		else
+			ep_sleep(ep, seq, timeout >= 0 ? until : 0);
 	}
 	if (n > 0 && copy_to_user(uevents, evs, n * sizeof(*evs)))
 		n = -EFAULT;

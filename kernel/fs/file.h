@@ -8,6 +8,7 @@
 
 struct fnode;
 struct file;
+struct poll_table_struct;
 struct task;
 struct kstat;
 struct vm_area_struct;
@@ -41,8 +42,9 @@ struct file_operations {
 	/* Fills a MAP_SHARED area made for the file at byte off (its vm_ops close it later). */
 	int (*mmap)(struct file *f, struct vm_area_struct *vma, unsigned long off);
 	void (*release)(struct file *f);
-	/* The EPOLL* events ready now (kernel/fs/poll.h); NULL: always readable and writable. */
-	unsigned int (*poll)(struct file *f);
+	/* The EPOLL* events ready now, and poll_wait() on the queue that tells of new ones
+	 * (kernel/fs/poll.h); NULL: always readable and writable. */
+	unsigned int (*poll)(struct file *f, struct poll_table_struct *pt);
 	bool seekable;
 	unsigned int mode; /* st_mode of a file with no node (the console, a pipe) */
 };

@@ -144,13 +144,16 @@ static void pipe_release(struct file *f)
 
 /* Linux's pipe_poll(): the read end is readable with bytes in, hung up with no writer left; the
  * write end writable with room, in error with no reader left. */
-static unsigned int pipe_poll(struct file *f)
+static unsigned int pipe_poll(struct file *f, poll_table *pt)
 {
 	struct pipe_inode_info *p = f->private_data;
-	unsigned long flags = spin_lock_irqsave(&p->lock);
+	bool reader = (f->f_flags & O_ACCMODE) == O_RDONLY;
 	unsigned int mask = 0;
+	unsigned long flags;
 
-	if ((f->f_flags & O_ACCMODE) == O_RDONLY)
+	poll_wait(f, reader ? &p->rd_wait : &p->wr_wait, pt);
+	flags = spin_lock_irqsave(&p->lock);
+	if (reader)
 		mask = (p->len ? EPOLLIN | EPOLLRDNORM : 0) | (!p->writers ? EPOLLHUP : 0);
 	else
 		mask = (p->len < PIPE_SIZE ? EPOLLOUT | EPOLLWRNORM : 0) |

@@ -27,9 +27,9 @@ struct timespec64 {
 	long tv_nsec;
 };
 
-unsigned int vfs_poll(struct file *f)
+unsigned int vfs_poll(struct file *f, poll_table *pt)
 {
-	return f->f_op->poll ? f->f_op->poll(f) : DEFAULT_POLLMASK;
+	return f->f_op->poll ? f->f_op->poll(f, pt) : DEFAULT_POLLMASK;
 }
 
 static short file_poll(int fd, short events)
@@ -41,7 +41,7 @@ static short file_poll(int fd, short events)
 		return 0;
 	if (!(f = fdget(fd)).file)
 		return POLLNVAL;
-	mask = vfs_poll(f.file);
+	mask = vfs_poll(f.file, NULL);
 	fdput(f);
 	return mask;
 }

@@ -187,7 +187,7 @@ void tty_echo_ctl(u8 c)
 	echo(s, 2);
 }
 
-static unsigned int tty_poll(struct file *f)
+static unsigned int tty_poll(struct file *f, poll_table *pt)
 {
 	return (tty_input_ready() ? EPOLLIN | EPOLLRDNORM : 0) | EPOLLOUT | EPOLLWRNORM;
 }

@@ -7,6 +7,7 @@ void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *e)
 	unsigned long flags = spin_lock_irqsave(&wq->lock);
 
 	e->task = current;
+	e->func = NULL;
 	e->next = wq->head;
 	wq->head = e;
 	current->state = TASK_SLEEPING;
@@ -26,11 +27,35 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *e)
 	spin_unlock_irqrestore(&wq->lock, flags);
 }
 
+void add_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *e)
+{
+	unsigned long flags = spin_lock_irqsave(&wq->lock);
+
+	e->next = wq->head;
+	wq->head = e;
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+void remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *e)
+{
+	unsigned long flags = spin_lock_irqsave(&wq->lock);
+
+	for (struct wait_queue_entry **pp = &wq->head; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			*pp = e->next;
+			break;
+		}
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
 void wake_up(struct wait_queue_head *wq)
 {
 	unsigned long flags = spin_lock_irqsave(&wq->lock);
 
 	for (struct wait_queue_entry *e = wq->head; e; e = e->next)
-		wake_up_process(e->task);
+		if (e->func)
+			e->func(e);
+		else
+			wake_up_process(e->task);
 	spin_unlock_irqrestore(&wq->lock, flags);
 }

@@ -6,10 +6,12 @@
 
 struct task;
 
-/* One sleeper; lives on the sleeper's stack for the length of its wait. */
+/* One sleeper, on the sleeper's stack for the length of its wait; or, with func, a callback that
+ * wake_up() calls instead, under the queue's lock (epoll's hook on a watched file). */
 struct wait_queue_entry {
 	struct task *task;
 	struct wait_queue_entry *next;
+	void (*func)(struct wait_queue_entry *e);
 };
 
 struct wait_queue_head {
@@ -26,7 +28,10 @@ struct wait_queue_head {
  */
 void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *e);
 void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *e);
-/* Wakes every task queued on wq. */
+/* Linux's add_wait_queue() and remove_wait_queue(): e (with its func) on wq, no sleep. */
+void add_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *e);
+void remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *e);
+/* Wakes every task queued on wq, and calls every callback entry's func. */
 void wake_up(struct wait_queue_head *wq);
 
 #endif

@@ -111,12 +111,13 @@ static unsigned int pipe_poll(struct file *f, int cpu)
 	return unread ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
-static unsigned int trace_pipe_poll(struct file *f)
+/* No wait queue is named yet (the ring's writers wake nobody), so epoll looks again at its tick. */
+static unsigned int trace_pipe_poll(struct file *f, poll_table *pt)
 {
 	return pipe_poll(f, -1);
 }
 
-static unsigned int trace_pipe_cpu_poll(struct file *f)
+static unsigned int trace_pipe_cpu_poll(struct file *f, poll_table *pt)
 {
 	return pipe_poll(f, trace_file_cpu(f->node));
 }

@@ -89,6 +89,39 @@ def test_ringbuf_program(console):
     assert trace_buffers_kb(console) == before
 
 
+TRACE_LINE = re.compile(r"^\s*\S+-(\d+)\s+\[(\d{3})\]\s+\S+\s+[\d.]+: (\w+):? (.*)$")  # a sys_exit has no colon
+WAKE_EVENTS = ("sched/sched_switch", "sched/sched_wakeup", "irq_vectors/irq_work_entry", "irq_vectors/irq_work_exit",
+               "irq_vectors/local_timer_entry", "syscalls/sys_exit_getppid")
+
+
+def test_ringbuf_wakeup_comes_from_the_arrival(console):
+    """A reader asleep in epoll_wait on a ring is woken by the record's submit through irq_work, not by a tick: on
+    the producer's CPU the reader's sched_wakeup sits inside the self-IPI (irq_work_entry just before it, exit just
+    after), which interrupted the producer itself before its getppid returned. Before irq_work the reader looked
+    again at each 10 ms tick, and its wake-up sat inside a local_timer_entry."""
+    console.run("echo > trace")
+    console.run("echo 'prev_comm == \"ringbuf\"' > events/sched/sched_switch/filter")
+    for e in WAKE_EVENTS:
+        console.run(f"echo 1 > events/{e}/enable")
+    out = console.run("/tests/ringbuf wake", timeout=60)
+    for e in WAKE_EVENTS:
+        console.run(f"echo 0 > events/{e}/enable")
+    console.run("echo 0 > events/sched/sched_switch/filter")
+    m = re.search(r"^reader (\d+) of (\d+) woke for the record: 1$", out, re.M)
+    assert m, out
+    reader, producer = m.group(1), m.group(2)
+    lines = [t.groups() for t in map(TRACE_LINE.match, out.split("\n")) if t]  # its trace_pipe
+    wakes = [i for i, (_, _, ev, rest) in enumerate(lines) if ev == "sched_wakeup" and f" pid={reader} " in rest]
+    assert len(wakes) == 1, lines
+    cpu = lines[wakes[0]][1]
+    mine = [l for l in lines if l[1] == cpu]
+    w = mine.index(lines[wakes[0]])
+    assert w > 0 and mine[w - 1][2] == "irq_work_entry" and mine[w - 1][0] == producer, mine[max(0, w - 3):w + 3]
+    assert w + 1 < len(mine) and mine[w + 1][2] == "irq_work_exit", mine[w:w + 3]
+    exits = [i for i, l in enumerate(lines) if l[2] == "sys_getppid" and l[0] == producer]
+    assert len(exits) == 1 and exits[0] > wakes[0], lines
+
+
 def trace_buffers_kb(console):
     m = re.search(r"^TraceBuffers:\s+(\d+) kB$", console.run("cat /proc/meminfo"), re.M)
     assert m

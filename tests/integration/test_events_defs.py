@@ -35,7 +35,7 @@ FIELDS = {
     "kmem/mm_page_free": ["unsigned long pfn", "unsigned int order"],
     "workload/workload_iteration": ["__data_loc char[] name", "int cpu", "u64 iteration"],
 }
-for _v in ("local_timer", "reschedule", "call_function", "call_function_single"):
+for _v in ("local_timer", "reschedule", "call_function", "call_function_single", "irq_work"):
     for _end in ("entry", "exit"):
         FIELDS["irq_vectors/%s_%s" % (_v, _end)] = ["int vector"]
 

@@ -173,6 +173,100 @@ static void test_good(void)
 	sys1(NR_close, fd);
 }
 
+static long btf_id_cmd(int cmd, unsigned int id, unsigned int *next, unsigned int tail)
+{
+	union bpf_attr a;
+	long r;
+
+	memset(&a, 0, sizeof(a));
+	a.btf_id = id; /* start_id for GET_NEXT_ID: the same word */
+	a.open_flags = tail;
+	r = sys_bpf(cmd, &a, sizeof(a));
+	if (next)
+		*next = a.next_id;
+	return r;
+}
+
+static unsigned int btf_id_of(long fd, unsigned int *size)
+{
+	struct bpf_btf_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (unsigned long)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)))
+		return 0;
+	*size = info.btf_size;
+	return info.id;
+}
+
+/* BPF_BTF_GET_NEXT_ID walks the live ids; BPF_BTF_GET_FD_BY_ID opens one again, as bpftool does. */
+static void test_by_id(void)
+{
+	unsigned int id, again, size = 0, size2 = 0, next = 0;
+	long fd, fd2;
+
+	reset();
+	assemble();
+	fd = btf_load(raw, raw_size, 0, 0);
+	id = btf_id_of(fd, &size);
+	check("a BTF loaded, its id", id > 0, 1);
+	check("GET_NEXT_ID from id - 1 finds it", btf_id_cmd(BPF_BTF_GET_NEXT_ID, id - 1, &next, 0),
+	      0);
+	check("  next_id", next, id);
+	check("GET_NEXT_ID past the last: ENOENT", btf_id_cmd(BPF_BTF_GET_NEXT_ID, id, 0, 0),
+	      -ENOENT);
+	check("GET_NEXT_ID with open_flags set: EINVAL",
+	      btf_id_cmd(BPF_BTF_GET_NEXT_ID, id - 1, 0, 1), -EINVAL);
+	fd2 = btf_id_cmd(BPF_BTF_GET_FD_BY_ID, id, 0, 0);
+	check("GET_FD_BY_ID: a second fd", fd2 >= 0 && fd2 != fd, 1);
+	again = btf_id_of(fd2, &size2);
+	check("  the same BTF (id and size)", again == id && size2 == size, 1);
+	check("GET_FD_BY_ID with a byte past btf_id: EINVAL",
+	      btf_id_cmd(BPF_BTF_GET_FD_BY_ID, id, 0, 1), -EINVAL);
+	check("GET_FD_BY_ID of an id never given: ENOENT",
+	      btf_id_cmd(BPF_BTF_GET_FD_BY_ID, id + 1000, 0, 0), -ENOENT);
+	sys1(NR_close, fd);
+	check("the first fd closed: the second still holds it", btf_id_of(fd2, &size2), id);
+	sys1(NR_close, fd2);
+	check("both closed: ENOENT", btf_id_cmd(BPF_BTF_GET_FD_BY_ID, id, 0, 0), -ENOENT);
+	check("  and GET_NEXT_ID no longer finds it", btf_id_cmd(BPF_BTF_GET_NEXT_ID, id - 1, 0, 0),
+	      -ENOENT);
+}
+
+static void put_kv(const char *k, long v)
+{
+	put_str(k);
+	put_num(v);
+}
+
+/* Chapter 23's lab of section 10: a BTF found by its id, as bpftool's `btf list` and `btf dump id`. */
+static int ids_lab(void)
+{
+	unsigned int id = 0, size = 0;
+	long fd, fd2;
+
+	reset();
+	assemble();
+	fd = btf_load(raw, raw_size, 0, 0);
+	put_kv("BPF_BTF_LOAD: fd ", fd);
+	while (!btf_id_cmd(BPF_BTF_GET_NEXT_ID, id, &id, 0)) {
+		fd2 = btf_id_cmd(BPF_BTF_GET_FD_BY_ID, id, 0, 0);
+		put_kv("\nBPF_BTF_GET_NEXT_ID: id ", id);
+		put_kv(", BPF_BTF_GET_FD_BY_ID: fd ", fd2);
+		put_kv(", OBJ_GET_INFO_BY_FD: id ", btf_id_of(fd2, &size));
+		put_kv(" btf_size ", size);
+		sys1(NR_close, fd2);
+	}
+	sys1(NR_close, fd);
+	put_kv("\nclosed; BPF_BTF_GET_FD_BY_ID: ", btf_id_cmd(BPF_BTF_GET_FD_BY_ID, id, 0, 0));
+	put_str("\n");
+	return 0;
+}
+
 static void test_bad(void)
 {
 	reset();
@@ -243,7 +337,10 @@ int main(int argc, char **argv, char **envp)
 		put_str(log_buf);
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "ids"))
+		return ids_lab();
 	test_good();
+	test_by_id();
 	test_bad();
 	return check_summary();
 }

@@ -242,6 +242,59 @@ static void test_sampling(void)
 	sys1(NR_close, fd);
 }
 
+enum { NR_epoll_wait = 232, NR_epoll_ctl = 233, NR_epoll_create1 = 291 };
+#define EPOLLIN 0x001
+#define EPOLLET (1U << 31)
+
+/* How many samples wake an edge-triggered epoll set, counted by epoll_wait's answers. */
+static long et_reports(long ep, int getppids)
+{
+	struct {
+		u32 events;
+		u64 data;
+	} __attribute__((packed)) ev;
+	long n = 0;
+
+	for (int i = 0; i < getppids; i++) {
+		sys0(NR_getppid);
+		n += sys4(NR_epoll_wait, ep, &ev, 1, 0);
+	}
+	return n;
+}
+
+/* A sample wakes the reader every wakeup_events samples, else when the head passes half the ring
+ * (Linux's default watermark); an EPOLLET set reports exactly those wake-ups. */
+static void test_wakeups(void)
+{
+	struct perf_event_attr a;
+	struct {
+		u32 events;
+		u64 data;
+	} __attribute__((packed)) ev = { EPOLLIN | EPOLLET, 0 };
+	long ep = sys1(NR_epoll_create1, 0), fd, ring;
+
+	for (int w = 1; w >= 0; w--) {
+		attr_init(&a, PERF_TYPE_TRACEPOINT, getppid_id);
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_RAW;
+		a.wakeup_events = w;
+		fd = perf_event_open(&a, 0, -1, -1, 0);
+		ring = sys6(NR_mmap, 0, 5 * 4096, 3, 1, fd, 0);
+		check("sys_enter_getppid sampled into 4 pages, in an EPOLLET set",
+		      fd >= 0 && ring > 0 && !sys4(NR_epoll_ctl, ep, 1, fd, &ev), 1);
+		if (w)
+			check("  wakeup_events 1: 3 samples, 3 wake-ups", et_reports(ep, 3), 3);
+		else
+			check("  wakeup_events 0: none in 3 samples, below the watermark",
+			      et_reports(ep, 3), 0);
+		if (!w) /* 8 KiB of samples of 24 bytes: one wake-up as the head passes 8192 */
+			check("  one in 400 more, at half the ring", et_reports(ep, 400), 1);
+		sys2(NR_munmap, ring, 5 * 4096);
+		sys1(NR_close, fd);
+	}
+	sys1(NR_close, ep);
+}
+
 /* As uid 1000 with perf_event_paranoid 2: its own user space only. */
 static void test_paranoid(void)
 {
@@ -281,6 +334,7 @@ int main(int argc, char **argv, char **envp)
 	test_page_faults();
 	test_group();
 	test_sampling();
+	test_wakeups();
 	test_paranoid();
 	return check_summary();
 }

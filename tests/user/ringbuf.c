@@ -6,6 +6,8 @@
  * Also: the map's, mmap()'s, the verifier's and epoll's refusals, and epoll on pipes and perf
  * events. One check a line, "PASS n/m" last (tests/integration/test_bpf.py runs it).
  * `ringbuf lab` is chapter 23's lab instead: a few records, each header shown as the reader sees it.
+ * `ringbuf wake`: a child sleeps in epoll_wait on the ring, then one getppid makes one record; it
+ * prints the child's pid, and test_bpf.py reads in the trace what woke it (sched_switch on).
  */
 #include "bpf_sys.h"
 #include "uperf.h"
@@ -390,6 +392,14 @@ static void test_epoll_pipe_and_perf(void)
 	sys3(NR_write, fds[1], &c, 1);
 	check("  a byte written: ready", epoll_wait_(epfd, ev, 2, 0), 1);
 	check("  EPOLLIN", ev[0].events, EPOLLIN);
+	check("MOD the read end to EPOLLIN | EPOLLET",
+	      epoll_ctl_(epfd, EPOLL_CTL_MOD, fds[0], EPOLLIN | EPOLLET, 1), 0);
+	check("  ready: reported once", epoll_wait_(epfd, ev, 2, 0), 1);
+	check("  then not, the byte still unread", epoll_wait_(epfd, ev, 2, 0), 0);
+	sys3(NR_write, fds[1], &c, 1);
+	check("  a second byte arrives: reported once more", epoll_wait_(epfd, ev, 2, 0), 1);
+	check("  and not again", epoll_wait_(epfd, ev, 2, 0), 0);
+	check("MOD it back to EPOLLIN", epoll_ctl_(epfd, EPOLL_CTL_MOD, fds[0], EPOLLIN, 1), 0);
 	check("ADD the write end, EPOLLOUT | EPOLLET",
 	      epoll_ctl_(epfd, EPOLL_CTL_ADD, fds[1], EPOLLOUT | EPOLLET, 2), 0);
 	check("  both ready", epoll_wait_(epfd, ev, 2, 0), 2);
@@ -474,6 +484,63 @@ static int lab(long ring)
 	return 0;
 }
 
+/* Reads trace_pipe on (from *n) until it holds needle; not `trace`, whose reading pauses recording. */
+static char pipe_buf[1 << 18];
+
+static void pipe_until(long fd, long *n, const char *needle)
+{
+	long r;
+
+	while (!strstr(pipe_buf, needle) && *n < (long)sizeof(pipe_buf) - 1 &&
+	       (r = sys3(NR_read, fd, pipe_buf + *n, sizeof(pipe_buf) - 1 - *n)) > 0) {
+		*n += r;
+		pipe_buf[*n] = 0;
+	}
+}
+
+/* One record for a reader already asleep in epoll_wait, which the trace says (its sched_switch
+ * with prev_state=S), never a delay. The trace is printed for test_bpf.py, which reads in it what
+ * woke the reader. */
+static int wake(long ring)
+{
+	long prog = load_producer(ring), link = bpf_raw_tp_open("sys_enter", prog), child, n = 0;
+	long tp = sys3(NR_open, "/sys/kernel/tracing/trace_pipe", 0, 0), l = 0, i = 10;
+	char asleep[64] = " prev_pid=", digits[20];
+	int status = -1;
+
+	if (ring < 0 || prog < 0 || link < 0 || tp < 0)
+		return 1;
+	child = sys0(NR_fork);
+	if (!child) {
+		struct epoll_event ev;
+		struct ring r;
+		struct seen s;
+		long epfd = sys1(NR_epoll_create1, 0), got;
+
+		memset(&s, 0, sizeof(s));
+		if (ring_map(&r, ring) || epoll_ctl_(epfd, EPOLL_CTL_ADD, ring, EPOLLIN, 7))
+			exit_group(2);
+		got = epoll_wait_(epfd, &ev, 1, -1);
+		consume(&r, &s);
+		exit_group(got == 1 && ev.data == 7 && s.records == 1 ? 0 : 1);
+	}
+	for (long c = child; c; c /= 10)
+		digits[l++] = '0' + c % 10;
+	while (l)
+		asleep[i++] = digits[--l];
+	memcpy(asleep + i, " prev_prio=120 prev_state=S ", 29);
+	pipe_until(tp, &n, asleep);
+	sys0(NR_getppid);
+	sys4(NR_wait4, child, &status, 0, 0);
+	pipe_until(tp, &n, " sys_getppid -> ");
+	put_str(pipe_buf);
+	put_kv("reader ", child);
+	put_kv(" of ", pid);
+	put_kv(" woke for the record: ", status == 0);
+	put_str("\n");
+	return 0;
+}
+
 static int set_jit(const char *v)
 {
 	long fd = sys3(NR_open, "/proc/sys/net/core/bpf_jit_enable", 1, 0);
@@ -494,6 +561,8 @@ int main(int argc, char **argv, char **envp)
 	pid = sys0(NR_getpid);
 	if (argc > 1 && !strcmp(argv[1], "lab"))
 		return lab(ring);
+	if (argc > 1 && !strcmp(argv[1], "wake"))
+		return wake(ring);
 	check("a ringbuf of one page", ring >= 0, 1);
 	memset(&r, 0, sizeof(r));
 	test_map_and_mmap(ring, &r);

@@ -38,6 +38,8 @@ DEFINE_IRQ_VECTOR_EVENT(reschedule)
 DEFINE_IRQ_VECTOR_EVENT(call_function)
 /* smp_call_function_single() reached this CPU (kernel/smp.c: call_function_single_interrupt). */
 DEFINE_IRQ_VECTOR_EVENT(call_function_single)
+/* This CPU's own IPI for queued irq_work (kernel/irq_work.c: irq_work_interrupt). */
+DEFINE_IRQ_VECTOR_EVENT(irq_work)
 
 #endif /* _TRACE_IRQ_VECTORS_H */
 
