@@ -348,6 +348,11 @@ static noinline void msleep_wakeup(struct task *t)
 	t->wake_at = 0;
 	if (runqueues[t->cpu].curr != t)
 		activate_task(&runqueues[t->cpu], t);
+	/* Linux's ttwu_do_wakeup() asks for the preemption before sched_wakeup: the event's
+	 * need-resched flag then says whether the woken task takes the CPU, every time. */
+	if (task_preempts(t, runqueues[t->cpu].curr) &&
+	    !(rt_policy(t->policy) && runqueues[t->cpu].rt_throttled))
+		set_need_resched();
 	trace_sched_wakeup(t);
 }
 
