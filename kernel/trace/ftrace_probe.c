@@ -13,8 +13,8 @@
  * They have an ftrace_ops of their own per trace array (struct ftrace_func_probes, Linux's
  * tr->func_probes) whose filter is the set of functions with a command, so they live apart from
  * the function filter: a `>` of plain functions leaves them. In an instance (instances/foo/
- * set_ftrace_filter) traceon, traceoff and stacktrace act on the instance's buffer, enable_event
- * and disable_event on the instance's switch of the event; snapshot is the top directory's only.
+ * set_ftrace_filter) traceon, traceoff and stacktrace act on the instance's buffer, snapshot swaps
+ * the instance's buffers, enable_event and disable_event switch the instance's copy of the event.
  *
  * A removal names functions by a glob matched against those that have the command, as Linux's
  * unregister_ftrace_function_probe_func() does: `!*:traceoff` takes every traceoff away, and a
@@ -99,7 +99,7 @@ static void probe_run(struct trace_array *tr, struct ftrace_probe *p, unsigned l
 		trace_dump(smp_processor_id());
 		break;
 	case PROBE_SNAPSHOT:
-		tracing_snapshot();
+		tracing_snapshot_instance(tr);
 		break;
 	}
 }
@@ -259,10 +259,10 @@ static struct probe_set *probe_apply(struct ftrace_func_probes *fp, const struct
 		/* no such event, or none in this array */
 		*err = target && trace_event_file_of(target, tr) ? 0 : -EINVAL;
 	}
-	/* Linux's snapshot command allocates the max buffer when it is registered; instances
-	 * have no snapshot buffer here. */
+	/* Linux's snapshot command allocates the array's max buffer when it is registered, so the
+	 * hit, maybe in an interrupt, never has to. */
 	if (!*err && !spec.remove && spec.cmd == PROBE_SNAPSHOT)
-		*err = tr == &global_trace ? tracing_snapshot_cmd_prepare() : -EINVAL;
+		*err = tracing_alloc_snapshot_instance(tr);
 	if (!*err && !spec.remove) {
 		int found = ftrace_match_glob(hits, spec.func); /* -EINVAL: none; -ENOMEM */
 

@@ -13,6 +13,7 @@
  * console and ignored; the boot goes on.
  */
 #include "kernel/trace/trace_events.h"
+#include "kernel/trace/trace_snapshot.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/multiboot.h"
 #include "kernel/printk/printk.h"
@@ -181,8 +182,11 @@ void trace_boot_init(void)
 	if (boot_param("ftrace_dump_on_oops", val, sizeof(val)))
 		boot_write("ftrace_dump_on_oops", "/proc/sys/kernel/ftrace_dump_on_oops",
 			   !strcmp(val, "orig_cpu") ? "2" : "1", FS_TRUNC);
-	if (boot_param("alloc_snapshot", val, sizeof(val)))
-		pr_warn("tracing: alloc_snapshot: this kernel has no snapshot buffer, ignored\n");
+	/* Linux's alloc_snapshot: the top array's snapshot buffer from boot on, so a snapshot taken
+	 * before anyone wrote 1 to the snapshot file is not lost to "SNAPSHOT NOT ALLOCATED". */
+	if (boot_param("alloc_snapshot", val, sizeof(val)) &&
+	    tracing_alloc_snapshot_instance(&global_trace))
+		pr_warn("tracing: alloc_snapshot: no memory for the snapshot buffer\n");
 	if (boot_param("traceoff_on_warning", val, sizeof(val)))
 		pr_warn("tracing: traceoff_on_warning: this kernel has no WARN(), ignored\n");
 }

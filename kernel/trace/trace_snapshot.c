@@ -215,11 +215,6 @@ int tracing_snapshot_alloc(void)
 	return err;
 }
 
-int tracing_snapshot_cmd_prepare(void)
-{
-	return tracing_alloc_snapshot_instance(&global_trace);
-}
-
 /* --- the files ---------------------------------------------------------------------------- */
 
 #define ALL_CPUS (-1)

@@ -42,8 +42,6 @@ int update_max_tr_single(struct trace_array *tr, struct task *task, int cpu,
 int tracing_resize_max_buffer(struct trace_array *tr, unsigned long kb, int cpu);
 /* The max buffer follows the live one's clock (emptied, as the live one is). */
 void trace_snapshot_set_clock(struct trace_array *tr, const struct trace_clock *clock);
-/* What the snapshot command of set_ftrace_filter and the event trigger register: allocate. */
-int tracing_snapshot_cmd_prepare(void);
 /* snapshot, tracing_max_latency, per_cpu/cpuN/snapshot{,_raw} in an array's directory. */
 int trace_snapshot_create_files(struct fnode *dir);
 void trace_snapshot_init(void);

@@ -74,7 +74,7 @@ def test_bad_requests_change_nothing(console):
     assert console.run("echo nosuch > instances/foo/current_tracer") == EINVAL
     assert console.run("cat instances/foo/current_tracer") == "nop"
     assert console.run("echo 'nosuch_fn' > instances/foo/set_ftrace_filter") == EINVAL
-    assert console.run("echo 'vfs_read:snapshot' > instances/foo/set_ftrace_filter") == EINVAL
+    assert console.run("echo 'vfs_read:snapshot:x' > instances/foo/set_ftrace_filter") == EINVAL
     assert console.run("cat instances/foo/set_ftrace_filter") == "#### all functions enabled ####"
     assert console.run("echo nosuch:event > instances/foo/set_event") == EINVAL
     assert console.run("echo 2 > instances/foo/events/sched/sched_switch/enable") == EINVAL

@@ -130,6 +130,23 @@ def test_snapshot_function_command(console):
     assert console.run("echo 'vfs_close:snapshot:x' >> set_ftrace_filter") == EINVAL
 
 
+def test_snapshot_function_command_in_an_instance(console):
+    """The command swaps the buffers of the array it was written in, as Linux's ftrace_snapshot()."""
+    console.run("mkdir instances/snap")
+    try:
+        assert console.run("echo 'vfs_close:snapshot:1' >> instances/snap/set_ftrace_filter") == ""
+        assert console.run("cat instances/snap/snapshot").splitlines()[3] == ALLOCATED
+        assert console.run("cat snapshot").splitlines()[3] == FREED
+        console.run("echo in-the-instance > instances/snap/trace_marker")
+        console.run("run fs 1 1")
+        console.poll("cat instances/snap/set_ftrace_filter", lambda out: "vfs_close:snapshot:count=0" in out)
+        assert len(events(console.run("cat instances/snap/snapshot"), "in-the-instance")) == 1
+        assert console.run("cat snapshot").splitlines()[3] == FREED
+    finally:
+        console.run("echo '!vfs_close:snapshot' >> instances/snap/set_ftrace_filter")
+        console.run("rmdir instances/snap")
+
+
 def test_trigger_without_buffer_says_so(console):
     """The function command allocates at registration; freeing the buffer after makes the next
     snapshot say so in the trace and stop tracing, as Linux's tracing_snapshot_instance()."""
