@@ -238,7 +238,15 @@ struct hist_trigger_data {
 void hist_err(struct hist_parse_ctx *ctx, enum hist_err err, const char *str);
 char *hist_kstrdup(const char *s);
 char *hist_strsep(char **s, const char *delims);
-/* Values, variables, keys, sort keys and the map's fields, from hd->attrs. */
+/* One field, $reference or expression of the spec (trace_events_hist_fields.c), for
+ * trace_events_hist_create.c, which builds the histogram from them. */
+struct hist_field *hist_field_alloc(unsigned long flags);
+struct hist_field *hist_parse_expr(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				   char *str, unsigned long flags, unsigned int *n_subexprs);
+struct hist_field *hist_find_own_var(struct hist_trigger_data *hd, const char *name);
+bool hist_has_var_ref(const struct hist_field *hf);
+/* Values, variables, keys, sort keys and the map's fields, from hd->attrs
+ * (trace_events_hist_create.c). */
 int hist_create_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd);
 /* The map for them, with the actions' variables after the named ones. */
 int hist_create_map(struct hist_trigger_data *hd);

@@ -20,7 +20,7 @@ void hist_field_free(struct hist_field *hf)
 	kfree(hf);
 }
 
-static struct hist_field *field_alloc(unsigned long flags)
+struct hist_field *hist_field_alloc(unsigned long flags)
 {
 	struct hist_field *hf = kzalloc(sizeof(*hf));
 
@@ -106,7 +106,7 @@ static struct hist_field *parse_field(struct hist_parse_ctx *ctx, char *str, uns
 		goto bad_mod;
 	if ((flags & HIST_FIELD_FL_TIMESTAMP_USECS) && !(flags & HIST_FIELD_FL_TIMESTAMP))
 		goto bad_mod;
-	hf = field_alloc(flags);
+	hf = hist_field_alloc(flags);
 	if (!hf)
 		return NULL;
 	hf->field = field;
@@ -126,7 +126,7 @@ bad_mod:
 	return NULL;
 }
 
-static struct hist_field *find_own_var(struct hist_trigger_data *hd, const char *name)
+struct hist_field *hist_find_own_var(struct hist_trigger_data *hd, const char *name)
 {
 	for (unsigned int i = 0; i < hd->n_fields; i++)
 		if (hd->fields[i] && hd->fields[i]->var_name &&
@@ -146,7 +146,7 @@ static struct hist_field *parse_var_ref(struct hist_parse_ctx *ctx, struct hist_
 		!system || (!strcmp(system, hd->system ?: "") && !strcmp(event, hd->event ?: ""));
 	int idx = -1;
 
-	if (here && (own = find_own_var(hd, name)))
+	if (here && (own = hist_find_own_var(hd, name)))
 		idx = own->var_idx;
 	if (!own && ctx->find_var)
 		target = ctx->find_var(ctx, system, event, name, &idx, hd);
@@ -158,7 +158,7 @@ static struct hist_field *parse_var_ref(struct hist_parse_ctx *ctx, struct hist_
 		hist_err(ctx, HIST_ERR_TOO_MANY_VARS, name);
 		return NULL;
 	}
-	hf = field_alloc(HIST_FIELD_FL_VAR_REF);
+	hf = hist_field_alloc(HIST_FIELD_FL_VAR_REF);
 	if (!hf || !(hf->ref_name = hist_kstrdup(name))) {
 		hist_field_free(hf);
 		return NULL;
@@ -168,7 +168,7 @@ static struct hist_field *parse_var_ref(struct hist_parse_ctx *ctx, struct hist_
 	hf->ref_slot = hd->n_var_refs;
 	hd->var_refs[hd->n_var_refs++] = hf;
 	if (!own)
-		own = find_own_var(target, name);
+		own = hist_find_own_var(target, name);
 	if (own) /* a timestamp keeps its units through the variable */
 		hf->flags |= own->flags & HIST_FIELD_FL_TIMESTAMP_USECS;
 	return hf;
@@ -196,7 +196,7 @@ static struct hist_field *parse_atom(struct hist_parse_ctx *ctx, struct hist_tri
 	if (*str == '$') {
 		/* A variable of this trigger that is just a field stands for the field (Linux's
 		 * local_field_var_ref(): `keys=$saved_pid:saved_pid=pid` keys on pid). */
-		struct hist_field *own = find_own_var(hd, str + 1);
+		struct hist_field *own = hist_find_own_var(hd, str + 1);
 		if (own && own->field &&
 		    !(own->flags & (HIST_FIELD_FL_EXPR | HIST_FIELD_FL_VAR_REF))) {
 			char name[64];
@@ -211,7 +211,7 @@ static struct hist_field *parse_atom(struct hist_parse_ctx *ctx, struct hist_tri
 			return parse_var_ref(ctx, hd, system, event, var + 1);
 	}
 	if (*str >= '0' && *str <= '9') {
-		hf = field_alloc(HIST_FIELD_FL_CONST);
+		hf = hist_field_alloc(HIST_FIELD_FL_CONST);
 		if (hf && kstrtoull(str, 0, &hf->constant)) {
 			hist_err(ctx, HIST_ERR_EXPECT_NUMBER, str);
 			hist_field_free(hf);
@@ -264,9 +264,6 @@ static enum field_op_id root_operator(char *str, char **sep)
 	return FIELD_OP_NONE;
 }
 
-static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
-				     char *str, unsigned long flags, unsigned int *n_subexprs);
-
 static struct hist_field *malformed(struct hist_parse_ctx *ctx)
 {
 	ctx->malformed = true;
@@ -294,12 +291,12 @@ static struct hist_field *parse_unary(struct hist_parse_ctx *ctx, struct hist_tr
 		hist_err(ctx, HIST_ERR_UNARY_MINUS_SUBEXPR, str);
 		return NULL;
 	}
-	expr = field_alloc(HIST_FIELD_FL_EXPR | (flags & HIST_FIELD_FL_VAR));
+	expr = hist_field_alloc(HIST_FIELD_FL_EXPR | (flags & HIST_FIELD_FL_VAR));
 	if (!expr)
 		return NULL;
 	expr->op = FIELD_OP_UNARY_MINUS;
 	*close = 0;
-	a = expr->operands[0] = parse_expr(ctx, hd, str, 0, n_subexprs);
+	a = expr->operands[0] = hist_parse_expr(ctx, hd, str, 0, n_subexprs);
 	*close = ')';
 	if (!a || !(expr->ref_name = hist_kstrdup(str - 2)))
 		goto fail;
@@ -321,8 +318,8 @@ fail:
  * numbers fold into one at once (`x=16-8-4-2` is the constant 2, and lists as `x=2`); a constant
  * divisor of zero is refused here rather than at every event.
  */
-static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
-				     char *str, unsigned long flags, unsigned int *n_subexprs)
+struct hist_field *hist_parse_expr(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd,
+				   char *str, unsigned long flags, unsigned int *n_subexprs)
 {
 	struct hist_field *expr, *a, *b;
 	enum field_op_id op;
@@ -341,7 +338,7 @@ static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_tri
 	rhs = sep + 1;
 	if (sep == str || !*rhs)
 		return malformed(ctx);
-	expr = field_alloc(HIST_FIELD_FL_EXPR | (flags & HIST_FIELD_FL_VAR));
+	expr = hist_field_alloc(HIST_FIELD_FL_EXPR | (flags & HIST_FIELD_FL_VAR));
 	if (!expr)
 		return NULL;
 	expr->op = op;
@@ -349,12 +346,12 @@ static struct hist_field *parse_expr(struct hist_parse_ctx *ctx, struct hist_tri
 	if (!expr->ref_name)
 		goto fail;
 	*sep = 0;
-	a = expr->operands[0] = parse_expr(ctx, hd, str, 0, n_subexprs);
+	a = expr->operands[0] = hist_parse_expr(ctx, hd, str, 0, n_subexprs);
 	if (a && (a->flags & HIST_FIELD_FL_STRING)) {
 		hist_err(ctx, HIST_ERR_INVALID_STR_OPERAND, str);
 		a = NULL;
 	}
-	b = a ? (expr->operands[1] = parse_expr(ctx, hd, rhs, 0, n_subexprs)) : NULL;
+	b = a ? (expr->operands[1] = hist_parse_expr(ctx, hd, rhs, 0, n_subexprs)) : NULL;
 	if (b && (b->flags & HIST_FIELD_FL_STRING)) {
 		hist_err(ctx, HIST_ERR_INVALID_STR_OPERAND, rhs);
 		b = NULL;
@@ -389,234 +386,10 @@ fail:
 	return NULL;
 }
 
-static bool has_var_ref(const struct hist_field *hf)
+bool hist_has_var_ref(const struct hist_field *hf)
 {
-	return hf && ((hf->flags & HIST_FIELD_FL_VAR_REF) || has_var_ref(hf->operands[0]) ||
-		      has_var_ref(hf->operands[1]));
-}
-
-/* --- the histogram: values, variables, keys, sort ------------------------------------------- */
-
-static int add_field(struct hist_trigger_data *hd, struct hist_field *hf)
-{
-	if (hd->n_fields == HIST_FIELDS_MAX) {
-		hist_field_free(hf);
-		return -EINVAL;
-	}
-	hd->fields[hd->n_fields++] = hf;
-	return 0;
-}
-
-static int create_val_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
-{
-	char *s = hd->attrs->vals_str, *str;
-	struct hist_field *hf = field_alloc(HIST_FIELD_FL_HITCOUNT);
-
-	if (!hf || add_field(hd, hf))
-		return -ENOMEM;
-	hd->n_vals = 1;
-	while ((str = hist_strsep(&s, ","))) {
-		unsigned int n_subexprs = 0;
-		if (!strcmp(str, "hitcount"))
-			continue;
-		if (hd->n_vals == TRACING_MAP_VALS_MAX)
-			return -EINVAL; /* Linux refuses it without a log line */
-		hf = parse_expr(ctx, hd, str, 0, &n_subexprs);
-		if (!hf) /* refused (and logged), or no memory */
-			return ctx->err || ctx->malformed ? -EINVAL : -ENOMEM;
-		if (hf->flags &
-		    (HIST_FIELD_FL_BUCKET | HIST_FIELD_FL_LOG2 | HIST_FIELD_FL_SYM |
-		     HIST_FIELD_FL_SYM_OFFSET | HIST_FIELD_FL_SYSCALL | HIST_FIELD_FL_STRING)) {
-			hist_err(ctx, HIST_ERR_BAD_FIELD_MODIFIER, str);
-			hist_field_free(hf);
-			return -EINVAL;
-		}
-		if (add_field(hd, hf))
-			return -EINVAL;
-		hd->n_vals++;
-	}
-	return 0;
-}
-
-/* `name=expr[,name=expr]` assignments: variables, kept per key in the map. */
-static int create_var_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
-{
-	for (unsigned int i = 0; i < hd->attrs->n_assignments; i++) {
-		char *s = hd->attrs->assignment_str[i], *str;
-		while ((str = hist_strsep(&s, ","))) {
-			char *eq = strchr(str, '=');
-			unsigned int n_subexprs = 0;
-			struct hist_field *hf;
-			if (!eq || eq == str) {
-				hist_err(ctx, HIST_ERR_MALFORMED_ASSIGNMENT, str);
-				return -EINVAL;
-			}
-			*eq = 0;
-			if (find_own_var(hd, str)) {
-				hist_err(ctx, HIST_ERR_DUPLICATE_VAR, str);
-				return -EINVAL;
-			}
-			if (hd->n_vars == TRACING_MAP_VARS_MAX) {
-				hist_err(ctx, HIST_ERR_TOO_MANY_VARS, str);
-				return -EINVAL;
-			}
-			hf = parse_expr(ctx, hd, eq + 1, HIST_FIELD_FL_VAR, &n_subexprs);
-			if (!hf)
-				return ctx->err || ctx->malformed ? -EINVAL : -ENOMEM;
-			hf->flags |= HIST_FIELD_FL_VAR;
-			if (hf->flags & (HIST_FIELD_FL_BUCKET | HIST_FIELD_FL_LOG2)) {
-				hist_err(ctx, HIST_ERR_BAD_FIELD_MODIFIER, eq + 1);
-				hist_field_free(hf);
-				return -EINVAL;
-			}
-			hf->var_name = hist_kstrdup(str);
-			if (!hf->var_name) {
-				hist_field_free(hf);
-				return -ENOMEM;
-			}
-			hf->var_idx = hd->n_vars++;
-			if (add_field(hd, hf))
-				return -EINVAL;
-			hd->n_vals++;
-		}
-	}
-	return 0;
-}
-
-static int create_key_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
-{
-	char *s = hd->attrs->keys_str, *str;
-
-	while ((str = hist_strsep(&s, ","))) {
-		unsigned int n_subexprs = 0;
-		struct hist_field *hf;
-		if (hd->n_keys == TRACING_MAP_KEYS_MAX)
-			return -EINVAL; /* too many keys: Linux logs nothing either */
-		if (!strcmp(str, "stacktrace")) {
-			hf = field_alloc(HIST_FIELD_FL_KEY | HIST_FIELD_FL_STACKTRACE);
-			if (hf)
-				hf->size = HIST_STACKTRACE_SIZE;
-		} else {
-			hf = parse_expr(ctx, hd, str, HIST_FIELD_FL_KEY, &n_subexprs);
-			if (hf && has_var_ref(hf)) {
-				hist_err(ctx, HIST_ERR_INVALID_REF_KEY, str);
-				hist_field_free(hf);
-				return -EINVAL;
-			}
-		}
-		if (!hf)
-			return ctx->err || ctx->malformed ? -EINVAL : -ENOMEM;
-		hf->flags |= HIST_FIELD_FL_KEY;
-		hf->size = ALIGN(hf->size, 8);
-		hf->offset = hd->key_size;
-		hd->key_size += hf->size;
-		if (hd->key_size > HIST_KEY_SIZE_MAX || add_field(hd, hf))
-			return -EINVAL;
-		hd->n_keys++;
-	}
-	return hd->n_keys ? 0 : -EINVAL;
-}
-
-static int is_descending(struct hist_parse_ctx *ctx, const char *mod)
-{
-	if (!mod || !strcmp(mod, "ascending"))
-		return 0;
-	if (!strcmp(mod, "descending"))
-		return 1;
-	hist_err(ctx, HIST_ERR_INVALID_SORT_MODIFIER, mod);
-	return -EINVAL;
-}
-
-/* sort=a[.descending][,b]: by hitcount, a value or a key (Linux's create_sort_keys()). */
-static int create_sort_keys(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
-{
-	char *s = hd->attrs->sort_key_str, *str;
-	unsigned int i;
-
-	hd->n_sort_keys = 1; /* hitcount, ascending, unless told otherwise */
-	if (!s)
-		return 0;
-	for (i = 0; i < TRACING_MAP_SORT_KEYS_MAX && (str = hist_strsep(&s, ",")); i++) {
-		struct tracing_map_sort_key *sk = &hd->sort_keys[i];
-		char *name = hist_strsep(&str, ".");
-		unsigned int j, k;
-		int desc;
-		if (!*name) {
-			hist_err(ctx, HIST_ERR_EMPTY_SORT_FIELD, "sort=");
-			return -EINVAL;
-		}
-		if (i == TRACING_MAP_SORT_KEYS_MAX - 1 && s) {
-			hist_err(ctx, HIST_ERR_TOO_MANY_SORT_FIELDS, "sort=");
-			return -EINVAL;
-		}
-		sk->field_idx = 0;
-		if (strcmp(name, "hitcount")) {
-			for (j = 1, k = 1; j < hd->n_fields; j++) {
-				if (hd->fields[j]->flags & HIST_FIELD_FL_VAR)
-					continue;
-				if (!strcmp(name, hist_field_name(hd->fields[j])))
-					break;
-				k++;
-			}
-			if (j == hd->n_fields) {
-				hist_err(ctx, HIST_ERR_INVALID_SORT_FIELD, name);
-				return -EINVAL;
-			}
-			sk->field_idx = k;
-		}
-		desc = is_descending(ctx, str);
-		if (desc < 0)
-			return desc;
-		sk->descending = desc;
-	}
-	hd->n_sort_keys = i;
-	return 0;
-}
-
-/* The map's fields in Linux's order: a sum per value, a slot per variable, then the keys. */
-int hist_create_map(struct hist_trigger_data *hd)
-{
-	unsigned int bits = hd->attrs->map_bits ?: TRACING_MAP_BITS_DEFAULT, i;
-
-	hd->map = tracing_map_create(bits, hd->key_size);
-	if (!hd->map)
-		return -ENOMEM;
-	for_each_hist_val_field(i, hd)
-	{
-		struct hist_field *hf = hd->fields[i];
-		int ret = hf->flags & HIST_FIELD_FL_VAR ? tracing_map_add_var(hd->map)
-							: tracing_map_add_sum_field(hd->map);
-		if (ret < 0)
-			return ret;
-	}
-	for (i = 0; i < hd->n_action_vars; i++) /* onmax()'s maximum, save()'s values */
-		if (tracing_map_add_var(hd->map) < 0)
-			return -EINVAL;
-	for_each_hist_key_field(i, hd)
-	{
-		struct hist_field *hf = hd->fields[i];
-		tracing_map_cmp_fn_t cmp =
-			hf->flags & HIST_FIELD_FL_STACKTRACE ? tracing_map_cmp_none
-			: hf->flags & HIST_FIELD_FL_STRING   ? tracing_map_cmp_string
-							   : tracing_map_cmp_num(8, hf->is_signed);
-		int ret = tracing_map_add_key_field(hd->map, hf->offset, cmp);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
-}
-
-int hist_create_fields(struct hist_parse_ctx *ctx, struct hist_trigger_data *hd)
-{
-	int err = create_val_fields(ctx, hd);
-
-	if (!err)
-		err = create_var_fields(ctx, hd);
-	if (!err)
-		err = create_key_fields(ctx, hd);
-	if (!err)
-		err = create_sort_keys(ctx, hd);
-	return err;
+	return hf && ((hf->flags & HIST_FIELD_FL_VAR_REF) || hist_has_var_ref(hf->operands[0]) ||
+		      hist_has_var_ref(hf->operands[1]));
 }
 
 const char *hist_field_name(const struct hist_field *hf)
