@@ -1,5 +1,5 @@
 """tests/unit/test_doc_figures.py: every figure the course quotes from docs/BENCHMARKS.md,
-docs/BENCHMARKS-scale.md or docs/SOAK.md carries a marker (`<!-- bench: ROW; COLUMN -->81`, syntax in tests/docscan.py and
+docs/BENCHMARKS-scale.md or docs/SOAK.md carries a marker (`<!-- bench: ROW; COLUMN -->81`, syntax in tests/docfigures.py and
 docs/README.md) and still says what those files say. `make bench` rewrites the files; this test then names
 each chapter figure that no longer matches. Host only."""
 
@@ -7,28 +7,28 @@ import os
 
 import pytest
 
-from tests import docscan
+from tests import docfigures, docscan
 from tests.docscan import ROOT
 
 
 def _bench(source):
-    return docscan.BenchFile(open(os.path.join(ROOT, docscan.BENCH_FILES[source])).read())
+    return docfigures.BenchFile(open(os.path.join(ROOT, docfigures.BENCH_FILES[source])).read())
 
 
 def _all_figures():
     figs = []
     for doc in docscan.doc_files():
-        if doc in docscan.BENCH_FILES.values():
+        if doc in docfigures.BENCH_FILES.values():
             continue
-        figs += docscan.figures(doc, open(os.path.join(ROOT, doc)).read())
+        figs += docfigures.figures(doc, open(os.path.join(ROOT, doc)).read())
     return figs
 
 
 def _describe(fig):
-    section = fig.section or docscan.DEFAULT_SECTION[fig.source] or "the whole file"
+    section = fig.section or docfigures.DEFAULT_SECTION[fig.source] or "the whole file"
     return "%s:%d: figure %s, marker <!-- %s%s: %s -->, read in %s, section %s" % (
         fig.doc, fig.line, fig.figure or "(none)", fig.source, " [%s]" % fig.section if fig.section else "",
-        fig.spec, docscan.BENCH_FILES[fig.source], section)
+        fig.spec, docfigures.BENCH_FILES[fig.source], section)
 
 
 def test_chapters_quote_marked_figures():
@@ -41,20 +41,20 @@ def test_chapters_quote_marked_figures():
 
 
 def test_every_quoted_figure_matches_the_benchmarks():
-    benches = {s: _bench(s) for s in docscan.BENCH_FILES}
+    benches = {s: _bench(s) for s in docfigures.BENCH_FILES}
     bad = []
     for fig in _all_figures():
         if not fig.figure:
             bad.append(_describe(fig) + "\n      no number right after the marker")
             continue
         try:
-            value, tolerance = docscan.resolve(fig, benches[fig.source])
-        except docscan.BenchError as e:
+            value, tolerance = docfigures.resolve(fig, benches[fig.source])
+        except docfigures.BenchError as e:
             bad.append(_describe(fig) + "\n      the marker names nothing: %s" % e)
             continue
-        if not docscan.figure_matches(fig.figure, value, tolerance):
+        if not docfigures.figure_matches(fig.figure, value, tolerance):
             bad.append(_describe(fig) + "\n      %s says %s%s: write that, or rerun the benchmark" % (
-                docscan.BENCH_FILES[fig.source], ("%.3f" % value).rstrip("0").rstrip("."),
+                docfigures.BENCH_FILES[fig.source], ("%.3f" % value).rstrip("0").rstrip("."),
                 " (within %g%%)" % tolerance if tolerance else ""))
     if bad:
         pytest.fail("%d quoted figure(s) disagree with the benchmarks:\n%s" % (len(bad), "\n".join(bad)),
@@ -66,9 +66,9 @@ def test_costs_in_prose_are_marked_or_history():
     either marked, and so checked, or said to be history in its sentence ("it was 157, +145, before ...")."""
     bad = []
     for doc in docscan.doc_files():
-        if doc in docscan.BENCH_FILES.values():
+        if doc in docfigures.BENCH_FILES.values():
             continue
-        bad += docscan.unmarked_costs(doc, open(os.path.join(ROOT, doc)).read())
+        bad += docfigures.unmarked_costs(doc, open(os.path.join(ROOT, doc)).read())
     if bad:
         pytest.fail("%d cost(s) that look quoted from the benchmarks but carry no marker (mark them, see "
                     "docs/README.md, or say in the sentence that they are history):\n%s" % (
@@ -80,7 +80,7 @@ def test_costs_in_prose_are_marked_or_history():
         "The offset `+0x5` and `+12` in code are not costs; neither is +0x10.", "",
         "## Lab", "", "It costs +99 here.",
     ])
-    assert [r.name for r in docscan.unmarked_costs("docs/99-x.md", sample)] == ["93"]
+    assert [r.name for r in docfigures.unmarked_costs("docs/99-x.md", sample)] == ["93"]
 
 
 SAMPLE = """# Benchmarks
@@ -123,11 +123,11 @@ boot conversion: 393 sites in 51495 ticks, 131030 ticks per 1000 sites
     ("<!-- bench: baseline; cycles -->12", None),                           # no such column: an error
 ])
 def test_marker_resolution_can_fail(marker, ok):
-    bench = docscan.BenchFile(SAMPLE)
-    [fig] = docscan.figures("docs/x.md", marker)
+    bench = docfigures.BenchFile(SAMPLE)
+    [fig] = docfigures.figures("docs/x.md", marker)
     if ok is None:
-        with pytest.raises(docscan.BenchError):
-            docscan.resolve(fig, bench)
+        with pytest.raises(docfigures.BenchError):
+            docfigures.resolve(fig, bench)
         return
-    value, tolerance = docscan.resolve(fig, bench)
-    assert docscan.figure_matches(fig.figure, value, tolerance) is ok
+    value, tolerance = docfigures.resolve(fig, bench)
+    assert docfigures.figure_matches(fig.figure, value, tolerance) is ok
