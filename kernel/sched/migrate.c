@@ -151,16 +151,19 @@ static struct runqueue *move_task(struct task *p, struct runqueue *rq, int dest_
 
 /*
  * wake_up_process(), rq (p's) locked, p asleep and switched out of rq->curr: moves it to the CPU
- * select_task_rq() prefers. Its old CPU may still be inside switch_to(), without rq's lock, so
- * waiting for on_cpu under it is safe. Returns p's run queue, locked.
+ * select_task_rq() prefers. Returns p's run queue, locked. A task its CPU is still switching away
+ * from (on_cpu) wakes where it is, as before migration existed: waiting for it here, lock held,
+ * could deadlock, since the switch's own probes (sched_switch: a BPF program waking a ring
+ * buffer's reader) may wake a task on this run queue, even p itself on this very CPU. Linux
+ * queues such a wake-up on the CPU's wake list instead (ttwu_queue_wakelist()).
  */
 struct runqueue *ttwu_select(struct task *p, struct runqueue *rq)
 {
 	int src = rq - runqueues, dest;
 	bool moved;
 
-	while (READ_ONCE(p->on_cpu))
-		cpu_relax();
+	if (READ_ONCE(p->on_cpu))
+		return rq;
 	dest = select_task_rq(p, src);
 	if (dest == src)
 		return rq;
