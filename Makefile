@@ -79,7 +79,7 @@ NOTRACE_SRCS := $(wildcard lib/*.c kernel/trace/*.c) arch/x86/traps.c arch/x86/i
 	arch/x86/text_patch.c arch/x86/ftrace.c arch/x86/ftrace_trampoline.c arch/x86/smpboot.c \
 	kernel/smp.c kernel/stop_machine.c kernel/percpu.c kernel/livepatch/core.c \
 	kernel/tracepoint.c arch/x86/insn.c $(wildcard arch/x86/kprobes/*.c) $(wildcard kernel/kprobes*.c) \
-	kernel/kretprobes.c kernel/mm/maccess.c kernel/locking/mutex.c arch/x86/text_insn.c \
+	kernel/kretprobes.c kernel/mm/maccess.c arch/x86/text_insn.c \
 	kernel/locking/lockdep.c kernel/locking/lockdep_report.c \
 	arch/x86/mm/fault.c arch/x86/mm/extable.c
 # The benches of the ftrace core and the lab tools that drive it are part of the tracer too.

@@ -253,6 +253,9 @@ int user_process_start(const char *path, const char *const *argv, struct fnode *
 	p = kthread_create(user_process_main, s, smp_processor_id(),
 			   strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 	if (p) {
+		/* Bound like any kernel thread until now (it cannot run before we let go): a process
+		 * may run anywhere, and its children choose among every CPU. */
+		p->cpus_mask = CPU_MASK_ALL;
 		p->tgid = p->pid;
 		jobctl_new_session(p);
 		p->files = files;

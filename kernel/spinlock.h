@@ -50,19 +50,23 @@ static __always_inline bool arch_spin_trylock(volatile u32 *word)
 	return !__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE);
 }
 
-static __always_inline bool spin_trylock(spinlock_t *l)
+/*
+ * The bodies, inline. ip is where the lock is taken, for the validator's reports: the caller's
+ * own address, whether the body is inlined into it or runs in kernel/locking/spinlock.c.
+ */
+static __always_inline bool __raw_spin_trylock(spinlock_t *l, unsigned long ip)
 {
 	if (!arch_spin_trylock(&l->locked))
 		return false;
 	spinlocks_held_add(1);
-	lock_acquire(&l->dep_map, 0, 1, _THIS_IP_);
+	lock_acquire(&l->dep_map, 0, 1, ip);
 	return true;
 }
 
 /* Told to the validator before the wait: a lock order that can deadlock is reported, not hung on. */
-static __always_inline void spin_lock_nested(spinlock_t *l, unsigned int subclass)
+static __always_inline void __raw_spin_lock(spinlock_t *l, unsigned int subclass, unsigned long ip)
 {
-	lock_acquire(&l->dep_map, subclass, 0, _THIS_IP_);
+	lock_acquire(&l->dep_map, subclass, 0, ip);
 	/* Spin on a plain read so waiting CPUs do not fight over the cache line. */
 	while (!arch_spin_trylock(&l->locked))
 		while (READ_ONCE(l->locked))
@@ -70,29 +74,74 @@ static __always_inline void spin_lock_nested(spinlock_t *l, unsigned int subclas
 	spinlocks_held_add(1);
 }
 
-static __always_inline void spin_lock(spinlock_t *l)
+static __always_inline void __raw_spin_unlock(spinlock_t *l, unsigned long ip)
 {
-	spin_lock_nested(l, 0);
-}
-
-static __always_inline void spin_unlock(spinlock_t *l)
-{
-	lock_release(&l->dep_map, _THIS_IP_);
+	lock_release(&l->dep_map, ip);
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 	spinlocks_held_add(-1);
 }
 
+/*
+ * Everywhere but in the code that must never be traced, a lock is taken by a call, as in Linux:
+ * kernel/locking/spinlock.c holds _raw_spin_lock() and the rest, traceable functions that
+ * set_ftrace_filter can name, and the _irq forms there run the latency tracers' interrupt hooks.
+ *
+ * The files built with TRACE_IRQFLAGS_RAW (the Makefile's NOTRACE_SRCS: the tracers and the ring
+ * buffer, the patcher, stop_machine, the trap entry, kprobes, the validator) keep the bodies
+ * inline instead. There a call into a traced function would trace the tracer's own lock (a
+ * recursion each callback would have to refuse at a cost on every call), or, in the int3 handler
+ * and the patcher, run into the very site being patched. Linux gets the same from noinstr code,
+ * arch_spinlock_t in the ring buffer and the recursion bits; ours keeps both: the callbacks'
+ * recursion bits (kernel/trace/ftrace_ops.c) still guard whatever else they reach.
+ */
+#ifdef TRACE_IRQFLAGS_RAW
+#define spin_trylock(l) __raw_spin_trylock(l, _THIS_IP_)
+#define spin_lock_nested(l, subclass) __raw_spin_lock(l, subclass, _THIS_IP_)
+#define spin_lock(l) __raw_spin_lock(l, 0, _THIS_IP_)
+#define spin_unlock(l) __raw_spin_unlock(l, _THIS_IP_)
+
 static __always_inline unsigned long spin_lock_irqsave(spinlock_t *l)
 {
 	unsigned long flags = local_irq_save();
-	spin_lock(l);
+	__raw_spin_lock(l, 0, _THIS_IP_);
 	return flags;
 }
 
 static __always_inline void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags)
 {
-	spin_unlock(l);
+	__raw_spin_unlock(l, _THIS_IP_);
 	local_irq_restore(flags);
 }
+
+static __always_inline void spin_lock_irq(spinlock_t *l)
+{
+	local_irq_disable();
+	__raw_spin_lock(l, 0, _THIS_IP_);
+}
+
+static __always_inline void spin_unlock_irq(spinlock_t *l)
+{
+	__raw_spin_unlock(l, _THIS_IP_);
+	local_irq_enable();
+}
+#else
+bool _raw_spin_trylock(spinlock_t *l);
+void _raw_spin_lock(spinlock_t *l);
+void _raw_spin_lock_nested(spinlock_t *l, unsigned int subclass);
+void _raw_spin_unlock(spinlock_t *l);
+unsigned long _raw_spin_lock_irqsave(spinlock_t *l);
+void _raw_spin_unlock_irqrestore(spinlock_t *l, unsigned long flags);
+void _raw_spin_lock_irq(spinlock_t *l);
+void _raw_spin_unlock_irq(spinlock_t *l);
+
+#define spin_trylock(l) _raw_spin_trylock(l)
+#define spin_lock_nested(l, subclass) _raw_spin_lock_nested(l, subclass)
+#define spin_lock(l) _raw_spin_lock(l)
+#define spin_unlock(l) _raw_spin_unlock(l)
+#define spin_lock_irqsave(l) _raw_spin_lock_irqsave(l)
+#define spin_unlock_irqrestore(l, flags) _raw_spin_unlock_irqrestore(l, flags)
+#define spin_lock_irq(l) _raw_spin_lock_irq(l)
+#define spin_unlock_irq(l) _raw_spin_unlock_irq(l)
+#endif
 
 #endif

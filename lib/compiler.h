@@ -30,6 +30,9 @@
 		__ip;                                                                              \
 	})
 
+/* The address the current function returns to: its caller's (Linux's _RET_IP_). */
+#define _RET_IP_ ((unsigned long)__builtin_return_address(0))
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN(x, a) (((x) + ((a)-1)) & ~((__typeof__(x))(a)-1))
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a)-1))

@@ -14,9 +14,6 @@
 #include "lib/string.h"
 #include "kernel/trace/events/kmem.h"
 
-/* The address a kmalloc() or kfree() returns to: who asked (Linux's _RET_IP_). */
-#define _RET_IP_ ((unsigned long)__builtin_return_address(0))
-
 #define SLAB_MAGIC 0x51ab51abU
 #define LARGE_MAGIC 0x1a9e1a9eU
 #define HDR_SIZE 64

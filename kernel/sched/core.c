@@ -1,5 +1,5 @@
 /* The scheduler: a run queue per CPU by class, preemption at timer ticks and wake-ups, tasks
- * pinned to their CPU.
+ * moved between CPUs by kernel/sched/migrate.c.
  *
  *   CPU n:  runq  dl, rt, fair lists (kernel/sched/rq.h; the running task is on none)
  *           tasks -> every live task of CPU n      (sleepers are woken from here by the tick)
@@ -58,6 +58,8 @@ void sched_init_cpu(int cpu)
 	idle->cpu = cpu;
 	idle->state = TASK_RUNNING;
 	idle->prio = DEFAULT_PRIO;
+	idle->cpus_mask = 1UL << cpu;
+	idle->on_cpu = true;
 	percpu_area[cpu].idle = idle;
 	percpu_area[cpu].curr = idle;
 	runqueues[cpu].curr = idle;
@@ -106,8 +108,12 @@ void tasklist_unlock_irqrestore(unsigned long flags)
  */
 void schedule_tail(struct task *prev)
 {
-	if (prev->state != TASK_DEAD)
+	/* prev's registers are saved and its stack is left: another CPU may take it from here. */
+	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+	if (prev->state != TASK_DEAD) {
+		migrate_off_forbidden(prev);
 		return;
+	}
 	if (prev->tgid) {
 		spin_lock(&tasklist_lock);
 		prev->off_cpu = true;
@@ -152,8 +158,10 @@ static void __schedule(bool preempt)
 		update_curr_dl(prev, now);
 	else if (rt_policy(prev->policy) && prev != c->idle)
 		rt_charge(rq, now);
-	/* A real-time task that did not yield keeps its place before its equals. */
-	if (prev != c->idle && prev->state == TASK_RUNNING && !prev->dl.dl_throttled)
+	/* A real-time task that did not yield keeps its place before its equals. One whose mask
+	 * no longer has this CPU is left off: schedule_tail() moves it once it is switched out. */
+	if (prev != c->idle && prev->state == TASK_RUNNING && !prev->dl.dl_throttled &&
+	    (prev->cpus_mask & (1UL << c->cpu)))
 		enqueue_task(rq, prev, !prev->yielded);
 	prev->yielded = false;
 	next = pick_next_task(rq);
@@ -164,6 +172,7 @@ static void __schedule(bool preempt)
 	else if (rt_policy(next->policy))
 		rq->rt_exec_start = now;
 	rq->curr = next;
+	next->on_cpu = true;
 	spin_unlock(&rq->lock);
 
 	if (next != prev) {
@@ -258,6 +267,7 @@ struct task *alloc_task(const char *name, int cpu)
 	t->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
 	strscpy(t->comm, name, sizeof(t->comm));
 	t->cpu = cpu;
+	t->cpus_mask = 1UL << cpu; /* a kernel thread is bound; fork gives its parent's */
 	t->start_ns = ktime_get_ns();
 	t->prio = DEFAULT_PRIO;
 	t->rr_slice = RR_TIMESLICE;
@@ -268,16 +278,19 @@ struct task *alloc_task(const char *name, int cpu)
 
 void wake_up_new_task(struct task *t)
 {
-	struct runqueue *rq = &runqueues[t->cpu];
+	struct runqueue *rq;
 	unsigned long flags;
 
+	/* On no list yet: its CPU is chosen by a plain store (Linux's __set_task_cpu()). */
+	t->cpu = select_task_rq(t, t->cpu);
+	rq = &runqueues[t->cpu];
 	t->state = TASK_RUNNING;
 	flags = spin_lock_irqsave(&rq->lock);
 	t->cpu_next = rq->tasks;
 	rq->tasks = t;
 	enqueue_task(rq, t, false);
 	spin_unlock_irqrestore(&rq->lock, flags);
-	smp_send_reschedule(t->cpu);
+	smp_send_reschedule(rq - runqueues);
 }
 
 struct task *kthread_create(void (*fn)(void *), void *arg, int cpu, const char *name)
@@ -408,10 +421,15 @@ void msleep_interruptible(unsigned long ms)
 
 void wake_up_process(struct task *t)
 {
-	struct runqueue *rq = &runqueues[t->cpu];
-	unsigned long flags = spin_lock_irqsave(&rq->lock);
-	bool woke = t->state == TASK_SLEEPING, preempt = false;
+	unsigned long flags = local_irq_save();
+	struct runqueue *rq = task_rq_lock(t);
+	bool woke, preempt = false;
+	int cpu;
 
+	/* Switched out asleep: it may wake on another CPU (kernel/sched/migrate.c). */
+	if (t->state == TASK_SLEEPING && rq->curr != t)
+		rq = ttwu_select(t, rq);
+	woke = t->state == TASK_SLEEPING;
 	if (woke) {
 		trace_sched_waking(t);
 		t->state = TASK_RUNNING;
@@ -428,11 +446,13 @@ void wake_up_process(struct task *t)
 		 * fair one: round robin). */
 		preempt = task_preempts(t, rq->curr) && !(rt_policy(t->policy) && rq->rt_throttled);
 	}
-	spin_unlock_irqrestore(&rq->lock, flags);
-	if (preempt && t->cpu == smp_processor_id())
+	cpu = rq - runqueues; /* t->cpu may change once the lock is let go */
+	spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+	if (preempt && cpu == smp_processor_id())
 		set_need_resched();
 	else if (preempt)
-		smp_send_reschedule(t->cpu);
+		smp_send_reschedule(cpu);
 }
 
 /* From the timer interrupt: wake sleepers whose time has come, and time-slice the rest. */
@@ -490,9 +510,13 @@ void cpu_idle(void)
 
 struct task *find_task(int pid)
 {
-	struct task *found = NULL;
+	unsigned long seq;
+	struct task *found;
 	int cpu;
 
+again:
+	found = NULL;
+	seq = __atomic_load_n(&sched_migrations, __ATOMIC_ACQUIRE);
 	for_each_online_cpu(cpu) {
 		unsigned long flags = spin_lock_irqsave(&runqueues[cpu].lock);
 		for (struct task *t = runqueues[cpu].tasks; t && !found; t = t->cpu_next)
@@ -500,6 +524,9 @@ struct task *find_task(int pid)
 				found = t;
 		spin_unlock_irqrestore(&runqueues[cpu].lock, flags);
 	}
+	/* A task that moved from a list not yet walked to one already walked was missed. */
+	if (!found && __atomic_load_n(&sched_migrations, __ATOMIC_ACQUIRE) != seq)
+		goto again;
 	return found;
 }
 

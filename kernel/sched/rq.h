@@ -62,6 +62,13 @@ bool task_preempts(const struct task *t, const struct task *curr);
 /* The timer tick for the running task: whether it should give the CPU up now. */
 bool task_tick(struct runqueue *rq, struct task *curr, u64 now);
 
+/* migrate.c: p's run queue, locked (interrupts already off); a waking task's choice of CPU,
+ * with its run queue locked before and after; the switch-away end of set_cpus_allowed_ptr(). */
+struct runqueue *task_rq_lock(struct task *p);
+struct runqueue *ttwu_select(struct task *p, struct runqueue *rq);
+void migrate_off_forbidden(struct task *prev);
+extern unsigned long sched_migrations;
+
 /* deadline.c: charges the running deadline task; true if it ran out of runtime. */
 bool update_curr_dl(struct task *curr, u64 now);
 /* A deadline task becomes runnable: a new deadline if the old one cannot be kept (CBS). */

@@ -57,9 +57,11 @@ struct task {
 	int pid;	   /* 0 for each CPU's idle task, as in Linux */
 	char comm[TASK_COMM_LEN];
 	enum task_state state;
-	int cpu;     /* tasks stay on the CPU they were created for */
-	void *stack; /* NULL for idle tasks (they use their CPU's boot stack) */
-	u64 wake_at; /* ktime ns to wake a sleeping task, 0 = only wake_up */
+	int cpu;		 /* whose run queue it is on (kernel/sched/migrate.c moves it) */
+	unsigned long cpus_mask; /* the CPUs it may run on (sched_setaffinity) */
+	volatile bool on_cpu;	 /* a CPU runs it, or has not finished switching away from it */
+	void *stack;		 /* NULL for idle tasks (they use their CPU's boot stack) */
+	u64 wake_at;		 /* ktime ns to wake a sleeping task, 0 = only wake_up */
 	void (*fn)(void *arg);
 	void *arg;
 	volatile bool should_stop; /* set by kill; the task checks it and returns */
@@ -186,6 +188,14 @@ void __noreturn task_exit(void);
 /* Serializes parent/child links and the exit of processes (Linux's tasklist_lock). */
 unsigned long tasklist_lock_irqsave(void);
 void tasklist_unlock_irqrestore(unsigned long flags);
+
+/* Affinity and migration (kernel/sched/migrate.c). Every CPU there is, as a mask. */
+#define CPU_MASK_ALL ((1UL << NR_CPUS) - 1)
+/* The CPU a task waking up or just forked should run on (Linux's select_task_rq()). */
+int select_task_rq(struct task *p, int prev_cpu);
+/* Sets the CPUs p may run on, moving it off a CPU no longer allowed: 0, -EINVAL (no online CPU
+ * in mask) or -EBUSY (a deadline task, whose bandwidth is its CPU's; Linux's check). */
+int set_cpus_allowed_ptr(struct task *p, unsigned long mask);
 
 /* Finds a live task by pid; asks it to stop (it exits at its next check). */
 struct task *find_task(int pid);

@@ -92,13 +92,13 @@ static void resched_cpu(int cpu)
 
 static int __sched_setscheduler(struct task *p, struct sched_attr *attr, bool user)
 {
-	struct runqueue *rq = &runqueues[p->cpu];
+	struct runqueue *rq;
 	int policy =
 		attr->sched_policy == (u32)SETPARAM_POLICY ? p->policy : (int)attr->sched_policy;
 	u64 old_bw = 0, new_bw = 0, now;
 	unsigned long flags;
 	bool queued;
-	int err;
+	int err, cpu;
 
 	if (!valid_policy(policy))
 		return -EINVAL;
@@ -110,7 +110,8 @@ static int __sched_setscheduler(struct task *p, struct sched_attr *attr, bool us
 	}
 	if ((err = sched_check_attr(p, attr, policy, user)))
 		return err;
-	flags = spin_lock_irqsave(&rq->lock);
+	flags = local_irq_save();
+	rq = task_rq_lock(p); /* p->cpu may change until its run queue is held */
 	if (p->state == TASK_DEAD || p->exit_state) {
 		err = -ESRCH;
 		goto out;
@@ -154,9 +155,11 @@ static int __sched_setscheduler(struct task *p, struct sched_attr *attr, bool us
 	if (queued)
 		enqueue_task(rq, p, false);
 out:
-	spin_unlock_irqrestore(&rq->lock, flags);
+	cpu = rq - runqueues;
+	spin_unlock(&rq->lock);
+	local_irq_restore(flags);
 	if (!err)
-		resched_cpu(p->cpu); /* it may now win or lose its CPU: let the CPU choose again */
+		resched_cpu(cpu); /* it may now win or lose its CPU: let the CPU choose again */
 	return err;
 }
 
@@ -345,28 +348,32 @@ SYSCALL_DEFINE2(sched_rr_get_interval, int, pid, struct __kernel_timespec __user
 }
 
 /*
- * Tasks never move between CPUs here, so a task's affinity is its one CPU: getaffinity says so,
- * and setaffinity accepts any mask that keeps it (anything else would need a migration this
- * scheduler does not do: EINVAL, said in docs/21). Sizes as Linux: a multiple of 8 bytes.
+ * A task's CPUs (kernel/sched/migrate.c), Linux's bitmap: len bytes, a multiple of 8 at least as
+ * long as the kernel's mask (getaffinity), any length (setaffinity: missing bytes are 0).
  */
 SYSCALL_DEFINE3(sched_getaffinity, int, pid, unsigned int, len, unsigned long __user *, mask)
 {
 	unsigned long m = 0;
 	struct task *p;
+	int cpu;
 
 	if ((len * 8) < NR_CPUS || (len & (sizeof(unsigned long) - 1)))
 		return -EINVAL;
 	if (pid < 0 || !(p = find_process_by_pid(pid)))
 		return -ESRCH;
-	m = 1UL << p->cpu;
+	for_each_online_cpu(cpu)
+		if (READ_ONCE(p->cpus_mask) & (1UL << cpu))
+			m |= 1UL << cpu;
 	if (copy_to_user(mask, &m, sizeof(m)))
 		return -EFAULT;
-	for (unsigned int i = sizeof(m); i < len; i++)
-		if (put_user((u8)0, (u8 __user *)mask + i))
-			return -EFAULT;
 	return sizeof(m);
 }
 
+/*
+ * Linux's order: the mask is read, the task found, a kernel thread refused (ours are bound to
+ * their CPU, as Linux's per-CPU threads with PF_NO_SETAFFINITY), another user's task needs root;
+ * a mask without an online CPU is EINVAL, and a deadline task must keep every CPU (EBUSY).
+ */
 SYSCALL_DEFINE3(sched_setaffinity, int, pid, unsigned int, len, unsigned long __user *, mask)
 {
 	unsigned long m = 0;
@@ -376,9 +383,11 @@ SYSCALL_DEFINE3(sched_setaffinity, int, pid, unsigned int, len, unsigned long __
 		return -EFAULT;
 	if (pid < 0 || !(p = find_process_by_pid(pid)))
 		return -ESRCH;
-	if (!(m & (1UL << p->cpu)))
+	if (!p->mm)
 		return -EINVAL;
-	return 0;
+	if (!capable_root() && p->uid != current->euid && p->euid != current->euid)
+		return -EPERM;
+	return set_cpus_allowed_ptr(p, m);
 }
 
 /* A child's class (Linux's sched_fork()): inherited, or normal with reset-on-fork; a deadline
@@ -389,6 +398,7 @@ int sched_fork(struct task *p)
 
 	if (dl_policy(parent->policy) && !parent->sched_reset_on_fork)
 		return -EAGAIN;
+	p->cpus_mask = parent->cpus_mask; /* wake_up_new_task() picks one of these */
 	if (parent->sched_reset_on_fork) {
 		p->policy = SCHED_NORMAL;
 		p->rt_priority = 0;

@@ -97,9 +97,12 @@ def test_rt_sysctls_refuse_bad_input(console):
 
 
 def fifo_loop(console):
-    """Starts a SCHED_FIFO 50 loop that never sleeps, in the background on CPU 0 (the shell's); its pid."""
+    """Starts a SCHED_FIFO 50 loop that never sleeps, in the background on CPU 0 (the shell's; taskset keeps it
+    there: the sh it starts on CPU 0 forks the loop with only CPU 0 allowed, where a fork would otherwise choose the
+    idle CPU); its pid."""
     out = program_lines(console.run(
-        "/bin/sh -c '/usr/bin/chrt -f 50 /bin/sh -c \"while :; do :; done\" > /dev/null 2>&1 & echo $!'",
+        "/usr/bin/taskset 1 /bin/sh -c '/usr/bin/chrt -f 50 /bin/sh -c \"while :; do :; done\" > /dev/null 2>&1 "
+        "& echo $!'",
         timeout=120))
     return int(out[-1])
 

@@ -124,10 +124,16 @@ static void setattr(void)
 
 static void affinity(void)
 {
-	unsigned long m = 0;
+	unsigned long m = 0, one, got = 0, none = 0;
 
 	check("getaffinity", sys3(NR_getaffinity, 0, sizeof(m), &m), sizeof(m));
-	check("one CPU", m && !(m & (m - 1)), 1);
+	check("some CPU", m != 0, 1);
+	/* Down to one CPU and back: what getaffinity reads is what setaffinity wrote. */
+	one = m & -m;
+	check("setaffinity one", sys3(NR_setaffinity, 0, sizeof(one), &one), 0);
+	check("getaffinity one", sys3(NR_getaffinity, 0, sizeof(got), &got), sizeof(got));
+	check("that CPU", got == one, 1);
+	check("setaffinity none", sys3(NR_setaffinity, 0, sizeof(none), &none), -EINVAL);
 	check("setaffinity same", sys3(NR_setaffinity, 0, sizeof(m), &m), 0);
 	check("getaffinity len 4", sys3(NR_getaffinity, 0, 4, &m), -EINVAL);
 	check("getaffinity bad", sys3(NR_getaffinity, 0, sizeof(m), BAD), -EFAULT);

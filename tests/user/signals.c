@@ -236,11 +236,18 @@ static void test_sigchld_and_waits(void)
 	check("rt_sigtimedwait nothing: EAGAIN",
 	      sys4(NR_rt_sigtimedwait, &(unsigned long){ BIT(SIGUSR1) }, &si, ts, 8), -EAGAIN);
 
-	/* sigsuspend: the handler runs, the call says -EINTR, the blocking mask is back. */
+	/* sigsuspend: the handler runs, the call says -EINTR, the blocking mask is back. The child,
+	 * on another CPU perhaps, exits only once the parent has looked: its SIGCHLD would run the
+	 * handler a second time inside the same sigsuspend otherwise. */
+	int go[2];
+	char c;
+
+	sys2(NR_pipe2, go, 0);
 	on(SIGUSR1, handler, 0, 0);
 	if (!(pid = sys0(NR_fork))) {
 		sleep_ms(50);
 		sys2(NR_kill, sys0(NR_getppid), SIGUSR1);
+		sys3(NR_read, go[0], &c, 1);
 		exit_group(0);
 	}
 	hits = 0;
@@ -248,6 +255,7 @@ static void test_sigchld_and_waits(void)
 	unsigned long now = 0;
 	setmask(0, 0, &now);
 	check("handler ran, mask back", hits == 1 && (now & BIT(SIGUSR1)), 1);
+	sys3(NR_write, go[1], "g", 1);
 	child_status(pid);
 	setmask(2, 0, 0);
 }

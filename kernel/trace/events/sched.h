@@ -119,6 +119,29 @@ DEFINE_EVENT(sched_wakeup_template, sched_wakeup,
 	TP_PROTO(struct task *p),
 	TP_ARGS(p));
 
+/* A task moves to another CPU's run queue (kernel/sched/migrate.c: set_task_cpu()). */
+TRACE_EVENT(sched_migrate_task,
+	TP_PROTO(struct task *p, int dest_cpu),
+	TP_ARGS(p, dest_cpu),
+	TP_STRUCT__entry(
+		__array(char, comm, TASK_COMM_LEN)
+		__field(pid_t, pid)
+		__field(int, prio)
+		__field(int, orig_cpu)
+		__field(int, dest_cpu)
+	),
+	TP_fast_assign(
+		trace_task_comm(__entry->comm, p);
+		__entry->pid = p->pid;
+		__entry->prio = p->prio;
+		__entry->orig_cpu = p->cpu;
+		__entry->dest_cpu = dest_cpu;
+	),
+	TP_printk("comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d",
+		  __entry->comm, __entry->pid, __entry->prio,
+		  __entry->orig_cpu, __entry->dest_cpu)
+);
+
 DECLARE_EVENT_CLASS(sched_process_template,
 	TP_PROTO(struct task *p),
 	TP_ARGS(p),
