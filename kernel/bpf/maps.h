@@ -7,6 +7,7 @@
 extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops;
 extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops;
 extern const struct bpf_map_ops perf_event_array_map_ops, ringbuf_map_ops, stack_trace_map_ops;
+extern const struct bpf_map_ops prog_array_map_ops;
 
 /* kernel/bpf/syscall.c's table: the ops of a map type we have, or NULL. */
 const struct bpf_map_ops *bpf_map_ops_of(u32 map_type);
