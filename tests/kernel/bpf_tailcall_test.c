@@ -25,6 +25,7 @@
 /* the map fds, put in when a program is loaded */
 #define PROG_ARRAY 0x7ff0
 #define COUNTER 0x7ff1
+#define LOG_SIZE 4096
 
 struct tc_maps {
 	int array_fd, counter_fd;
@@ -37,7 +38,7 @@ static u32 test_ids = 1U << 30; /* never a loaded program's */
 static int load(const struct bpf_insn *insns, u32 len, const struct tc_maps *m, bool jit,
 		char *log_buf)
 {
-	struct bpf_verifier_log log = { .buf = log_buf, .size = 512, .level = 1 };
+	struct bpf_verifier_log log = { .buf = log_buf, .size = LOG_SIZE, .level = 1 };
 	struct bpf_prog *prog = bpf_prog_alloc(len);
 	int err, fd;
 
@@ -170,7 +171,7 @@ static void drop_maps(struct tc_maps *m)
 static void check_runtime(struct ktest *t, bool jit)
 {
 	struct tc_maps m = { 0 };
-	char log[512];
+	static char log[LOG_SIZE];
 	int self, bad, empty, ret42, other, key = 0;
 	u32 id;
 
@@ -273,7 +274,7 @@ static void check_replace(struct ktest *t, bool jit)
 {
 	static struct loop_state s;
 	struct tc_maps m = { 0 };
-	char log[512];
+	static char log[LOG_SIZE];
 	int caller, first;
 
 	memset(&s, 0, sizeof(s));
@@ -317,5 +318,55 @@ SELFTEST(bpf_tail_call_slot_replaced_while_running)
 	KT_ASSERT(t, test_files() != NULL);
 	check_replace(t, false);
 	check_replace(t, true);
+	put_test_files(saved);
+}
+
+/* The verifier's refusals, each with Linux's log line. */
+SELFTEST(bpf_tail_call_refused)
+{
+	struct files_struct *saved = current->files;
+	struct tc_maps m = { 0 };
+	static char log[LOG_SIZE];
+	/* a lookup in a prog array */
+	struct bpf_insn lookup[] = {
+		INSN(BPF_ST | BPF_W | BPF_MEM, 10, 0, -4, 0),
+		MOV_REG(2, 10),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		LD_MAP(1, PROG_ARRAY),
+		CALL(BPF_FUNC_map_lookup_elem),
+		MOV_IMM(0, 0),
+		EXIT,
+	};
+	/* a tail call through an array map */
+	struct bpf_insn not_prog_array[] = {
+		LD_MAP(2, COUNTER), MOV_IMM(3, 0), CALL(BPF_FUNC_tail_call), MOV_IMM(0, 0), EXIT,
+	};
+	/* a tail call in a program with a bpf-to-bpf call */
+	struct bpf_insn with_call[] = {
+		MOV_REG(6, 1), INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 7),
+		MOV_REG(1, 6), LD_MAP(2, PROG_ARRAY),
+		MOV_IMM(3, 0), CALL(BPF_FUNC_tail_call),
+		MOV_IMM(0, 0), EXIT,
+		MOV_IMM(0, 0), EXIT,
+	};
+	/* the context is not R1 */
+	struct bpf_insn no_ctx[] = {
+		MOV_IMM(1, 0), LD_MAP(2, PROG_ARRAY),
+		MOV_IMM(3, 0), CALL(BPF_FUNC_tail_call),
+		MOV_IMM(0, 0), EXIT,
+	};
+
+	KT_ASSERT(t, test_files() != NULL);
+	KT_ASSERT(t, make_maps(&m) == 0);
+	KT_EXPECT_EQ(t, load(lookup, ARRAY_SIZE(lookup), &m, false, log), -EINVAL);
+	KT_EXPECT(t, strstr(log, "cannot pass map_type 3 into func bpf_map_lookup_elem#1"));
+	KT_EXPECT_EQ(t, load(not_prog_array, ARRAY_SIZE(not_prog_array), &m, false, log), -EINVAL);
+	KT_EXPECT(t, strstr(log, "cannot pass map_type 2 into func bpf_tail_call#12"));
+	KT_EXPECT_EQ(t, load(with_call, ARRAY_SIZE(with_call), &m, false, log), -EINVAL);
+	KT_EXPECT(t,
+		  strstr(log, "tail_calls are not allowed in non-JITed programs with bpf-to-bpf"));
+	KT_EXPECT_EQ(t, load(no_ctx, ARRAY_SIZE(no_ctx), &m, false, log), -EACCES);
+	KT_EXPECT(t, strstr(log, "R1 type=scalar expected=ctx"));
+	drop_maps(&m);
 	put_test_files(saved);
 }
