@@ -92,10 +92,12 @@ static const struct bpf_insn counting[] = {
 };
 #define INDEX_INSN 13
 
-/* return ret */
+/* count to 2000, then return ret: long enough that the other CPU is often inside it at a swap */
 static int load_ret(const struct tc_maps *m, bool jit, s32 ret, char *log)
 {
-	struct bpf_insn p[] = { MOV_IMM(0, ret), EXIT };
+	struct bpf_insn p[] = { MOV_IMM(0, 0), INSN(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 1),
+				INSN(BPF_JMP | BPF_JLT | BPF_K, 0, 0, -2, 2000), MOV_IMM(0, ret),
+				EXIT };
 
 	return load(p, ARRAY_SIZE(p), m, jit, log);
 }
