@@ -19,6 +19,9 @@ int bpf_map_update_value(struct bpf_map *map, void *key, void *value, u64 flags)
 /* The map value a verified direct load (BPF_PSEUDO_MAP_VALUE) points at, for array maps. */
 void *bpf_array_value_addr(struct bpf_map *map, u32 off);
 
+/* Every index of an array map in turn (array, perf event and prog arrays alike). */
+int array_map_get_next_key(struct bpf_map *map, void *key, void *next_key);
+
 /* PERF_EVENT_ARRAY: the perf event file in slot index, or NULL (kernel/bpf/arraymap.c). */
 struct file *bpf_perf_event_array_file(struct bpf_map *map, u32 index);
 

@@ -132,27 +132,13 @@ static int prog_array_copy(struct bpf_map *map, void *key, void *value)
 	return 0;
 }
 
-static int prog_array_get_next_key(struct bpf_map *map, void *key, void *next_key)
-{
-	u32 index = key ? *(u32 *)key : ~0U;
-
-	if (index >= map->max_entries) {
-		*(u32 *)next_key = 0;
-		return 0;
-	}
-	if (index == map->max_entries - 1)
-		return -ENOENT;
-	*(u32 *)next_key = index + 1;
-	return 0;
-}
-
 const struct bpf_map_ops prog_array_map_ops = {
 	.map_alloc_check = prog_array_alloc_check,
 	.map_alloc = prog_array_alloc,
 	.map_free = prog_array_free,
 	.map_update_elem = prog_array_update,
 	.map_delete_elem = prog_array_delete,
-	.map_get_next_key = prog_array_get_next_key,
+	.map_get_next_key = array_map_get_next_key,
 	.map_copy_value = prog_array_copy,
 };
 

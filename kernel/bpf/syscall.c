@@ -192,19 +192,12 @@ struct bpf_prog *bpf_prog_get(int ufd)
 
 struct bpf_prog *bpf_prog_get_type(int ufd, enum bpf_prog_type type)
 {
-	struct file *f = ufd < 0 ? NULL : fget(ufd);
-	struct bpf_prog *prog = ERR_PTR(-EBADF);
+	struct bpf_prog *prog = bpf_prog_get(ufd);
 
-	if (!f)
-		return prog;
-	if (f->f_op == &bpf_prog_fops) {
-		prog = f->private_data;
-		if (prog->type == type)
-			bpf_prog_inc(prog);
-		else
-			prog = ERR_PTR(-EINVAL);
+	if (!IS_ERR(prog) && prog->type != type) {
+		bpf_prog_put(prog);
+		return ERR_PTR(-EINVAL);
 	}
-	fput(f);
 	return prog;
 }
 
