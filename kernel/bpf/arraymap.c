@@ -90,7 +90,7 @@ static long array_map_delete_elem(struct bpf_map *map, void *key)
 	return -EINVAL;
 }
 
-static int array_map_get_next_key(struct bpf_map *map, void *key, void *next_key)
+int array_map_get_next_key(struct bpf_map *map, void *key, void *next_key)
 {
 	u32 index = key ? *(u32 *)key : ~0U;
 

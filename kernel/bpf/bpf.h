@@ -81,6 +81,7 @@ struct bpf_prog {
 	u32 subprog_cnt;		   /* functions: 1 + bpf-to-bpf call targets */
 	struct bpf_subprog_info *subprogs; /* each one's start and stack depth */
 	void *jit_image;		   /* execmem, RX */
+	void *tail_call_entry;		   /* where a JITed tail call into it lands */
 	struct bpf_prog *next_loaded;	   /* every loaded program, for `bpfprog` (syscall.c) */
 	u64 (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
 	struct bpf_insn insnsi[];

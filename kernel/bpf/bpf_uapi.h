@@ -263,6 +263,7 @@ enum bpf_func_id {
 	BPF_FUNC_trace_printk = 6,
 	BPF_FUNC_get_prandom_u32 = 7,
 	BPF_FUNC_get_smp_processor_id = 8,
+	BPF_FUNC_tail_call = 12,
 	BPF_FUNC_get_current_pid_tgid = 14,
 	BPF_FUNC_get_current_uid_gid = 15,
 	BPF_FUNC_get_current_comm = 16,

@@ -232,11 +232,32 @@ static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn)
 }
 
 /*
+ * BPF_JMP | BPF_TAIL_CALL with R2 a prog array and R3 the index: the target's first instruction,
+ * or NULL to go on with the next one (an index past the end, an empty slot, or the run's
+ * MAX_TAIL_CALL_CNT used up). The target keeps this run's registers and stack: R1 is the context.
+ */
+static const struct bpf_insn *tail_call_target(const u64 *regs, u32 *tail_calls)
+{
+	struct bpf_prog_array_map *a = (void *)(unsigned long)regs[BPF_REG_2];
+	u32 index = (u32)regs[BPF_REG_3];
+	struct bpf_prog *prog;
+
+	if (index >= a->map.max_entries || *tail_calls >= MAX_TAIL_CALL_CNT)
+		return NULL;
+	++*tail_calls;
+	prog = READ_ONCE(a->ptrs[index]);
+	return prog ? prog->insnsi : NULL;
+}
+
+/*
  * Runs a verified program: the verifier has proved every access in bounds, every register read
  * initialised and every path ending in exit, so this loop checks nothing itself.
  */
 u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 {
+	u32 tail_calls =
+		0; /* a callee never tail-calls: the verifier refuses both in one program */
+
 	for (;; insn++) {
 		u8 code = insn->code, cls = BPF_CLASS(code);
 		u64 *dst = &regs[insn->dst_reg];
@@ -279,6 +300,13 @@ u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 		default: /* BPF_JMP, BPF_JMP32 */
 			if (BPF_OP(code) == BPF_EXIT)
 				return regs[0];
+			if (code == (BPF_JMP | BPF_TAIL_CALL)) {
+				const struct bpf_insn *to = tail_call_target(regs, &tail_calls);
+
+				if (to)
+					insn = to - 1; /* the loop's insn++ lands on it */
+				break;
+			}
 			if (BPF_OP(code) == BPF_CALL && insn->src_reg == BPF_PSEUDO_CALL) {
 				regs[0] = call_subprog(regs, insn);
 				break;

@@ -18,6 +18,24 @@ struct bpf_subprog_info {
 	u32 stack_depth; /* the deepest byte of its own frame any path touched */
 };
 
+/*
+ * BPF_MAP_TYPE_PROG_ARRAY (kernel/bpf/prog_array.c): the interpreter and the JIT read max_entries
+ * and ptrs[] themselves for BPF_JMP | BPF_TAIL_CALL, what the verifier makes of a call to
+ * bpf_tail_call(). Slots change only by an atomic swap, and the program swapped out is dropped
+ * once no CPU can be inside it.
+ */
+#define BPF_TAIL_CALL 0xf0
+#define MAX_TAIL_CALL_CNT 33 /* tail calls one run may make, as Linux 6.1 counts them */
+struct bpf_prog_array_map {
+	struct bpf_map map;
+	bool owner_set, owner_jited; /* the one program type (and runtime) the map takes */
+	u32 owner_type;
+	struct bpf_prog *ptrs[];
+};
+bool bpf_prog_map_compatible(struct bpf_map *map, const struct bpf_prog *prog);
+struct bpf_prog *bpf_prog_get(int ufd);	    /* any type, a reference taken, or ERR_PTR(-EBADF) */
+int bpf_prog_new_fd(struct bpf_prog *prog); /* an fd holding the caller's reference, or -errno */
+
 /* kernel/bpf/core.c */
 u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 u64 __bpf_prog_run(const void *ctx, const struct bpf_insn *insn);

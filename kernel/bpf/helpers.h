@@ -9,7 +9,7 @@ extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_ele
 	bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto, bpf_get_current_comm_proto,
 	bpf_ringbuf_output_proto, bpf_ringbuf_reserve_proto, bpf_ringbuf_submit_proto,
 	bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto, bpf_get_stackid_proto,
-	bpf_get_stackid_proto_tp;
+	bpf_get_stackid_proto_tp, bpf_tail_call_proto;
 
 const struct bpf_func_proto *bpf_base_func_proto(enum bpf_func_id id);
 

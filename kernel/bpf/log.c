@@ -58,6 +58,7 @@ static const char *const helper_names[__BPF_FUNC_MAX_ID] = {
 	[BPF_FUNC_trace_printk] = "trace_printk",
 	[BPF_FUNC_get_prandom_u32] = "get_prandom_u32",
 	[BPF_FUNC_get_smp_processor_id] = "get_smp_processor_id",
+	[BPF_FUNC_tail_call] = "tail_call",
 	[BPF_FUNC_get_current_pid_tgid] = "get_current_pid_tgid",
 	[BPF_FUNC_get_current_uid_gid] = "get_current_uid_gid",
 	[BPF_FUNC_get_current_comm] = "get_current_comm",

@@ -11,6 +11,8 @@ const struct bpf_map_ops *bpf_map_ops_of(u32 map_type)
 		return &htab_map_ops;
 	case BPF_MAP_TYPE_ARRAY:
 		return &array_map_ops;
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		return &prog_array_map_ops;
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
 		return &perf_event_array_map_ops;
 	case BPF_MAP_TYPE_PERCPU_HASH:

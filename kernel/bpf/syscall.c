@@ -170,7 +170,12 @@ u32 bpf_prog_next_id(u32 id)
 	return next;
 }
 
-struct bpf_prog *bpf_prog_get_type(int ufd, enum bpf_prog_type type)
+int bpf_prog_new_fd(struct bpf_prog *prog)
+{
+	return anon_fd(&bpf_prog_fops, prog);
+}
+
+struct bpf_prog *bpf_prog_get(int ufd)
 {
 	struct file *f = ufd < 0 ? NULL : fget(ufd);
 	struct bpf_prog *prog = ERR_PTR(-EBADF);
@@ -179,12 +184,20 @@ struct bpf_prog *bpf_prog_get_type(int ufd, enum bpf_prog_type type)
 		return prog;
 	if (f->f_op == &bpf_prog_fops) {
 		prog = f->private_data;
-		if (prog->type == type)
-			bpf_prog_inc(prog);
-		else
-			prog = ERR_PTR(-EINVAL);
+		bpf_prog_inc(prog);
 	}
 	fput(f);
+	return prog;
+}
+
+struct bpf_prog *bpf_prog_get_type(int ufd, enum bpf_prog_type type)
+{
+	struct bpf_prog *prog = bpf_prog_get(ufd);
+
+	if (!IS_ERR(prog) && prog->type != type) {
+		bpf_prog_put(prog);
+		return ERR_PTR(-EINVAL);
+	}
 	return prog;
 }
 
@@ -445,6 +458,11 @@ static int bpf_prog_load(union bpf_attr *attr)
 	prog->bpf_func = __bpf_prog_run;
 	if (bpf_jit_enable)
 		bpf_int_jit_compile(prog);
+	/* Linux's bpf_check_tail_call(): the prog arrays it uses take its type and runtime */
+	err = -EINVAL;
+	for (u32 i = 0; i < prog->used_map_cnt; i++)
+		if (!bpf_prog_map_compatible(prog->used_maps[i], prog))
+			goto free_prog;
 	prog->id = __atomic_add_fetch(&next_prog_id, 1, __ATOMIC_RELAXED);
 	prog_list_add(prog);
 	fd = anon_fd(&bpf_prog_fops, prog);

@@ -391,7 +391,11 @@ static void fixup_insns(struct bpf_verifier_env *env)
 			insn[i + 1].imm = (s32)(u32)(addr >> 32);
 			insn[i].src_reg = 0;
 		}
-		if (env->aux[i].fn)
+		if (env->aux[i].fn && insn[i].imm == BPF_FUNC_tail_call) {
+			/* carried out by the runtime itself: no helper to call (Linux's fixup) */
+			insn[i].code = BPF_JMP | BPF_TAIL_CALL;
+			insn[i].imm = 0;
+		} else if (env->aux[i].fn)
 			insn[i].imm = (s32)((unsigned long)env->aux[i].fn->func -
 					    (unsigned long)__bpf_call_base);
 	}

@@ -23,7 +23,8 @@ static bool map_allows(struct bpf_verifier_env *env, const struct bpf_func_proto
 	else /* lookup/update/delete: maps with elements a program may touch */
 		ok = map->map_type != BPF_MAP_TYPE_RINGBUF &&
 		     map->map_type != BPF_MAP_TYPE_PERF_EVENT_ARRAY &&
-		     map->map_type != BPF_MAP_TYPE_STACK_TRACE;
+		     map->map_type != BPF_MAP_TYPE_STACK_TRACE &&
+		     map->map_type != BPF_MAP_TYPE_PROG_ARRAY;
 	if (!ok)
 		verbose(env, "cannot pass map_type %u into func bpf_%s#%d\n", map->map_type,
 			func_id_name(id), id);
@@ -204,6 +205,28 @@ static int set_return(struct bpf_verifier_env *env, const struct bpf_func_proto 
 	}
 }
 
+/*
+ * A tail call leaves this frame for the target's, so it may not happen inside a bpf-to-bpf callee
+ * (Linux's JIT can; ours refuses every program with calls, with Linux's message for a runtime that
+ * cannot), nor while a ring buffer record is held: the target could never submit it.
+ */
+static int check_tail_call(struct bpf_verifier_env *env)
+{
+	if (env->subprog_cnt > 1) {
+		verbose(env,
+			"tail_calls are not allowed in non-JITed programs with bpf-to-bpf calls\n");
+		return -EINVAL;
+	}
+	for (int i = 0; i < MAX_ACQUIRED_REFS; i++)
+		if (env->cur->refs[i]) {
+			verbose(env, "Unreleased reference id=%u alloc_insn=%u\n",
+				env->cur->refs[i], env->cur->ref_insn[i]);
+			verbose(env, "tail_call would lead to reference leak\n");
+			return -EINVAL;
+		}
+	return 0;
+}
+
 int check_helper_call(struct bpf_verifier_env *env, const struct bpf_insn *insn, int insn_idx)
 {
 	const struct bpf_func_proto *fn;
@@ -226,6 +249,8 @@ int check_helper_call(struct bpf_verifier_env *env, const struct bpf_insn *insn,
 	for (int i = 0; i < 5 && fn->arg_type[i] != ARG_DONTCARE; i++)
 		if ((err = check_func_arg(env, fn, id, i, &meta)))
 			return err;
+	if (id == BPF_FUNC_tail_call && (err = check_tail_call(env)))
+		return err;
 	if (fn->releases_ref)
 		release_reference(env->cur, meta.release_id);
 	for (int i = 1; i <= 5; i++)

@@ -205,6 +205,9 @@ int main(int argc, char **argv)
 	rb = open_ring(obj, &ring_ctx);
 	bpf_object__for_each_program(prog, obj)
 	{
+		/* a bare SEC("tracepoint") names nothing to attach to: a tail call's target */
+		if (!strchr(bpf_program__section_name(prog), '/'))
+			continue;
 		links[nlinks] = bpf_program__attach(prog);
 		if (!links[nlinks]) {
 			fprintf(stderr, "bpfload: cannot attach %s\n", bpf_program__name(prog));

@@ -136,3 +136,20 @@ def test_tracepoint_streams_switches_through_a_ring_buffer(console):
     assert len(seen) >= 10, lines
     starts = [i for i in range(len(records) - len(seen) + 1) if records[i:i + len(seen)] == seen]
     assert starts, (seen, records)
+
+
+def test_tracepoint_tail_calls_through_a_prog_array(console):
+    """tailcall.bpf.c: the getppid program tail-calls through a BPF_MAP_TYPE_PROG_ARRAY that libbpf fills from the
+    object (odd calls to one program, even to another, which tail-calls an empty slot and falls through); the
+    syscall event counts the same calls in the same run."""
+    console.run("echo 1 > events/syscalls/sys_enter_getppid/enable")
+    pid, maps, out = load(console, "tailcall.bpf.o", "getppid", 7)
+    lines = window(console)
+    console.run("echo 0 > events/syscalls/sys_enter_getppid/enable")
+    calls = len([line for line in lines if "sys_getppid()" in line and task_pid(line) == pid])
+    counts = maps.get("tailcounts", {})
+    assert calls == 7, lines
+    assert counts.get(0) == calls, out                               # every call entered
+    assert counts.get(2) == (calls + 1) // 2 and counts.get(1) == calls // 2, out   # odd and even slots
+    assert counts.get(4) == counts.get(1), out                       # the empty slot fell through
+    assert 3 not in counts, out                                      # the entry never fell through

@@ -30,8 +30,10 @@ struct jit_ctx {
 	u32 *addrs;	    /* x86 offset of each BPF insn's code, and of the end */
 	unsigned long base; /* where the image will run: call targets are relative to it */
 	u32 stack;
-	u32 *entry; /* x86 offset of each function's prologue (bpf-to-bpf calls land there) */
-	u8 saved;   /* R6-R9 the function being written saves (callee_regs_used()) */
+	u32 *entry;	 /* x86 offset of each function's prologue (bpf-to-bpf calls land there) */
+	u8 saved;	 /* R6-R9 the function being written saves (callee_regs_used()) */
+	bool tail_calls; /* the program makes some: its prologue keeps a counter at [rbp - tcc_off] */
+	u32 tcc_off;
 };
 
 static void emit(struct jit_ctx *c, const u8 *b, int n)
@@ -473,6 +475,60 @@ static void emit_epilogue(struct jit_ctx *c)
 	EMIT(0xc9, 0xc3); /* leave; ret */
 }
 
+/*
+ * A program that makes tail calls starts `xor eax, eax` and enters its frame at +2 with rax the
+ * run's count of tail calls so far (0 from a real call), which it keeps below its BPF stack.
+ */
+static void emit_main_prologue(struct jit_ctx *c, u8 saved)
+{
+	if (!c->tail_calls) {
+		emit_prologue(c, c->stack, saved);
+		return;
+	}
+	EMIT(0x31, 0xc0); /* xor eax, eax */
+	emit_prologue(c, c->stack + 16, 0);
+	EMIT(0x48, 0x89); /* mov [rbp - tcc_off], rax */
+	emit_mem(c, RAX, RBP, -(s32)c->tcc_off);
+	c->saved = saved;
+	for (int r = 0; r < 4; r++)
+		if (saved & (1 << r))
+			emit_push_pop(c, 0x50, BPF_REG_6 + r);
+}
+
+/*
+ * BPF_JMP | BPF_TAIL_CALL, R1 ctx, R2 (rsi) the prog array, R3 (rdx) the index: on an index past
+ * the end, a run that used up MAX_TAIL_CALL_CNT, or an empty slot, on to the next instruction
+ * (out); otherwise this frame is undone as the epilogue would, so that the stack is as this
+ * program was entered, and the jump lands in the target's prologue with rax the count. R0 and
+ * R3-R5 are scratch here: the verifier takes a call to leave them unreadable.
+ */
+static void emit_tail_call(struct jit_ctx *c, u32 out)
+{
+	emit_mov_reg(c, false, RDX, RDX); /* the index is a u32 */
+	EMIT(0x3b);			  /* cmp edx, [rsi + max_entries] */
+	emit_mem(c, RDX, RSI, offsetof(struct bpf_prog_array_map, map.max_entries));
+	EMIT(0x0f, 0x83); /* jae out */
+	emit_u32(c, out - (c->len + 4));
+	EMIT(0x8b); /* mov eax, [rbp - tcc_off] */
+	emit_mem(c, RAX, RBP, -(s32)c->tcc_off);
+	EMIT(0x83, 0xf8, MAX_TAIL_CALL_CNT); /* cmp eax, MAX_TAIL_CALL_CNT */
+	EMIT(0x0f, 0x83);		     /* jae out */
+	emit_u32(c, out - (c->len + 4));
+	EMIT(0x83, 0xc0, 0x01); /* add eax, 1 */
+	EMIT(0x89);		/* mov [rbp - tcc_off], eax */
+	emit_mem(c, RAX, RBP, -(s32)c->tcc_off);
+	EMIT(0x48, 0x8b, 0x8c, 0xd6); /* mov rcx, [rsi + rdx * 8 + ptrs] */
+	emit_u32(c, offsetof(struct bpf_prog_array_map, ptrs));
+	EMIT(0x48, 0x85, 0xc9); /* test rcx, rcx */
+	EMIT(0x0f, 0x84);	/* jz out */
+	emit_u32(c, out - (c->len + 4));
+	for (int r = 3; r >= 0; r--)
+		if (c->saved & (1 << r))
+			emit_push_pop(c, 0x58, BPF_REG_6 + r);
+	EMIT(0xc9, 0xff); /* leave; jmp [rcx + tail_call_entry] */
+	emit_mem(c, 4, RCX, offsetof(struct bpf_prog, tail_call_entry));
+}
+
 /* The function starting at insn start (the verifier made every call target one). */
 static u32 subprog_at(const struct bpf_prog *prog, u32 start)
 {
@@ -489,10 +545,9 @@ static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 
 	c->len = 0;
 	c->entry[0] = 0;
-	emit_prologue(
-		c, c->stack,
-		callee_regs_used(prog, 0,
-				 prog->subprog_cnt > 1 ? prog->subprogs[1].start : prog->len));
+	emit_main_prologue(
+		c, callee_regs_used(prog, 0,
+				    prog->subprog_cnt > 1 ? prog->subprogs[1].start : prog->len));
 	for (u32 i = 0; i < prog->len; i++) {
 		const struct bpf_insn *insn = &prog->insnsi[i];
 		u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
@@ -532,6 +587,8 @@ static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 		default:
 			if (op == BPF_EXIT) {
 				emit_epilogue(c);
+			} else if (insn->code == (BPF_JMP | BPF_TAIL_CALL)) {
+				emit_tail_call(c, c->addrs[i + 1]);
 			} else if (op == BPF_CALL && insn->src_reg == BPF_PSEUDO_CALL) {
 				EMIT(0xe8);
 				emit_u32(c, c->entry[subprog_at(prog, i + 1 + insn->imm)] -
@@ -557,6 +614,10 @@ void bpf_int_jit_compile(struct bpf_prog *prog)
 	struct jit_ctx c = { .stack = ALIGN(prog->stack_depth, 16) };
 	void *image = NULL;
 
+	for (u32 i = 0; i < prog->len; i++)
+		c.tail_calls |= prog->insnsi[i].code == (BPF_JMP | BPF_TAIL_CALL);
+	c.tcc_off = c.stack + 8;
+
 	c.addrs = kzalloc((prog->len + 1) * sizeof(u32));
 	c.entry = kzalloc(MAX(prog->subprog_cnt, 1U) * sizeof(u32));
 	if (!c.addrs || !c.entry)
@@ -577,6 +638,7 @@ void bpf_int_jit_compile(struct bpf_prog *prog)
 	prog->jited_len = c.len;
 	prog->jited = true;
 	prog->bpf_func = image;
+	prog->tail_call_entry = (u8 *)image + (c.tail_calls ? 2 : 0);
 	image = NULL;
 out:
 	if (image)
