@@ -357,6 +357,7 @@ void rb_iter_start(struct rb_iter *it, struct ring_buffer_per_cpu *cb)
 	it->done = !cb->pages;
 	it->lapped = false;
 	it->copy = NULL;
+	it->missed = false;
 	for (int tries = 0; !it->done && tries < 8; tries++)
 		if (rb_reader_place(it, cb))
 			break;
