@@ -398,6 +398,26 @@ struct trace_read {
 	struct trace_buffer *held;
 };
 
+/* The copies of one live read at a time: a read does not kmalloc, so it does not show up in a
+ * trace of kmalloc (a second reader at the same moment allocates its own). */
+static u8 trace_read_copies[(NR_CPUS + 1) * BUF_PAGE_SIZE];
+static int trace_read_copies_busy;
+
+static u8 *trace_read_alloc(void)
+{
+	if (!__atomic_exchange_n(&trace_read_copies_busy, 1, __ATOMIC_ACQUIRE))
+		return trace_read_copies;
+	return kmalloc(sizeof(trace_read_copies));
+}
+
+static void trace_read_free(u8 *copies)
+{
+	if (copies == trace_read_copies)
+		__atomic_store_n(&trace_read_copies_busy, 0, __ATOMIC_RELEASE);
+	else
+		kfree(copies);
+}
+
 /*
  * How `trace` reads b: the writers held off for the read (pause-on-trace, or a buffer that only
  * swaps change: the max buffer), or left running, each CPU's events copied out and checked
@@ -410,7 +430,7 @@ static void trace_read_begin(struct trace_array *tr, struct trace_buffer *b, str
 {
 	rd->copies = NULL;
 	if (b == &tr->buffer && !trace_array_option(tr, TRACE_OPT_PAUSE_ON_TRACE))
-		rd->copies = kmalloc((NR_CPUS + 1) * BUF_PAGE_SIZE);
+		rd->copies = trace_read_alloc();
 	rd->held = rd->copies ? tr->max_buffer : b;
 	if (rd->held)
 		ring_buffer_record_off(rd->held);
@@ -428,7 +448,7 @@ static void trace_read_end(struct trace_read *rd)
 {
 	if (rd->held)
 		ring_buffer_record_on(rd->held);
-	kfree(rd->copies);
+	trace_read_free(rd->copies);
 }
 
 /* Linux's print_trace_line(): the iterator's loss first, without a count (it cannot know). */
