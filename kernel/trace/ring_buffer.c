@@ -340,7 +340,7 @@ static bool rb_reader_place(struct rb_iter *it, struct ring_buffer_per_cpu *cb)
 		if (page_seq(&cb->pages[page]) == seq) {
 			iter_page(it, page, seq);
 			/* Step rather than jump there, so the running timestamp stays right. */
-			while (it->page == page && it->off < off && rb_iter_peek(it, &len, &ts))
+			while (it->page == page && it->off < off && rb_iter_peek_raw(it, &len, &ts))
 				rb_iter_advance(it);
 			return true;
 		}
@@ -356,6 +356,8 @@ void rb_iter_start(struct rb_iter *it, struct ring_buffer_per_cpu *cb)
 	it->cb = cb;
 	it->done = !cb->pages;
 	it->lapped = false;
+	it->copy = NULL;
+	it->missed = false;
 	for (int tries = 0; !it->done && tries < 8; tries++)
 		if (rb_reader_place(it, cb))
 			break;
@@ -395,7 +397,7 @@ static bool rb_iter_next_before_tail(struct rb_iter *it)
 	for (bool more__ = (rb_iter_start(it, cb), !(it)->done); more__;                           \
 	     more__ = rb_iter_next_before_tail(it))
 
-void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts)
+void *rb_iter_peek_raw(struct rb_iter *it, u32 *len, u64 *ts)
 {
 	while (!it->done && !it->lapped) {
 		struct ring_buffer_per_cpu *cb = it->cb;
@@ -451,7 +453,7 @@ bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, voi
 		if ((it->cb != cb || it->lapped || it->seq != page_seq(&cb->pages[it->page])) &&
 		    !rb_reader_place(it, cb))
 			continue;
-		data = rb_iter_peek(it, len, ts);
+		data = rb_iter_peek_raw(it, len, ts);
 		if (!data) {
 			if (it->lapped)
 				continue;
@@ -512,7 +514,7 @@ u64 ring_buffer_oldest_event_ts(struct ring_buffer_per_cpu *cb)
 	u64 ts;
 
 	rb_iter_start(&it, cb);
-	return rb_iter_peek(&it, &len, &ts) ? ts : 0;
+	return rb_iter_peek_raw(&it, &len, &ts) ? ts : 0;
 }
 
 /*

@@ -264,11 +264,23 @@ struct rb_iter {
 	u64 ts;	     /* time of the last event read */
 	bool done;   /* no pages at all; reaching the newest event is not "done": more may come */
 	bool lapped; /* the writer went round the ring past us: our place is gone */
+	/* trace's reader with the writers running (rb_iter_start_copy(), ring_buffer_iter.c):
+	 * NULL for the others, which read in place. */
+	void *copy;   /* each event is copied here (BUF_PAGE_SIZE bytes), then checked */
+	u64 stop;     /* the clock when the read began: later events end it */
+	u64 shown_ts; /* the last event handed out: a restart never goes back before it */
+	bool missed;  /* the writer overwrote events before we showed them (Linux's
+		       * iter->missed_events): `trace` prints CPU:N [LOST EVENTS] */
 };
 
 void rb_iter_start(struct rb_iter *it, struct ring_buffer_per_cpu *cb);
+/* The same, for a reader that races the writers: events are copied into copy and handed out only
+ * if their page was not recycled meanwhile; stop is the buffer's clock when the read began. */
+void rb_iter_start_copy(struct rb_iter *it, struct ring_buffer_per_cpu *cb, void *copy, u64 stop);
 /* Next data event (payload, its length, its time); NULL at the end, or if lapped. */
 void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts);
+/* rb_iter_peek() in place, without the copy's checks (ring_buffer.c). */
+void *rb_iter_peek_raw(struct rb_iter *it, u32 *len, u64 *ts);
 void rb_iter_advance(struct rb_iter *it);
 /* Consuming: like peek+advance, but copies the payload out and moves the buffer's head. */
 bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, void *out, u32 size,

@@ -2,8 +2,8 @@
  *
  *   current_tracer   which tracer fills the buffer (nop, function)    available_tracers lists them
  *   tracing_on       1: events are recorded, 0: the buffer is left as it is
- *   trace            the buffer, oldest first, merged across CPUs (reading pauses recording,
- *                    as Linux's pause-on-trace does); `echo > trace` empties it
+ *   trace            the buffer, oldest first, merged across CPUs, read while the writers run
+ *                    (pause-on-trace: they wait); `echo > trace` empties it
  *   trace_pipe       the same lines, consumed as they are read; waits for more until Ctrl-C
  *   buffer_size_kb   pages per CPU, in KiB        trace_marker   write a line into the trace
  *   set_ftrace_pid   only these tasks are traced (empty: all)

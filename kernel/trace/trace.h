@@ -199,6 +199,7 @@ enum trace_option_bit {
 	TRACE_OPT_OVERWRITE,	/* off: a full buffer refuses new events (ring_buffer.c) */
 	TRACE_OPT_STOP_ON_FREE, /* disable_on_free: closing free_buffer also turns tracing off */
 	TRACE_OPT_BLOCK,	/* a poll of trace_pipe always says readable (trace_pipe_read.c) */
+	TRACE_OPT_PAUSE_ON_TRACE, /* reading `trace` holds the writers off (trace_output.c) */
 	NR_TRACE_OPTS
 };
 /* Linux's defaults: these on, the rest off. */

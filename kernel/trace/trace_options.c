@@ -37,6 +37,7 @@ static const struct trace_opt {
 	{ "irq-info", TRACE_OPT_IRQ_INFO },
 	{ "markers", TRACE_OPT_MARKERS },
 	{ "event-fork", TRACE_OPT_EVENT_FORK },
+	{ "pause-on-trace", TRACE_OPT_PAUSE_ON_TRACE },
 	{ "function-trace", TRACE_OPT_FUNCTION_TRACE },
 	{ "function-fork", TRACE_OPT_FUNCTION_FORK },
 	{ "display-graph", TRACE_OPT_DISPLAY_GRAPH },

@@ -392,6 +392,74 @@ static u64 count_skipped(struct trace_buffer *b, int only_cpu)
 	return n;
 }
 
+/* What a read of `trace` holds: the copies' memory (NULL: paused) and the buffer held off. */
+struct trace_read {
+	u8 *copies;
+	struct trace_buffer *held;
+};
+
+/* The copies of one live read at a time: a read does not kmalloc, so it does not show up in a
+ * trace of kmalloc (a second reader at the same moment allocates its own). */
+static u8 trace_read_copies[(NR_CPUS + 1) * BUF_PAGE_SIZE];
+static int trace_read_copies_busy;
+
+static u8 *trace_read_alloc(void)
+{
+	if (!__atomic_exchange_n(&trace_read_copies_busy, 1, __ATOMIC_ACQUIRE))
+		return trace_read_copies;
+	return kmalloc(sizeof(trace_read_copies));
+}
+
+static void trace_read_free(u8 *copies)
+{
+	if (copies == trace_read_copies)
+		__atomic_store_n(&trace_read_copies_busy, 0, __ATOMIC_RELEASE);
+	else
+		kfree(copies);
+}
+
+/*
+ * How `trace` reads b: the writers held off for the read (pause-on-trace, or a buffer that only
+ * swaps change: the max buffer), or left running, each CPU's events copied out and checked
+ * (rb_iter_start_copy()). Either way a swap cannot trade the pages under us: the max buffer's
+ * writer word is held, so its swaps are refused (-EAGAIN), as Linux's are while a reader holds
+ * record_disabled. Out of memory for the copies, the read pauses.
+ */
+static void trace_read_begin(struct trace_array *tr, struct trace_buffer *b, struct rb_iter *its,
+			     struct trace_read *rd)
+{
+	rd->copies = NULL;
+	if (b == &tr->buffer && !trace_array_option(tr, TRACE_OPT_PAUSE_ON_TRACE))
+		rd->copies = trace_read_alloc();
+	rd->held = rd->copies ? tr->max_buffer : b;
+	if (rd->held)
+		ring_buffer_record_off(rd->held);
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (rd->copies)
+			rb_iter_start_copy(&its[cpu], &b->cpu[cpu],
+					   rd->copies + cpu * BUF_PAGE_SIZE,
+					   ring_buffer_time_stamp(b));
+		else
+			rb_iter_start(&its[cpu], &b->cpu[cpu]);
+	}
+}
+
+static void trace_read_end(struct trace_read *rd)
+{
+	if (rd->held)
+		ring_buffer_record_on(rd->held);
+	trace_read_free(rd->copies);
+}
+
+/* Linux's print_trace_line(): the iterator's loss first, without a count (it cannot know). */
+static void trace_print_lost(struct seq_file *m, struct rb_iter *it, int cpu)
+{
+	if (!it->missed)
+		return;
+	seq_printf(m, "CPU:%d [LOST EVENTS]\n", cpu);
+	it->missed = false;
+}
+
 int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_buffer *b,
 		      int only_cpu, trace_header_fn header)
 {
@@ -399,15 +467,14 @@ int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_b
 	struct rb_iter its[NR_CPUS];
 	u64 start = trace_clock_display(b->clock, b->time_start), ts2, idx = 0, overruns = 0;
 	bool started[NR_CPUS];
+	struct trace_read rd;
 	u32 len;
 	int cpu;
 
-	/* Held off, writers cannot move under us and the max buffer cannot be swapped away. */
-	ring_buffer_record_off(b);
+	trace_read_begin(tr, b, its, &rd);
 	header(m, tr, b, count_skipped(b, only_cpu));
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
 		overruns += b->cpu[cpu].overrun;
-		rb_iter_start(&its[cpu], &b->cpu[cpu]);
 		/* A CPU whose older events are skipped is never annotated (Linux's skipped_entries). */
 		started[cpu] = false;
 		while (rb_iter_peek(&its[cpu], &len, &ts2) && ts2 < b->time_start) {
@@ -420,10 +487,16 @@ int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_b
 		if (!trace_next_event(its, only_cpu, &it) || shell_interrupted())
 			break;
 		it.tr = tr;
-		/* Let the tracer look one event ahead on this CPU (a copy of the iterator). */
+		trace_print_lost(m, &its[it.cpu], it.cpu);
+		/* Let the tracer look one event ahead on this CPU (a copy of the iterator, with a
+		 * copy buffer of its own, so this event's copy stays as it is). */
 		struct rb_iter ahead = its[it.cpu];
+		if (rd.copies)
+			ahead.copy = rd.copies + NR_CPUS * BUF_PAGE_SIZE;
 		rb_iter_advance(&ahead);
 		it.next = rb_iter_peek(&ahead, &it.next_len, &ts2);
+		if (ahead.missed != its[it.cpu].missed)
+			it.next = NULL; /* not the event after this one: a restart found it */
 		it.next_ts = it.next ? trace_clock_display(b->clock, ts2) : 0;
 		it.time_start = start;
 		it.started = overruns ? started : NULL; /* Linux's TRACE_FILE_ANNOTATE */
@@ -434,6 +507,6 @@ int trace_show_buffer(struct trace_array *tr, struct seq_file *m, struct trace_b
 		if (it.skip_next && rb_iter_peek(&its[it.cpu], &it.next_len, &ts2))
 			rb_iter_advance(&its[it.cpu]);
 	}
-	ring_buffer_record_on(b);
+	trace_read_end(&rd);
 	return 0;
 }

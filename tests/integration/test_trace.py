@@ -148,7 +148,12 @@ def test_overwrite_and_trace_pipe_lost_events(console):
     console.run("echo function > current_tracer")
     (pid,) = [int(re.match(r"^\[(\d+)\]", console.run("run spin 1")).group(1))]
     console.run("selftest timer_ticks")
-    name, inbuf, written, _, events = trace(console)
+    # Every event the header counts printed needs the writer held off while `trace` is read.
+    assert console.run("echo 1 > options/pause-on-trace") == ""
+    try:
+        name, inbuf, written, _, events = trace(console)
+    finally:
+        console.run("echo 0 > options/pause-on-trace")
     assert written > inbuf == len(events) > 0           # the buffer wrapped: oldest lost
     console.send(b"cat trace_pipe\r")
     console.wait_for(r"CPU:1 \[LOST \d+ EVENTS\]", timeout=60)
