@@ -187,17 +187,23 @@ static long btf_id_cmd(int cmd, unsigned int id, unsigned int *next, unsigned in
 	return r;
 }
 
+static long btf_info(long fd, struct bpf_btf_info *info)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(*info);
+	a.info.info = (unsigned long)info;
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
+}
+
 static unsigned int btf_id_of(long fd, unsigned int *size)
 {
 	struct bpf_btf_info info;
-	union bpf_attr a;
 
 	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = (unsigned long)&info;
-	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)))
+	if (btf_info(fd, &info))
 		return 0;
 	*size = info.btf_size;
 	return info.id;
@@ -237,17 +243,6 @@ static void test_by_id(void)
 	      -ENOENT);
 }
 
-static long btf_info(long fd, struct bpf_btf_info *info)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(*info);
-	a.info.info = (unsigned long)info;
-	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
-}
-
 /* The kernel's own BTF (kernel/bpf/btf_vmlinux.c): id 1, named "vmlinux", kernel_btf set, its bytes
  * a BTF header; a name buffer too short gets what fits and ENOSPC, as Linux's btf_get_info_by_fd(). */
 static void test_vmlinux(void)
@@ -272,7 +267,8 @@ static void test_vmlinux(void)
 	info.name = (unsigned long)name;
 	info.name_len = 4;
 	check("  a name buffer of 4: ENOSPC", btf_info(fd, &info), -ENOSPC);
-	check("  with what fits, and the whole length", !strcmp(name, "vml") && info.name_len == 7, 1);
+	check("  with what fits, and the whole length", !strcmp(name, "vml") && info.name_len == 7,
+	      1);
 	memset(&info, 0, sizeof(info));
 	info.name_len = 4;
 	check("  a name_len without a buffer: EINVAL", btf_info(fd, &info), -EINVAL);
