@@ -83,7 +83,5 @@ void btf_vmlinux_init(void)
 	btf_publish(btf);
 	btf_vmlinux = btf;
 	if (tracefs_create_files(NULL, btf_vmlinux_files, ARRAY_SIZE(btf_vmlinux_files)))
-		pr_err("btf: cannot make /sys/kernel/btf/vmlinux\n");
-	pr_info("btf: vmlinux BTF, %u types, %u bytes, id %u\n", btf->nr_types, btf->data_size,
-		btf->id);
+		pr_err("btf: cannot make /sys/kernel/btf/vmlinux\n"); /* silent otherwise, as Linux */
 }
