@@ -55,6 +55,8 @@ CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 OBJDUMP := $(CROSS)objdump
+OBJCOPY := $(CROSS)objcopy
+PAHOLE  := pahole
 NASM    := nasm
 HOSTCC  := gcc
 
@@ -185,19 +187,29 @@ $(B)/kallsyms0.c: $(B)/tools/kallsyms
 $(B)/kernel.tmp.elf: $(OBJS) $(B)/kallsyms0.o linker.ld
 	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms0.o
 
+# BTF as Linux's link-vmlinux.sh makes it: pahole encodes the first link's DWARF (the types do not
+# depend on where the links put things), and the raw blob becomes a .BTF section in the later links,
+# after .rodata (linker.ld): no function moves, and the last two links hold the same blob.
+$(B)/vmlinux.btf: $(B)/kernel.tmp.elf
+	$(PAHOLE) --btf_encode_detached=$@ $<
+
+$(B)/btf.o: $(B)/vmlinux.btf
+	cd $(B) && $(OBJCOPY) -I binary -O elf64-x86-64 --rename-section \
+		.data=.BTF,alloc,load,readonly,data,contents vmlinux.btf btf.o
+
 $(B)/kallsyms1.c: $(B)/kernel.tmp.elf $(B)/tools/kallsyms
 	$(NM) -n -S --defined-only $< | $(B)/tools/kallsyms > $@
 
-$(B)/kernel.tmp2.elf: $(OBJS) $(B)/kallsyms1.o linker.ld
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms1.o
+$(B)/kernel.tmp2.elf: $(OBJS) $(B)/kallsyms1.o $(B)/btf.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms1.o $(B)/btf.o
 
 $(B)/kallsyms.c: $(B)/kernel.tmp2.elf $(B)/tools/kallsyms
 	$(NM) -n -S --defined-only $< | $(B)/tools/kallsyms > $@
 
 # The table sits in .rodata, after .text, so adding it must not move a single function; and the
 # last table is the size of the one before, so no data object moves either.
-$(B)/kernel.elf: $(OBJS) $(B)/kallsyms.o linker.ld
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms.o
+$(B)/kernel.elf: $(OBJS) $(B)/kallsyms.o $(B)/btf.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/kallsyms.o $(B)/btf.o
 	@$(NM) -n $(B)/kernel.tmp.elf | grep -i ' t ' > $(B)/text.tmp.sym
 	@$(NM) -n $@ | grep -i ' t ' > $(B)/text.sym
 	@cmp -s $(B)/text.tmp.sym $(B)/text.sym || { echo "kallsyms: text moved between links"; rm -f $@; exit 1; }

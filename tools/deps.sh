@@ -33,6 +33,7 @@ want vgabios         test -f /usr/share/vgabios/vgabios.bin
 want libbpf-dev      test -e /usr/lib/x86_64-linux-gnu/libbpf.a   # tests/bpf/bpfload: libbpf, linked statically
 want libelf-dev      test -e /usr/lib/x86_64-linux-gnu/libelf.a   # ... with libelf
 want zlib1g-dev      test -e /usr/lib/x86_64-linux-gnu/libz.a     # ... and zlib
+want dwarves         command -v pahole      # the kernel's BTF from its DWARF (/sys/kernel/btf/vmlinux)
 
 [ -z "$need" ] && exit 0
 

@@ -64,8 +64,7 @@ static int btf_copy_log(struct bpf_verifier_log *log, u64 ubuf)
 	return log->truncated ? -ENOSPC : 0;
 }
 
-/* An id, and on the list where BPF_BTF_GET_FD_BY_ID finds it. */
-static void btf_publish(struct btf *btf)
+void btf_publish(struct btf *btf)
 {
 	unsigned long flags = spin_lock_irqsave(&btf_list_lock);
 
@@ -171,15 +170,33 @@ out:
 	return err;
 }
 
-/* BPF_OBJ_GET_INFO_BY_FD of a BTF fd (Linux's btf_get_info_by_fd()): the id, the whole size,
- * and as much of the blob as info->btf_size has room for, into info->btf. */
+/* BPF_OBJ_GET_INFO_BY_FD of a BTF fd (Linux's btf_get_info_by_fd()): the id, the whole size, as
+ * much of the blob as info->btf_size has room for, into info->btf, and the name ("vmlinux" for the
+ * kernel's, "" for a loaded one) cut to info->name_len with -ENOSPC, the rest still filled in. */
 int btf_get_info_by_fd(const struct btf *btf, struct bpf_btf_info *info)
 {
 	void __user *to = (void __user *)(unsigned long)info->btf;
+	char __user *uname = (char __user *)(unsigned long)info->name;
+	const char *name = btf->kernel_btf ? "vmlinux" : "";
+	u32 uname_len = info->name_len, name_len = strlen(name);
+	int err = 0;
 
+	if (!uname && uname_len)
+		return -EINVAL;
 	if (to && copy_to_user(to, btf->data, MIN(info->btf_size, btf->data_size)))
 		return -EFAULT;
+	if (uname && uname_len >= name_len + 1) {
+		if (copy_to_user(uname, name, name_len + 1))
+			return -EFAULT;
+	} else if (uname) {
+		if (!uname_len || copy_to_user(uname, name, uname_len - 1) ||
+		    put_user((char)0, uname + uname_len - 1))
+			return uname_len ? -EFAULT : -EINVAL;
+		err = -ENOSPC;
+	}
 	info->id = btf->id;
 	info->btf_size = btf->data_size;
-	return 0;
+	info->name_len = name_len;
+	info->kernel_btf = btf->kernel_btf;
+	return err;
 }

@@ -15,6 +15,7 @@ struct btf {
 	const char *strings;
 	u32 str_len;
 	u32 id;
+	bool kernel_btf;  /* vmlinux's (btf_vmlinux.c): named "vmlinux", never freed */
 	int refcnt;	  /* each fd's file */
 	struct btf *next; /* every live BTF, for its id (Linux's btf_idr) */
 };
@@ -32,5 +33,10 @@ u32 btf_next_id_after(u32 id);
 /* The size of a value of type id, 0 for void or a type without one. */
 u32 btf_type_id_size(const struct btf *btf, u32 id);
 int btf_get_info_by_fd(const struct btf *btf, struct bpf_btf_info *info);
+/* An id, and on the list where BPF_BTF_GET_FD_BY_ID finds it. */
+void btf_publish(struct btf *btf);
+/* The kernel's own BTF (btf_vmlinux.c), or NULL if the parser refused it. */
+extern struct btf *btf_vmlinux;
+void btf_vmlinux_init(void);
 
 #endif

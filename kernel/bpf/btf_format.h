@@ -88,6 +88,10 @@ struct btf_env {
 /* kernel/bpf/btf_parse.c: btf->data and data_size checked, types and strings filled in; 0, or
  * -errno with the reason in log. The caller frees btf->types either way. */
 int btf_parse(struct btf *btf, struct bpf_verifier_log *log);
+/* kernel/bpf/btf_vmlinux.c: a type's id by kind and name (-ENOENT), a member by name (NULL). */
+s32 btf_find_by_name_kind(const struct btf *btf, const char *name, u8 kind);
+const struct btf_member *btf_member_by_name(const struct btf *btf, const struct btf_type *t,
+					    const char *name);
 
 /* kernel/bpf/btf_log.c: the check's log, in Linux's words and shapes. */
 void btf_log(struct btf_env *env, const char *fmt, ...) __printf(2, 3);

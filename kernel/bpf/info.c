@@ -63,11 +63,11 @@ static int btf_get_info(struct btf *btf, union bpf_attr *attr, union bpf_attr __
 	memset(&info, 0, sizeof(info));
 	if (copy_from_user(&info, uinfo, len))
 		return -EFAULT;
-	if ((err = btf_get_info_by_fd(btf, &info)))
+	if ((err = btf_get_info_by_fd(btf, &info)) && err != -ENOSPC)
 		return err;
 	if (copy_to_user(uinfo, &info, len) || put_user(len, &uattr->info.info_len))
 		return -EFAULT;
-	return 0;
+	return err; /* -ENOSPC: a name cut short, the rest handed back as Linux does */
 }
 
 int bpf_obj_get_info_by_fd(union bpf_attr *attr, union bpf_attr __user *uattr)

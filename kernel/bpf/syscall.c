@@ -612,4 +612,5 @@ void bpf_init(void)
 {
 	if (tracefs_create_files(NULL, bpf_files, ARRAY_SIZE(bpf_files)))
 		pr_err("bpf: cannot make the sysctl files\n");
+	btf_vmlinux_init();
 }

@@ -39,6 +39,9 @@ struct file_ops {
 	/* Content is bytes, not text: cat sends it to a device (cat FILE > /dev/ttyS1) and
 	 * refuses to print it on the console. */
 	bool binary;
+	/* stat's st_size, for a file of fixed bytes (a sysfs binary attribute): glibc's fseek to
+	 * SEEK_END believes it (libbpf sizes /sys/kernel/btf/vmlinux so). NULL: 0, as tracefs. */
+	s64 (*size)(const struct fnode *f);
 	/* A device (/dev/ttyS1): cat may redirect its output here, one frame per file. */
 	bool device;
 	/* What a program's open() of it gives, when not the text of show/write (/dev/null, /dev/tty:

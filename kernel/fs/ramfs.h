@@ -98,10 +98,14 @@ static inline bool fs_is_symlink(const struct fnode *n)
 /* stat's st_mode of any node: a tracefs file's from its handlers, as Linux's tracefs gives. */
 unsigned int fs_mode(const struct fnode *n);
 
-/* stat's st_size: a ramfs file's bytes, 0 for anything else (as Linux's procfs and tracefs). */
+/* stat's st_size: a ramfs file's bytes, a sized file's own (a sysfs binary attribute's, as
+ * /sys/kernel/btf/vmlinux), 0 for anything else (as Linux's procfs and tracefs). */
 static inline s64 fs_size(const struct fnode *n)
 {
 	struct ramfs_inode *i = ramfs_inode(n);
+
+	if (!i && n->ops && n->ops->size)
+		return n->ops->size(n);
 	return i && (i->mode & S_IFMT) != S_IFDIR ? (s64)i->size : 0;
 }
 

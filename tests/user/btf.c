@@ -187,17 +187,23 @@ static long btf_id_cmd(int cmd, unsigned int id, unsigned int *next, unsigned in
 	return r;
 }
 
+static long btf_info(long fd, struct bpf_btf_info *info)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(*info);
+	a.info.info = (unsigned long)info;
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
+}
+
 static unsigned int btf_id_of(long fd, unsigned int *size)
 {
 	struct bpf_btf_info info;
-	union bpf_attr a;
 
 	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = (unsigned long)&info;
-	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)))
+	if (btf_info(fd, &info))
 		return 0;
 	*size = info.btf_size;
 	return info.id;
@@ -235,6 +241,48 @@ static void test_by_id(void)
 	check("both closed: ENOENT", btf_id_cmd(BPF_BTF_GET_FD_BY_ID, id, 0, 0), -ENOENT);
 	check("  and GET_NEXT_ID no longer finds it", btf_id_cmd(BPF_BTF_GET_NEXT_ID, id - 1, 0, 0),
 	      -ENOENT);
+}
+
+/* The kernel's own BTF (kernel/bpf/btf_vmlinux.c): id 1, named "vmlinux", kernel_btf set, its bytes
+ * a BTF header; a name buffer too short gets what fits and ENOSPC, as Linux's btf_get_info_by_fd(). */
+static void test_vmlinux(void)
+{
+	struct bpf_btf_info info;
+	unsigned char head[4];
+	char name[16];
+	long fd = btf_id_cmd(BPF_BTF_GET_FD_BY_ID, 1, 0, 0), loaded;
+
+	check("GET_FD_BY_ID 1: the kernel's BTF", fd >= 0, 1);
+	memset(&info, 0, sizeof(info));
+	info.name = (unsigned long)name;
+	info.name_len = sizeof(name);
+	info.btf = (unsigned long)head;
+	info.btf_size = sizeof(head);
+	check("  its info", btf_info(fd, &info), 0);
+	check("  id 1, kernel_btf", info.id == 1 && info.kernel_btf == 1, 1);
+	check("  named vmlinux", !strcmp(name, "vmlinux") && info.name_len == 7, 1);
+	check("  magic 0xeb9f, version 1", head[0] == 0x9f && head[1] == 0xeb && head[2] == 1, 1);
+	check("  bigger than the 4 bytes copied", info.btf_size > sizeof(head), 1);
+	memset(&info, 0, sizeof(info));
+	info.name = (unsigned long)name;
+	info.name_len = 4;
+	check("  a name buffer of 4: ENOSPC", btf_info(fd, &info), -ENOSPC);
+	check("  with what fits, and the whole length", !strcmp(name, "vml") && info.name_len == 7,
+	      1);
+	memset(&info, 0, sizeof(info));
+	info.name_len = 4;
+	check("  a name_len without a buffer: EINVAL", btf_info(fd, &info), -EINVAL);
+	sys1(NR_close, fd);
+	reset();
+	assemble();
+	loaded = btf_load(raw, raw_size, 0, 0);
+	memset(&info, 0, sizeof(info));
+	info.name = (unsigned long)name;
+	info.name_len = sizeof(name);
+	name[0] = 'x';
+	check("a loaded BTF: no name, not the kernel's",
+	      !btf_info(loaded, &info) && !name[0] && !info.name_len && !info.kernel_btf, 1);
+	sys1(NR_close, loaded);
 }
 
 static void put_kv(const char *k, long v)
@@ -341,6 +389,7 @@ int main(int argc, char **argv, char **envp)
 		return ids_lab();
 	test_good();
 	test_by_id();
+	test_vmlinux();
 	test_bad();
 	return check_summary();
 }
