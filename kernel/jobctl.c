@@ -255,7 +255,7 @@ void notify_parent_jobctl(struct task *t, int sig)
 	info.chld.status = sig ? sig : SIGCONT;
 	flags = tasklist_lock_irqsave(); /* the parent's threads stay while one is picked */
 	if (!parent->sighand || !(parent->sighand[SIGCHLD - 1].flags & SA_NOCLDSTOP))
-		send_sig_info(SIGCHLD, &info, signal_target(parent, SIGCHLD));
+		group_send_sig_info_locked(SIGCHLD, &info, parent);
 	wake_up_parent(parent); /* a wait4 asleep looks again, SIGCHLD ignored or not */
 	tasklist_unlock_irqrestore(flags);
 }

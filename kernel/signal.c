@@ -1,7 +1,8 @@
 /*
  * Signals (Linux: kernel/signal.c): posting one (a bit in task->pending and its siginfo queued),
  * taking the next one on the way back to ring 3 with its default action (ignore, stop, continue,
- * end the process), and kill, tgkill, tkill. The user handler's frame is arch/x86/signal.c's;
+ * end the process), and the process's pending set beside each thread's. kill, tgkill and tkill are
+ * kernel/signal_kill.c's. The user handler's frame is arch/x86/signal.c's;
  * the calls that set actions and masks are kernel/signal_action.c's, those that wait
  * kernel/signal_wait.c's.
  */
@@ -46,9 +47,15 @@ static bool sig_ignored(struct task *t, int sig)
 	return h == SIG_IGN || (h == SIG_DFL && (sigmask(sig) & DEFAULT_IGNORED));
 }
 
+/* The process's pending set: its leader's (siglock held; the leader changes only under it). */
+static struct task *shared_of(struct task *t)
+{
+	return process_of(t);
+}
+
 bool signal_pending(struct task *t)
 {
-	return t->pending & (~t->blocked | sigmask(SIGKILL));
+	return (t->pending | shared_of(t)->shared_pending) & (~t->blocked | sigmask(SIGKILL));
 }
 
 bool fatal_signal_pending(struct task *t)
@@ -56,12 +63,33 @@ bool fatal_signal_pending(struct task *t)
 	return signal_pending(t);
 }
 
-/* Drops the queued siginfo of the signals in mask; siglock held. */
-static void flush_sigqueue_mask(struct task *t, u64 mask)
+bool sigkill_pending(struct task *t)
 {
-	struct sigqueue **pp = &t->sigq;
+	return (t->pending | shared_of(t)->shared_pending) & sigmask(SIGKILL);
+}
 
-	t->pending &= ~mask;
+/* Linux's recalc_sigpending(): TIF_SIGPENDING says whether t has a signal it does not block, in
+ * its own set or the process's; siglock held. */
+void recalc_sigpending_locked(struct task *t)
+{
+	if (signal_pending(t))
+		t->thread_flags |= TIF_SIGPENDING;
+	else
+		t->thread_flags &= ~TIF_SIGPENDING;
+}
+
+void recalc_sigpending(void)
+{
+	unsigned long flags = spin_lock_irqsave(&siglock);
+
+	recalc_sigpending_locked(current);
+	spin_unlock_irqrestore(&siglock, flags);
+}
+
+/* Drops the queued siginfo of the signals in mask from one pending set; siglock held. */
+void flush_sigqueue_mask(u64 *pending, struct sigqueue **pp, u64 mask)
+{
+	*pending &= ~mask;
 	while (*pp) {
 		struct sigqueue *q = *pp;
 		if (sigmask(q->info.si_signo) & mask) {
@@ -73,42 +101,85 @@ static void flush_sigqueue_mask(struct task *t, u64 mask)
 	}
 }
 
-/* SIGCONT and SIGKILL wake a stopped task and cancel pending stops; a stop cancels SIGCONT. */
-static void prepare_signal(struct task *t, int sig, bool *continued)
+/* SIGCONT and SIGKILL wake a stopped task and cancel pending stops; a stop cancels SIGCONT. For a
+ * process-directed one, in the process's set and in every thread's (tasklist lock held). */
+static void prepare_signal(struct task *t, int sig, bool group, bool *continued)
 {
-	if (sig == SIGCONT || sig == SIGKILL) {
-		flush_sigqueue_mask(t, STOP_MASK);
-		if (t->stopped && sig == SIGCONT)
+	struct task *p = shared_of(t);
+	u64 flush = sig == SIGCONT || sig == SIGKILL ? STOP_MASK
+		    : sigmask(sig) & STOP_MASK	     ? sigmask(SIGCONT)
+						     : 0;
+
+	if (!flush)
+		return;
+	if (group)
+		flush_sigqueue_mask(&p->shared_pending, &p->shared_sigq, flush);
+	for (struct task *th = group && t->signal ? t->signal->thread_head : t; th;
+	     th = group && t->signal ? th->thread_next : NULL) {
+		flush_sigqueue_mask(&th->pending, &th->sigq, flush);
+		if (flush != STOP_MASK)
+			continue;
+		if (th->stopped && sig == SIGCONT)
 			*continued = true;
-		t->stopped = false;
-	} else if (sigmask(sig) & STOP_MASK) {
-		flush_sigqueue_mask(t, sigmask(SIGCONT));
+		if (th->stopped)
+			wake_up_process(
+				th); /* out of do_signal_stop()'s sleep (siglock, then rq lock) */
+		th->stopped = false;
 	}
 }
 
+/* Whether t can take sig now (Linux's wants_signal()). */
+static bool wants_signal(struct task *t, int sig)
+{
+	return !t->exit_state && (sig == SIGKILL || !(t->blocked & sigmask(sig)));
+}
+
 /*
- * Posts sig to t with siglock held: signal_generate says what became of it, as Linux's
- * __send_signal_locked() does. Without memory for the siginfo the signal still goes (its siginfo
- * made up when it is taken), real-time ones too, where Linux fails those with -EAGAIN.
+ * Linux's complete_signal(): the thread that will take sig, told by TIF_SIGPENDING; NULL if none
+ * can now. A thread-directed signal has only its thread; a process-directed one the task named
+ * first (the main thread for kill(pid)), else the first thread that does not block it; while all
+ * block it, it waits in the process's set for the first that unblocks it. Siglock held.
  */
-static void send_signal_locked(int sig, const siginfo_t *info, struct task *t, bool group,
-			       bool *continued)
+static struct task *complete_signal(int sig, struct task *t, bool group)
+{
+	struct task *to = NULL;
+
+	if (wants_signal(t, sig))
+		to = t;
+	else if (group && t->signal)
+		for (struct task *th = t->signal->thread_head; th && !to; th = th->thread_next)
+			if (wants_signal(th, sig))
+				to = th;
+	if (to)
+		to->thread_flags |= TIF_SIGPENDING;
+	return to;
+}
+
+/*
+ * Posts sig to t with siglock held, to t's own set or (group) its process's: signal_generate
+ * says what became of it, as Linux's __send_signal_locked() does. Without memory for the siginfo
+ * the signal still goes (its siginfo made up when it is taken), real-time ones too, where Linux
+ * fails those with -EAGAIN. The thread to wake, or NULL.
+ */
+static struct task *send_signal_locked(int sig, const siginfo_t *info, struct task *t, bool group,
+				       bool *continued)
 {
 	int result = TRACE_SIGNAL_IGNORED;
-	struct sigqueue *q;
+	struct task *p = shared_of(t), *to = NULL;
+	u64 *pending = group ? &p->shared_pending : &t->pending;
+	struct sigqueue **pp = group ? &p->shared_sigq : &t->sigq, *q;
 
-	if (t->exit_state)
+	if (t->exit_state && !(group && t->signal && t->signal->nr_threads))
 		goto ret;
-	prepare_signal(t, sig, continued);
+	prepare_signal(t, sig, group, continued);
 	if (sig_ignored(t, sig))
 		goto ret;
 	/* A standard signal is pending once however often it is sent; a real-time one queues. */
 	result = TRACE_SIGNAL_ALREADY_PENDING;
-	if (sig < SIGRTMIN && (t->pending & sigmask(sig)))
+	if (sig < SIGRTMIN && (*pending & sigmask(sig)))
 		goto ret;
 	result = TRACE_SIGNAL_DELIVERED;
 	if ((q = kmalloc(sizeof(*q)))) {
-		struct sigqueue **pp = &t->sigq;
 		if (info) {
 			q->info = *info;
 		} else {
@@ -123,35 +194,72 @@ static void send_signal_locked(int sig, const siginfo_t *info, struct task *t, b
 	} else {
 		result = TRACE_SIGNAL_LOSE_INFO;
 	}
-	t->pending |= sigmask(sig);
+	*pending |= sigmask(sig);
+	to = complete_signal(sig, t, group);
 ret:
 	trace_signal_generate(sig, info, t, group, result);
+	return to;
 }
 
-static int send_signal(int sig, const siginfo_t *info, struct task *t, bool group)
+/* Tasklist lock held when group (the process's threads hold still while one is picked). */
+static int send_signal(int sig, const siginfo_t *info, struct task *t, bool group, bool *continued)
 {
-	bool continued = false;
 	unsigned long flags;
+	struct task *to;
 
 	if (sig < 1 || sig > _NSIG)
 		return -EINVAL;
 	flags = spin_lock_irqsave(&siglock);
-	send_signal_locked(sig, info, t, group, &continued);
+	to = send_signal_locked(sig, info, t, group, continued);
 	spin_unlock_irqrestore(&siglock, flags);
-	wake_up_process(t);
+	if (to)
+		wake_up_process(to);
+	return 0;
+}
+
+int group_send_sig_info_locked(int sig, const siginfo_t *info, struct task *t)
+{
+	bool continued = false;
+
+	return send_signal(sig, info, t, true, &continued);
+}
+
+int send_thread_signal(int sig, const siginfo_t *info, struct task *t)
+{
+	bool continued = false;
+	int ret = send_signal(sig, info, t, false, &continued);
+
 	if (continued)
 		notify_parent_jobctl(t, 0);
-	return 0;
+	return ret;
+}
+
+void signal_wake_up_kill(struct task *t)
+{
+	unsigned long flags = spin_lock_irqsave(&siglock);
+
+	t->pending |= sigmask(SIGKILL);
+	t->thread_flags |= TIF_SIGPENDING;
+	spin_unlock_irqrestore(&siglock, flags);
+	wake_up_process(t);
 }
 
 /* Process-directed, as Linux's send_sig_info() (PIDTYPE_TGID): signal_generate's grp=1. */
 int send_sig_info(int sig, const siginfo_t *info, struct task *t)
 {
-	return send_signal(sig, info, t, true);
+	bool continued = false;
+	unsigned long flags = tasklist_lock_irqsave();
+	int ret = send_signal(sig, info, t, true, &continued);
+
+	tasklist_unlock_irqrestore(flags);
+	/* Told unlocked: the parent's notice takes the tasklist lock. */
+	if (continued)
+		notify_parent_jobctl(t, 0);
+	return ret;
 }
 
 /* kill()'s siginfo: SI_USER, the sender's pid and uid (0 for the kernel itself). */
-static void user_info(siginfo_t *info, int sig, int code)
+void user_info(siginfo_t *info, int sig, int code)
 {
 	memset(info, 0, sizeof(*info));
 	info->si_signo = sig;
@@ -178,7 +286,7 @@ bool force_sig_fault(int sig, int code, unsigned long addr)
 	memset(&info, 0, sizeof(info));
 	info.si_code = code;
 	info.fault.addr = addr;
-	send_signal(sig, &info, t, false); /* to the faulting thread */
+	send_thread_signal(sig, &info, t); /* to the faulting thread */
 	return true;
 }
 
@@ -193,7 +301,7 @@ void do_notify_parent(struct task *t, int status)
 	info.chld.pid = t->tgid;
 	info.chld.uid = t->uid;
 	info.chld.status = (status & 0x7f) ? (status & 0x7f) : (status >> 8) & 0xff;
-	send_sig_info(SIGCHLD, &info, signal_target(t->parent, SIGCHLD)); /* tasklist lock held */
+	group_send_sig_info_locked(SIGCHLD, &info, t->parent); /* tasklist lock held */
 }
 
 void do_exit_signal(u64 pending)
@@ -202,20 +310,17 @@ void do_exit_signal(u64 pending)
 	do_group_exit(__builtin_ctzll(fatal) + 1);
 }
 
-/* Takes the next signal of t not in mask with its siginfo (synchronous ones first): its number,
- * or 0. Linux's dequeue_signal(). */
-static int dequeue_signal(struct task *t, u64 mask, siginfo_t *info)
+/* Takes the next signal of one pending set not in mask (synchronous ones first), its siginfo
+ * unlinked into *qp (NULL if it had none): its number, or 0. Siglock held. */
+static int dequeue_from(u64 *pending, struct sigqueue **pp, u64 mask, struct sigqueue **qp)
 {
-	unsigned long flags = spin_lock_irqsave(&siglock);
-	u64 avail = t->pending & ~mask, sync = avail & SYNCHRONOUS_MASK;
-	struct sigqueue **pp = &t->sigq, *q = NULL;
+	u64 avail = *pending & ~mask, sync = avail & SYNCHRONOUS_MASK;
+	struct sigqueue *q = NULL;
 	bool more = false;
 	int sig;
 
-	if (!avail) {
-		spin_unlock_irqrestore(&siglock, flags);
+	if (!avail)
 		return 0;
-	}
 	sig = __builtin_ctzll(sync ? sync : avail) + 1;
 	while (*pp) {
 		if ((*pp)->info.si_signo != sig) {
@@ -229,8 +334,26 @@ static int dequeue_signal(struct task *t, u64 mask, siginfo_t *info)
 		}
 	}
 	if (!more)
-		t->pending &= ~sigmask(sig);
+		*pending &= ~sigmask(sig);
+	*qp = q;
+	return sig;
+}
+
+/* Linux's dequeue_signal(): the thread's own set first, then the process's; TIF_SIGPENDING
+ * recalculated. The signal's number with its siginfo, or 0. */
+static int dequeue_signal(struct task *t, u64 mask, siginfo_t *info)
+{
+	unsigned long flags = spin_lock_irqsave(&siglock);
+	struct task *p = shared_of(t);
+	struct sigqueue *q = NULL;
+	int sig = dequeue_from(&t->pending, &t->sigq, mask, &q);
+
+	if (!sig)
+		sig = dequeue_from(&p->shared_pending, &p->shared_sigq, mask, &q);
+	recalc_sigpending_locked(t);
 	spin_unlock_irqrestore(&siglock, flags);
+	if (!sig)
+		return 0;
 	if (q) {
 		*info = q->info;
 		kfree(q);
@@ -258,7 +381,7 @@ static void do_signal_stop(int sig)
 	notify_parent_jobctl(t, sig);
 	for (;;) {
 		unsigned long flags = spin_lock_irqsave(&siglock);
-		if (!t->stopped || (t->pending & sigmask(SIGKILL))) {
+		if (!t->stopped || sigkill_pending(t)) {
 			t->stopped = false;
 			spin_unlock_irqrestore(&siglock, flags);
 			return;
@@ -312,6 +435,7 @@ void signal_delivered(int sig, struct k_sigaction *ka)
 	if (!(ka->flags & SA_NODEFER))
 		t->blocked |= sigmask(sig);
 	t->blocked &= ~UNBLOCKABLE;
+	recalc_sigpending_locked(t);
 	if ((ka->flags & SA_RESETHAND) && t->sighand)
 		t->sighand[sig - 1].handler = SIG_DFL;
 	t->restore_sigmask = false;
@@ -323,6 +447,7 @@ void restore_saved_sigmask(void)
 	if (current->restore_sigmask) {
 		current->blocked = current->saved_sigmask;
 		current->restore_sigmask = false;
+		recalc_sigpending();
 	}
 }
 
@@ -343,149 +468,38 @@ int copy_signal_state(struct task *p, struct task *cur, bool copy_handlers)
 	return 0;
 }
 
+/* Linux's retarget_shared_pending(): t leaves; a process's signal it was told of goes to another
+ * thread that does not block it. */
+static void retarget_shared_pending(struct task *t)
+{
+	unsigned long flags = tasklist_lock_irqsave();
+	struct task *to[8];
+	int n = 0;
+
+	spin_lock(&siglock);
+	if (process_of(t)->shared_pending & ~t->blocked)
+		for (struct task *th = t->signal->thread_head; th && n < 8; th = th->thread_next)
+			if (th != t && !th->exit_state && !(th->thread_flags & TIF_SIGPENDING)) {
+				recalc_sigpending_locked(th);
+				if (th->thread_flags & TIF_SIGPENDING)
+					to[n++] = th;
+			}
+	spin_unlock(&siglock);
+	while (n)
+		wake_up_process(to[--n]);
+	tasklist_unlock_irqrestore(flags);
+}
+
 void exit_signal_state(struct task *t)
 {
-	unsigned long flags = spin_lock_irqsave(&siglock);
-
-	flush_sigqueue_mask(t, ~0ULL);
-	spin_unlock_irqrestore(&siglock, flags);
-}
-
-/* May the current task signal t? Root, or a real or effective uid matching t's real or saved
- * one; SIGCONT within the session always (Linux's check_kill_permission()). */
-static int check_kill_permission(int sig, struct task *t)
-{
-	struct task *c = current;
-
-	if (!c->euid || c->euid == t->uid || c->euid == t->suid || c->uid == t->uid ||
-	    c->uid == t->suid)
-		return 0;
-	if (sig == SIGCONT && c->sid == t->sid)
-		return 0;
-	return -EPERM;
-}
-
-/* A process a user may name, by its pid or any of its threads' (Linux's kill() too signals the
- * process of a thread id): a live thread of it, or NULL. */
-static struct task *find_process(int pid)
-{
-	struct task *t = pid > 0 ? find_task(pid) : NULL;
-
-	if (t && t->tgid && !t->exit_state)
-		return t;
-	return find_thread_group(pid); /* the leader may be gone, its threads not */
-}
-
-/* A process-directed signal goes to a thread of t's process that does not block it. */
-static int kill_one(struct task *t, int sig, const siginfo_t *info, bool check)
-{
 	unsigned long flags;
-	int err;
 
-	if (check && (err = check_kill_permission(sig, t)))
-		return err;
-	if (!sig)
-		return 0;
-	flags = tasklist_lock_irqsave(); /* the group's list holds still while we pick */
-	t = signal_target(process_of(t), sig);
-	tasklist_unlock_irqrestore(flags);
-	/* Sent unlocked: a SIGCONT tells the parent, which takes the tasklist lock. */
-	return send_sig_info(sig, info, t);
-}
+	if (t->signal)
+		retarget_shared_pending(t);
+	flags = spin_lock_irqsave(&siglock);
 
-#define MAX_TARGETS 128
-
-struct target_list {
-	int pgrp; /* > 0: that group; 0: every process but the sender */
-	int n;
-	int pids[MAX_TARGETS]; /* tgids, each once */
-};
-
-static void collect_target(struct task *t, void *arg)
-{
-	struct target_list *l = arg;
-
-	if (!t->tgid || t->exit_state || l->n == MAX_TARGETS)
-		return;
-	if (l->pgrp ? t->pgid != l->pgrp : t->tgid == current->tgid)
-		return;
-	for (int i = 0; i < l->n; i++)
-		if (l->pids[i] == t->tgid)
-			return;
-	l->pids[l->n++] = t->tgid;
-}
-
-/* Every process of pgrp (or all but the caller, pgrp 0): 0 if one took it, else the first error,
- * -ESRCH when there was nobody. */
-static int kill_many(int pgrp, int sig, const siginfo_t *info, bool check)
-{
-	struct target_list list, *l = &list; /* 0.5 KiB of stack, from Ctrl-C's interrupt too */
-	int ret = -ESRCH, sent = 0;
-
-	l->pgrp = pgrp;
-	l->n = 0;
-	for_each_task(collect_target, l);
-	for (int i = 0; i < l->n; i++) {
-		struct task *t = find_process(l->pids[i]);
-		int err = t ? kill_one(t, sig, info, check) : -ESRCH;
-		if (!err)
-			sent++;
-		else if (ret == -ESRCH)
-			ret = err;
-	}
-	return sent ? 0 : ret;
-}
-
-int kill_pgrp(int pgrp, int sig, const siginfo_t *info)
-{
-	return pgrp > 0 ? kill_many(pgrp, sig, info, false) : -ESRCH;
-}
-
-SYSCALL_DEFINE2(kill, int, pid, int, sig)
-{
-	siginfo_t info;
-	struct task *t;
-
-	if (sig < 0 || sig > _NSIG)
-		return -EINVAL;
-	user_info(&info, sig, SI_USER);
-	if (pid > 0) {
-		if (!(t = find_process(pid)))
-			return -ESRCH;
-		return kill_one(t, sig, &info, true);
-	}
-	if (pid == -2147483647 - 1)
-		return -ESRCH;
-	if (pid == -1)
-		return kill_many(0, sig, &info, true);
-	return kill_many(pid ? -pid : current->pgid, sig, &info, true);
-}
-
-/* A thread-directed signal: that thread, whatever it blocks. */
-static long do_tkill(int tgid, int tid, int sig)
-{
-	struct task *t = tid > 0 ? find_task(tid) : NULL;
-	siginfo_t info;
-	int err;
-
-	if (tid <= 0 || sig < 0 || sig > _NSIG)
-		return -EINVAL;
-	if (!t || !t->tgid || t->exit_state || (tgid > 0 && t->tgid != tgid))
-		return -ESRCH;
-	if ((err = check_kill_permission(sig, t)) || !sig)
-		return err;
-	user_info(&info, sig, SI_TKILL);
-	return send_signal(sig, &info, t, false);
-}
-
-SYSCALL_DEFINE3(tgkill, int, tgid, int, pid, int, sig)
-{
-	if (tgid <= 0)
-		return -EINVAL;
-	return do_tkill(tgid, pid, sig);
-}
-
-SYSCALL_DEFINE2(tkill, int, pid, int, sig)
-{
-	return do_tkill(0, pid, sig);
+	flush_sigqueue_mask(&t->pending, &t->sigq, ~0ULL);
+	if (!t->signal) /* a group's set goes with its leader (exit_thread_group()) */
+		flush_sigqueue_mask(&t->shared_pending, &t->shared_sigq, ~0ULL);
+	spin_unlock_irqrestore(&siglock, flags);
 }

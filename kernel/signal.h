@@ -113,9 +113,29 @@ int dequeue_signal_mask(u64 mask, siginfo_t *info);
 bool signal_pending(struct task *t);
 /* The older name, kept for the callers written before handlers: the same test. */
 bool fatal_signal_pending(struct task *t);
+/* SIGKILL waits for t, in its own set or its process's. */
+bool sigkill_pending(struct task *t);
+/* thread_flags: a signal t does not block is pending (the way out to ring 3 tests the word). */
+#define TIF_SIGPENDING 1UL
+/* The current thread's mask changed: TIF_SIGPENDING again from its own and its process's sets. */
+void recalc_sigpending(void);
+/* The same with siglock held, for any thread. */
+void recalc_sigpending_locked(struct task *t);
+/* Drops the signals of mask, with their queued siginfo, from one pending set; siglock held. */
+struct sigqueue;
+void flush_sigqueue_mask(u64 *pending, struct sigqueue **list, u64 mask);
+/* Process-directed send with the tasklist lock held (SIGCHLD to a parent). */
+int group_send_sig_info_locked(int sig, const siginfo_t *info, struct task *t);
+/* A thread-directed signal (tgkill, a fault): t's own set; no tasklist lock needed. */
+int send_thread_signal(int sig, const siginfo_t *info, struct task *t);
+/* kill()'s siginfo: SI_USER (or code), the sender's pid and uid. */
+void user_info(siginfo_t *info, int sig, int code);
+/* zap_other_threads(): SIGKILL straight into t's own set, no event (as Linux's). */
+void signal_wake_up_kill(struct task *t);
 /* Posts sig to t, as kill() from the current task does (SI_USER): 0, or -EINVAL for a bad number. */
 int send_sig(int sig, struct task *t);
-/* Posts sig with info (NULL: SI_KERNEL); safe from interrupts. */
+/* Posts sig with info (NULL: SI_KERNEL) to t's process; safe from interrupts, not with the tasklist
+ * lock held. */
 int send_sig_info(int sig, const siginfo_t *info, struct task *t);
 /* sig to every process of process group pgrp: 0, or -ESRCH if it has none. */
 int kill_pgrp(int pgrp, int sig, const siginfo_t *info);

@@ -2,6 +2,7 @@
 #include "kernel/signal.h"
 #include "kernel/mm/mm.h"
 #include "kernel/syscalls.h"
+#include "kernel/thread_group.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
 
@@ -49,17 +50,10 @@ SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct k_sigaction __user *, act,
 		/* Now ignored: a pending one goes (POSIX), blocked or not. */
 		if (new.handler == SIG_IGN ||
 		    (new.handler == SIG_DFL && (sigmask(sig) & DEFAULT_IGNORED))) {
-			struct sigqueue **pp = &t->sigq;
-			t->pending &= ~sigmask(sig);
-			while (*pp) {
-				struct sigqueue *q = *pp;
-				if (q->info.si_signo == sig) {
-					*pp = q->next;
-					kfree(q);
-				} else {
-					pp = &q->next;
-				}
-			}
+			struct task *p = process_of(t);
+			flush_sigqueue_mask(&t->pending, &t->sigq, sigmask(sig));
+			flush_sigqueue_mask(&p->shared_pending, &p->shared_sigq, sigmask(sig));
+			recalc_sigpending_locked(t);
 		}
 	}
 	spin_unlock_irqrestore(&siglock, flags);
@@ -91,8 +85,10 @@ SYSCALL_DEFINE4(rt_sigprocmask, int, how, const u64 __user *, nset, u64 __user *
 	}
 	if (oset && copy_to_user(oset, &old, sizeof(old))) {
 		t->blocked = old;
+		recalc_sigpending();
 		return -EFAULT;
 	}
+	recalc_sigpending(); /* an unblocked signal waiting, here or in the process's set, is ours */
 	return 0;
 }
 

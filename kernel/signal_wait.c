@@ -2,6 +2,7 @@
  * epoll_pwait wait under (Linux: kernel/signal.c). */
 #include "kernel/signal.h"
 #include "kernel/syscalls.h"
+#include "kernel/thread_group.h"
 #include "kernel/time.h"
 #include "kernel/uaccess.h"
 #include "lib/errno.h"
@@ -25,6 +26,7 @@ int set_user_sigmask(const u64 __user *umask, size_t sigsetsize, u64 *old)
 	if (copy_from_user(&set, umask, sizeof(set)))
 		return -EFAULT;
 	current->blocked = set & ~UNBLOCKABLE;
+	recalc_sigpending();
 	return 0;
 }
 
@@ -36,12 +38,13 @@ void restore_saved_sigmask_unless(bool interrupted, u64 old)
 		current->restore_sigmask = true;
 	} else {
 		current->blocked = old;
+		recalc_sigpending();
 	}
 }
 
 SYSCALL_DEFINE2(rt_sigpending, u64 __user *, uset, size_t, sigsetsize)
 {
-	u64 set = current->pending & current->blocked;
+	u64 set = (current->pending | process_of(current)->shared_pending) & current->blocked;
 
 	if (sigsetsize > sizeof(u64))
 		return -EINVAL;
@@ -85,6 +88,7 @@ SYSCALL_DEFINE2(rt_sigsuspend, const u64 __user *, unewset, size_t, sigsetsize)
 	t->saved_sigmask = t->blocked;
 	t->restore_sigmask = true;
 	t->blocked = set & ~UNBLOCKABLE;
+	recalc_sigpending();
 	sleep_for_signal();
 	return -ERESTARTNOHAND;
 }

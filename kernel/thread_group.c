@@ -88,7 +88,7 @@ int zap_other_threads(int code)
 	g->group_exit_code = code;
 	for (struct task *t = g->thread_head; t; t = t->thread_next)
 		if (t != current)
-			send_sig_info(SIGKILL, NULL, t);
+			signal_wake_up_kill(t);
 	tasklist_unlock_irqrestore(flags);
 	return code;
 }
@@ -139,22 +139,6 @@ unsigned int set_fs_umask(unsigned int mask)
 	return old;
 }
 
-struct task *signal_target(struct task *t, int sig)
-{
-	struct signal_struct *g = t->signal;
-	struct task *alive = NULL;
-
-	if (!g || (!t->exit_state && !(t->blocked & sigmask(sig))))
-		return t;
-	for (struct task *th = g->thread_head; th; th = th->thread_next) {
-		if (!(th->blocked & sigmask(sig)))
-			return th;
-		alive = alive ?: th;
-	}
-	/* All block it: it waits, pending, on the leader if it lives (Linux: on the process). */
-	return t->exit_state && alive ? alive : t;
-}
-
 void wake_up_parent(struct task *parent)
 {
 	wake_up_process(parent);
@@ -172,6 +156,7 @@ static struct task *take_leader_place(struct signal_struct *g)
 {
 	struct task *t = current, *leader = g->leader;
 	int pid = leader->pid;
+	unsigned long flags;
 
 	leader->pid = t->pid;
 	t->pid = pid;
@@ -189,7 +174,13 @@ static struct task *take_leader_place(struct signal_struct *g)
 		c->parent = t;
 	leader->parent = leader->sibling = leader->children = NULL;
 	leader->signal = NULL; /* the group is ours now: free_task() leaves it alone */
+	flags = spin_lock_irqsave(&siglock); /* the process's pending set moves with the leader */
+	t->shared_pending = leader->shared_pending;
+	t->shared_sigq = leader->shared_sigq;
+	leader->shared_pending = 0;
+	leader->shared_sigq = NULL;
 	g->leader = t;
+	spin_unlock_irqrestore(&siglock, flags);
 	return leader;
 }
 
@@ -210,7 +201,7 @@ int de_thread(void)
 	tasklist_unlock_irqrestore(flags);
 	zap_other_threads(0);
 	flags = tasklist_lock_irqsave();
-	while (g->nr_threads > 1 && !(current->pending & sigmask(SIGKILL))) {
+	while (g->nr_threads > 1 && !sigkill_pending(current)) {
 		g->exec_waiter = current;
 		current->state = TASK_SLEEPING;
 		tasklist_unlock_irqrestore(flags);
@@ -220,7 +211,7 @@ int de_thread(void)
 	/* A thread that is not the leader waits for the leader's zombie to be off its CPU too:
 	 * its stack is freed below. */
 	while (g->nr_threads == 1 && g->leader != current && !g->leader->off_cpu &&
-	       !(current->pending & sigmask(SIGKILL))) {
+	       !sigkill_pending(current)) {
 		tasklist_unlock_irqrestore(flags);
 		msleep(1);
 		flags = tasklist_lock_irqsave();
@@ -246,6 +237,7 @@ void exit_thread_group(struct task *t)
 
 	if (!g || g->leader != t)
 		return;
+	flush_sigqueue_mask(&t->shared_pending, &t->shared_sigq, ~0ULL); /* nobody sends now */
 	kfree(g->sighand);
 	kfree(g);
 }

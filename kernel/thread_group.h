@@ -49,9 +49,6 @@ bool thread_group_leave(struct task *t);
 /* exit_group() and fatal signals: every other thread gets SIGKILL; the status the process ends
  * with (the first group exit's, if there was one already). */
 int zap_other_threads(int code);
-/* The thread a process-directed signal goes to: t if it can take it, else one that does not
- * block it (tasklist lock held). */
-struct task *signal_target(struct task *t, int sig);
 /* A wait4 anywhere in parent's process looks again (tasklist lock or interrupts off). */
 void wake_up_parent(struct task *parent);
 /* execve in a multi-threaded process: the other threads end first. 0 or -EINTR (killed). */

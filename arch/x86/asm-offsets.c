@@ -31,7 +31,7 @@ void asm_offsets(void)
 	OFFSET(PC_CURR, percpu, curr);
 	OFFSET(PC_CTX_FLAGS, percpu, ctx_flags);
 	DEFINE(CTX_NEED_RESCHED, CTX_NEED_RESCHED);
-	OFFSET(TASK_PENDING, task, pending);
+	OFFSET(TASK_THREAD_FLAGS, task, thread_flags);
 	OFFSET(TASK_RESTORE_SIGMASK, task, restore_sigmask);
 	/* one 16-bit compare tests restore_sigmask and force_iret together */
 	_Static_assert(__builtin_offsetof(struct task, force_iret) ==

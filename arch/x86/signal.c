@@ -223,6 +223,7 @@ static long restore_sigframe(struct pt_regs *regs)
 	if (sc.fpstate && copy_from_user(fx, (const void __user *)sc.fpstate, sizeof(fx)))
 		goto badframe;
 	current->blocked = set & ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
+	recalc_sigpending();
 	regs->r8 = sc.r8, regs->r9 = sc.r9, regs->r10 = sc.r10, regs->r11 = sc.r11;
 	regs->r12 = sc.r12, regs->r13 = sc.r13, regs->r14 = sc.r14, regs->r15 = sc.r15;
 	regs->di = sc.di, regs->si = sc.si, regs->bp = sc.bp, regs->bx = sc.bx;
@@ -253,6 +254,8 @@ bool exit_work_pending(struct pt_regs *regs)
 
 	if (signal_pending(current) || current->restore_sigmask)
 		return true;
+	if (current->thread_flags & TIF_SIGPENDING)
+		recalc_sigpending(); /* another thread took the process's signal we were told of */
 	return regs->orig_ax != (unsigned long)-1 && ax <= -ERESTARTSYS && ax >= -ERESTARTNOHAND;
 }
 

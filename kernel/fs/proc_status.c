@@ -63,7 +63,7 @@ static void copy_one(struct task *t, struct status_probe *p)
 	p->uid[0] = t->uid, p->uid[1] = t->euid, p->uid[2] = t->suid, p->uid[3] = t->fsuid;
 	p->gid[0] = t->gid, p->gid[1] = t->egid, p->gid[2] = t->sgid, p->gid[3] = t->fsgid;
 	p->pending = t->pending;
-	p->shpending = 0; /* no process-wide queue yet: kill() queues on the thread it picks */
+	p->shpending = process_of(t)->shared_pending;
 	p->blocked = t->blocked;
 	for (int sig = 1; sig <= _NSIG && t->sighand; sig++) {
 		unsigned long h = t->sighand[sig - 1].handler;

@@ -111,6 +111,14 @@ struct task {
 	u64 pending, blocked;
 	struct k_sigaction *sighand; /* 64 actions, or NULL while all are SIG_DFL */
 	struct sigqueue *sigq;
+	/* The process's pending set (Linux's signal->shared_pending), kept in its leader's task,
+	 * which outlives every thread; a process of one thread has no signal_struct. */
+	u64 shared_pending;
+	struct sigqueue *shared_sigq;
+	/* Linux's thread_info flags: TIF_SIGPENDING, set for the thread a signal was given to and
+	 * recalculated (recalc_sigpending()) when its mask changes or it takes one, so the way back
+	 * to ring 3 tests one word. */
+	unsigned long thread_flags;
 	u64 saved_sigmask; /* sigsuspend()'s caller's mask, back after the handler */
 	bool restore_sigmask;
 	/* Linux's force_iret(): a handler rewrote the user's registers (execve, rt_sigreturn), so

@@ -76,3 +76,34 @@ def test_trace_shows_each_thread(console):
     finally:
         console.run("echo 0 > events/enable")
         console.run("echo > trace")
+
+
+def test_process_wide_signals(console):
+    # tests/user/sigshared.c: kill() reaches the one thread that does not block it, waits in the process's set
+    # (rt_sigpending from two threads, ShdPnd) while all block it, goes to the first that unblocks it; a fatal
+    # SIGTERM ends every thread. signal_generate says what Linux's says: kill() is the process's (grp=1, the
+    # task its pid names), tgkill() the thread's (grp=0), and exit_group's SIGKILLs to the other threads are no
+    # event (Linux's zap_other_threads() sets the bit without one).
+    try:
+        console.run("echo > trace")
+        console.run("echo 1 > events/signal/signal_generate/enable")
+        checks_all_pass(program_lines(console.run("/tests/sigshared", timeout=180)), 20)
+        console.run("echo 0 > events/enable")
+        gens = []
+        for line in console.run("cat trace", timeout=60).split("\n"):
+            lm = re.match(LINE, line)
+            if lm and lm.group("comm").strip() == "sigshared":
+                m = re.match(r"signal_generate: sig=(\d+) errno=0 code=(-?\d+) comm=(\S+) pid=(\d+) "
+                             r"grp=(\d) res=(\d)$", lm.group("rest"))
+                assert m, line
+                gens.append((int(lm.group("pid")),) + tuple(m.groups()))
+        kills = [g for g in gens if g[1] == "10" and g[2] == "0"]
+        assert len(kills) == 2 and all(g[5] == "1" and g[6] == "0" and int(g[4]) == g[0] for g in kills), gens
+        tgkills = [g for g in gens if g[1] == "10" and g[2] == "-6"]
+        assert len(tgkills) == 1 and tgkills[0][5] == "0" and tgkills[0][6] == "0", gens
+        terms = [g for g in gens if g[1] == "15"]
+        assert len(terms) == 1 and terms[0][5] == "1" and terms[0][6] == "0", gens
+        assert not [g for g in gens if g[1] == "9"], gens
+    finally:
+        console.run("echo 0 > events/enable")
+        console.run("echo > trace")

@@ -72,8 +72,8 @@ entry_SYSCALL_64:
 	cli                             ; from the checks to sysretq nothing may change them
 	mov [rsp + PT_AX], rax
 	mov rdx, [gs:PC_CURR]
-	cmp qword [rdx + TASK_PENDING], 0
-	jne .work                       ; a signal, maybe blocked: the C test is the exact one
+	cmp qword [rdx + TASK_THREAD_FLAGS], 0
+	jne .work                       ; TIF_SIGPENDING: a signal this thread does not block
 	cmp word [rdx + TASK_RESTORE_SIGMASK], 0
 	jne .work                       ; restore_sigmask or force_iret
 	test byte [gs:PC_CTX_FLAGS], CTX_NEED_RESCHED
