@@ -18,6 +18,7 @@ tests/integration/test_smp.py -k stress (docs/02, "Scale").
 On failure the whole serial log goes to build/test-logs/<test id>.log and its last lines into the report.
 """
 
+import contextlib
 import glob
 import os
 import sys
@@ -104,14 +105,18 @@ def console(request):
             shared.save_log(log_path_for(request.node.nodeid + "--boot"))
             raise
     elif shared.needs_restart():
-        _restart_loudly(shared, request.node.nodeid)
+        _restart_loudly(shared, request)
     return shared
 
 
-def _restart_loudly(shared, where):
-    """A shared boot that a test left crashed or hung: that test has failed; say so before the next one boots."""
-    sys.stderr.write("\nconftest: the shared QEMU (%s) exited or hung before %s; booting it again\n"
-                     % (shared.name, where))
+def _restart_loudly(shared, request):
+    """A shared boot that a test left crashed or hung: that test has failed; say so (past pytest's capture, in the
+    part's output) before the next one boots it again."""
+    line = "conftest: the shared QEMU (first booted for %s) exited or hung; booting it again for %s" % (
+        shared.name, request.node.nodeid)
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+        sys.stderr.write("\n" + line + "\n")
     shared.restart()
     shared.boot_state = None
 
@@ -131,7 +136,7 @@ def _console_guard(request):
     if "console" in request.fixturenames:
         shared = request.getfixturevalue("console")
         if shared.needs_restart():
-            _restart_loudly(shared, request.node.nodeid)
+            _restart_loudly(shared, request)
         if getattr(shared, "boot_state", None) is None:
             boot_state(shared)
         shared.workloads_before = live_workloads(shared)
