@@ -1,7 +1,9 @@
 """tests/conftest.py: fixtures that boot ftrace-os in QEMU, and the hook that keeps the serial log of failed tests.
 
 Fixtures
-    console        one QEMU per test module, shared by its tests (restarted if a test left it crashed or hung)
+    console        one QEMU per configuration, shared by the tests of every module of the pytest session that boots
+                   that configuration (tools/run-tests runs small modules together); restarted, with a line on stderr,
+                   if a test left it crashed or hung.  `SHARE_BOOT = False` in a module: a QEMU of its own
     fresh_console  a QEMU of its own for one test: for tests that end the machine (fault, poweroff, reboot)
 
 Number of CPUs: a module sets `SMP = 4` or `pytestmark = pytest.mark.smp(4)`; a fresh_console test may use
@@ -16,6 +18,7 @@ tests/integration/test_smp.py -k stress (docs/02, "Scale").
 On failure the whole serial log goes to build/test-logs/<test id>.log and its last lines into the report.
 """
 
+import contextlib
 import glob
 import os
 import sys
@@ -74,10 +77,48 @@ def _boot(request):
     return console
 
 
+# Boots shared across the modules of one pytest process (tools/run-tests runs small modules together): one per
+# configuration, killed at the end of the session.  A module that sets `SHARE_BOOT = False` gets a boot of its own.
+_shared_boots = {}
+
+
+def _config(request):
+    return (_smp(request), tuple(_extra_args(request)), os.environ.get("FTRACE_OS_ISO") or
+            getattr(request.module, "ISO", TEST_ISO), bool(getattr(request.module, "CDROM", False)))
+
+
 @pytest.fixture(scope="module")
 def console(request):
-    """The module's shared QEMU, at a prompt in the initial directory."""
-    return _boot(request)
+    """The module's QEMU, at a prompt in the initial directory: shared with the session's other modules of the same
+    configuration (the autouse guard puts the tracing state back between any two tests, of one module or two)."""
+    if not getattr(request.module, "SHARE_BOOT", True):
+        return _boot(request)
+    key = _config(request)
+    shared = _shared_boots.get(key)
+    if shared is None:
+        shared = _shared_boots[key] = Console(smp=key[0], extra_args=list(key[1]), name=request.node.nodeid,
+                                              iso=key[2], cdrom=key[3])
+        request.session.addfinalizer(shared.close)
+        try:
+            shared.start()
+        except ConsoleError:
+            shared.save_log(log_path_for(request.node.nodeid + "--boot"))
+            raise
+    elif shared.needs_restart():
+        _restart_loudly(shared, request)
+    return shared
+
+
+def _restart_loudly(shared, request):
+    """A shared boot that a test left crashed or hung: that test has failed; say so (past pytest's capture, in the
+    part's output) before the next one boots it again."""
+    line = "conftest: the shared QEMU (first booted for %s) exited or hung; booting it again for %s" % (
+        shared.name, request.node.nodeid)
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+        sys.stderr.write("\n" + line + "\n")
+    shared.restart()
+    shared.boot_state = None
 
 
 @pytest.fixture
@@ -95,8 +136,7 @@ def _console_guard(request):
     if "console" in request.fixturenames:
         shared = request.getfixturevalue("console")
         if shared.needs_restart():
-            shared.restart()
-            shared.boot_state = None
+            _restart_loudly(shared, request)
         if getattr(shared, "boot_state", None) is None:
             boot_state(shared)
         shared.workloads_before = live_workloads(shared)

@@ -16,6 +16,8 @@ CONTEXT = r"^in_atomic\(\): 1, irqs_disabled\(\): 0, pid: \d+, name: sh$"
 HELD = r"^spinlocks held: 1, expected: 0 \(called from msleep\+0x[0-9a-f]+/0x[0-9a-f]+\)$"
 CALL_TRACE = r"^Call Trace:$"
 FRAME = r"^ +(?:\? )?(?P<sym>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+"
+# Its reports stay in the kernel log (a later module's `dmesg` would see them): a boot of its own, never shared.
+SHARE_BOOT = False
 
 
 def lines(text):
