@@ -19,7 +19,7 @@ from tests.console import INITIAL_CWD
 VALUES = ["current_tracer", "tracing_on", "buffer_size_kb", "max_graph_depth", "tracing_thresh",
           "function_profile_enabled", "/proc/sys/kernel/stack_tracer_enabled", "/proc/sys/kernel/ftrace_enabled",
           "/proc/sys/kernel/jump_label_demo", "/proc/sys/kernel/jump_label_demo_true", "events/enable",
-          "/proc/sys/debug/kprobes-optimization", "/sys/kernel/debug/kprobes/enabled"]
+          "/proc/sys/debug/kprobes-optimization", "/sys/kernel/debug/kprobes/enabled", "buffer_percent"]
 # The same for the latency detectors' files (hwlat_detector/, osnoise/): width and runtime_us first to 0, so that
 # any window and period may be written back before them; a choice file ("none [round-robin] per-cpu") gets its bracketed word back.
 DETECTOR_VALUES = ["tracing_cpumask", "hwlat_detector/window", "hwlat_detector/width", "hwlat_detector/mode",

@@ -45,6 +45,7 @@ void asm_offsets(void)
 	OFFSET(RB_TAIL_PAGE, ring_buffer_per_cpu, tail_page);
 	OFFSET(RB_WRITER, ring_buffer_per_cpu, writer);
 	OFFSET(RB_ENTRIES, ring_buffer_per_cpu, entries);
+	OFFSET(RB_WAITERS, ring_buffer_per_cpu, waiters);
 	OFFSET(BDP_COMMIT, buffer_data_page, commit);
 	OFFSET(BDP_DATA, buffer_data_page, data);
 	DEFINE(BUF_PAGE_SIZE, BUF_PAGE_SIZE);

@@ -46,8 +46,10 @@ static void free_pages_of(struct ring_buffer_per_cpu *cb)
 
 void ring_buffer_free(struct trace_buffer *b)
 {
-	for (int c = 0; c < NR_CPUS; c++)
+	for (int c = 0; c < NR_CPUS; c++) {
+		irq_work_sync(&b->wait[c].work); /* a last event's wake-up may still be queued */
 		free_pages_of(&b->cpu[c]);
+	}
 }
 
 /*
@@ -82,6 +84,7 @@ int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu)
 	b->nr_pages = n;
 	b->clock = &trace_clocks[TRACE_CLOCK_LOCAL];
 	b->time_start = ring_buffer_time_stamp(b);
+	ring_buffer_wait_init(b);
 	for (int c = 0; c < NR_CPUS; c++) {
 		struct ring_buffer_per_cpu *cb = &b->cpu[c];
 		cb->cpu = c;
@@ -491,6 +494,20 @@ u64 ring_buffer_entries(struct trace_buffer *b, u64 *written)
 	}
 	*written = all;
 	return in;
+}
+
+/* Linux's ring_buffer_nr_dirty_pages(): unread pages the writer has left (the tail is not one). */
+int ring_buffer_dirty_pages(struct ring_buffer_per_cpu *cb)
+{
+	int tail = __atomic_load_n(&cb->tail, __ATOMIC_ACQUIRE), dirty = 0;
+	struct rb_iter it;
+
+	rb_for_each_unread_page(&it, cb)
+	{
+		if (it.page != tail)
+			dirty++;
+	}
+	return dirty;
 }
 
 /* From where a reader would start, along the pages in consecutive lives, to the tail. */

@@ -6,6 +6,8 @@
 #include "kernel/percpu.h"
 #include "arch/x86/cpu.h"
 #include "kernel/trace/trace_clock.h"
+#include "kernel/irq_work.h"
+#include "kernel/sched/wait.h"
 
 /*
  * Layout kept close to Linux's, so a dump can become a trace.dat by copying:
@@ -92,10 +94,27 @@ struct ring_buffer_per_cpu {
 	volatile int reader_page; /* page reader_page in life reader_seq (the mark counts only */
 	volatile u32 reader_seq;  /* while that page is still in that life) */
 	bool no_overwrite;	  /* the overwrite option off: a full ring refuses (dropped) */
+	u8 waiters; /* RB_WAITERS_*: a reader sleeps on this CPU's data (ring_buffer_wait.c) */
 	const struct trace_clock *clock; /* what the stamps count: the buffer's clock */
 	/* Self-tests only: run where a reader has picked a page and not yet read its seq. */
 	void (*race_window)(struct ring_buffer_per_cpu *cb);
 } __attribute__((aligned(128))); /* a power of two: finding this CPU's is a shift */
+
+/* RB_WAITERS_ANY: any new event wakes; RB_WAITERS_FULL: a page change that fills the CPU's part
+ * to its shortest_full percent (Linux's waiters_pending and full_waiters_pending). */
+#define RB_WAITERS_ANY 1
+#define RB_WAITERS_FULL 2
+
+/* Linux's struct rb_irq_work: the readers sleeping on one CPU's data, and the irq_work a writer
+ * queues to wake them, since a writer may be in NMI or hold the runqueue lock. */
+struct rb_irq_work {
+	struct irq_work work;
+	struct wait_queue_head waiters;
+	struct trace_buffer *b;
+	int cpu;
+	int shortest_full; /* the smallest buffer_percent a reader waits for (0: none) */
+	int last_tail;	   /* the tail page at the last fullness check: look again on a new page */
+};
 
 struct trace_buffer {
 	int nr_pages;	/* per CPU; -1 while the CPUs' sizes differ (per_cpu/cpuN/buffer_size_kb) */
@@ -103,6 +122,8 @@ struct trace_buffer {
 			 * max buffer, the worst section's start: readers skip what came before */
 	const struct trace_clock *clock; /* ring_buffer_set_clock(); trace_clocks[0] at first */
 	struct ring_buffer_per_cpu cpu[NR_CPUS];
+	struct rb_irq_work wait[NR_CPUS];
+	struct wait_queue_head all_waiters; /* readers of every CPU's data (trace_pipe) */
 };
 
 /* A write in progress: the payload to fill, and what the commit needs. Nobody takes its address
@@ -237,6 +258,9 @@ bool rb_next_page(struct ring_buffer_per_cpu *cb);
 /* Everything else: a new page, a time extend, a long event, a refusal (counted as dropped). */
 bool ring_buffer_lock_reserve_slow(struct trace_buffer *b, u32 len, struct rb_reserve *r);
 
+/* A reader waits on cb (ring_buffer_wait.c): queue its wake-up, from any context. */
+void rb_wakeups(struct ring_buffer_per_cpu *cb);
+
 /* Writer side, on the current CPU: reserve len bytes, fill r->data, commit. */
 static __always_inline bool ring_buffer_lock_reserve(struct trace_buffer *b, u32 len,
 						     struct rb_reserve *r)
@@ -251,7 +275,9 @@ static __always_inline void ring_buffer_unlock_commit(struct rb_reserve *r)
 	/* Release: a reader that sees the new commit sees the event bytes too. */
 	__atomic_store_n(r->commit, r->end, __ATOMIC_RELEASE);
 	cb->entries++;
-	rb_writer_unlock(cb);
+	rb_writer_unlock(cb); /* a locked op: the commit is seen before waiters is read */
+	if (unlikely(cb->waiters))
+		rb_wakeups(cb);
 	local_irq_restore(r->flags);
 }
 
@@ -318,5 +344,22 @@ int ring_buffer_swap(struct trace_buffer *a, struct trace_buffer *b, int cpu);
 
 /* Events in the buffer; *written: those plus the ones overwritten (Linux's pair of numbers). */
 u64 ring_buffer_entries(struct trace_buffer *b, u64 *written);
+
+/*
+ * Readers that sleep until the writers bring data (ring_buffer_wait.c, Linux's ring_buffer_wait()
+ * and ring_buffer_poll_wait()). cpu < 0: any CPU's data (full is then 0). full: 0 wakes at any
+ * event, else when the CPU's written pages reach full percent of its ring (buffer_percent).
+ */
+struct file;
+struct poll_table_struct;
+void ring_buffer_wait_init(struct trace_buffer *b);
+int ring_buffer_dirty_pages(struct ring_buffer_per_cpu *cb);
+bool ring_buffer_full_hit(struct trace_buffer *b, int cpu, int full);
+bool ring_buffer_empty_cpu(struct trace_buffer *b, int cpu);
+/* Sleeps until the condition holds: 0, or -EINTR on a signal. */
+int ring_buffer_wait(struct trace_buffer *b, int cpu, int full);
+/* poll()'s side: the queue named through pt, the flags armed; EPOLLIN | EPOLLRDNORM or 0. */
+unsigned int ring_buffer_poll_wait(struct trace_buffer *b, int cpu, struct file *f,
+				   struct poll_table_struct *pt, int full);
 
 #endif

@@ -40,7 +40,7 @@ static void rb_swap_release(struct ring_buffer_per_cpu *cb)
 	__atomic_sub_fetch(&cb->writer, RB_SWAP_HOLD, __ATOMIC_RELEASE);
 }
 
-/* Everything but the writer word, the clock, the CPU number and the self-tests' hook trades
+/* Everything but the writer word, the clock, the CPU number, the waiters and the self-tests' hook trades
  * places (the two buffers' clocks are the same: trace_clock sets both). */
 static void rb_swap_one(struct ring_buffer_per_cpu *x, struct ring_buffer_per_cpu *y)
 {
@@ -56,6 +56,8 @@ static void rb_swap_one(struct ring_buffer_per_cpu *x, struct ring_buffer_per_cp
 	x->clock = t.clock;
 	y->dropped = x->dropped; /* refusals belong to the live side: they are counted there */
 	x->dropped = t.dropped;
+	y->waiters = x->waiters; /* the sleepers wait on the buffer, not on its pages */
+	x->waiters = t.waiters;
 }
 
 /* A CPU that never came online has pages in neither buffer: nothing to trade there. */

@@ -32,6 +32,7 @@ struct trace_array global_trace = { .tracing_on = true,
 				    .ops = &global_ops,
 				    .graph_slow = 1,
 				    .buffer_kb = RB_DEFAULT_KB,
+				    .buffer_percent = 50,
 				    .options = TRACE_DEFAULT_OPTIONS };
 struct trace_array *trace_arrays[TRACE_ARRAY_MAX] = { &global_trace };
 static struct tracer *trace_types;
@@ -45,6 +46,7 @@ void trace_array_defaults(struct trace_array *tr)
 	tr->tracing_on = true;
 	tr->graph_slow = 1;
 	tr->buffer_kb = RB_DEFAULT_KB;
+	tr->buffer_percent = 50; /* Linux 6.1's default */
 	tr->options = TRACE_DEFAULT_OPTIONS;
 }
 
@@ -530,7 +532,8 @@ int trace_array_create_files(struct fnode *dir)
 {
 	return tracefs_create_files(dir, trace_files, ARRAY_SIZE(trace_files))
 		       ?: trace_options_create(dir) ?: trace_clock_create_files(dir) ?:
-		       trace_cpumask_create(dir) ?: trace_free_buffer_create(dir);
+		       trace_cpumask_create(dir) ?: trace_free_buffer_create(dir) ?:
+		       trace_buffer_percent_create(dir);
 }
 
 void trace_array_remove_files(struct fnode *dir)

@@ -245,8 +245,10 @@ struct trace_array {
 		};
 	};
 	unsigned long buffer_kb;
-	unsigned long options; /* a bit per enum trace_option_bit */
-	int pids[32];	       /* set_ftrace_pid; nr_pids == 0: every task */
+	unsigned long
+		buffer_percent; /* how full a CPU's part wakes its pollers (trace_pipe_raw.c) */
+	unsigned long options;	/* a bit per enum trace_option_bit */
+	int pids[32];		/* set_ftrace_pid; nr_pids == 0: every task */
 	int nr_pids;
 	unsigned long cpumask_off; /* CPUs tracing_cpumask took out (trace_cpumask.c) */
 	int notrace_pids[32];	   /* set_ftrace_notrace_pid: never these, even if in pids */
@@ -354,6 +356,8 @@ void trace_tgid_init(void);
 int buffer_size_set(struct trace_array *tr, unsigned long kb);
 /* free_buffer (trace_free_buffer.c) in an array's directory; 0 or -ENOMEM. */
 int trace_free_buffer_create(struct fnode *dir);
+/* buffer_percent (trace_pipe_raw.c) */
+int trace_buffer_percent_create(struct fnode *dir);
 /* The name to print for a pid (saved when its task first traced something). */
 void trace_save_cmdline(int pid, const char *comm);
 /* The same, replacing a name already saved: a task renamed itself (execve, prctl PR_SET_NAME). */
@@ -475,7 +479,11 @@ void trace_pipe_open(struct trace_array *tr, struct trace_pipe_state *st);
 bool trace_pipe_step(struct trace_array *tr, struct seq_file *m, int only_cpu,
 		     struct trace_pipe_state *st);
 struct file_operations;
-extern const struct file_operations trace_pipe_fops, trace_pipe_cpu_fops;
+extern const struct file_operations trace_pipe_fops, trace_pipe_cpu_fops, trace_pipe_raw_fops;
+/* trace_pipe's and trace_pipe_raw's poll (trace_pipe_read.c): pending, something already taken. */
+struct poll_table_struct;
+unsigned int trace_pipe_poll_cpu(struct file *f, struct poll_table_struct *pt, int cpu,
+				 bool pending);
 /* The N of a file in per_cpu/cpuN/ (kernel/trace/trace_per_cpu.c). */
 int trace_file_cpu(struct fnode *f);
 /* What a write to an instance's current_tracer does (nop, or a tracer with instance_init). */

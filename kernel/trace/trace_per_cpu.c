@@ -2,7 +2,8 @@
  *
  *   trace            that CPU's events only (the same formatter as trace); `echo >` empties them
  *   trace_pipe       consumes that CPU's events only
- *   trace_pipe_raw   consumes whole data pages, binary (only through cat FILE > /dev/ttyS1)
+ *   trace_pipe_raw   consumes whole data pages, binary (the shell: cat FILE > /dev/ttyS1;
+ *                    programs: read(2), kernel/trace/trace_pipe_raw.c)
  *   buffer_size_kb   the pages of that CPU, in KiB; a write resizes this CPU alone, keeping the
  *                    newest events that fit (the top-level file then reads X)
  *   stats            Linux's counters, from struct ring_buffer_per_cpu
@@ -163,7 +164,10 @@ static const struct tracefs_file cpu_files[] = {
 	TRACEFS_FILE("trace", cpu_trace_show, cpu_trace_write),
 	{ .name = "trace_pipe",
 	  .fops = { .show = cpu_trace_pipe_show, .fops = &trace_pipe_cpu_fops } },
-	{ .name = "trace_pipe_raw", .fops = { .show = cpu_trace_pipe_raw_show, .binary = true } },
+	{ .name = "trace_pipe_raw",
+	  .fops = { .show = cpu_trace_pipe_raw_show,
+		    .binary = true,
+		    .fops = &trace_pipe_raw_fops } },
 	TRACEFS_FILE("buffer_size_kb", cpu_buffer_size_show, cpu_buffer_size_write),
 	TRACEFS_FILE("stats", cpu_stats_show, NULL),
 };

@@ -61,9 +61,9 @@ static ssize_t pipe_read(struct file *f, char __user *buf, size_t count, int cpu
 		mutex_unlock(&pipe_lock);
 		if (f->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		if (signal_pending(current))
+		/* woken by the writers' irq_work (ring_buffer_wait.c), not by a tick */
+		if (signal_pending(current) || ring_buffer_wait(&r->tr->buffer, r->cpu, 0))
 			return -ERESTARTSYS;
-		msleep(10);
 		mutex_lock(&pipe_lock);
 	}
 	n = MIN(count, r->len - r->off);
@@ -89,37 +89,43 @@ static ssize_t trace_pipe_cpu_read(struct file *f, char __user *buf, size_t coun
 }
 
 /*
- * Linux's tracing_poll_pipe(): readable when a read would not wait, text left over or an event
- * not consumed yet; with the block option, always (Linux: "always select as readable when in
- * blocking mode"), so a poller goes on to a read that blocks.
+ * Linux's trace_poll(): readable when a read would not wait, text left over or an event taken
+ * ahead; with the block option, always (Linux: "always select as readable when in blocking
+ * mode"), so a poller goes on to a read that blocks. Else the ring's wait queue is named, so
+ * poll and epoll wake when a writer's irq_work says so: at any event for the whole buffer, at
+ * buffer_percent for one CPU's file, as Linux's ring_buffer_poll_wait() is asked.
  */
-static unsigned int pipe_poll(struct file *f, int cpu)
+unsigned int trace_pipe_poll_cpu(struct file *f, poll_table *pt, int cpu, bool pending)
 {
-	struct pipe_reader *r = f->private_data;
 	struct trace_array *tr = trace_array_of(f->node);
-	struct ring_buffer_per_cpu *cb;
-	u64 unread = 0, written;
 
-	if (trace_array_option(tr, TRACE_OPT_BLOCK) || (r && r->off < r->len))
+	if (trace_array_option(tr, TRACE_OPT_BLOCK) || pending)
 		return EPOLLIN | EPOLLRDNORM;
-	if (cpu < 0) {
-		unread = ring_buffer_entries(&tr->buffer, &written);
-	} else {
-		cb = &tr->buffer.cpu[cpu];
-		unread = cb->entries - cb->overrun - __atomic_load_n(&cb->read, __ATOMIC_RELAXED);
-	}
-	return unread ? EPOLLIN | EPOLLRDNORM : 0;
+	return ring_buffer_poll_wait(&tr->buffer, cpu, f, pt, cpu < 0 ? 0 : tr->buffer_percent);
 }
 
-/* No wait queue is named yet (the ring's writers wake nobody), so epoll looks again at its tick. */
+static bool pipe_pending(struct file *f)
+{
+	struct pipe_reader *r = f->private_data;
+
+	if (!r)
+		return false;
+	if (r->off < r->len)
+		return true;
+	for (int c = 0; c < NR_CPUS; c++)
+		if (r->st.pending[c].have)
+			return true;
+	return false;
+}
+
 static unsigned int trace_pipe_poll(struct file *f, poll_table *pt)
 {
-	return pipe_poll(f, -1);
+	return trace_pipe_poll_cpu(f, pt, -1, pipe_pending(f));
 }
 
 static unsigned int trace_pipe_cpu_poll(struct file *f, poll_table *pt)
 {
-	return pipe_poll(f, trace_file_cpu(f->node));
+	return trace_pipe_poll_cpu(f, pt, trace_file_cpu(f->node), pipe_pending(f));
 }
 
 const struct file_operations trace_pipe_fops = { .read = trace_pipe_read, .poll = trace_pipe_poll };
