@@ -133,7 +133,7 @@ static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *p
 	struct pt_regs *regs = task_pt_regs(current), *cregs;
 	unsigned long *sp, irq;
 	struct task *p;
-	int err;
+	int err, nr;
 
 	if ((err = check_clone_flags(flags)))
 		return err;
@@ -182,8 +182,11 @@ static long kernel_clone(unsigned long flags, unsigned long newsp, int __user *p
 	trace_task_newtask(p, flags);
 	trace_sched_process_fork(current, p);
 	trace_pids_fork(current, p);
+	/* The id is read before the child can run: on another CPU it may exec from a thread (and
+	 * trade ids with it) or exit and be freed before we return, as Linux takes pid_vnr() first. */
+	nr = p->pid;
 	wake_up_new_task(p);
-	return p->pid;
+	return nr;
 fail:
 	free_unstarted(p);
 	return err;
