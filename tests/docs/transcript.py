@@ -28,7 +28,7 @@ A chapter replays in one boot from its first transcript on, `smp=1` unless a `bo
 
 A block whose first line starts with `$ ` is a host transcript: commands typed at a shell on the host, in the
 repository (tests/docs/host.py runs them with bash in a scratch copy of the tree that shares its build outputs).
-A command line ending in `\` goes on on the next line.  A command shown with no output must succeed (exit status
+A command line ending in `\\` goes on on the next line.  A command shown with no output must succeed (exit status
 0) and its output is not compared: a build's or a recording's progress.  `skip`, `setup` (a host command),
 `vary` and `unordered` work there as in the kernel's transcripts.
 
