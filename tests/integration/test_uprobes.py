@@ -10,7 +10,6 @@ lines for bad definitions.
 
 import os
 import re
-import time
 
 import pytest
 
@@ -196,13 +195,13 @@ def test_probes_added_and_switched_while_the_program_runs_on_the_other_cpu(conso
         for _ in range(20):
             assert console.run("echo 0 > events/uprobes/lp/enable") == ""
             assert console.run("echo 1 > events/uprobes/lp/enable") == ""
-        deadline = time.monotonic() + 120         # a bounded wait for the last probes' first hits
-        while True:
-            hits = [int(l.split()[-1]) for l in console.run("cat uprobe_profile").split("\n")]
-            if len(hits) == len(places) and all(hits) or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-        assert len(hits) == len(places) and all(hits), hits
+        def profile_hits(out):
+            return [int(l.split()[-1]) for l in out.split("\n")]
+
+        # A bounded wait on the kernel's state: every probe's first hit counted.
+        out = console.poll("cat uprobe_profile", lambda out: len(profile_hits(out)) == len(places)
+                           and all(profile_hits(out)), timeout=120)
+        assert all(profile_hits(out)), out
         assert re.search(rf"^\s*{pid}\s", console.run("ps"), re.M), "the tracee died"
     finally:
         console.run(f"/bin/busybox kill -9 {pid}")
