@@ -111,20 +111,40 @@ nomem:
 	return -ENOMEM;
 }
 
-void ring_buffer_record_off(struct trace_buffer *b)
+static void rb_writers_off(struct trace_buffer *b, u32 step)
 {
 	for (int c = 0; c < NR_CPUS; c++)
-		__atomic_add_fetch(&b->cpu[c].writer, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&b->cpu[c].writer, step, __ATOMIC_SEQ_CST);
 	/* A write that started before we said so finishes first. */
 	for (int c = 0; c < NR_CPUS; c++)
 		while (rb_writer_busy(&b->cpu[c]))
 			cpu_relax();
 }
 
-void ring_buffer_record_on(struct trace_buffer *b)
+static void rb_writers_on(struct trace_buffer *b, u32 step)
 {
 	for (int c = 0; c < NR_CPUS; c++)
-		__atomic_sub_fetch(&b->cpu[c].writer, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&b->cpu[c].writer, step, __ATOMIC_SEQ_CST);
+}
+
+void ring_buffer_record_off(struct trace_buffer *b)
+{
+	rb_writers_off(b, RB_RECORD_OFF);
+}
+
+void ring_buffer_record_on(struct trace_buffer *b)
+{
+	rb_writers_on(b, RB_RECORD_OFF);
+}
+
+void ring_buffer_record_hold(struct trace_buffer *b)
+{
+	rb_writers_off(b, RB_RECORD_HOLD);
+}
+
+void ring_buffer_record_release(struct trace_buffer *b)
+{
+	rb_writers_on(b, RB_RECORD_HOLD);
 }
 
 /* Empties one CPU's pages; its writer must be held off (ring_buffer_record_off). */
@@ -278,6 +298,18 @@ void *rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, u64 ts)
 	return p + hdr;
 }
 
+/*
+ * A refused writer: an NMI inside a write on this CPU (writers in the low bits), or recording off.
+ * A reader's moment alone (only hold bits) is not counted: reading stats must not change them.
+ */
+static void rb_count_refusal(struct ring_buffer_per_cpu *cb)
+{
+	u32 w = READ_ONCE(cb->writer) + 1;
+
+	if (w < RB_RECORD_HOLD || (w & (RB_RECORD_HOLD - 1)))
+		cb->dropped++;
+}
+
 bool ring_buffer_lock_reserve_slow(struct trace_buffer *b, u32 len, struct rb_reserve *r)
 {
 	unsigned long flags = local_irq_save();
@@ -286,7 +318,7 @@ bool ring_buffer_lock_reserve_slow(struct trace_buffer *b, u32 len, struct rb_re
 	u8 *data;
 
 	if (!rb_writer_trylock(cb)) {
-		cb->dropped++; /* an NMI inside a write on this CPU, or recording off */
+		rb_count_refusal(cb);
 		local_irq_restore(flags);
 		return false;
 	}

@@ -82,7 +82,8 @@ struct ring_buffer_per_cpu {
 	 * Who may write: -1 (RB_WRITER_IDLE) when nobody writes and recording is on. A writer adds 1
 	 * and may write only if that made it exactly 0, so the test is one `lock inc` and the flags it
 	 * sets; a refused writer takes its 1 back. Each ring_buffer_record_off() in force adds
-	 * RB_RECORD_OFF, so the low 16 bits of writer + 1 count writers and refused attempts now
+	 * RB_RECORD_OFF (RB_RECORD_HOLD for a reader's moment, which refuses without counting), so
+	 * the low 16 bits of writer + 1 count writers and refused attempts now
 	 * running on this CPU (a write, and an NMI's try inside it): 0 when nobody is in a write.
 	 */
 	volatile u32 writer;
@@ -137,7 +138,8 @@ struct rb_reserve {
 };
 
 #define RB_WRITER_IDLE 0xffffffffU
-#define RB_RECORD_OFF 0x10000U
+#define RB_RECORD_OFF 0x10000U	  /* bits 16-23: offs whose refusals count as dropped */
+#define RB_RECORD_HOLD 0x1000000U /* bits 24-31: a moment's hold (stats), never counted */
 
 /* What a CPU without pages writes to: its commit says full, so every write goes slow. */
 extern struct buffer_data_page rb_no_page;
@@ -160,6 +162,10 @@ void ring_buffer_reset_cpu(struct trace_buffer *b, int cpu);
 /* Stops (and waits out) or restarts writers on every CPU. */
 void ring_buffer_record_off(struct trace_buffer *b);
 void ring_buffer_record_on(struct trace_buffer *b);
+/* The same for a reader's moment: what the writers would have written meanwhile is refused but
+ * not counted as dropped, so reading the count does not change it. */
+void ring_buffer_record_hold(struct trace_buffer *b);
+void ring_buffer_record_release(struct trace_buffer *b);
 
 /* The slow path's core, with interrupts off and the writer word held (ring_buffer.c). */
 void *rb_reserve_slow(struct ring_buffer_per_cpu *cb, u32 len, u64 ts);

@@ -132,7 +132,8 @@ static void stats_ts(struct seq_file *m, const char *label, const struct trace_c
  * Our writer never runs into its own uncommitted data (one writer per CPU, interrupts off), so
  * commit overrun is always 0; dropped counts the events a full ring refused with the overwrite
  * option off, as Linux's does, and also writes refused while nested or while recording was off
- * (Linux counts only the first kind).
+ * (Linux counts only the first kind). Our own hold is a moment's, not counted: reading the count
+ * twice gives the same number when nothing else refused a writer in between.
  */
 static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 {
@@ -140,14 +141,14 @@ static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 	struct ring_buffer_per_cpu *cb = &b->cpu[trace_file_cpu(f)];
 	u64 entries, overrun, bytes, oldest, dropped, read;
 
-	ring_buffer_record_off(b);
+	ring_buffer_record_hold(b);
 	overrun = cb->overrun;
 	read = __atomic_load_n(&cb->read, __ATOMIC_RELAXED);
 	entries = cb->entries - overrun - read;
 	dropped = cb->dropped;
 	bytes = cb->pages ? ring_buffer_bytes_cpu(cb) : 0;
 	oldest = cb->pages ? ring_buffer_oldest_event_ts(cb) : 0;
-	ring_buffer_record_on(b);
+	ring_buffer_record_release(b);
 
 	seq_printf(m, "entries: %llu\n", entries);
 	seq_printf(m, "overrun: %llu\n", overrun);
