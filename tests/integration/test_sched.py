@@ -99,12 +99,18 @@ def test_rt_sysctls_refuse_bad_input(console):
 def fifo_loop(console):
     """Starts a SCHED_FIFO 50 loop that never sleeps, in the background on CPU 0 (the shell's; taskset keeps it
     there: the sh it starts on CPU 0 forks the loop with only CPU 0 allowed, where a fork would otherwise choose the
-    idle CPU); its pid."""
+    idle CPU); its pid, once it runs as the FIFO loop."""
     out = program_lines(console.run(
         "/usr/bin/taskset 1 /bin/sh -c '/usr/bin/chrt -f 50 /bin/sh -c \"while :; do :; done\" > /dev/null 2>&1 "
         "& echo $!'",
         timeout=120))
-    return int(out[-1])
+    pid = int(out[-1])
+    # Spinning once it is FIFO, then sh again (chrt has exec'd it; asked in that order, a "sh" can only be the
+    # loop's): chrt's own start, under SCHED_OTHER beside the shell, may outlast the commands that follow, which
+    # would then never need the throttle. The wait runs in the guest, on CPU 1: one answer from the shell.
+    assert console.run("/bin/busybox sh -c 'until /usr/bin/chrt -p %d | grep -q SCHED_FIFO "
+                       "&& [ $(cat /proc/%d/comm) = sh ]; do :; done'" % (pid, pid), timeout=120) == ""
+    return pid
 
 
 def test_rt_throttling_keeps_the_shell_alive(console):
@@ -115,8 +121,8 @@ def test_rt_throttling_keeps_the_shell_alive(console):
     QEMU runs: without throttling the shell would never answer at all."""
     pid = fifo_loop(console)
     try:
-        for _ in range(3):   # each answer needs the shell to run: only while the loop is throttled
-            assert console.run("cat " + RT_RUNTIME, timeout=120) == "950000"
+        # The answer needs the shell to run: only while the loop is throttled (and dmesg's, a second time).
+        assert console.run("cat " + RT_RUNTIME, timeout=120) == "950000"
         with console.disable_check("banner"):                # dmesg replays the banner line
             assert "sched: RT throttling activated" in console.run("dmesg", timeout=120)
     finally:
