@@ -333,21 +333,42 @@ SYSCALL_DEFINE2(creat, const char __user *, pathname, umode_t, mode)
 #define W_OK 2
 #define R_OK 4
 
-/* As root: every access is allowed but executing a file no one may execute (Linux's rule). */
+/*
+ * Linux's do_faccessat(): the question is asked with the real uid and gid (a set-user-ID program
+ * asking for its caller), unless AT_EACCESS asks with the effective ones, which permission checks
+ * use. So the fs ids are swapped for the call, as Linux's access_override_creds() does; root may
+ * do everything but execute a file no one may execute. faccessat has no flags argument: 0.
+ */
 static long do_faccessat(int dfd, const char __user *filename, int mode, int flags)
 {
-	struct fnode *n;
+	unsigned int fsuid = current->fsuid, fsgid = current->fsgid;
+	struct fnode *n = NULL;
+	struct fd f = { 0 };
 	int err;
+	char c;
 
 	if (mode & ~(F_OK | X_OK | W_OK | R_OK))
 		return -EINVAL;
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EACCESS | AT_EMPTY_PATH))
 		return -EINVAL;
-	if ((err = user_path_at(dfd, filename, flags & AT_SYMLINK_NOFOLLOW, &n)))
+	if ((flags & AT_EMPTY_PATH) && !get_user(c, filename) && !c) { /* the fd itself */
+		if (dfd == AT_FDCWD) {
+			n = current->cwd;
+		} else {
+			if (!(f = fdget(dfd)).file)
+				return -EBADF;
+			n = f.file->node;
+		}
+	} else if ((err = user_path_at(dfd, filename, flags & AT_SYMLINK_NOFOLLOW, &n))) {
 		return err;
-	if ((mode & X_OK) && !n->is_dir && !(fs_mode(n) & 0111))
-		return -EACCES;
-	return 0;
+	}
+	if (!(flags & AT_EACCESS))
+		current->fsuid = current->uid, current->fsgid = current->gid;
+	err = mode ? fnode_permission(n, mode) : 0;
+	current->fsuid = fsuid, current->fsgid = fsgid;
+	if (f.file)
+		fdput(f);
+	return err;
 }
 
 SYSCALL_DEFINE2(access, const char __user *, filename, int, mode)
@@ -358,6 +379,11 @@ SYSCALL_DEFINE2(access, const char __user *, filename, int, mode)
 SYSCALL_DEFINE3(faccessat, int, dfd, const char __user *, filename, int, mode)
 {
 	return do_faccessat(dfd, filename, mode, 0);
+}
+
+SYSCALL_DEFINE4(faccessat2, int, dfd, const char __user *, filename, int, mode, int, flags)
+{
+	return do_faccessat(dfd, filename, mode, flags);
 }
 
 SYSCALL_DEFINE1(chdir, const char __user *, filename)
