@@ -124,8 +124,14 @@ struct task {
 	/* Linux's force_iret(): a handler rewrote the user's registers (execve, rt_sigreturn), so
 	 * the way out must check them in C (syscall_exit_check()) before sysretq may load them. */
 	bool force_iret;
-	bool stopped;	   /* SIGSTOP and kin: asleep until SIGCONT */
-	int jobctl_report; /* for the parent's wait4: (sig << 8) | 0x7f stopped, 0xffff continued */
+	bool stopped;	     /* SIGSTOP and kin: asleep until SIGCONT */
+	unsigned int jobctl; /* JOBCTL_STOP_PENDING, JOBCTL_STOP_DEQUEUED (kernel/signal_stop.c) */
+	/* The process's group stop, kept in its leader as shared_pending is (Linux's signal->
+	 * group_stop_count, group_exit_code and the SIGNAL_STOP_STOPPED flag). */
+	int group_stop_count, group_stop_sig;
+	bool group_stopped;
+	int jobctl_report; /* the leader's, for the parent's wait4: (sig << 8) | 0x7f stopped,
+			    * 0xffff continued */
 	unsigned long sas_ss_sp, sas_ss_size; /* sigaltstack() */
 	/* The last fault that signalled this task, for a signal frame's sigcontext (Linux's
 	 * thread.trap_nr and thread.error_code): the frame no longer holds them. */
