@@ -12,6 +12,7 @@
 #include "kernel/syscalls.h"
 #include "kernel/uaccess.h"
 #include "lib/string.h"
+#include "lib/compiler.h"
 #include "lib/errno.h"
 
 #define TIOCSCTTY 0x540E
@@ -22,6 +23,11 @@
 
 /* The console's session and foreground group (Linux's tty->session, tty->pgrp); 0: none. */
 static int tty_session, tty_pgrp;
+
+int tty_console_session(void)
+{
+	return READ_ONCE(tty_session);
+}
 
 int tty_foreground_pgrp(void)
 {

@@ -14,6 +14,8 @@ void exit_jobctl(struct task *t);
 /* The job-control ioctls of the console: TIOCGPGRP, TIOCSPGRP, TIOCSCTTY, TIOCNOTTY, TIOCGSID;
  * -ENOTTY for any other. */
 long tty_jobctl_ioctl(unsigned int cmd, unsigned long arg);
+/* The session the console belongs to, 0 while none does. */
+int tty_console_session(void);
 /* The console's foreground process group, 0 while no session owns the console. */
 int tty_foreground_pgrp(void);
 /* kernel/fs/tty.c: the signal a byte means under ISIG (0: none), and its echo ("^C"). */

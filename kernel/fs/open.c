@@ -125,14 +125,33 @@ static u8 dtype(const struct fnode *n)
 	return m == S_IFDIR ? DT_DIR : m == S_IFLNK ? DT_LNK : m == S_IFCHR ? DT_CHR : DT_REG;
 }
 
-/* One entry per child from f_pos on (0 ".", 1 "..", then the children in order). */
-static int dir_getdents64(struct file *f, void __user *dirent, unsigned int count)
+int dir_emit(void __user *dirent, unsigned int count, unsigned int *used, const char *name, u64 ino,
+	     s64 off, const struct fnode *n)
 {
-	struct fnode *dir = f->node, *c = dir->children;
 	char rec[sizeof(struct linux_dirent64) + FS_NAME_MAX + 8];
 	struct linux_dirent64 *d = (void *)rec;
+	size_t len = strlen(name), reclen = ALIGN(sizeof(*d) + len + 1, 8);
+
+	if (*used + reclen > count)
+		return *used ? 1 : -EINVAL; /* no room even for one: Linux's EINVAL */
+	memset(rec, 0, reclen);
+	d->d_ino = ino;
+	d->d_off = off;
+	d->d_reclen = reclen;
+	d->d_type = dtype(n);
+	memcpy(d->d_name, name, len);
+	if (copy_to_user((char __user *)dirent + *used, rec, reclen))
+		return -EFAULT;
+	*used += reclen;
+	return 0;
+}
+
+int dir_getdents64(struct file *f, void __user *dirent, unsigned int count)
+{
+	struct fnode *dir = f->node, *c = dir->children;
 	unsigned int used = 0;
 	s64 idx;
+	int err;
 
 	for (idx = 2; c && idx < f->f_pos; idx++)
 		c = c->next;
@@ -141,24 +160,11 @@ static int dir_getdents64(struct file *f, void __user *dirent, unsigned int coun
 					: f->f_pos == 1 ? (dir->parent ?: dir)
 							: c;
 		const char *name = f->f_pos == 0 ? "." : f->f_pos == 1 ? ".." : c ? c->name : NULL;
-		size_t len, reclen;
 
 		if (!name)
 			break;
-		len = strlen(name);
-		reclen = ALIGN(sizeof(*d) + len + 1, 8);
-		if (used + reclen > count)
-			return used ? (int)used
-				    : -EINVAL; /* no room even for one: Linux's EINVAL */
-		memset(rec, 0, reclen);
-		d->d_ino = fs_ino(n);
-		d->d_off = f->f_pos + 1;
-		d->d_reclen = reclen;
-		d->d_type = dtype(n);
-		memcpy(d->d_name, name, len);
-		if (copy_to_user((char __user *)dirent + used, rec, reclen))
-			return -EFAULT;
-		used += reclen;
+		if ((err = dir_emit(dirent, count, &used, name, fs_ino(n), f->f_pos + 1, n)))
+			return err < 0 ? err : (int)used;
 		if (f->f_pos++ >= 2)
 			c = c->next;
 	}
@@ -207,7 +213,7 @@ struct file *dentry_open(struct fnode *n, unsigned int flags, int *err)
 	if (*err)
 		return NULL;
 	if (n->is_dir)
-		fop = &dir_fops;
+		fop = n->ops && n->ops->fops ? n->ops->fops : &dir_fops; /* /proc lists pids */
 	else if (n->ops && n->ops->fops)
 		fop = n->ops->fops;
 	else if (ramfs_inode(n))

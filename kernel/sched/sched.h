@@ -52,6 +52,13 @@ struct fxregs_state {
 	u8 bytes[512];
 } __aligned(16);
 
+/* CPU time in clock ticks, charged a tick at a time to whoever runs (Linux's tick-based
+ * accounting, account_process_tick()), and the page faults resolved (all minor here: no I/O). */
+struct task_times {
+	u64 utime, stime;
+	unsigned long min_flt;
+};
+
 struct task {
 	unsigned long rsp; /* saved by switch_to(); must stay first */
 	int pid;	   /* 0 for each CPU's idle task, as in Linux */
@@ -130,6 +137,10 @@ struct task {
 	 * group_stop_count, group_exit_code and the SIGNAL_STOP_STOPPED flag). */
 	int group_stop_count, group_stop_sig;
 	bool group_stopped;
+	struct task_times times; /* this thread's own (/proc/<pid>/task/<tid>/stat) */
+	/* The leader's: its process's threads that exited, and its children reaped (Linux's
+	 * signal->utime and signal->cutime families). */
+	struct task_times dead_times, child_times;
 	int jobctl_report; /* the leader's, for the parent's wait4: (sig << 8) | 0x7f stopped,
 			    * 0xffff continued */
 	unsigned long sas_ss_sp, sas_ss_size; /* sigaltstack() */
@@ -148,6 +159,24 @@ struct task {
 	struct task *thread_next; /* the next live thread of the group */
 	bool fs_shared;		  /* CLONE_FS: chdir and umask reach every such thread */
 };
+
+static inline void task_times_add(struct task_times *to, const struct task_times *t)
+{
+	to->utime += t->utime;
+	to->stime += t->stime;
+	to->min_flt += t->min_flt;
+}
+
+/* The timer tick's charge: to the user's time if it interrupted ring 3, else the kernel's. */
+static inline void account_process_tick(struct task *t, bool user)
+{
+	if (!t->pid)
+		return; /* the idle task */
+	if (user)
+		t->times.utime++;
+	else
+		t->times.stime++;
+}
 
 static inline unsigned long task_top_of_stack(const struct task *t)
 {
