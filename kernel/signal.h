@@ -125,6 +125,9 @@ void do_signal_stop(int sig);
 /* SIGCONT or SIGKILL for t's process: its stop ends for every thread; true if SIGCONT ended a
  * stop the parent must hear of. Tasklist lock and siglock held. */
 bool cancel_group_stop(struct task *t, int sig);
+/* clone(CLONE_THREAD) while current is asked to stop: the new thread stops too, before it first
+ * reaches ring 3 (Linux's task_join_group_stop()). Tasklist lock held. */
+void task_join_group_stop(struct task *p);
 /* do_exit(): a thread asked to stop counts as stopped. */
 void exit_group_stop(struct task *t);
 /* thread_flags: a signal t does not block is pending (the way out to ring 3 tests the word). */

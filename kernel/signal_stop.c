@@ -105,6 +105,19 @@ void do_signal_stop(int sig)
 	}
 }
 
+void task_join_group_stop(struct task *p)
+{
+	struct task *cur = current;
+
+	spin_lock(&siglock);
+	if (cur->jobctl & JOBCTL_STOP_PENDING) {
+		p->jobctl |= JOBCTL_STOP_PENDING;
+		p->thread_flags |= TIF_SIGPENDING;
+		process_of(cur)->group_stop_count++;
+	}
+	spin_unlock(&siglock);
+}
+
 /* SIGCONT or SIGKILL for t's process: no thread stops any more, the stopped wake. Whether the
  * process had stopped (the parent hears CLD_CONTINUED). Tasklist lock and siglock held. */
 bool cancel_group_stop(struct task *t, int sig)

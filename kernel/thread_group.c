@@ -50,6 +50,7 @@ int copy_thread_group(struct task *p)
 	p->thread_next = g->thread_head;
 	g->thread_head = p;
 	g->nr_threads++;
+	task_join_group_stop(p);
 	tasklist_unlock_irqrestore(flags);
 	return 0;
 }
