@@ -287,9 +287,15 @@ static int pid_readdir(struct file *f, void __user *dirent, unsigned int count)
 	int err;
 
 	if (f->f_pos < PID_POS) {
+		s64 fixed = 2;
+
 		if ((err = dir_getdents64(f, dirent, count)) < 0)
 			return err;
 		used = err;
+		for (struct fnode *c = dir->children; c; c = c->next)
+			fixed++;
+		if (f->f_pos < fixed)
+			return used; /* the buffer is full before the fixed entries end */
 		f->f_pos = PID_POS;
 	}
 	for (;;) {

@@ -240,20 +240,22 @@ static void test_children(void)
 	sys4(NR_wait4, child, &status, 0, 0);
 }
 
-/* The names getdents64 gives for path that are numbers, and whether want is among them. */
-static int list_pids(const char *path, long want, int *count)
+/* The names getdents64 gives for path that are numbers (all of them in *all, if asked), read
+ * size bytes at a time, and whether want is among them. */
+static int list_names(const char *path, long want, int *count, int *all, long size)
 {
 	char buf[2048];
 	long fd = sys3(NR_open, path, 0x10000 /* O_DIRECTORY */, 0), n;
-	int found = 0;
+	int found = 0, every = 0;
 
 	*count = 0;
 	if (fd < 0)
 		return -1;
-	while ((n = sys3(NR_getdents64, fd, buf, sizeof(buf))) > 0)
+	while ((n = sys3(NR_getdents64, fd, buf, size)) > 0)
 		for (long off = 0; off < n;) {
 			unsigned short reclen = *(unsigned short *)(buf + off + 16);
 			const char *name = buf + off + 19;
+			every++;
 			if (name[0] >= '1' && name[0] <= '9') {
 				(*count)++;
 				found |= atol(name) == want;
@@ -261,7 +263,14 @@ static int list_pids(const char *path, long want, int *count)
 			off += reclen;
 		}
 	sys1(NR_close, fd);
+	if (all)
+		*all = every;
 	return found;
+}
+
+static int list_pids(const char *path, long want, int *count)
+{
+	return list_names(path, want, count, 0, 2048);
 }
 
 static void test_readdir(void)
@@ -277,6 +286,15 @@ static void test_readdir(void)
 	check("getdents64 of /proc/<pid>/task lists a thread", list_pids(task, th[0].tid, &count), 1);
 	check("...and the main one", list_pids(task, pid, &count), 1);
 	check("...three in all", count, 3);
+	{
+		int all_big, all_small, pids_small;
+
+		list_names("/proc", pid, &count, &all_big, 2048);
+		check("a 40-byte buffer, one entry a call, lists the same /proc",
+		      list_names("/proc", pid, &pids_small, &all_small, 40) == 1 &&
+			      all_small == all_big && pids_small == count,
+		      1);
+	}
 }
 
 static void on_term(int sig)
