@@ -33,14 +33,16 @@
 static void exit_mm(struct task *t)
 {
 	struct mm_struct *mm = t->mm;
+	unsigned long flags;
 
 	if (!mm)
 		return;
 	mm_release(t, mm);
-	local_irq_disable();
+	/* Under the tasklist lock: a /proc reader holding it may look at the mm (proc_stat.c). */
+	flags = tasklist_lock_irqsave();
 	t->mm = NULL;
 	switch_mm(NULL); /* off its page tables before they go */
-	local_irq_enable();
+	tasklist_unlock_irqrestore(flags);
 	mmput(mm);
 }
 
@@ -187,6 +189,10 @@ static long do_wait(int pid, int *status, int options)
 			int cpid = c->pid;
 			bool gone = c->off_cpu;
 			*status = c->exit_code;
+			/* Its threads' times and its own children's become ours (Linux's cutime). */
+			task_times_add(&self->child_times, &c->times);
+			task_times_add(&self->child_times, &c->dead_times);
+			task_times_add(&self->child_times, &c->child_times);
 			if (!gone)
 				c->parent = NULL; /* schedule_tail() frees it */
 			tasklist_unlock_irqrestore(flags);

@@ -12,6 +12,7 @@
 #include "kernel/syscalls.h"
 #include "kernel/uaccess.h"
 #include "lib/string.h"
+#include "lib/compiler.h"
 #include "lib/errno.h"
 
 #define TIOCSCTTY 0x540E
@@ -22,6 +23,11 @@
 
 /* The console's session and foreground group (Linux's tty->session, tty->pgrp); 0: none. */
 static int tty_session, tty_pgrp;
+
+int tty_console_session(void)
+{
+	return READ_ONCE(tty_session);
+}
 
 int tty_foreground_pgrp(void)
 {
@@ -239,6 +245,32 @@ struct task *wait_task_stopped(struct task *self, int pid, int options, int *sta
 	return NULL;
 }
 
+struct orphan_probe {
+	int pgrp, sid;
+	bool parent_outside;
+};
+
+static void probe_orphan(struct task *t, void *arg)
+{
+	struct orphan_probe *o = arg;
+	struct task *parent;
+
+	if (!t->tgid || t->exit_state || t->pgid != o->pgrp || t->tgid != t->pid)
+		return;
+	parent = t->parent;
+	if (parent && parent->pgid != o->pgrp && parent->sid == o->sid)
+		o->parent_outside = true;
+}
+
+bool is_current_pgrp_orphaned(void)
+{
+	struct orphan_probe o = { current->pgid, current->sid, false };
+
+	for_each_task(probe_orphan, &o);
+	return !o.parent_outside;
+}
+
+/* t: the process (its leader), whose report the parent's wait4 finds among its children. */
 void notify_parent_jobctl(struct task *t, int sig)
 {
 	struct task *parent = t->parent;

@@ -15,6 +15,7 @@
 #include "kernel/syscalls.h"
 #include "kernel/uaccess.h"
 #include "kernel/trace/events/signal.h"
+#include "lib/compiler.h"
 #include "lib/errno.h"
 #include "lib/string.h"
 
@@ -53,9 +54,12 @@ static struct task *shared_of(struct task *t)
 	return process_of(t);
 }
 
+/* A stop asked by another thread counts: the sleeper must come out to stop (Linux's
+ * signal_wake_up() sets TIF_SIGPENDING for it). */
 bool signal_pending(struct task *t)
 {
-	return (t->pending | shared_of(t)->shared_pending) & (~t->blocked | sigmask(SIGKILL));
+	return ((t->pending | shared_of(t)->shared_pending) & (~t->blocked | sigmask(SIGKILL))) ||
+	       (t->jobctl & JOBCTL_STOP_PENDING);
 }
 
 bool fatal_signal_pending(struct task *t)
@@ -101,9 +105,10 @@ void flush_sigqueue_mask(u64 *pending, struct sigqueue **pp, u64 mask)
 	}
 }
 
-/* SIGCONT and SIGKILL wake a stopped task and cancel pending stops; a stop cancels SIGCONT. For a
- * process-directed one, in the process's set and in every thread's (tasklist lock held). */
-static void prepare_signal(struct task *t, int sig, bool group, bool *continued)
+/* SIGCONT and SIGKILL end the process's stop and drop its pending stops; a stop drops a pending
+ * SIGCONT. Whoever the signal names, every thread's set and the process's (Linux's
+ * prepare_signal()). Tasklist lock held. */
+static void prepare_signal(struct task *t, int sig, bool *continued)
 {
 	struct task *p = shared_of(t);
 	u64 flush = sig == SIGCONT || sig == SIGKILL ? STOP_MASK
@@ -112,20 +117,12 @@ static void prepare_signal(struct task *t, int sig, bool group, bool *continued)
 
 	if (!flush)
 		return;
-	if (group)
-		flush_sigqueue_mask(&p->shared_pending, &p->shared_sigq, flush);
-	for (struct task *th = group && t->signal ? t->signal->thread_head : t; th;
-	     th = group && t->signal ? th->thread_next : NULL) {
+	flush_sigqueue_mask(&p->shared_pending, &p->shared_sigq, flush);
+	for (struct task *th = t->signal ? t->signal->thread_head : t; th;
+	     th = t->signal ? th->thread_next : NULL)
 		flush_sigqueue_mask(&th->pending, &th->sigq, flush);
-		if (flush != STOP_MASK)
-			continue;
-		if (th->stopped && sig == SIGCONT)
-			*continued = true;
-		if (th->stopped)
-			wake_up_process(
-				th); /* out of do_signal_stop()'s sleep (siglock, then rq lock) */
-		th->stopped = false;
-	}
+	if (flush == STOP_MASK && cancel_group_stop(t, sig))
+		*continued = true;
 }
 
 /* Whether t can take sig now (Linux's wants_signal()). */
@@ -171,7 +168,7 @@ static struct task *send_signal_locked(int sig, const siginfo_t *info, struct ta
 
 	if (t->exit_state && !(group && t->signal && t->signal->nr_threads))
 		goto ret;
-	prepare_signal(t, sig, group, continued);
+	prepare_signal(t, sig, continued);
 	if (sig_ignored(t, sig))
 		goto ret;
 	/* A standard signal is pending once however often it is sent; a real-time one queues. */
@@ -201,7 +198,7 @@ ret:
 	return to;
 }
 
-/* Tasklist lock held when group (the process's threads hold still while one is picked). */
+/* Tasklist lock held (the process's threads hold still while one is picked or stops end). */
 static int send_signal(int sig, const siginfo_t *info, struct task *t, bool group, bool *continued)
 {
 	unsigned long flags;
@@ -227,10 +224,13 @@ int group_send_sig_info_locked(int sig, const siginfo_t *info, struct task *t)
 int send_thread_signal(int sig, const siginfo_t *info, struct task *t)
 {
 	bool continued = false;
+	unsigned long flags = tasklist_lock_irqsave(); /* SIGCONT and stops walk the threads */
 	int ret = send_signal(sig, info, t, false, &continued);
 
+	tasklist_unlock_irqrestore(flags);
+
 	if (continued)
-		notify_parent_jobctl(t, 0);
+		notify_parent_jobctl(process_of(t), 0);
 	return ret;
 }
 
@@ -254,7 +254,7 @@ int send_sig_info(int sig, const siginfo_t *info, struct task *t)
 	tasklist_unlock_irqrestore(flags);
 	/* Told unlocked: the parent's notice takes the tasklist lock. */
 	if (continued)
-		notify_parent_jobctl(t, 0);
+		notify_parent_jobctl(process_of(t), 0);
 	return ret;
 }
 
@@ -350,6 +350,8 @@ static int dequeue_signal(struct task *t, u64 mask, siginfo_t *info)
 
 	if (!sig)
 		sig = dequeue_from(&p->shared_pending, &p->shared_sigq, mask, &q);
+	if (sig && (sigmask(sig) & STOP_MASK)) /* may begin a stop, unless SIGCONT comes first */
+		t->jobctl |= JOBCTL_STOP_DEQUEUED;
 	recalc_sigpending_locked(t);
 	spin_unlock_irqrestore(&siglock, flags);
 	if (!sig)
@@ -370,36 +372,18 @@ int dequeue_signal_mask(u64 mask, siginfo_t *info)
 	return dequeue_signal(current, mask, info);
 }
 
-/* A stop signal's default: asleep until SIGCONT or SIGKILL; the parent hears of both. */
-static void do_signal_stop(int sig)
-{
-	struct task *t = current;
-	unsigned long flags = spin_lock_irqsave(&siglock);
-
-	t->stopped = true;
-	spin_unlock_irqrestore(&siglock, flags);
-	notify_parent_jobctl(t, sig);
-	for (;;) {
-		unsigned long flags = spin_lock_irqsave(&siglock);
-		if (!t->stopped || sigkill_pending(t)) {
-			t->stopped = false;
-			spin_unlock_irqrestore(&siglock, flags);
-			return;
-		}
-		t->state = TASK_SLEEPING;
-		spin_unlock_irqrestore(&siglock, flags);
-		schedule();
-	}
-}
-
 int get_signal(siginfo_t *info, struct k_sigaction *ka)
 {
 	struct task *t = current;
 
 	for (;;) {
-		int sig = dequeue_signal(t, t->blocked & ~sigmask(SIGKILL), info);
+		int sig;
 
-		if (!sig)
+		if (READ_ONCE(t->jobctl) & JOBCTL_STOP_PENDING) { /* another thread's stop */
+			do_signal_stop(0);
+			continue;
+		}
+		if (!(sig = dequeue_signal(t, t->blocked & ~sigmask(SIGKILL), info)))
 			return 0;
 		memset(ka, 0, sizeof(*ka));
 		if (t->sighand)
@@ -412,7 +396,12 @@ int get_signal(siginfo_t *info, struct k_sigaction *ka)
 		if (sigmask(sig) & DEFAULT_IGNORED)
 			continue;
 		if (sigmask(sig) & STOP_MASK) {
-			do_signal_stop(sig);
+			/* The terminal's stops do not stop an orphaned group: nobody could continue it
+			 * (Linux's is_current_pgrp_orphaned()); SIGSTOP always does. */
+			if (sig == SIGSTOP || !is_current_pgrp_orphaned())
+				do_signal_stop(sig);
+			else
+				t->jobctl &= ~JOBCTL_STOP_DEQUEUED;
 			continue;
 		}
 		/* Term and core alike: no core file is written (Linux with RLIMIT_CORE 0), so the
@@ -493,6 +482,8 @@ static void retarget_shared_pending(struct task *t)
 void exit_signal_state(struct task *t)
 {
 	unsigned long flags;
+
+	exit_group_stop(t);
 
 	if (t->signal)
 		retarget_shared_pending(t);

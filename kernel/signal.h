@@ -115,6 +115,21 @@ bool signal_pending(struct task *t);
 bool fatal_signal_pending(struct task *t);
 /* SIGKILL waits for t, in its own set or its process's. */
 bool sigkill_pending(struct task *t);
+/* task->jobctl (Linux's names): asked to stop with its process; took a stop signal that may
+ * begin the process's stop (cleared by a SIGCONT or SIGKILL sent since). */
+#define JOBCTL_STOP_PENDING 1U
+#define JOBCTL_STOP_DEQUEUED 2U
+/* kernel/signal_stop.c: current stops with its process (sig: the stop signal it took, 0: asked
+ * to by another thread's), until SIGCONT or SIGKILL. */
+void do_signal_stop(int sig);
+/* SIGCONT or SIGKILL for t's process: its stop ends for every thread; true if SIGCONT ended a
+ * stop the parent must hear of. Tasklist lock and siglock held. */
+bool cancel_group_stop(struct task *t, int sig);
+/* clone(CLONE_THREAD) while current is asked to stop: the new thread stops too, before it first
+ * reaches ring 3 (Linux's task_join_group_stop()). Tasklist lock held. */
+void task_join_group_stop(struct task *p);
+/* do_exit(): a thread asked to stop counts as stopped. */
+void exit_group_stop(struct task *t);
 /* thread_flags: a signal t does not block is pending (the way out to ring 3 tests the word). */
 #define TIF_SIGPENDING 1UL
 /* The current thread's mask changed: TIF_SIGPENDING again from its own and its process's sets. */

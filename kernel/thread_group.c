@@ -50,6 +50,7 @@ int copy_thread_group(struct task *p)
 	p->thread_next = g->thread_head;
 	g->thread_head = p;
 	g->nr_threads++;
+	task_join_group_stop(p);
 	tasklist_unlock_irqrestore(flags);
 	return 0;
 }
@@ -65,6 +66,8 @@ bool thread_group_leave(struct task *t)
 			*pp = t->thread_next;
 			break;
 		}
+	if (t != g->leader) /* the leader's own stay in its task */
+		task_times_add(&g->leader->dead_times, &t->times);
 	last = --g->nr_threads == 0;
 	if (g->exec_waiter && g->nr_threads == 1)
 		wake_up_process(g->exec_waiter);

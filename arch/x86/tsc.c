@@ -94,6 +94,7 @@ static void timer_tick(struct pt_regs *regs)
 	c->ticks++;
 	if (unlikely(READ_ONCE(perf_sw_events)))
 		perf_sw_timer_tick(regs);
+	account_process_tick(c->curr, user_mode(regs));
 	scheduler_tick();
 	trace_local_timer_exit(TIMER_VECTOR);
 }

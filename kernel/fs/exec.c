@@ -153,6 +153,23 @@ static int copy_file_to_mm(struct mm_struct *mm, unsigned long addr, const struc
 	return 0;
 }
 
+/* What /proc/<pid>/stat shows of the image, as Linux's load_elf_binary() computes it: code from
+ * the lowest executable segment to the end of the file bytes of the highest; "data" from the last
+ * segment's start to the end of all file bytes. */
+static void segment_bounds(struct mm_struct *mm, const struct elf64_phdr *p)
+{
+	unsigned long end = p->p_vaddr + p->p_filesz;
+
+	if ((p->p_flags & PF_X) && p->p_vaddr < mm->start_code)
+		mm->start_code = p->p_vaddr;
+	if ((p->p_flags & PF_X) && end > mm->end_code)
+		mm->end_code = end;
+	if (p->p_vaddr > mm->start_data)
+		mm->start_data = p->p_vaddr;
+	if (end > mm->end_data)
+		mm->end_data = end;
+}
+
 /* Each PT_LOAD segment into its own areas, its file bytes copied, the rest zero (.bss). */
 static int load_segments(struct linux_binprm *b)
 {
@@ -160,6 +177,7 @@ static int load_segments(struct linux_binprm *b)
 	unsigned long brk = 0;
 	int err;
 
+	mm->start_code = ~0UL;
 	for (int k = 0; k < b->elf->e_phnum; k++) {
 		const struct elf64_phdr *p = &b->phdr[k];
 		unsigned long start = ALIGN_DOWN(p->p_vaddr, PAGE_SIZE);
@@ -184,12 +202,15 @@ static int load_segments(struct linux_binprm *b)
 		}
 		if ((err = copy_file_to_mm(mm, p->p_vaddr, b->file, p->p_offset, p->p_filesz)))
 			return err;
+		segment_bounds(mm, p);
 		/* .bss needs nothing: every page is zero when made, and only file bytes were copied. */
 		if (p->p_vaddr + p->p_memsz > brk)
 			brk = p->p_vaddr + p->p_memsz;
 	}
 	if (!brk)
 		return -ENOEXEC;
+	if (mm->start_code == ~0UL)
+		mm->start_code = 0;
 	mm->start_brk = mm->brk = ALIGN(brk, PAGE_SIZE);
 	return 0;
 }
@@ -262,6 +283,7 @@ static int create_elf_tables(struct linux_binprm *b)
 			   16); /* rsp at argc: 16-aligned, as the ABI says */
 	if (!copy_to_mm(mm, b->sp, table, k * sizeof(*table)))
 		err = 0;
+	mm->start_stack = b->sp; /* where argc is, as Linux's load_elf_binary() keeps it */
 	kfree(table);
 	return err;
 }
@@ -272,14 +294,15 @@ static void begin_new_exec(struct linux_binprm *b, struct pt_regs *regs)
 	struct task *t = current;
 	struct mm_struct *old = t->mm;
 	const char *base = strrchr(b->filename, '/');
-	unsigned long flags = local_irq_save();
+	/* The tasklist lock: a /proc reader holding it may look at the old mm (proc_stat.c). */
+	unsigned long flags = tasklist_lock_irqsave();
 
 	t->mm = b->mm;
 	switch_mm(t->mm);
 	t->fsbase = t->gsbase = 0;
 	wrmsr(MSR_FS_BASE, 0);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
-	local_irq_restore(flags);
+	tasklist_unlock_irqrestore(flags);
 	if (old)
 		mmput(old);
 	fpu_init_task(t); /* allocated before the exec began: cannot fail here */

@@ -98,6 +98,12 @@ struct fd {
 };
 
 struct fd fdget(unsigned int fd);
+/* getdents64 of a directory: ".", "..", then its children, f_pos counting them (open.c). */
+int dir_getdents64(struct file *f, void __user *dirent, unsigned int count);
+/* One linux_dirent64 for n named name at *used of the user's buffer: 0, 1 when it does not fit
+ * after others (the call returns what it has), -EINVAL when not even one fits, -EFAULT. */
+int dir_emit(void __user *dirent, unsigned int count, unsigned int *used, const char *name, u64 ino,
+	     s64 off, const struct fnode *n);
 
 static inline void fdput(struct fd f)
 {

@@ -106,6 +106,8 @@ static int user_path_start(int dirfd, const char __user *upath, char **path, str
 
 	*start = current->cwd;
 	*dir = (struct fd){ NULL, 0 };
+	if (!err && !(*path)[0])
+		err = -ENOENT; /* Linux's getname(): "" names nothing, whatever dirfd is */
 	if (!err && (*path)[0] != '/' && dirfd != AT_FDCWD) {
 		*dir = fdget(dirfd);
 		err = !dir->file				     ? -EBADF

@@ -125,14 +125,33 @@ static u8 dtype(const struct fnode *n)
 	return m == S_IFDIR ? DT_DIR : m == S_IFLNK ? DT_LNK : m == S_IFCHR ? DT_CHR : DT_REG;
 }
 
-/* One entry per child from f_pos on (0 ".", 1 "..", then the children in order). */
-static int dir_getdents64(struct file *f, void __user *dirent, unsigned int count)
+int dir_emit(void __user *dirent, unsigned int count, unsigned int *used, const char *name, u64 ino,
+	     s64 off, const struct fnode *n)
 {
-	struct fnode *dir = f->node, *c = dir->children;
 	char rec[sizeof(struct linux_dirent64) + FS_NAME_MAX + 8];
 	struct linux_dirent64 *d = (void *)rec;
+	size_t len = strlen(name), reclen = ALIGN(sizeof(*d) + len + 1, 8);
+
+	if (*used + reclen > count)
+		return *used ? 1 : -EINVAL; /* no room even for one: Linux's EINVAL */
+	memset(rec, 0, reclen);
+	d->d_ino = ino;
+	d->d_off = off;
+	d->d_reclen = reclen;
+	d->d_type = dtype(n);
+	memcpy(d->d_name, name, len);
+	if (copy_to_user((char __user *)dirent + *used, rec, reclen))
+		return -EFAULT;
+	*used += reclen;
+	return 0;
+}
+
+int dir_getdents64(struct file *f, void __user *dirent, unsigned int count)
+{
+	struct fnode *dir = f->node, *c = dir->children;
 	unsigned int used = 0;
 	s64 idx;
+	int err;
 
 	for (idx = 2; c && idx < f->f_pos; idx++)
 		c = c->next;
@@ -141,24 +160,11 @@ static int dir_getdents64(struct file *f, void __user *dirent, unsigned int coun
 					: f->f_pos == 1 ? (dir->parent ?: dir)
 							: c;
 		const char *name = f->f_pos == 0 ? "." : f->f_pos == 1 ? ".." : c ? c->name : NULL;
-		size_t len, reclen;
 
 		if (!name)
 			break;
-		len = strlen(name);
-		reclen = ALIGN(sizeof(*d) + len + 1, 8);
-		if (used + reclen > count)
-			return used ? (int)used
-				    : -EINVAL; /* no room even for one: Linux's EINVAL */
-		memset(rec, 0, reclen);
-		d->d_ino = fs_ino(n);
-		d->d_off = f->f_pos + 1;
-		d->d_reclen = reclen;
-		d->d_type = dtype(n);
-		memcpy(d->d_name, name, len);
-		if (copy_to_user((char __user *)dirent + used, rec, reclen))
-			return -EFAULT;
-		used += reclen;
+		if ((err = dir_emit(dirent, count, &used, name, fs_ino(n), f->f_pos + 1, n)))
+			return err < 0 ? err : (int)used;
 		if (f->f_pos++ >= 2)
 			c = c->next;
 	}
@@ -207,7 +213,7 @@ struct file *dentry_open(struct fnode *n, unsigned int flags, int *err)
 	if (*err)
 		return NULL;
 	if (n->is_dir)
-		fop = &dir_fops;
+		fop = n->ops && n->ops->fops ? n->ops->fops : &dir_fops; /* /proc lists pids */
 	else if (n->ops && n->ops->fops)
 		fop = n->ops->fops;
 	else if (ramfs_inode(n))
@@ -333,21 +339,42 @@ SYSCALL_DEFINE2(creat, const char __user *, pathname, umode_t, mode)
 #define W_OK 2
 #define R_OK 4
 
-/* As root: every access is allowed but executing a file no one may execute (Linux's rule). */
+/*
+ * Linux's do_faccessat(): the question is asked with the real uid and gid (a set-user-ID program
+ * asking for its caller), unless AT_EACCESS asks with the effective ones, which permission checks
+ * use. So the fs ids are swapped for the call, as Linux's access_override_creds() does; root may
+ * do everything but execute a file no one may execute. faccessat has no flags argument: 0.
+ */
 static long do_faccessat(int dfd, const char __user *filename, int mode, int flags)
 {
-	struct fnode *n;
+	unsigned int fsuid = current->fsuid, fsgid = current->fsgid;
+	struct fnode *n = NULL;
+	struct fd f = { 0 };
 	int err;
+	char c;
 
 	if (mode & ~(F_OK | X_OK | W_OK | R_OK))
 		return -EINVAL;
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EACCESS | AT_EMPTY_PATH))
 		return -EINVAL;
-	if ((err = user_path_at(dfd, filename, flags & AT_SYMLINK_NOFOLLOW, &n)))
+	if ((flags & AT_EMPTY_PATH) && !get_user(c, filename) && !c) { /* the fd itself */
+		if (dfd == AT_FDCWD) {
+			n = current->cwd;
+		} else {
+			if (!(f = fdget(dfd)).file)
+				return -EBADF;
+			n = f.file->node;
+		}
+	} else if ((err = user_path_at(dfd, filename, flags & AT_SYMLINK_NOFOLLOW, &n))) {
 		return err;
-	if ((mode & X_OK) && !n->is_dir && !(fs_mode(n) & 0111))
-		return -EACCES;
-	return 0;
+	}
+	if (!(flags & AT_EACCESS))
+		current->fsuid = current->uid, current->fsgid = current->gid;
+	err = mode ? fnode_permission(n, mode) : 0;
+	current->fsuid = fsuid, current->fsgid = fsgid;
+	if (f.file)
+		fdput(f);
+	return err;
 }
 
 SYSCALL_DEFINE2(access, const char __user *, filename, int, mode)
@@ -358,6 +385,11 @@ SYSCALL_DEFINE2(access, const char __user *, filename, int, mode)
 SYSCALL_DEFINE3(faccessat, int, dfd, const char __user *, filename, int, mode)
 {
 	return do_faccessat(dfd, filename, mode, 0);
+}
+
+SYSCALL_DEFINE4(faccessat2, int, dfd, const char __user *, filename, int, mode, int, flags)
+{
+	return do_faccessat(dfd, filename, mode, flags);
 }
 
 SYSCALL_DEFINE1(chdir, const char __user *, filename)

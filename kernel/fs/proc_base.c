@@ -9,9 +9,14 @@
  * with ESRCH once it is gone, as Linux's get_proc_task() does. Nodes of dead tasks nobody stands
  * in are freed at the next lookup, so the cache is as large as the set of live pids looked up.
  * task/ answers the same way (task_lookup()), for the threads of its process only.
- * Not here: listing the pids in a readdir of /proc or task/, and every file but comm and status.
+ * A readdir of /proc lists the processes after its fixed files, and of task/ the process's
+ * threads (Linux's proc_pid_readdir(), proc_task_readdir()): from f_pos PID_POS + pid on, the
+ * smallest live pid at or above it, so a task that comes or goes between two calls never moves
+ * the others. Not here: every file but comm, status and stat.
  */
+#include "kernel/fs/file.h"
 #include "kernel/fs/procfs.h"
+#include "kernel/fs/ramfs.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/mm/mm.h"
 #include "kernel/sched/sched.h"
@@ -103,6 +108,19 @@ static int status_show(struct seq_file *m, struct fnode *f)
 
 static const struct file_ops status_ops = { .show = status_show };
 
+static int stat_show(struct seq_file *m, struct fnode *f)
+{
+	return proc_stat_show(m, comm_pid(f), true);
+}
+
+static int task_stat_show(struct seq_file *m, struct fnode *f)
+{
+	return proc_stat_show(m, comm_pid(f), false);
+}
+
+static const struct file_ops stat_ops = { .show = stat_show };
+static const struct file_ops task_stat_ops = { .show = task_stat_show };
+
 /* A number with no sign, no leading zero and no more digits than a pid has. */
 static int parse_pid(const char *name, size_t len)
 {
@@ -163,7 +181,8 @@ static struct pid_dir *pid_dir_new(struct fnode *parent, int pid, int tgid)
 	dir->is_dir = true;
 	dir->parent = parent;
 	if (!fs_create(dir, "comm", &comm_ops, (void *)(long)pid) ||
-	    !fs_create(dir, "status", &status_ops, (void *)(long)pid))
+	    !fs_create(dir, "status", &status_ops, (void *)(long)pid) ||
+	    !fs_create(dir, "stat", tgid ? &task_stat_ops : &stat_ops, (void *)(long)pid))
 		goto fail;
 	if (!tgid) {
 		if (!(task = fs_mkdir(dir, "task")))
@@ -239,9 +258,71 @@ static struct fnode *task_lookup(struct fnode *task, const char *name, size_t le
 	return pid_dir_get(task, tid, tgid);
 }
 
-static const struct file_ops task_dir_ops = { .lookup = task_lookup };
+/* Where the pids begin among a readdir's positions: above any count of fixed entries. */
+#define PID_POS 0x100000000LL
 
-static const struct file_ops proc_root_ops = { .lookup = proc_root_lookup };
+/* The smallest pid at or above from of a process (tgid 0) or of one of tgid's threads. */
+struct next_pid {
+	int from, tgid, found;
+};
+
+static void probe_next(struct task *t, void *arg)
+{
+	struct next_pid *n = arg;
+	int tgid = t->tgid ?: t->pid;
+
+	if (!t->pid || t->pid < n->from || (n->found && t->pid >= n->found))
+		return;
+	if (n->tgid ? tgid != n->tgid || t->exit_state : t->pid != tgid)
+		return;
+	n->found = t->pid;
+}
+
+/* getdents64 of /proc and of task/: the fixed entries, then one directory per pid. */
+static int pid_readdir(struct file *f, void __user *dirent, unsigned int count)
+{
+	struct fnode *dir = f->node;
+	int tgid = dir->ops == &task_dir_ops ? (int)(long)dir->priv : 0;
+	unsigned int used = 0;
+	int err;
+
+	if (f->f_pos < PID_POS) {
+		s64 fixed = 2;
+
+		if ((err = dir_getdents64(f, dirent, count)) < 0)
+			return err;
+		used = err;
+		for (struct fnode *c = dir->children; c; c = c->next)
+			fixed++;
+		if (f->f_pos < fixed)
+			return used; /* the buffer is full before the fixed entries end */
+		f->f_pos = PID_POS;
+	}
+	for (;;) {
+		struct next_pid n = { (int)(f->f_pos - PID_POS), tgid, 0 };
+		struct fnode *node;
+		char name[12];
+
+		if (f->f_pos - PID_POS > 0x7fffffff)
+			break;
+		for_each_task(probe_next, &n);
+		if (!n.found)
+			break;
+		snprintf(name, sizeof(name), "%d", n.found);
+		node = pid_dir_get(dir, n.found, tgid);
+		if (node && (err = dir_emit(dirent, count, &used, name, fs_ino(node),
+					    PID_POS + n.found + 1, node)))
+			return err < 0 ? err : (int)used;
+		f->f_pos = PID_POS + n.found + 1;
+	}
+	return used;
+}
+
+static const struct file_operations pid_dir_fops = { .getdents64 = pid_readdir, .seekable = true };
+
+static const struct file_ops task_dir_ops = { .lookup = task_lookup, .fops = &pid_dir_fops };
+
+static const struct file_ops proc_root_ops = { .lookup = proc_root_lookup, .fops = &pid_dir_fops };
 
 static const struct tracefs_file proc_base_files[] = {
 	TRACEFS_FILE("/proc/self/comm", comm_show, comm_write),

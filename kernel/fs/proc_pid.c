@@ -1,5 +1,5 @@
 /*
- * /proc/self/stat (Linux: fs/proc/array.c, do_task_stat()) and the scheduler tunables
+ * /proc/self/stat (kernel/fs/proc_stat.c prints it) and the scheduler tunables
  * /proc/sys/kernel/sched_rt_{period,runtime}_us (ftracetest sets the runtime at its start).
  * /proc/self is whoever reads it: a file's text is made in the reader's own read(). As in Linux,
  * /proc/self is the process: a thread reading it sees its tgid and the process's parent.
@@ -25,35 +25,10 @@ char task_state_char(const struct task *t)
 	return t->state == TASK_RUNNING ? 'R' : 'S';
 }
 
-/*
- * The 52 fields of Linux's line, in its order. Those this kernel does not count (page faults,
- * CPU times, nice) are 0, as Linux prints them for a task that has
- * none; what it knows (ids, state, start time, memory layout, signal masks) is real.
- */
 static int stat_show(struct seq_file *m, struct fnode *f)
 {
-	struct task *t = current, *parent = process_of(t)->parent;
-	struct mm_struct *mm = t->mm;
-	unsigned long vsize = 0;
-
 	(void)f;
-	if (mm)
-		for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next)
-			vsize += v->vm_end - v->vm_start;
-	seq_printf(m, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 %d 0 1 0 %llu %lu %lu %lu ",
-		   t->tgid ?: t->pid, t->comm, task_state_char(t), parent ? parent->tgid : 0,
-		   t->pgid, t->sid, t->prio - MAX_RT_PRIO,
-		   (unsigned long long)(t->start_ns / (NSEC_PER_SEC / USER_HZ)), vsize,
-		   mm ? mm->rss : 0, ~0UL);
-	seq_printf(m, "%lu %lu %lu 0 0 %llu %llu 0 0 0 0 0 17 %d %u %d 0 0 0 ",
-		   mm ? mm->start_code : 0, mm ? mm->end_code : 0, mm ? mm->start_stack : 0,
-		   (unsigned long long)(t->pending & 0x7fffffff),
-		   (unsigned long long)(t->blocked & 0x7fffffff), t->cpu, t->rt_priority,
-		   t->policy);
-	seq_printf(m, "0 0 %lu %lu %lu %lu %lu %lu 0\n", mm ? mm->start_brk : 0, mm ? mm->brk : 0,
-		   mm ? mm->arg_start : 0, mm ? mm->arg_end : 0, mm ? mm->env_start : 0,
-		   mm ? mm->env_end : 0);
-	return 0;
+	return proc_stat_show(m, current->tgid ?: current->pid, true);
 }
 
 /* The real-time classes' share of each period (kernel/sched/rt_bandwidth.c: what a value means,

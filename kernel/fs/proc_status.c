@@ -47,6 +47,18 @@ static unsigned int queued(const struct task *t)
 	return n;
 }
 
+void collect_sigign_sigcatch(const struct task *t, u64 *ign, u64 *catch)
+{
+	*ign = *catch = 0;
+	for (int sig = 1; sig <= _NSIG && t->sighand; sig++) {
+		unsigned long h = t->sighand[sig - 1].handler;
+		if (h == SIG_IGN)
+			*ign |= 1ULL << (sig - 1);
+		else if (h != SIG_DFL)
+			*catch |= 1ULL << (sig - 1);
+	}
+}
+
 static void copy_one(struct task *t, struct status_probe *p)
 {
 	p->found = true;
@@ -65,13 +77,7 @@ static void copy_one(struct task *t, struct status_probe *p)
 	p->pending = t->pending;
 	p->shpending = process_of(t)->shared_pending;
 	p->blocked = t->blocked;
-	for (int sig = 1; sig <= _NSIG && t->sighand; sig++) {
-		unsigned long h = t->sighand[sig - 1].handler;
-		if (h == SIG_IGN)
-			p->ignored |= 1ULL << (sig - 1);
-		else if (h != SIG_DFL)
-			p->caught |= 1ULL << (sig - 1);
-	}
+	collect_sigign_sigcatch(t, &p->ignored, &p->caught);
 }
 
 static void probe_task(struct task *t, void *arg)

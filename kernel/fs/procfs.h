@@ -23,6 +23,12 @@ struct task;
 char task_state_char(const struct task *t);
 /* kernel/fs/proc_status.c: the status file of pid; -ESRCH once it is gone. */
 int proc_status_show(struct seq_file *m, int pid);
+/* The signals t's actions ignore and catch (Linux's collect_sigign_sigcatch()); siglock held. */
+struct task;
+void collect_sigign_sigcatch(const struct task *t, u64 *ign, u64 *catch);
+/* kernel/fs/proc_stat.c: the stat line of pid, its process's sums when whole (/proc/<pid>), the
+ * thread's own when not (task/<tid>). */
+int proc_stat_show(struct seq_file *m, int pid, bool whole);
 int meminfo_show(struct seq_file *m, struct fnode *f);
 
 #endif

@@ -306,6 +306,7 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 		ramfs_ihold(mm->exe_inode);
 	mm->mmap = NULL;
 	mm->rss = 0;
+	mm->total_vm = 0; /* counted again as each area is copied */
 	for (struct vm_area_struct *v = old->mmap; v; v = v->vm_next) {
 		struct vm_area_struct *n;
 

@@ -46,9 +46,11 @@ struct mm_struct {
 	u64 *pgd;  /* direct-map address of the PML4 */
 	int users; /* tasks that run in it (Linux's mm_users): threads share one */
 	struct vm_area_struct *mmap;
-	unsigned long start_code, end_code, start_brk, brk, start_stack, mmap_base;
+	unsigned long start_code, end_code, start_data, end_data; /* as Linux's exec sets them */
+	unsigned long start_brk, brk, start_stack, mmap_base;
 	unsigned long arg_start, arg_end, env_start, env_end;
 	unsigned long rss;	   /* user pages present, for /proc and the leak checks */
+	unsigned long total_vm;	   /* pages of all its areas (Linux's), for /proc/<pid>/stat */
 	char exe[64];		   /* the executable's basename, for the segfault report */
 	unsigned long uprobes_xol; /* the uprobes XOL page (kernel/events/uprobes.h), or 0 */
 	/* The executable's inode, held (Linux's exe_file) so that no other file's inode can take

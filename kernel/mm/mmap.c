@@ -54,6 +54,7 @@ int insert_vm_area(struct mm_struct *mm, unsigned long start, unsigned long end,
 	if (prev && !file && !prev->vm_file && !prev->vm_ops && !(vm_flags & VM_SHARED) &&
 	    prev->vm_end == start && prev->vm_flags == vm_flags) {
 		prev->vm_end = end;
+		mm->total_vm += (end - start) / PAGE_SIZE;
 		return 0;
 	}
 	v = kzalloc(sizeof(*v));
@@ -65,6 +66,7 @@ int insert_vm_area(struct mm_struct *mm, unsigned long start, unsigned long end,
 	v->vm_file = file;
 	v->vm_next = *pp;
 	*pp = v;
+	mm->total_vm += (end - start) / PAGE_SIZE;
 	return 0;
 }
 
@@ -99,6 +101,7 @@ static int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long en
 		struct vm_area_struct *v = *pp;
 		if (v->vm_start >= start && v->vm_end <= end) {
 			*pp = v->vm_next;
+			mm->total_vm -= (v->vm_end - v->vm_start) / PAGE_SIZE;
 			if (v->vm_ops && v->vm_ops->close)
 				v->vm_ops->close(v);
 			kfree(v);

@@ -52,6 +52,13 @@ struct fxregs_state {
 	u8 bytes[512];
 } __aligned(16);
 
+/* CPU time in clock ticks, charged a tick at a time to whoever runs (Linux's tick-based
+ * accounting, account_process_tick()), and the page faults resolved (all minor here: no I/O). */
+struct task_times {
+	u64 utime, stime;
+	unsigned long min_flt;
+};
+
 struct task {
 	unsigned long rsp; /* saved by switch_to(); must stay first */
 	int pid;	   /* 0 for each CPU's idle task, as in Linux */
@@ -124,8 +131,18 @@ struct task {
 	/* Linux's force_iret(): a handler rewrote the user's registers (execve, rt_sigreturn), so
 	 * the way out must check them in C (syscall_exit_check()) before sysretq may load them. */
 	bool force_iret;
-	bool stopped;	   /* SIGSTOP and kin: asleep until SIGCONT */
-	int jobctl_report; /* for the parent's wait4: (sig << 8) | 0x7f stopped, 0xffff continued */
+	bool stopped;	     /* SIGSTOP and kin: asleep until SIGCONT */
+	unsigned int jobctl; /* JOBCTL_STOP_PENDING, JOBCTL_STOP_DEQUEUED (kernel/signal_stop.c) */
+	/* The process's group stop, kept in its leader as shared_pending is (Linux's signal->
+	 * group_stop_count, group_exit_code and the SIGNAL_STOP_STOPPED flag). */
+	int group_stop_count, group_stop_sig;
+	bool group_stopped;
+	struct task_times times; /* this thread's own (/proc/<pid>/task/<tid>/stat) */
+	/* The leader's: its process's threads that exited, and its children reaped (Linux's
+	 * signal->utime and signal->cutime families). */
+	struct task_times dead_times, child_times;
+	int jobctl_report; /* the leader's, for the parent's wait4: (sig << 8) | 0x7f stopped,
+			    * 0xffff continued */
 	unsigned long sas_ss_sp, sas_ss_size; /* sigaltstack() */
 	/* The last fault that signalled this task, for a signal frame's sigcontext (Linux's
 	 * thread.trap_nr and thread.error_code): the frame no longer holds them. */
@@ -142,6 +159,24 @@ struct task {
 	struct task *thread_next; /* the next live thread of the group */
 	bool fs_shared;		  /* CLONE_FS: chdir and umask reach every such thread */
 };
+
+static inline void task_times_add(struct task_times *to, const struct task_times *t)
+{
+	to->utime += t->utime;
+	to->stime += t->stime;
+	to->min_flt += t->min_flt;
+}
+
+/* The timer tick's charge: to the user's time if it interrupted ring 3, else the kernel's. */
+static inline void account_process_tick(struct task *t, bool user)
+{
+	if (!t->pid)
+		return; /* the idle task */
+	if (user)
+		t->times.utime++;
+	else
+		t->times.stime++;
+}
 
 static inline unsigned long task_top_of_stack(const struct task *t)
 {

@@ -64,3 +64,15 @@ def test_kill_right_after_fork(console):
     failures = [line for line in out if line.startswith("not ok")]
     assert not failures, "\n".join(out)
     assert out[-1] == "PASS 2000/2000", out
+
+
+def test_job_control_stops_every_thread(console):
+    """tests/user/jobstop.c: SIGSTOP and a thread's SIGTSTP stop all three threads of a process (their counters stand
+    still, each in state T), wait4 WUNTRACED/WCONTINUED report 0x137f, 0x147f and 0xffff once each with SIGCHLD's
+    CLD_STOPPED and CLD_CONTINUED, SIGCONT starts every counter again, SIGKILL ends a stopped process, and a group
+    with no parent in its session ignores SIGTSTP."""
+    out = program_lines(console.run("/tests/jobstop", timeout=120))
+    failures = [line for line in out if line.startswith("not ok")]
+    assert not failures, "\n".join(out)
+    m = re.match(r"^PASS (\d+)/(\d+)$", out[-1])
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) >= 28, out

@@ -87,3 +87,11 @@ def test_per_cpu_trace_pipe_read_by_a_program(console):
         assert "percpu-marker" not in console.run("cat trace")
     finally:
         console.run("echo > trace")
+
+
+def test_faccessat2(console):
+    """tests/user/faccess.c: with real uid 1000 and effective 0, access/faccessat2 answer for the real user, AT_EACCESS
+    for the effective one; AT_SYMLINK_NOFOLLOW asks of a dangling link, AT_EMPTY_PATH of the fd; bad flags and modes
+    are EINVAL, "" is ENOENT."""
+    out = [l for l in console.run("/tests/faccess", timeout=60).split("\n") if not l.startswith("[")]
+    checks_all_pass(out, 12)

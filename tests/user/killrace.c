@@ -8,36 +8,11 @@
  * ran. Two kernel bugs fail it: a SIGCHLD after which wait4 WNOHANG does not find the child yet (it
  * says so, "not ok"), and a kill slept through (the child sleeps on: the test's timeout ends it).
  */
-#include "ulib.h"
+#include "usignal.h"
 
 enum {
 	NR_vfork = 58,
-	NR_kill = 62,
-	NR_rt_sigsuspend = 130,
 };
-
-#define SIGTERM 15
-#define SIGCHLD 17
-#define SA_SIGINFO 0x4
-#define SA_RESTORER 0x04000000
-#define WNOHANG 1
-#define BIT(sig) (1UL << ((sig)-1))
-
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-	void (*restorer)(void);
-	unsigned long mask;
-};
-
-struct siginfo {
-	int signo, errno_, code, pad;
-	int pid, uid, status;
-	char rest[100];
-};
-
-void restore_rt(void);
-__asm__(".globl restore_rt\nrestore_rt:\n\tmov $15, %eax\n\tsyscall\n\thlt\n");
 
 static const char *const ways[] = { " fork: ", " vfork+exec: ", " fork+exec: ",
 				    " fork+block+exec: " };
@@ -45,12 +20,7 @@ static volatile long chld_pid; /* the last SIGCHLD's si_pid */
 
 static void on_chld(int sig, struct siginfo *si, void *uc)
 {
-	chld_pid = si->pid;
-}
-
-static long setmask(int how, unsigned long set, unsigned long *old)
-{
-	return sys4(NR_rt_sigprocmask, how, &set, old, 8);
+	chld_pid = si->chld.pid;
 }
 
 /* What the child becomes: asleep for ever (a kill that is slept through hangs the test). */
@@ -77,7 +47,7 @@ static const char *wait_like_ash(long pid, int *status)
 	const char *err = 0;
 	long r;
 
-	setmask(0 /* SIG_BLOCK */, BIT(SIGCHLD), &old);
+	setmask(SIG_BLOCK, BIT(SIGCHLD), &old);
 	for (;;) {
 		int told = chld_pid == pid; /* its SIGCHLD ran the handler before this wait4 */
 		r = sys4(NR_wait4, pid, status, WNOHANG, 0);
@@ -93,7 +63,7 @@ static const char *wait_like_ash(long pid, int *status)
 		}
 		sys2(NR_rt_sigsuspend, &old, 8); /* SIGCHLD let in: its handler runs, then -EINTR */
 	}
-	setmask(2 /* SIG_SETMASK */, old, 0);
+	setmask(SIG_SETMASK, old, 0);
 	if (!err && *status != SIGTERM)
 		err = "the status is not SIGTERM's";
 	return err;
@@ -101,7 +71,6 @@ static const char *wait_like_ash(long pid, int *status)
 
 int main(int argc, char **argv, char **envp)
 {
-	struct ksigaction a = { on_chld, SA_SIGINFO | SA_RESTORER, restore_rt, 0 };
 	long rounds = argc > 1 ? atol(argv[1]) : 0;
 	int bad = 0;
 
@@ -109,12 +78,12 @@ int main(int argc, char **argv, char **envp)
 		sleep_forever();
 	if (argc > 1 && !strcmp(argv[1], "unblock")) {
 		/* a SIGTERM kept pending across the exec ends us here */
-		setmask(1 /* SIG_UNBLOCK */, BIT(SIGTERM), 0);
+		setmask(SIG_UNBLOCK, BIT(SIGTERM), 0);
 		sleep_forever();
 	}
 	if (rounds <= 0)
 		rounds = 2000;
-	sys4(NR_rt_sigaction, SIGCHLD, &a, 0, 8);
+	sigact(SIGCHLD, on_chld, SA_SIGINFO, 0);
 	for (long i = 0; i < rounds; i++) {
 		int way = i % 4, status = -1;
 		long pid = sys0(way == 1 ? NR_vfork : NR_fork);
@@ -124,7 +93,7 @@ int main(int argc, char **argv, char **envp)
 			if (way == 0)
 				sleep_forever();
 			if (way == 3)
-				setmask(0 /* SIG_BLOCK */, BIT(SIGTERM), 0);
+				setmask(SIG_BLOCK, BIT(SIGTERM), 0);
 			exec_sleeper(way == 3 ? "unblock" : "sleep");
 		}
 		/* 0 to about 30000 loop turns: before the child first runs, up to its sleep. */

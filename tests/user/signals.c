@@ -3,53 +3,11 @@
  * ("ok N name" or "not ok N name: got X, want Y") and "PASS n/m" at the end
  * (tests/integration/test_signals.py runs it).
  */
-#include "ulib.h"
+#include "usignal.h"
 
-enum {
-	NR_rt_sigreturn = 15,
-	NR_pause = 34,
-	NR_kill = 62,
-	NR_rt_sigpending = 127,
-	NR_rt_sigtimedwait = 128,
-	NR_rt_sigsuspend = 130,
-	NR_sigaltstack = 131,
-	NR_tgkill = 234,
-};
-
-#define SIGINT 2
-#define SIGKILL 9
-#define SIGUSR1 10
-#define SIGSEGV 11
-#define SIGUSR2 12
-#define SIGTERM 15
-#define SIGCHLD 17
-#define SIGRTMIN 32
-#define SA_SIGINFO 0x4
-#define SA_RESTORER 0x04000000
-#define SA_ONSTACK 0x08000000
-#define SA_RESTART 0x10000000
 #define EINTR 4
 #define EAGAIN 11
 #define EINVAL 22
-#define BIT(sig) (1UL << ((sig)-1))
-
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-	void (*restorer)(void);
-	unsigned long mask;
-};
-
-struct siginfo {
-	int signo, errno_, code, pad;
-	union {
-		struct {
-			int pid, uid, status;
-		} chld;
-		void *addr;
-	};
-	char rest[96];
-};
 
 /* The kernel's ucontext up to the sigmask: flags, link, stack, sigcontext (256), mask. */
 struct ucontext {
@@ -61,18 +19,9 @@ struct ucontext {
 	unsigned long sigmask;
 };
 
-void restore_rt(void);
-__asm__(".globl restore_rt\nrestore_rt:\n\tmov $15, %eax\n\tsyscall\n\thlt\n");
-
 static long on(int sig, void *fn, unsigned long flags, unsigned long mask)
 {
-	struct ksigaction a = { fn, flags | SA_RESTORER | SA_SIGINFO, restore_rt, mask };
-	return sys4(NR_rt_sigaction, sig, &a, 0, 8);
-}
-
-static long setmask(int how, unsigned long set, unsigned long *old)
-{
-	return sys4(NR_rt_sigprocmask, how, &set, old, 8);
+	return sigact(sig, fn, flags | SA_SIGINFO, mask);
 }
 
 static void sleep_ms(long ms)

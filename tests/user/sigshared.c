@@ -5,21 +5,10 @@
  * fatal SIGTERM ends every thread. One check a line, "PASS n/m" last (tests/integration/
  * test_threads.py runs it).
  */
-#include "ulib.h"
+#include "usignal.h"
 #include "uthread.h"
 
-enum {
-	NR_kill = 62,
-	NR_rt_sigpending = 127,
-	NR_tgkill = 234,
-};
-
-#define SIGUSR1 10
-#define SIGTERM 15
-#define SIG_BLOCK 0
-#define SIG_UNBLOCK 1
-#define SA_RESTORER 0x04000000
-#define USR1 (1UL << (SIGUSR1 - 1))
+#define USR1 BIT(SIGUSR1)
 
 static struct thread t1, t2, t3;
 static volatile long handler_tid;
@@ -29,14 +18,6 @@ static long pending_seen;
 static void on_usr1(int sig)
 {
 	handler_tid = sys0(NR_gettid);
-}
-
-void restore_rt(void);
-__asm__(".globl restore_rt\nrestore_rt:\n\tmov $15, %eax\n\tsyscall\n\thlt\n");
-
-static long mask(int how, unsigned long set)
-{
-	return sys4(NR_rt_sigprocmask, how, &set, 0, 8);
 }
 
 static unsigned long sigpending(void)
@@ -77,7 +58,7 @@ static int blocker(void *arg)
 /* Unblocks SIGUSR1 (the only thread that does), says so, sleeps until stop_word. */
 static int taker(void *arg)
 {
-	mask(SIG_UNBLOCK, USR1);
+	setmask(SIG_UNBLOCK, USR1, 0);
 	__atomic_fetch_add(&ready_count, 1, __ATOMIC_RELEASE);
 	wait_word(&stop_word);
 	return 0;
@@ -89,7 +70,7 @@ static int late_taker(void *arg)
 	__atomic_fetch_add(&ready_count, 1, __ATOMIC_RELEASE);
 	wait_word(&go_word);
 	pending_seen = sigpending();
-	mask(SIG_UNBLOCK, USR1);
+	setmask(SIG_UNBLOCK, USR1, 0);
 	wait_word(&stop_word);
 	return 0;
 }
@@ -156,15 +137,15 @@ static void test_tgkill_is_the_threads(void)
 	check("its own SigPnd shows it", status_field(pid, "\nSigPnd:\t"), 200);
 	check("ShdPnd does not", status_field(pid, "\nShdPnd:\t"), 0);
 	handler_tid = 0;
-	mask(SIG_UNBLOCK, USR1);
+	setmask(SIG_UNBLOCK, USR1, 0);
 	check("unblocked, the main thread took it", handler_tid, pid);
-	mask(SIG_BLOCK, USR1);
+	setmask(SIG_BLOCK, USR1, 0);
 }
 
 /* Unblocks SIGTERM, whose default action ends the process, and sleeps. */
 static int term_taker(void *arg)
 {
-	mask(SIG_UNBLOCK, 1UL << (SIGTERM - 1));
+	setmask(SIG_UNBLOCK, BIT(SIGTERM), 0);
 	__atomic_fetch_add(&ready_count, 1, __ATOMIC_RELEASE);
 	wait_word(&stop_word);
 	return 0;
@@ -180,7 +161,7 @@ static void test_fatal_ends_every_thread(void)
 	sys1(NR_pipe, ready);
 	if (!(pid = sys0(NR_fork))) {
 		ready_count = stop_word = 0;
-		mask(SIG_BLOCK, 1UL << (SIGTERM - 1));
+		setmask(SIG_BLOCK, BIT(SIGTERM), 0);
 		spawn(&t1, blocker, 0);
 		spawn(&t3, blocker, 0);
 		spawn(&t2, term_taker, 0);
@@ -202,15 +183,8 @@ static void test_fatal_ends_every_thread(void)
 
 int main(int argc, char **argv, char **envp)
 {
-	struct {
-		void *handler;
-		unsigned long flags;
-		void (*restorer)(void);
-		unsigned long mask;
-	} act = { on_usr1, SA_RESTORER, restore_rt, 0 };
-
-	sys4(NR_rt_sigaction, SIGUSR1, &act, 0, 8);
-	mask(SIG_BLOCK, USR1); /* every thread spawned from here inherits it */
+	sigact(SIGUSR1, on_usr1, 0, 0);
+	setmask(SIG_BLOCK, USR1, 0); /* every thread spawned from here inherits it */
 	test_kill_reaches_the_one_thread();
 	test_pending_until_unblocked();
 	test_tgkill_is_the_threads();

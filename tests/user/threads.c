@@ -3,26 +3,13 @@
  * one check a line and "PASS n/m" at the end (tests/integration/test_threads.py runs it). With
  * "trace" it only starts two threads that each wait on a futex and lets the trace show them.
  */
-#include "ulib.h"
+#include "usignal.h"
 #include "uthread.h"
-
-enum {
-	NR_rt_sigreturn = 15,
-	NR_kill = 62,
-	NR_tgkill = 234,
-};
 
 #define FUTEX_CMP_REQUEUE 4
 #define FUTEX_WAIT_BITSET 9
 #define FUTEX_CLOCK_REALTIME 256
 #define ARCH_GET_FS 0x1003
-#define SIGKILL 9
-#define SIGUSR1 10
-#define SIGPIPE 13
-#define SIG_BLOCK 0
-#define SA_SIGINFO 4
-#define SA_RESTORER 0x04000000
-#define WNOHANG 1
 #define EPERM 1
 #define ESRCH 3
 #define EBADF 9
@@ -158,9 +145,6 @@ static void on_usr1(int sig)
 	handler_tid = sys0(NR_gettid);
 }
 
-void restore_rt(void);
-__asm__(".globl restore_rt\nrestore_rt:\n\tmov $15, %eax\n\tsyscall\n\thlt\n");
-
 static int park_flag;
 
 static int park(void *arg)
@@ -178,17 +162,11 @@ static void unpark(void)
 
 static void test_signals(void)
 {
-	struct {
-		void *handler;
-		unsigned long flags;
-		void (*restorer)(void);
-		unsigned long mask;
-	} act = { on_usr1, SA_RESTORER, restore_rt, 0 };
-	unsigned long block = 1UL << (SIGUSR1 - 1), old;
+	unsigned long old;
 	long tid;
 
 	park_flag = 0;
-	sys4(NR_rt_sigaction, SIGUSR1, &act, 0, 8);
+	sigact(SIGUSR1, on_usr1, 0, 0);
 	tid = spawn(&t1, park, 0);
 	handler_tid = 0;
 	check("tgkill to the thread", sys3(NR_tgkill, sys0(NR_getpid), tid, SIGUSR1), 0);
@@ -196,13 +174,13 @@ static void test_signals(void)
 		sleep_ms(5);
 	check("its handler ran in that thread", handler_tid, tid);
 	/* Blocked here, so the process's signal must go to the thread. */
-	sys4(NR_rt_sigprocmask, SIG_BLOCK, &block, &old, 8);
+	setmask(SIG_BLOCK, BIT(SIGUSR1), &old);
 	handler_tid = 0;
 	check("kill to the process", sys2(NR_kill, sys0(NR_getpid), SIGUSR1), 0);
 	for (int i = 0; i < 200 && !handler_tid; i++)
 		sleep_ms(5);
 	check("a thread that does not block it took it", handler_tid, tid);
-	sys4(NR_rt_sigprocmask, 2 /* SIG_SETMASK */, &old, 0, 8);
+	setmask(SIG_SETMASK, old, 0);
 	unpark();
 	join(&t1);
 }
@@ -246,16 +224,9 @@ static int blocked_read(void *arg)
  */
 static void test_close_under_read(void)
 {
-	struct {
-		void *handler;
-		unsigned long flags;
-		void (*restorer)(void);
-		unsigned long mask;
-	} ign = { (void *)1 /* SIG_IGN */, SA_RESTORER, restore_rt, 0 }, dfl = ign;
 	long tid;
 	int i;
 
-	dfl.handler = 0;
 	sys1(NR_pipe, blocked_pipe);
 	blocked_ret = -1;
 	tid = spawn(&t1, blocked_read, 0);
@@ -278,10 +249,10 @@ static void test_close_under_read(void)
 	join(&t1);
 	check("the blocked read completed with the bytes", blocked_ret, 5);
 	check("...which are the writer's", memcmp_prefix(blocked_buf, "hello"), 0);
-	sys4(NR_rt_sigaction, SIGPIPE, &ign, 0, 8);
+	sigact(SIGPIPE, SIG_IGN, 0, 0);
 	check("once the read let it go, the read end is released", sys3(NR_write, blocked_pipe[1], "x", 1),
 	      -EPIPE);
-	sys4(NR_rt_sigaction, SIGPIPE, &dfl, 0, 8);
+	sigact(SIGPIPE, SIG_DFL, 0, 0);
 	sys1(NR_close, blocked_pipe[1]);
 }
 

@@ -54,16 +54,20 @@ bool do_page_fault(struct pt_regs *regs, unsigned long error_code)
 		perf_sw_page_fault(regs);
 	if (user_mode(regs)) {
 		local_irq_enable();
-		if (mm && addr < TASK_SIZE_MAX && !handle_mm_fault(mm, addr, error_code))
+		if (mm && addr < TASK_SIZE_MAX && !handle_mm_fault(mm, addr, error_code)) {
+			current->times.min_flt++;
 			return true;
+		}
 		bad_area(regs, error_code, addr);
 		return true;
 	}
 	if (addr >= TASK_SIZE_MAX || !search_exception_tables(regs->ip))
 		return false;
 	/* A uaccess helper: a user page not made yet is made; otherwise -EFAULT by the fixup. */
-	if (mm && !handle_mm_fault(mm, addr, error_code))
+	if (mm && !handle_mm_fault(mm, addr, error_code)) {
+		current->times.min_flt++;
 		return true;
+	}
 	return fixup_exception(regs);
 }
 
