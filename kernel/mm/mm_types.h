@@ -50,6 +50,7 @@ struct mm_struct {
 	unsigned long arg_start, arg_end, env_start, env_end;
 	unsigned long rss;	   /* user pages present, for /proc and the leak checks */
 	char exe[64];		   /* the executable's basename, for the segfault report */
+	char exe_path[128];	   /* the file exe_inode is, absolute: sym-userobj prints it */
 	unsigned long uprobes_xol; /* the uprobes XOL page (kernel/events/uprobes.h), or 0 */
 	/* The executable's inode, held (Linux's exe_file) so that no other file's inode can take
 	 * its address while the areas' vm_inode still name it. */
