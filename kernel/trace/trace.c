@@ -377,9 +377,10 @@ int buffer_size_set(struct trace_array *tr, unsigned long kb)
 {
 	int err = ring_buffer_resize(&tr->buffer, kb, -1);
 
-	/* The max buffer keeps the live one's size, so the two can always be swapped. */
-	if (!err)
-		err = tracing_resize_max_buffer(tr, kb, -1);
+	/* The max buffer keeps the live one's size, so the two can always be swapped: if it cannot
+	 * follow (no memory, or `cat snapshot` reading it), the live one goes back. */
+	if (!err && (err = tracing_resize_max_buffer(tr, kb, -1)))
+		ring_buffer_resize(&tr->buffer, tr->buffer_kb, -1);
 	if (!err)
 		tr->buffer_kb = kb;
 	return err;

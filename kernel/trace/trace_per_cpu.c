@@ -106,14 +106,15 @@ static int cpu_trace_pipe_raw_show(struct seq_file *m, struct fnode *f)
 static int cpu_buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct trace_array *tr = trace_array_of(f);
-	unsigned long kb;
+	unsigned long kb, was = tr->buffer.cpu[trace_file_cpu(f)].nr_pages * (PAGE_SIZE / 1024);
 	int err;
 
 	if (fs_write_ulong(buf, len, 8, 16384, &kb))
 		return -EINVAL;
 	err = ring_buffer_resize(&tr->buffer, kb, trace_file_cpu(f));
-	if (!err)
-		err = tracing_resize_max_buffer(tr, kb, trace_file_cpu(f));
+	/* As buffer_size_set(): the max buffer could not follow, the live one goes back. */
+	if (!err && (err = tracing_resize_max_buffer(tr, kb, trace_file_cpu(f))))
+		ring_buffer_resize(&tr->buffer, was, trace_file_cpu(f));
 	if (!err && tr->buffer.nr_pages > 0)
 		tr->buffer_kb = kb; /* every CPU the same size again: the top-level file's number */
 	return err;
