@@ -392,7 +392,8 @@ static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsig
 
 	if (fs_write_ulong(buf, len, 8, 16384, &kb))
 		return -EINVAL;
-	return buffer_size_set(trace_array_of(f), kb);
+	/* Linux's tracing_entries_write() says ENOMEM of any refused resize, EBUSY under a reader too */
+	return buffer_size_set(trace_array_of(f), kb) ? -ENOMEM : 0;
 }
 
 /* Linux's name: the print event's ip names it, and trace-cmd prints that name for the line. */

@@ -117,7 +117,7 @@ static int cpu_buffer_size_write(struct fnode *f, const char *buf, size_t len, u
 		ring_buffer_resize(&tr->buffer, was, trace_file_cpu(f));
 	if (!err && tr->buffer.nr_pages > 0)
 		tr->buffer_kb = kb; /* every CPU the same size again: the top-level file's number */
-	return err;
+	return err ? -ENOMEM : 0;   /* as buffer_size_write() */
 }
 
 static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)

@@ -1,11 +1,12 @@
 /* resize_read: `trace` and trace_pipe read by one process while another resizes the buffer and
- * empties it (Linux's own rules: a resize is refused with EBUSY while a read of `trace` is in the
- * pages, `echo > trace` always goes ahead), as the serial shell, one command at a time, cannot.
+ * empties it (Linux 6.1's own rules: a resize is refused while a read of `trace` is in the pages,
+ * and the write fails with ENOMEM, what Linux's buffer_size_kb says of any refused resize;
+ * `echo > trace` always goes ahead), as the serial shell, one command at a time, cannot.
  *
  *   resize_read ROUNDS     the child reads `trace` then 16 KiB of trace_pipe, ROUNDS times, and
  *                          checks every line whole: a header, a LOST line, or the function
  *                          tracer's "comm-pid [cpu] flags time: compute_* <-parent"; the parent,
- *                          meanwhile, writes 8, 16, 12, 32 to buffer_size_kb (0 or EBUSY) and
+ *                          meanwhile, writes 8, 16, 12, 32 to buffer_size_kb (0 or ENOMEM) and
  *                          opens `trace` with O_TRUNC, until the child is done; then 64, which
  *                          nothing refuses any more
  *
@@ -17,7 +18,7 @@
 #define O_WRONLY 1
 #define O_TRUNC 0x200
 #define O_NONBLOCK 0x800
-#define EBUSY 16
+#define ENOMEM 12
 #define EAGAIN 11
 
 static long lines, bad;
@@ -146,8 +147,8 @@ int main(int argc, char **argv, char **envp)
 		long r = write_file(T "buffer_size_kb", sizes[i % 4], 0);
 
 		done += r == 0;
-		busy += r == -EBUSY;
-		if (r != 0 && r != -EBUSY && !other++) {
+		busy += r == -ENOMEM;
+		if (r != 0 && r != -ENOMEM && !other++) {
 			put_str("resize: error ");
 			put_num(r);
 			put_str("\n");
@@ -156,13 +157,13 @@ int main(int argc, char **argv, char **envp)
 	}
 	put_str("resized ");
 	put_num(done);
-	put_str(", refused busy ");
+	put_str(", refused ");
 	put_num(busy);
 	put_str(", emptied ");
 	put_num(emptied);
 	put_str("\n");
 	check("the reader's lines all whole", status, 0);
-	check("each resize done or refused with EBUSY", other, 0);
+	check("each resize done or refused with ENOMEM", other, 0);
 	check("each echo > trace done", emptied > 0, 1);
 	check("a resize with no reader done", write_file(T "buffer_size_kb", "64", 0), 0);
 	long fd = sys3(NR_open, T "buffer_size_kb", 0, 0);
