@@ -11,6 +11,7 @@
 #include "kernel/kprobes.h"
 #include "kernel/irq_work.h"
 #include "kernel/kallsyms.h"
+#include "kernel/ptr_key.h"
 #include "kernel/livepatch/livepatch.h"
 #include "kernel/mm/mm.h"
 #include "kernel/multiboot.h"
@@ -88,6 +89,7 @@ void kmain(u32 magic, unsigned long info_pa)
 	idt_init();
 	syscall_init();
 	mm_init();
+	ptr_key_init(); /* before anything is traced: trace_printk's %p is hashed when recorded */
 	populate_rootfs();
 	sched_init_cpu(0);
 	acpi_init();

@@ -23,4 +23,11 @@ int bstr_printf(char *buf, size_t size, const char *fmt, const u32 *bin_buf);
  */
 extern int (*vsprintf_symbol_hook)(char *buf, size_t size, unsigned long addr, bool with_offset);
 
+/*
+ * How a plain %p hides the address, as Linux's does: once the kernel sets this (kernel/ptr_key.c)
+ * %p prints the hook's id of the address, 16 hex digits without 0x (NULL and error values as they
+ * are); %px prints the address. Unset (the host's tests, the first steps of the boot), %p is %px.
+ */
+extern unsigned long (*vsprintf_ptr_id_hook)(unsigned long addr);
+
 #endif

@@ -4,6 +4,7 @@
 #include "lib/ctype.h"
 
 int (*vsprintf_symbol_hook)(char *buf, size_t size, unsigned long addr, bool with_offset);
+unsigned long (*vsprintf_ptr_id_hook)(unsigned long addr);
 
 enum { LEFT = 1, ZEROPAD = 2, PLUS = 4, SPACE = 8, ALT = 16, UPPER = 32 };
 enum length { LEN_INT, LEN_HH, LEN_H, LEN_L, LEN_LL, LEN_Z, LEN_T };
@@ -119,12 +120,28 @@ static int hex_address(char *buf, unsigned long addr)
 	return 18;
 }
 
+/* Linux's %p once the kernel has its key: 16 digits without 0x, of the id (NULL and error values,
+ * which are not addresses, as they are). */
+static int pointer_id(char *buf, unsigned long addr)
+{
+	unsigned long v = !addr || addr >= -4095UL ? addr : vsprintf_ptr_id_hook(addr);
+
+	for (int i = 0; i < 16; i++)
+		buf[i] = "0123456789abcdef"[(v >> (60 - 4 * i)) & 0xf];
+	buf[16] = '\0';
+	return 16;
+}
+
 /* %p, %px, %pS and %ps (ext is the character after 'p'); returns 1 if ext was part of it. */
 static int pointer(struct out *o, const struct spec *sp, unsigned long addr, char ext)
 {
 	char text[128];
 	int n = 0;
 
+	if (ext != 'S' && ext != 's' && ext != 'x' && vsprintf_ptr_id_hook) {
+		field(o, sp, text, pointer_id(text, addr));
+		return 0;
+	}
 	if ((ext == 'S' || ext == 's') && vsprintf_symbol_hook)
 		n = vsprintf_symbol_hook(text, sizeof(text), addr, ext == 'S');
 	if (n >= (int)sizeof(text))

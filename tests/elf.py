@@ -26,3 +26,15 @@ def elf_symbol_offset(path, name):
         if p_type == 1 and p_vaddr <= vaddr < p_vaddr + p_filesz:
             return vaddr - p_vaddr + p_offset, vaddr
     raise AssertionError("no PT_LOAD maps " + name)
+
+
+def elf_mapping_start(path, vaddr):
+    """Where the area mapping vaddr begins, as exec maps a PT_LOAD: its p_vaddr rounded down to a page."""
+    data = open(path, "rb").read()
+    phoff = struct.unpack_from("<Q", data, 0x20)[0]
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        p_type, _, _, p_vaddr, _, _, p_memsz = struct.unpack_from("<IIQQQQQ", data, phoff + i * phentsize)
+        if p_type == 1 and p_vaddr <= vaddr < p_vaddr + p_memsz:
+            return p_vaddr & ~0xfff
+    raise AssertionError("no PT_LOAD maps %#x" % vaddr)

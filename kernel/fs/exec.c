@@ -441,6 +441,8 @@ static int exec_binprm(struct linux_binprm *b, struct pt_regs *regs)
 		return -ENOMEM;
 	ramfs_lock(); /* the file's bytes hold still while they are read in */
 	err = load_binary(b);
+	if (!err) /* the file itself, symlinks followed: what Linux's d_path() of vm_file gives */
+		fs_path(n, b->mm->exe_path, sizeof(b->mm->exe_path));
 	ramfs_unlock();
 	kfree(b->phdrs);
 	/* The last point where the exec can fail: the other threads go first, and a thread that is

@@ -18,6 +18,7 @@ struct seq_file {
 	size_t size, count;
 	void (*flush)(struct seq_file *m); /* NULL: keep what fits, note the overflow */
 	bool overflow;
+	bool show_ptrs; /* tracing's hash-ptr off: an event's %p shows the address */
 };
 
 void seq_write(struct seq_file *m, const char *s, size_t len);

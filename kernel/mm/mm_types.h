@@ -52,6 +52,7 @@ struct mm_struct {
 	unsigned long rss;	   /* user pages present, for /proc and the leak checks */
 	unsigned long total_vm;	   /* pages of all its areas (Linux's), for /proc/<pid>/stat */
 	char exe[64];		   /* the executable's basename, for the segfault report */
+	char exe_path[128];	   /* the file exe_inode is, absolute: sym-userobj prints it */
 	unsigned long uprobes_xol; /* the uprobes XOL page (kernel/events/uprobes.h), or 0 */
 	/* The executable's inode, held (Linux's exe_file) so that no other file's inode can take
 	 * its address while the areas' vm_inode still name it. */

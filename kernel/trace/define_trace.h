@@ -117,7 +117,7 @@
 		const struct trace_event_raw_##cls *field = (const void *)ent;                \
 		struct trace_print_tmp __tmp = { .len = 0 }, *p = &__tmp;                     \
 		(void)field, (void)p;                                                         \
-		seq_printf(m, print);                                                         \
+		trace_event_printf(m, print);                                                 \
 	}
 #include TRACE_INCLUDE_FILE
 

@@ -81,6 +81,7 @@ int ring_buffer_alloc(struct trace_buffer *b, unsigned long kb_per_cpu)
 	int n = MAX(2UL, kb_per_cpu * 1024 / PAGE_SIZE);
 
 	memset(b, 0, sizeof(*b));
+	spin_lock_init(&b->reader_lock);
 	b->nr_pages = n;
 	b->clock = &trace_clocks[TRACE_CLOCK_LOCAL];
 	b->time_start = ring_buffer_time_stamp(b);
@@ -147,24 +148,33 @@ void ring_buffer_record_release(struct trace_buffer *b)
 	rb_writers_on(b, RB_RECORD_HOLD);
 }
 
-/* Empties one CPU's pages; its writer must be held off (ring_buffer_record_off). */
+/* Empties one CPU's pages; its writer must be held off (ring_buffer_record_off). Between two
+ * steps of a consumer, never in one (reader_lock); a `trace` read sees the new lives. */
 void ring_buffer_reset_cpu(struct trace_buffer *b, int cpu)
 {
+	unsigned long flags = spin_lock_irqsave(&b->reader_lock);
+
 	reset_cpu(&b->cpu[cpu]);
+	spin_unlock_irqrestore(&b->reader_lock, flags);
 }
 
 void ring_buffer_reset(struct trace_buffer *b)
 {
+	unsigned long flags = spin_lock_irqsave(&b->reader_lock);
+
 	ring_buffer_record_off(b);
 	for (int c = 0; c < NR_CPUS; c++)
 		if (b->cpu[c].pages)
 			reset_cpu(&b->cpu[c]);
 	b->time_start = ring_buffer_time_stamp(b);
 	ring_buffer_record_on(b);
+	spin_unlock_irqrestore(&b->reader_lock, flags);
 }
 
 void ring_buffer_set_clock(struct trace_buffer *b, const struct trace_clock *clock)
 {
+	unsigned long flags = spin_lock_irqsave(&b->reader_lock);
+
 	ring_buffer_record_off(b);
 	b->clock = clock;
 	for (int c = 0; c < NR_CPUS; c++) {
@@ -174,6 +184,7 @@ void ring_buffer_set_clock(struct trace_buffer *b, const struct trace_clock *clo
 	}
 	b->time_start = ring_buffer_time_stamp(b);
 	ring_buffer_record_on(b);
+	spin_unlock_irqrestore(&b->reader_lock, flags);
 }
 
 void ring_buffer_change_overwrite(struct trace_buffer *b, bool on)
@@ -485,7 +496,9 @@ bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, voi
 		void *data;
 		u64 w;
 
-		if ((it->cb != cb || it->lapped || it->seq != page_seq(&cb->pages[it->page])) &&
+		/* A resize since the last step may have taken its slot away or put another page in. */
+		if ((it->cb != cb || it->lapped || it->page >= cb->nr_pages ||
+		     it->seq != page_seq(&cb->pages[it->page])) &&
 		    !rb_reader_place(it, cb))
 			continue;
 		data = rb_iter_peek_raw(it, len, ts);
@@ -609,6 +622,8 @@ u32 ring_buffer_peek_page(struct ring_buffer_per_cpu *cb, void *out, struct rb_p
 /* Marks what ring_buffer_peek_page() copied as read, as trace_pipe does for one event. */
 void ring_buffer_consume_page(struct ring_buffer_per_cpu *cb, const struct rb_page_pos *pos)
 {
+	if (pos->page >= cb->nr_pages || page_seq(&cb->pages[pos->page]) != pos->seq)
+		return; /* a reset since the copy: those events are gone already */
 	__atomic_add_fetch(&cb->pages[pos->page].seq_read, pos->events, __ATOMIC_SEQ_CST);
 	cb->reader_page = pos->page;
 	cb->reader_seq = pos->seq;

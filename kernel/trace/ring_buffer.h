@@ -8,6 +8,7 @@
 #include "kernel/trace/trace_clock.h"
 #include "kernel/irq_work.h"
 #include "kernel/sched/wait.h"
+#include "kernel/spinlock.h"
 
 /*
  * Layout kept close to Linux's, so a dump can become a trace.dat by copying:
@@ -125,6 +126,15 @@ struct trace_buffer {
 	struct ring_buffer_per_cpu cpu[NR_CPUS];
 	struct rb_irq_work wait[NR_CPUS];
 	struct wait_queue_head all_waiters; /* readers of every CPU's data (trace_pipe) */
+	/*
+	 * The readers' side of a resize and a reset (ring_buffer_iter.c). readers counts those that
+	 * keep a place in the pages over a whole read (`trace`'s iterators): a resize is refused
+	 * (-EBUSY) while there is one, as Linux's is while resize_disabled is held. reader_lock
+	 * keeps a resize or a reset and one consumer's step (trace_pipe's event, trace_pipe_raw's
+	 * page) apart, as Linux's reader_lock does.
+	 */
+	int readers;
+	spinlock_t reader_lock;
 };
 
 /* A write in progress: the payload to fill, and what the commit needs. Nobody takes its address
@@ -309,6 +319,10 @@ void rb_iter_start(struct rb_iter *it, struct ring_buffer_per_cpu *cb);
 /* The same, for a reader that races the writers: events are copied into copy and handed out only
  * if their page was not recycled meanwhile; stop is the buffer's clock when the read began. */
 void rb_iter_start_copy(struct rb_iter *it, struct ring_buffer_per_cpu *cb, void *copy, u64 stop);
+/* A read of b's pages from beginning to end begins and ends (Linux's ring_buffer_read_prepare()
+ * and ring_buffer_read_finish()): b cannot be resized in between. */
+void ring_buffer_read_prepare(struct trace_buffer *b);
+void ring_buffer_read_finish(struct trace_buffer *b);
 /* Next data event (payload, its length, its time); NULL at the end, or if lapped. */
 void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts);
 /* rb_iter_peek() in place, without the copy's checks (ring_buffer.c). */

@@ -10,9 +10,31 @@
  *
  * A restart never hands out an event older than the last one shown (shown_ts): within a CPU,
  * `trace`'s time never goes back.
+ *
+ * Beside a resize and a reset: a whole read is counted in b->readers (ring_buffer_read_prepare()),
+ * so a resize, which moves the page descriptors and frees pages, is refused until it ends, as
+ * Linux's is. A reset (`echo > trace`) goes ahead, as in Linux: it gives every page a new life,
+ * so the copy being made fails its check and the iterator starts again on the emptied ring,
+ * where everything is newer than the read's start: the read ends there.
  */
 #include "kernel/trace/ring_buffer.h"
 #include "lib/string.h"
+
+void ring_buffer_read_prepare(struct trace_buffer *b)
+{
+	unsigned long flags = spin_lock_irqsave(&b->reader_lock);
+
+	b->readers++;
+	spin_unlock_irqrestore(&b->reader_lock, flags);
+}
+
+void ring_buffer_read_finish(struct trace_buffer *b)
+{
+	unsigned long flags = spin_lock_irqsave(&b->reader_lock);
+
+	b->readers--;
+	spin_unlock_irqrestore(&b->reader_lock, flags);
+}
 
 void rb_iter_start_copy(struct rb_iter *it, struct ring_buffer_per_cpu *cb, void *copy, u64 stop)
 {

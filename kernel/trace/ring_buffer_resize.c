@@ -7,6 +7,12 @@
  * Only descriptors move; a page's data, its life and its read count go with it, so a reader's
  * mark on a kept page still holds. Pages that no longer fit are the oldest: their unread events
  * are counted as overrun, as if the writer had gone over them.
+ *
+ * Readers: refused (-EBUSY, nothing changed) while a `trace` read is in the pages
+ * (b->readers, Linux's resize_disabled); done under b->reader_lock, so a consumer's step
+ * (trace_pipe, trace_pipe_raw) sees the ring before or after, never half moved. A consumer's
+ * iterator kept between steps may then name a slot that is gone or holds another page: the
+ * page's life tells (ring_buffer_consume()).
  */
 #include "kernel/trace/ring_buffer.h"
 #include "kernel/mm/mm.h"
@@ -113,19 +119,31 @@ static void rb_update_nr_pages(struct trace_buffer *b)
 	b->nr_pages = n;
 }
 
+static void rb_resize_drop_all(struct trace_buffer *b, struct rb_resize *r, int upto)
+{
+	for (int c = 0; c < upto; c++)
+		if (r[c].pages)
+			rb_resize_drop(&r[c], b->cpu[c].nr_pages);
+}
+
 int ring_buffer_resize(struct trace_buffer *b, unsigned long kb, int cpu)
 {
 	struct rb_resize r[NR_CPUS] = { 0 };
 	int n = kb_to_pages(kb), c, err = 0;
+	unsigned long flags;
 
 	for (c = 0; c < NR_CPUS && !err; c++)
 		if ((cpu < 0 || c == cpu) && b->cpu[c].pages)
 			err = rb_resize_prepare(&b->cpu[c], n, &r[c]);
 	if (err) {
-		while (--c >= 0)
-			if (r[c].pages)
-				rb_resize_drop(&r[c], b->cpu[c].nr_pages);
+		rb_resize_drop_all(b, r, c);
 		return err;
+	}
+	flags = spin_lock_irqsave(&b->reader_lock);
+	if (b->readers) {
+		spin_unlock_irqrestore(&b->reader_lock, flags);
+		rb_resize_drop_all(b, r, NR_CPUS);
+		return -EBUSY;
 	}
 	ring_buffer_record_off(b);
 	for (c = 0; c < NR_CPUS; c++)
@@ -133,5 +151,6 @@ int ring_buffer_resize(struct trace_buffer *b, unsigned long kb, int cpu)
 			rb_resize_commit(&b->cpu[c], &r[c]);
 	rb_update_nr_pages(b);
 	ring_buffer_record_on(b);
+	spin_unlock_irqrestore(&b->reader_lock, flags);
 	return 0;
 }

@@ -377,9 +377,10 @@ int buffer_size_set(struct trace_array *tr, unsigned long kb)
 {
 	int err = ring_buffer_resize(&tr->buffer, kb, -1);
 
-	/* The max buffer keeps the live one's size, so the two can always be swapped. */
-	if (!err)
-		err = tracing_resize_max_buffer(tr, kb, -1);
+	/* The max buffer keeps the live one's size, so the two can always be swapped: if it cannot
+	 * follow (no memory, or `cat snapshot` reading it), the live one goes back. */
+	if (!err && (err = tracing_resize_max_buffer(tr, kb, -1)))
+		ring_buffer_resize(&tr->buffer, tr->buffer_kb, -1);
 	if (!err)
 		tr->buffer_kb = kb;
 	return err;
@@ -391,7 +392,8 @@ static int buffer_size_write(struct fnode *f, const char *buf, size_t len, unsig
 
 	if (fs_write_ulong(buf, len, 8, 16384, &kb))
 		return -EINVAL;
-	return buffer_size_set(trace_array_of(f), kb);
+	/* Linux's tracing_entries_write() says ENOMEM of any refused resize, EBUSY under a reader too */
+	return buffer_size_set(trace_array_of(f), kb) ? -ENOMEM : 0;
 }
 
 /* Linux's name: the print event's ip names it, and trace-cmd prints that name for the line. */

@@ -200,6 +200,8 @@ enum trace_option_bit {
 	TRACE_OPT_STOP_ON_FREE, /* disable_on_free: closing free_buffer also turns tracing off */
 	TRACE_OPT_BLOCK,	/* a poll of trace_pipe always says readable (trace_pipe_read.c) */
 	TRACE_OPT_PAUSE_ON_TRACE, /* reading `trace` holds the writers off (trace_output.c) */
+	TRACE_OPT_SYM_USEROBJ,	  /* userstacktrace's addresses as object[+offset] */
+	TRACE_OPT_HASH_PTR,	  /* an event's %p printed hashed (trace_hash_ptr.c) */
 	NR_TRACE_OPTS
 };
 /* Linux's defaults: these on, the rest off. */
@@ -208,7 +210,8 @@ enum trace_option_bit {
 	 (1UL << TRACE_OPT_PRINT_PARENT) | (1UL << TRACE_OPT_CONTEXT_INFO) |                       \
 	 (1UL << TRACE_OPT_RECORD_CMD) | (1UL << TRACE_OPT_IRQ_INFO) |                             \
 	 (1UL << TRACE_OPT_MARKERS) | (1UL << TRACE_OPT_FUNCTION_TRACE) |                          \
-	 (1UL << TRACE_OPT_PRINTK) | (1UL << TRACE_OPT_ANNOTATE) | (1UL << TRACE_OPT_OVERWRITE))
+	 (1UL << TRACE_OPT_PRINTK) | (1UL << TRACE_OPT_ANNOTATE) | (1UL << TRACE_OPT_OVERWRITE) |  \
+	 (1UL << TRACE_OPT_HASH_PTR))
 /* trace_options and options/ in an array's directory (trace_options.c); 0 or -ENOMEM. */
 int trace_options_create(struct fnode *dir);
 /* trace_clock and timestamp_mode in dir (trace_clock.c); tracing_set_clock() is the write. */
@@ -269,6 +272,7 @@ struct trace_array {
 	int event_notrace_pids[32]; /* set_event_notrace_pid of an instance */
 	int nr_event_notrace_pids;
 	int nr_event_pids;
+	struct trace_err_log *err_log; /* an instance's error_log, NULL until its first error */
 };
 
 extern struct trace_array global_trace;

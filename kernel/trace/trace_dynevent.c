@@ -83,7 +83,7 @@ void dyn_event_log_err(const char *loc, const struct probe_log *log)
 	if (log->err == TP_ERR_NONE)
 		return;
 	probe_log_command(log, cmd, sizeof(cmd));
-	tracing_log_err(loc, cmd, probe_err_text(log->err), probe_log_pos(log));
+	tracing_log_err(NULL, loc, cmd, probe_err_text(log->err), probe_log_pos(log));
 }
 
 int dyn_event_release(int argc, const char **argv, const struct dyn_event_operations *type)

@@ -167,8 +167,8 @@ static int parse_filter(struct trace_eprobe *ep, int argc, const char **argv, st
 		pos += snprintf(ep->filter_str + pos, len - pos, i ? " %s" : "%s", argv[i]);
 	err = filter_compile(ep->event->fields, ep->event->nr_fields, ep->filter_str, &f, &pe);
 	if (err == -EINVAL)
-		tracing_log_err("event filter parse error", ep->filter_str, filter_err_text(pe.err),
-				pe.pos);
+		tracing_log_err(NULL, "event filter parse error", ep->filter_str,
+				filter_err_text(pe.err), pe.pos);
 	if (f)
 		filter_free(f);
 	return err;

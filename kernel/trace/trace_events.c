@@ -378,7 +378,7 @@ static void output_printk(const struct trace_entry *ent)
 	char buf[512];
 	struct seq_file m = { .buf = buf, .size = sizeof(buf) - 1 };
 
-	trace_event_print_inline(&m, ent);
+	trace_event_print_inline(&m, &global_trace, ent);
 	buf[m.count] = '\0';
 	printk("%s\n", buf);
 }
@@ -489,15 +489,20 @@ bool trace_event_print(struct seq_file *m, struct trace_iterator *it)
 	}
 	if (!call->print_whole_line)
 		seq_printf(m, "%s: ", call->name);
+	m->show_ptrs = trace_show_ptrs(it->tr);
 	call->print(m, it->ent);
+	m->show_ptrs = false;
 	return true;
 }
 
-bool trace_event_print_inline(struct seq_file *m, const struct trace_entry *ent)
+bool trace_event_print_inline(struct seq_file *m, struct trace_array *tr,
+			      const struct trace_entry *ent)
 {
 	struct trace_event_call *call = trace_event_by_id(ent->type);
 	char buf[512];
-	struct seq_file line = { .buf = buf, .size = sizeof(buf) };
+	struct seq_file line = { .buf = buf,
+				 .size = sizeof(buf),
+				 .show_ptrs = trace_show_ptrs(tr) };
 
 	if (!call)
 		return false;

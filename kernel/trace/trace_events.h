@@ -242,14 +242,22 @@ void event_trigger_probe_remove(struct trace_event_call *call, void *data);
 
 /* The line an event prints in trace / trace_pipe, after the context columns. */
 bool trace_event_print(struct seq_file *m, struct trace_iterator *it);
-/* "name: fields" alone, no newline: for a tracer that frames events its own way (function_graph
- * prints them as C comments). False if ent is not a trace event. */
-bool trace_event_print_inline(struct seq_file *m, const struct trace_entry *ent);
-/* Linux's error_log (kernel/trace/trace_error_log.c): the file in top, 0 or -ENOMEM; its
- * removal, for an init that unwinds. */
-void tracing_log_err(const char *loc, const char *cmd, const char *err_text, int pos);
+/* An event's text after "name: ", its %p as m->show_ptrs says (trace_hash_ptr.c); true when
+ * tr (NULL: the global array) has hash-ptr off, so %p shows the address. */
+void trace_event_printf(struct seq_file *m, const char *fmt, ...) __printf(2, 3);
+bool trace_show_ptrs(struct trace_array *tr);
+/* "name: fields" alone, no newline, as tr's options say: for a tracer that frames events its own
+ * way (function_graph prints them as C comments). False if ent is not a trace event. */
+bool trace_event_print_inline(struct seq_file *m, struct trace_array *tr,
+			      const struct trace_entry *ent);
+/* Linux's error_log (kernel/trace/trace_error_log.c): an error into tr's log (NULL: the top
+ * one's); the file in an array's directory, 0 or -ENOMEM; its removal, for an init that unwinds;
+ * an instance's log freed with it. */
+void tracing_log_err(struct trace_array *tr, const char *loc, const char *cmd, const char *err_text,
+		     int pos);
 int trace_error_log_init(struct fnode *top);
 void trace_error_log_remove(struct fnode *top);
+void trace_error_log_free(struct trace_array *tr);
 
 /* tp_printk, /proc/sys/kernel/tracepoint_printk: recorded events printed on the console too
  * (trace_boot.c). */

@@ -91,8 +91,8 @@ int apply_event_filter(struct trace_event_file *file, const char *text, bool log
 	err = filter_compile(call->fields, call->nr_fields, text, &filter, &pe);
 	if (err) {
 		if (log && err == -EINVAL) {
-			tracing_log_err("event filter parse error", text, filter_err_text(pe.err),
-					pe.pos);
+			tracing_log_err(file->tr, "event filter parse error", text,
+					filter_err_text(pe.err), pe.pos);
 			event_refuse_filter(file, text, &pe);
 		}
 		return err;

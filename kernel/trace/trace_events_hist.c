@@ -58,12 +58,13 @@ int hist_trigger_parse_cmd(struct trace_event_file *file, char *spec, char *cond
 	return 0;
 }
 
-static void hist_log_err(struct trace_event_call *call, const char *cmd, enum hist_err err, int pos)
+static void hist_log_err(struct trace_event_file *file, const char *cmd, enum hist_err err, int pos)
 {
+	struct trace_event_call *call = file->event_call;
 	char loc[48];
 
 	snprintf(loc, sizeof(loc), "hist:%s:%s", call->system, call->name);
-	tracing_log_err(loc, cmd, hist_err_text(err), pos);
+	tracing_log_err(file->tr, loc, cmd, hist_err_text(err), pos);
 }
 
 /* --- values at event time -------------------------------------------------------------------- */
@@ -360,7 +361,7 @@ int hist_trigger_register(struct trace_event_file *file, struct event_trigger_da
 	if (p->cond) {
 		err = filter_compile(call->fields, call->nr_fields, p->cond, &d->filter, &pe);
 		if (err == -EINVAL)
-			tracing_log_err("event filter parse error", p->cond,
+			tracing_log_err(file->tr, "event filter parse error", p->cond,
 					filter_err_text(pe.err), pe.pos);
 		if (err)
 			goto out;
@@ -402,7 +403,7 @@ int hist_trigger_register(struct trace_event_file *file, struct event_trigger_da
 	goto out;
 log:
 	if (ctx.err)
-		hist_log_err(call, p->cmd, ctx.err, ctx.err_pos);
+		hist_log_err(file, p->cmd, ctx.err, ctx.err_pos);
 out:
 	kfree(p);
 	d->pending = NULL;

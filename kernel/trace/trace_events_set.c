@@ -157,7 +157,7 @@ static int system_filter_write(struct fnode *f, const char *buf, size_t len, uns
 		if (!clear && in_system(*pp, system))
 			err = filter_compile((*pp)->fields, (*pp)->nr_fields, text, &next[i], &pe);
 		if (err == -EINVAL)
-			tracing_log_err("event filter parse error", text,
+			tracing_log_err(trace_array_of(f), "event filter parse error", text,
 					filter_err_text(FILT_ERR_BAD_SUBSYS_FILTER), 0);
 		if (err)
 			goto out;

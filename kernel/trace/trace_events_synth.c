@@ -43,7 +43,7 @@ static void synth_err(const char *cmd, enum synth_err err, const char *at)
 {
 	const char *found = at ? strstr(cmd, at) : NULL;
 
-	tracing_log_err("synthetic_events", cmd, synth_err_text(err),
+	tracing_log_err(NULL, "synthetic_events", cmd, synth_err_text(err),
 			found ? (int)(found - cmd) : 0);
 }
 

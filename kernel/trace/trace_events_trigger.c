@@ -216,8 +216,8 @@ static int trigger_parse(struct trace_event_file *file, char *text, struct event
 	if (!err && cond && !*remove) { /* Linux removes by command: a condition is ignored */
 		err = filter_compile(call->fields, call->nr_fields, cond, &d->filter, &pe);
 		if (err == -EINVAL)
-			tracing_log_err("event filter parse error", cond, filter_err_text(pe.err),
-					pe.pos);
+			tracing_log_err(file->tr, "event filter parse error", cond,
+					filter_err_text(pe.err), pe.pos);
 	}
 	if (err) {
 		kfree(d);

@@ -413,7 +413,7 @@ static bool print_graph_comment(struct seq_file *m, struct trace_iterator *it,
 				seq_printf(m, "\n => 0x%lx", st->caller[i]);
 		}
 	} else {
-		trace_event_print_inline(m, it->ent);
+		trace_event_print_inline(m, it->tr, it->ent);
 	}
 	seq_puts(m, " */\n");
 	return true;

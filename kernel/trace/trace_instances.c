@@ -45,6 +45,7 @@ static void instance_free(struct trace_array *tr)
 		kfree(tr->ops);
 	}
 	free_snapshot(tr);
+	trace_error_log_free(tr);
 	ring_buffer_free(&tr->buffer);
 	if (trace_array_option(tr, TRACE_OPT_RECORD_TGID))
 		trace_tgid_option_changed(false); /* one recorder fewer */
@@ -56,7 +57,7 @@ static int instance_files(struct fnode *dir)
 {
 	if (trace_array_create_files(dir) || trace_per_cpu_create(dir) ||
 	    trace_snapshot_create_files(dir) || ftrace_create_instance_files(dir) ||
-	    trace_events_create_instance(dir))
+	    trace_events_create_instance(dir) || trace_error_log_init(dir))
 		return -ENOMEM;
 	return 0;
 }

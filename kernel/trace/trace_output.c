@@ -392,10 +392,11 @@ static u64 count_skipped(struct trace_buffer *b, int only_cpu)
 	return n;
 }
 
-/* What a read of `trace` holds: the copies' memory (NULL: paused) and the buffer held off. */
+/* What a read of `trace` holds: the copies' memory (NULL: paused), the buffer held off, and the
+ * buffer read, which cannot be resized meanwhile. */
 struct trace_read {
 	u8 *copies;
-	struct trace_buffer *held;
+	struct trace_buffer *held, *read;
 };
 
 /* The copies of one live read at a time: a read does not kmalloc, so it does not show up in a
@@ -429,6 +430,8 @@ static void trace_read_begin(struct trace_array *tr, struct trace_buffer *b, str
 			     struct trace_read *rd)
 {
 	rd->copies = NULL;
+	rd->read = b;
+	ring_buffer_read_prepare(b);
 	if (b == &tr->buffer && !trace_array_option(tr, TRACE_OPT_PAUSE_ON_TRACE))
 		rd->copies = trace_read_alloc();
 	rd->held = rd->copies ? tr->max_buffer : b;
@@ -448,6 +451,7 @@ static void trace_read_end(struct trace_read *rd)
 {
 	if (rd->held)
 		ring_buffer_record_on(rd->held);
+	ring_buffer_read_finish(rd->read);
 	trace_read_free(rd->copies);
 }
 

@@ -55,6 +55,16 @@ static int cpu_trace_pipe_show(struct seq_file *m, struct fnode *f)
  * written, can be handed out too (its commit says how much is valid). A page the output cannot
  * take (out of memory) stays in the buffer: the read is short, not lossy.
  */
+static u32 raw_peek_page(struct trace_buffer *b, struct ring_buffer_per_cpu *cb, void *page,
+			 struct rb_page_pos *pos)
+{
+	unsigned long flags = spin_lock_irqsave(&b->reader_lock);
+	u32 events = ring_buffer_peek_page(cb, page, pos);
+
+	spin_unlock_irqrestore(&b->reader_lock, flags);
+	return events;
+}
+
 int trace_pipe_raw_cpu(struct seq_file *m, struct trace_buffer *b, int cpu)
 {
 	struct ring_buffer_per_cpu *cb = &b->cpu[cpu];
@@ -66,8 +76,10 @@ int trace_pipe_raw_cpu(struct seq_file *m, struct trace_buffer *b, int cpu)
 	page = kmalloc(PAGE_SIZE);
 	if (!page)
 		return -ENOMEM;
+	/* A place kept while the console prints: no resize meanwhile; a reset between two pages. */
+	ring_buffer_read_prepare(b);
 	ring_buffer_record_off(b);
-	while (ring_buffer_peek_page(cb, page, &pos)) {
+	while (raw_peek_page(b, cb, page, &pos)) {
 		seq_write(m, page, PAGE_SIZE);
 		seq_flush(m);
 		if (m->overflow) {
@@ -77,6 +89,7 @@ int trace_pipe_raw_cpu(struct seq_file *m, struct trace_buffer *b, int cpu)
 		ring_buffer_consume_page(cb, &pos);
 	}
 	ring_buffer_record_on(b);
+	ring_buffer_read_finish(b);
 	kfree(page);
 	return 0;
 }
@@ -93,17 +106,18 @@ static int cpu_trace_pipe_raw_show(struct seq_file *m, struct fnode *f)
 static int cpu_buffer_size_write(struct fnode *f, const char *buf, size_t len, unsigned int flags)
 {
 	struct trace_array *tr = trace_array_of(f);
-	unsigned long kb;
+	unsigned long kb, was = tr->buffer.cpu[trace_file_cpu(f)].nr_pages * (PAGE_SIZE / 1024);
 	int err;
 
 	if (fs_write_ulong(buf, len, 8, 16384, &kb))
 		return -EINVAL;
 	err = ring_buffer_resize(&tr->buffer, kb, trace_file_cpu(f));
-	if (!err)
-		err = tracing_resize_max_buffer(tr, kb, trace_file_cpu(f));
+	/* As buffer_size_set(): the max buffer could not follow, the live one goes back. */
+	if (!err && (err = tracing_resize_max_buffer(tr, kb, trace_file_cpu(f))))
+		ring_buffer_resize(&tr->buffer, was, trace_file_cpu(f));
 	if (!err && tr->buffer.nr_pages > 0)
 		tr->buffer_kb = kb; /* every CPU the same size again: the top-level file's number */
-	return err;
+	return err ? -ENOMEM : 0;   /* as buffer_size_write() */
 }
 
 static int cpu_buffer_size_show(struct seq_file *m, struct fnode *f)
@@ -141,6 +155,8 @@ static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 	struct ring_buffer_per_cpu *cb = &b->cpu[trace_file_cpu(f)];
 	u64 entries, overrun, bytes, oldest, dropped, read;
 
+	unsigned long flags = spin_lock_irqsave(&b->reader_lock);
+
 	ring_buffer_record_hold(b);
 	overrun = cb->overrun;
 	read = __atomic_load_n(&cb->read, __ATOMIC_RELAXED);
@@ -149,6 +165,7 @@ static int cpu_stats_show(struct seq_file *m, struct fnode *f)
 	bytes = cb->pages ? ring_buffer_bytes_cpu(cb) : 0;
 	oldest = cb->pages ? ring_buffer_oldest_event_ts(cb) : 0;
 	ring_buffer_record_release(b);
+	spin_unlock_irqrestore(&b->reader_lock, flags);
 
 	seq_printf(m, "entries: %llu\n", entries);
 	seq_printf(m, "overrun: %llu\n", overrun);

@@ -20,9 +20,14 @@ static void pipe_peek_next(struct ring_buffer_per_cpu *cb, struct rb_iter *reade
 {
 	struct rb_iter ahead = *reader;
 	u64 ts;
-	void *d = rb_iter_peek(&ahead, &it->next_len, &ts);
+	void *d;
 
 	it->next = NULL;
+	/* Taken at an earlier step, before a resize moved the pages: no look-ahead this time. */
+	if (reader->cb != cb || reader->page >= cb->nr_pages ||
+	    page_seq(&cb->pages[reader->page]) != reader->seq)
+		return;
+	d = rb_iter_peek(&ahead, &it->next_len, &ts);
 	if (!d)
 		return;
 	memcpy(buf, d, MIN(it->next_len, size));
@@ -64,12 +69,16 @@ bool trace_pipe_step(struct trace_array *tr, struct seq_file *m, int only_cpu,
 		     struct trace_pipe_state *st)
 {
 	struct trace_buffer *b = &tr->buffer;
+	/* Taking events is a step a resize or a reset never falls into; printing them is not. */
+	unsigned long flags = spin_lock_irqsave(&b->reader_lock);
 	int oldest = pipe_oldest(b, only_cpu, st);
 	u32 len;
 	u64 ts;
 
-	if (oldest < 0)
+	if (oldest < 0) {
+		spin_unlock_irqrestore(&b->reader_lock, flags);
 		return false;
+	}
 	struct trace_pipe_pending *p = &st->pending[oldest];
 	struct rb_iter *its = st->its;
 	struct trace_iterator it = { .tr = tr,
@@ -77,14 +86,18 @@ bool trace_pipe_step(struct trace_array *tr, struct seq_file *m, int only_cpu,
 				     .ent = &p->ev.ent,
 				     .len = MIN(p->len, (u32)PIPE_EVENT_MAX),
 				     .ts = trace_clock_display(b->clock, p->ts) };
+	pipe_peek_next(&b->cpu[oldest], &its[oldest], &it, st->next, sizeof(st->next));
+	spin_unlock_irqrestore(&b->reader_lock, flags);
 	if (p->lost)
 		seq_printf(m, "CPU:%d [LOST %llu EVENTS]\n", oldest, p->lost);
-	pipe_peek_next(&b->cpu[oldest], &its[oldest], &it, st->next, sizeof(st->next));
 	if (!tr->current_trace->print_line || !tr->current_trace->print_line(m, &it))
 		trace_print_default(m, &it);
-	if (it.skip_next) /* printed with this one (a graph leaf): take it out too */
+	if (it.skip_next) { /* printed with this one (a graph leaf): take it out too */
+		flags = spin_lock_irqsave(&b->reader_lock);
 		ring_buffer_consume(&b->cpu[oldest], &its[oldest], st->next, sizeof(st->next), &len,
 				    &ts);
+		spin_unlock_irqrestore(&b->reader_lock, flags);
+	}
 	p->have = false;
 	return true;
 }

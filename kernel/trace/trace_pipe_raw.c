@@ -36,10 +36,12 @@ static bool raw_take_page(struct trace_buffer *b, int cpu, struct raw_reader *r)
 {
 	struct ring_buffer_per_cpu *cb = &b->cpu[cpu];
 	struct rb_page_pos pos;
+	unsigned long flags;
 	bool got;
 
 	if (!cb->pages)
 		return false;
+	flags = spin_lock_irqsave(&b->reader_lock); /* never beside a resize or a reset */
 	/* ring_buffer_record_off(), for this CPU alone: a write already started finishes first */
 	__atomic_add_fetch(&cb->writer, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
 	while (rb_writer_busy(cb))
@@ -48,6 +50,7 @@ static bool raw_take_page(struct trace_buffer *b, int cpu, struct raw_reader *r)
 	if (got)
 		ring_buffer_consume_page(cb, &pos);
 	__atomic_sub_fetch(&cb->writer, RB_RECORD_OFF, __ATOMIC_SEQ_CST);
+	spin_unlock_irqrestore(&b->reader_lock, flags);
 	if (got)
 		r->read = 0;
 	return got;

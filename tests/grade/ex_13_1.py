@@ -29,7 +29,7 @@ def test_only_large_allocations(console):
     console.run("echo 0 > %s/enable" % EVENT)
     events = [l for l in console.run("cat trace").splitlines() if "kmalloc_large:" in l]
     assert len(events) == 1, events
-    m = re.search(r"kmalloc_large: call_site=cmd_rbdump\+0x[0-9a-f]+/0x[0-9a-f]+ ptr=0x[0-9a-f]+ "
+    m = re.search(r"kmalloc_large: call_site=cmd_rbdump\+0x[0-9a-f]+/0x[0-9a-f]+ ptr=[0-9a-f]{16} "
                   r"bytes_req=(\d+) bytes_alloc=(\d+)$", events[0])
     assert m, events[0]
     req, alloc = int(m.group(1)), int(m.group(2))

@@ -80,3 +80,25 @@ def test_instance_lists_only_its_tracers(console):
         assert console.run("cat %s/buffer_size_kb" % T) == "64"
     finally:
         console.run("rmdir %s/instances/rs" % T)
+
+
+def test_resize_and_empty_while_a_program_reads(console):
+    """A program (tests/user/resize_read.c) reads `trace` and trace_pipe in one process while another resizes the
+    buffer and empties it, a function tracer writing all along: every line read is whole, each resize is done or
+    refused (while a read of `trace` is in the pages) with ENOMEM, what Linux 6.1's buffer_size_kb says of any refused
+    resize, each `echo > trace` is done, and a resize once the reader is gone is done. No panic, no bad line,
+    whichever way the CPUs interleave."""
+    console.run("echo 'compute_*' > %s/set_ftrace_filter" % T)
+    console.run("echo function > %s/current_tracer" % T)
+    started = re.match(r"^\[(\d+)\] compute on CPU 1$", console.run("run compute 1"))
+    assert started
+    try:
+        out = console.run("/tests/resize_read 20", timeout=600)
+    finally:
+        console.run("kill " + started.group(1))
+        console.run("echo nop > %s/current_tracer" % T)
+        console.run("echo > %s/set_ftrace_filter" % T)
+    assert re.search(r"^lines \d+, bad 0$", out, re.M), out
+    assert re.search(r"^resized \d+, refused \d+, emptied \d+$", out, re.M), out
+    assert out.splitlines()[-1] == "PASS 5/5", out
+    assert console.run("cat %s/buffer_size_kb" % T) == "64"

@@ -10,7 +10,7 @@ import pytest
 SMP = 4
 LINE = (r"^(?P<comm>[ -~]{16})-(?P<pid>\d+) *(?<= )\[(?P<cpu>\d{3})\] "
         r"(?P<flags>[d.][N.][hzZ.][0-9a-f.][.]) +(?P<ts>\d+\.\d{6}): (?P<rest>.*)$")
-PTR = r"0x[0-9a-f]{16}"
+PTR = r"[0-9a-f]{16}"          # Linux's %p: a hashed id, or with hash-ptr off the address (%px)
 SYM = r"[A-Za-z_][\w.]*"
 SYM_OFF = SYM + r"\+0x[0-9a-f]+/0x[0-9a-f]+"
 DIRECT_MAP = 0xffff888000000000
@@ -255,6 +255,7 @@ def task_reaped(lines):
 
 
 def test_kmem_events_for_a_task_and_its_stack(console):
+    assert console.run("echo 0 > options/hash-ptr") == ""     # the addresses themselves, to check them
     assert console.run("echo 1 > events/kmem/enable") == ""
     pids = start(console, "run compute 1 1")
     wait_gone(console, pids)
@@ -278,6 +279,32 @@ def test_kmem_events_for_a_task_and_its_stack(console):
     assert (stack[0].group(2), "2") in {(m.group(2), m.group(3)) for _, m in freed}
     for _, m in freed:
         assert int(m.group(1), 16) == DIRECT_MAP + (int(m.group(2), 16) << 12)
+
+
+def test_hash_ptr_hides_addresses_per_array(console):
+    """hash-ptr (on at boot, as in Linux): an event's %p prints a hashed id, the same for the same address; an
+    instance with it off prints the same events' addresses, in Linux's %px form."""
+    assert console.run("cat options/hash-ptr") == "1"
+    console.run("mkdir instances/hp")
+    try:
+        assert console.run("echo 0 > instances/hp/options/hash-ptr") == ""
+        for where in ("", "instances/hp/"):
+            assert console.run(f"echo 1 > {where}events/kmem/mm_page_alloc/enable") == ""
+        wait_gone(console, start(console, "run compute 1 1"))
+        for where in ("", "instances/hp/"):
+            console.run(f"echo 0 > {where}events/kmem/mm_page_alloc/enable")
+        rx = r"mm_page_alloc: page=(%s) pfn=0x([0-9a-f]+) order=(\d+) .*" % PTR
+        hashed = {(m.group(2), m.group(1)) for _, m in matching(lines_of(console), rx)}
+        shown = {(m.group(2), m.group(1))
+                 for _, m in matching(lines_of(console, console.run("cat instances/hp/trace", timeout=60)), rx)}
+    finally:
+        console.run("rmdir instances/hp")
+    assert hashed and {pfn for pfn, _ in hashed} == {pfn for pfn, _ in shown}
+    assert all(int(page, 16) == DIRECT_MAP + (int(pfn, 16) << 12) for pfn, page in shown)
+    ids = dict(hashed)
+    assert len(ids) == len(hashed)                           # one id per address
+    assert all(int(page, 16) < 1 << 32 for page in ids.values())   # Linux keeps 32 bits of the hash
+    assert not set(ids.values()) & {page for _, page in shown}
 
 
 def test_workload_iteration_counts_each_round(console):

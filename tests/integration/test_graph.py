@@ -140,9 +140,9 @@ def test_tracers_switched_under_load(console):
 def test_trace_options_shape_the_output(console):
     assert console.run("cat trace_options").splitlines() == [
         "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "noblock",
-        "trace_printk", "annotate", "nouserstacktrace", "noprintk-msg-only", "context-info", "nolatency-format",
+        "trace_printk", "annotate", "nouserstacktrace", "nosym-userobj", "noprintk-msg-only", "context-info", "nolatency-format",
         "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers", "noevent-fork",
-        "nopause-on-trace", "function-trace", "nofunction-fork", "nodisplay-graph", "nostacktrace",
+        "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph", "nostacktrace",
         "nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
         "nofuncgraph-tail", "nofuncgraph-retval"]
     try:

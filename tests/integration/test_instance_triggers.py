@@ -135,3 +135,34 @@ def test_named_histogram_shared_across_arrays_holds_rmdir(console):
     console.run("echo '!hist:name=shared:keys=common_pid' >> %s/trigger" % EXEC)
     assert console.run("rmdir instances/n") == ""
     assert console.run("cat %s/trigger" % EXEC) == AVAILABLE
+
+
+def test_error_log_per_instance(console):
+    """instances/foo/error_log: the errors of that array's own filters and triggers, in Linux's layout; the top
+    error_log has the top array's and the probe definitions' (which belong to no array, as Linux's NULL); each
+    cleared by `echo > error_log` on its own."""
+    console.run("echo > error_log")
+    console.run("mkdir instances/el")
+    try:
+        assert console.run("cat instances/el/error_log") == ""
+        assert console.run("echo 'prev_pd == 1' > instances/el/events/sched/sched_switch/filter") == EINVAL
+        assert console.run("echo 'hist:keys=nosuch' > instances/el/%s/trigger" % EXEC) == EINVAL
+        assert console.run("echo 'p:1bad vfs_read' >> kprobe_events") == EINVAL
+        assert console.run("echo 'next_pd == 2' > events/sched/sched_switch/filter") == EINVAL
+        log = console.run("cat instances/el/error_log").splitlines()
+        assert [re.sub(r"^\[ *\d+\.\d{6}\] ", "", l) for l in log[0::3]] == [
+            "event filter parse error: error: Field not found",
+            "hist:sched:sched_process_exec: error: Couldn't find field"]
+        assert log[1:3] == ["  Command: prev_pd == 1", " " * 19 + "^"]
+        assert log[4] == "  Command: hist:keys=nosuch"
+        top = [re.sub(r"^\[ *\d+\.\d{6}\] ", "", l) for l in console.run("cat error_log").splitlines()[0::3]]
+        assert top == ["trace_kprobe: error: Event name must follow the same rules as C identifiers",
+                       "event filter parse error: error: Field not found"], top
+        assert console.run("echo > instances/el/error_log") == ""
+        assert console.run("cat instances/el/error_log") == ""
+        assert len(console.run("cat error_log").splitlines()) == 6       # the top one's stays
+    finally:
+        console.run("echo 0 > events/sched/sched_switch/filter")
+        console.run("echo > error_log")
+        console.run("rmdir instances/el")
+    assert "instances/el" not in console.run("ls instances")

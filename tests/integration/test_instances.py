@@ -7,7 +7,7 @@ import re
 
 SMP = 4
 
-FILES = ["available_tracers", "buffer_percent", "buffer_size_kb", "current_tracer", "events/", "free_buffer",
+FILES = ["available_tracers", "buffer_percent", "buffer_size_kb", "current_tracer", "error_log", "events/", "free_buffer",
          "options/", "per_cpu/", "set_event",
          "set_event_notrace_pid", "set_event_pid", "set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_notrace_pid",
          "set_ftrace_pid", "snapshot", "timestamp_mode", "trace",

@@ -7,9 +7,9 @@ import re
 SMP = 2
 
 GENERAL = ["print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "noblock",
-           "trace_printk", "annotate", "nouserstacktrace", "noprintk-msg-only", "context-info", "nolatency-format",
+           "trace_printk", "annotate", "nouserstacktrace", "nosym-userobj", "noprintk-msg-only", "context-info", "nolatency-format",
            "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers", "noevent-fork",
-           "nopause-on-trace", "function-trace", "nofunction-fork", "nodisplay-graph", "nostacktrace"]
+           "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph", "nostacktrace"]
 TRACERS = ["nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
            "nofuncgraph-tail", "nofuncgraph-retval"]
 IRQ_HEADER = [

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from tests.console import LOG_LINE
-from tests.elf import elf_symbol_offset
+from tests.elf import elf_mapping_start, elf_symbol_offset
 
 SMP = 2
 QEMU_ARGS = ["-cpu", "max"]
@@ -319,3 +319,39 @@ def test_userstacktrace_below_events(console):
     assert re.fullmatch(r" =>  <00000000004[0-9a-f]{5}>", rest[2])
     assert rest[3:] == [f"us: ({VADDR:#x})", "<user stack trace>", f" =>  <{VADDR:016x}>"] * 3
     assert "nouserstacktrace" in console.run("cat trace_options").split("\n")
+
+
+def test_sym_userobj_names_the_file(console):
+    """sym-userobj: a user address inside a file's mapping prints as the file and its offset from the mapping's
+    start (Linux's seq_print_user_ip()), looked up while `trace` is read: tracee reads it itself, alive; read
+    after it exited, the raw form again. sym-addr adds the address; the option is per instance."""
+    obj = "/tests/tracee[+0x%x]" % (VADDR - elf_mapping_start(TRACEE, VADDR))
+    console.run(f"echo 'p:us /tests/tracee:{OFF:#x}' > uprobe_events")
+    console.run("echo 1 > events/uprobes/us/enable")
+    assert console.run("cat options/sym-userobj") == "0"
+    console.run("echo userstacktrace > trace_options")
+    console.run("echo 1 > options/sym-userobj")
+    try:
+        shown = program_lines(console.run("/tests/tracee show trace", timeout=60))
+        console.run("echo > trace")
+        console.run("echo sym-addr > trace_options")
+        with_addr = program_lines(console.run("/tests/tracee show trace", timeout=60))
+        after = [l for l in console.run("cat trace", timeout=60).split("\n") if not l.startswith("#")]
+    finally:
+        console.run("echo nouserstacktrace > trace_options")
+        console.run("echo nosym-addr > trace_options")
+        console.run("echo 0 > options/sym-userobj")
+    body = [re.match(LINE, l).group("rest") if re.match(LINE, l) else l for l in shown if not l.startswith("#")]
+    assert body == [f"us: ({VADDR:#x})", "<user stack trace>", " => " + obj]
+    body = [re.match(LINE, l).group("rest") if re.match(LINE, l) else l for l in with_addr if not l.startswith("#")]
+    assert body == [f"us: ({VADDR:#x})", "<user stack trace>", f" => {obj} <{VADDR:016x}>"]
+    body = [re.match(LINE, l).group("rest") if re.match(LINE, l) else l for l in after]
+    assert body[1:] == ["<user stack trace>", f" =>  <{VADDR:016x}>"]      # the process is gone
+    assert "nosym-userobj" in console.run("cat trace_options").split("\n")
+    console.run("mkdir instances/uo")
+    try:
+        assert console.run("echo 1 > instances/uo/options/sym-userobj") == ""
+        assert "sym-userobj" in console.run("cat instances/uo/trace_options").split("\n")
+        assert console.run("cat options/sym-userobj") == "0"
+    finally:
+        console.run("rmdir instances/uo")

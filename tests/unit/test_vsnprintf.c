@@ -169,6 +169,26 @@ KTEST(vsnprintf_linux_choices)
 	EXPECT_FMT("0x0000000000000010:", "%p:", (void *)16);
 }
 
+static unsigned long fake_id(unsigned long addr)
+{
+	return addr ^ 0xffff0000ffff0000ul;
+}
+
+/* With the kernel's key (here a stand-in), %p prints ids as Linux's: no 0x, 16 digits; NULL and
+ * error values as they are; %px, %pS and %ps keep the address. */
+KTEST(vsnprintf_hashed_pointers)
+{
+	vsprintf_ptr_id_hook = fake_id;
+	EXPECT_FMT("ffff001010ff0a5c", "%p", (void *)0x10ef000a5cul);
+	EXPECT_FMT("0000000000000000", "%p", NULL);
+	EXPECT_FMT("fffffffffffffff2", "%p", (void *)-14l);
+	EXPECT_FMT("[    ffff0000ffff1000]", "[%20p]", (void *)0x1000);
+	EXPECT_FMT("0x00000000deadbeef", "%px", (void *)0xdeadbeeful);
+	EXPECT_FMT("ffff0000ffff0010:", "%p:", (void *)16);
+	vsprintf_ptr_id_hook = NULL;
+	EXPECT_FMT("0x0000000000000010", "%p", (void *)16);
+}
+
 /* Not part of C: make the mistake visible, and never read past the end of fmt. */
 KTEST(vsnprintf_bad_formats)
 {

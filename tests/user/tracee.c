@@ -12,6 +12,8 @@
  *                          running before the probe was registered
  *   tracee sem [FILE]      writes "1" to FILE first if given; prints tracee_semaphore, and calls
  *                          uprobe_target(5, "sem") only if it is not 0, as a USDT probe site does
+ *   tracee show FILE       calls uprobe_target(2, "show"), then copies FILE (a `trace`) to stdout:
+ *                          read while the process lives, so sym-userobj finds its mappings
  */
 #include "ulib.h"
 
@@ -125,6 +127,19 @@ static int enable_then_call(const char *file)
 	return status >> 8;
 }
 
+static int call_then_show(const char *file)
+{
+	char buf[512];
+	long fd, n;
+
+	if (uprobe_target(2, "show") != 6 || (fd = sys3(NR_open, file, 0 /* O_RDONLY */, 0)) < 0)
+		return 1;
+	while ((n = sys3(NR_read, fd, buf, sizeof(buf))) > 0)
+		sys3(NR_write, 1, buf, n);
+	sys1(NR_close, fd);
+	return n < 0;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	long sum = 0;
@@ -137,6 +152,8 @@ int main(int argc, char **argv, char **envp)
 		peek();
 	if (argc > 1 && !strcmp(argv[1], "sem"))
 		return semaphore(argc > 2 ? argv[2] : 0);
+	if (argc > 2 && !strcmp(argv[1], "show"))
+		return call_then_show(argv[2]);
 	if (argc > 2 && !strcmp(argv[1], "enable"))
 		return enable_then_call(argv[2]);
 	if (argc > 1)
