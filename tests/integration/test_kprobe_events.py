@@ -429,6 +429,12 @@ def test_non_unique_symbol_is_refused_and_its_address_taken(console):
         "echo: write error: Cannot assign requested address"
     assert last_error(console) == ("trace_kprobe: error: The symbol is not unique", line, 6)
     assert state(console) == before
+    # an offset or a return does not say which one either: the name is counted without them
+    for other in ("p:dup %s+4" % dup, "r:dup %s" % dup):
+        assert console.run("echo '%s' >> kprobe_events" % other) == \
+            "echo: write error: Cannot assign requested address"
+        assert last_error(console) == ("trace_kprobe: error: The symbol is not unique", other, 6)
+    assert state(console) == before
     # the one with an fentry site (the other may be notrace: kprobes/blacklist)
     taken = [a for a in names[dup]
              if console.run("echo 'p:dup 0x%x' >> kprobe_events" % a) == ""]
