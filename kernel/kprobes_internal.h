@@ -106,8 +106,8 @@ enum kprobe_status {
 	KPROBE_HIT_SSDONE,
 	KPROBE_STALE_SS, /* ours: stepping in place after an int3 that is gone (core.c) */
 };
-/* The site whose handlers run on this CPU now, and how far the hit is; NULL: none (status then
- * ignored: arch/x86/kprobes/ctlblk.h says what it holds meanwhile). */
+/* The site whose handlers run on this CPU now, and how far the hit is; NULL: none, and status
+ * then KPROBE_HIT_SSDONE (arch/x86/kprobes/ctlblk.h: what an optimized hit finds there). */
 void kprobe_set_current(struct kprobe_site *s, enum kprobe_status status);
 /* arch/x86/kprobes/emulate.c: replays a KP_EMU_* instruction on regs (ip included). */
 void kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs);

@@ -36,7 +36,7 @@ void kprobe_set_current(struct kprobe_site *s, enum kprobe_status status)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 
 	kcb->site = s;
-	kcb->status = s ? status : KPROBE_HIT_SSDONE; /* ctlblk.h: what an optimized hit leaves */
+	kcb->status = status;
 }
 
 /* Linux's setup_detour_execution(): a site on its way to or from a jmp (kernel/kprobes_opt.c)
