@@ -47,7 +47,7 @@ struct seq_file;
 
 /* Linux 6.1's error texts (trace_probe.h: ERRORS), the kprobe and eprobe ones; TOO_MANY_ARGS
  * is later Linux's (6.1 ignores the arguments past 128), NON_UNIQ_SYMBOL 6.1.y's (Debian's),
- * TOO_MANY_EARGS 6.15's (the entry arguments a return probe keeps: MAX_ENTRY_ARGS). */
+ * TOO_MANY_EARGS a 2025 Linux's (the entry arguments a return probe keeps: MAX_ENTRY_ARGS). */
 #define PROBE_ERRORS                                                                               \
 	C(MAXACT_NO_KPROBE, "Maxactive is not for kprobe"),                                        \
 		C(BAD_MAXACT, "Invalid maxactive number"),                                         \

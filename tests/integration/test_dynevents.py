@@ -505,7 +505,7 @@ FPROBE_BAD = [
     ("f:bad compute_square $retval", EINVAL, "$retval is not available on probe", 21),
     ("f:bad compute_square%return $arg0", EINVAL, "Invalid argument number", 28),
     ("f:bad compute_square%return $argx", EINVAL, "Invalid $-valiable specified", 28),
-    # 17 different $argN at the exit: the entry keeps at most 16 (Linux 6.15's TOO_MANY_EARGS)
+    # 17 different $argN at the exit: the entry keeps at most 16 (later Linux's TOO_MANY_EARGS)
     (EARGS_17, E2BIG, "Too many entry arguments specified", len(EARGS_17) - len("$arg17")),
     ("f:sched/sched_switch compute_square", EEXIST, "Given group/event name is already used by another event", 0),
 ]
