@@ -351,6 +351,12 @@ static struct kprobe_site *new_site(unsigned long addr, int *err)
 	return s;
 }
 
+/* The pre handler of a site's walk probe: the site's armed probes, as an int3 hit runs them. */
+static int kprobe_walk_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	return kprobe_run_pre_handlers(container_of(p, struct kprobe_site, walk), regs);
+}
+
 /* s->only after any change to s's probes or to their states (kprobe_mutex held). A hit that
  * read the old value may still call that probe once, as a hit that read its flags could; an
  * unregistered probe is waited out (kprobes_synchronize()) before it can go. */
@@ -358,8 +364,9 @@ static void update_only_probe(struct kprobe_site *s)
 {
 	struct kprobe *p = s->probes;
 
+	s->walk.pre_handler = kprobe_walk_pre_handler;
 	WRITE_ONCE(s->only,
-		   p && !p->next_at_site && !kprobe_disabled(p) && p->pre_handler ? p : NULL);
+		   p && !p->next_at_site && !kprobe_disabled(p) && p->pre_handler ? p : &s->walk);
 }
 
 static void add_probe(struct kprobe_site *s, struct kprobe *p)

@@ -66,9 +66,11 @@ struct kprobe_site {
 	struct kprobe_site *hnext;
 	kprobe_opcode_t *addr;
 	struct kprobe *probes; /* registered here, oldest first */
-	/* The one probe an optimized hit calls without a walk: alone here, armed, with a pre
-	 * handler (NULL otherwise: the walk). Set under kprobe_mutex by update_only_probe(). */
+	/* What an optimized hit calls, never NULL once a probe is here: the site's one probe when
+	 * it is alone, armed and has a pre handler, or else walk, whose pre handler runs the list.
+	 * Set under kprobe_mutex by update_only_probe(). */
 	struct kprobe *only;
+	struct kprobe walk;
 	bool ftrace;		/* offset 0 of a traced function: no int3, an ftrace_ops calls us */
 	bool armed;		/* int3 in the text, or the ip in the ops's filter */
 	struct ftrace_ops *ops; /* the ops we are armed through (ftrace sites) */
@@ -104,7 +106,8 @@ enum kprobe_status {
 	KPROBE_HIT_SSDONE,
 	KPROBE_STALE_SS, /* ours: stepping in place after an int3 that is gone (core.c) */
 };
-/* The site whose handlers run on this CPU now (NULL: none), and how far the hit is. */
+/* The site whose handlers run on this CPU now, and how far the hit is; NULL: none, and status
+ * then KPROBE_HIT_SSDONE (arch/x86/kprobes/ctlblk.h: what an optimized hit finds there). */
 void kprobe_set_current(struct kprobe_site *s, enum kprobe_status status);
 /* arch/x86/kprobes/emulate.c: replays a KP_EMU_* instruction on regs (ip included). */
 void kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs);

@@ -114,7 +114,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs)
 		regs->ip = ret; /* as Linux: the handler sees where the function returns to */
 		kprobe_set_current(&kretprobe_running_site, KPROBE_HIT_ACTIVE);
 		rp->handler(ri, regs);
-		kprobe_set_current(NULL, 0);
+		kprobe_set_current(NULL, KPROBE_HIT_SSDONE);
 	}
 	put_instance(ri);
 	local_irq_restore(flags);

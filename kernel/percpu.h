@@ -5,6 +5,7 @@
 #include "lib/types.h"
 #include "lib/compiler.h"
 #include "kernel/irqflags.h"
+#include "arch/x86/kprobes/ctlblk.h"
 
 #define NR_CPUS 8
 
@@ -59,8 +60,9 @@ struct percpu {
 	 * running task's kernel stack top (Linux's cpu_current_top_of_stack). */
 	unsigned long top_of_stack;
 	unsigned long user_rsp;
-	/* This CPU's kprobe state (arch/x86/kprobes/core.c): one load from an optimized probe's hit. */
-	void *kprobe_ctlblk;
+	/* This CPU's kprobe state (arch/x86/kprobes/core.c), in place: an optimized probe's hit
+	 * tests and sets its site through gs (arch/x86/kprobes/opt_template.asm). */
+	struct kprobe_ctlblk kprobe_ctlblk;
 };
 
 extern struct percpu percpu_area[NR_CPUS];

@@ -389,14 +389,13 @@ from it with `iretq`, which on real hardware costs far more than an instruction;
 looks as cheap as a call through ftrace, and the stepped probe only a little dearer than the
 emulated one, though it takes two exceptions to the emulated one's one. The optimized row is the
 `push %rbp` probe again once the optimizer has made its site a `jmp` to a detour buffer (docs/15, section
-12): no exception at all. The buffer's template pushes a whole `pt_regs` and turns interrupts off (23
-instructions), calls `optimized_callback()` (the nesting check, the site's one armed probe called
-through the site's `only` pointer), pops every register back, falls into the copied `push %rbp; mov
-%rsp,%rbp; lea 0x1(%rdi),%eax` and jumps back: 48 of the row's instructions are the template's and the
-two jumps, 16 the callback's and 6 the empty handler's.
-Issue 27's goal for that row is at most +60, and it is not met: the 15 general registers and the flags,
-saved and loaded back so that a handler sees and may change them all, take 32 of the 60 alone (docs/15,
-section 12, lists the rest).
+12): no exception at all. The buffer pushes a whole `pt_regs` and turns interrupts off (23
+instructions), does the hit itself (the nesting check and the mark on this CPU's `kprobe_ctlblk`
+through `%gs`, the site's one armed probe called through its `only` pointer: 8 with the mark taken
+off), pops every register back, falls into the copied `push %rbp; mov %rsp,%rbp; lea 0x1(%rdi),%eax`
+and jumps back: 53 of the row's instructions are the buffer's and the two jumps, 6 the empty
+handler's, and one `bench_target`'s fentry NOP, which the untraced twin lacks: 60, issue 27's goal
+for that row (at most +60; docs/15, section 12, says where each instruction goes).
 
 The latency-hook rows time a `local_irq_disable()`/`local_irq_enable()` pair and a
 `preempt_disable()`/`preempt_enable_no_resched()` pair in a notrace function (kernel/bench/bench_latency.c,

@@ -9,6 +9,7 @@
 #include "kernel/sched/sched.h"
 #include "kernel/syscalls.h"
 #include "kernel/tracepoint.h"
+#include "kernel/kprobes_internal.h"
 
 #define DEFINE(sym, val) __asm__ volatile("\n.ascii \"->" #sym " %c0\"" : : "i"(val))
 #define OFFSET(sym, str, mem) DEFINE(sym, __builtin_offsetof(struct str, mem))
@@ -50,6 +51,11 @@ void asm_offsets(void)
 	OFFSET(BDP_DATA, buffer_data_page, data);
 	DEFINE(BUF_PAGE_SIZE, BUF_PAGE_SIZE);
 	DEFINE(TS_DELTA_MAX, (1U << TS_DELTA_BITS) - 1);
+
+	/* an optimized kprobe's hit (arch/x86/kprobes/opt_template.asm) */
+	OFFSET(PC_KPROBE_SITE, percpu, kprobe_ctlblk.site);
+	OFFSET(KPROBE_SITE_ONLY, kprobe_site, only);
+	OFFSET(KPROBE_PRE_HANDLER, kprobe, pre_handler);
 
 	/* the gates: fn_gate and graph_gate share their first bytes */
 	OFFSET(TA_GATE, trace_array, graph_gate);

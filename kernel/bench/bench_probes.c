@@ -11,11 +11,12 @@
 
 int bench_target_tp(int x); /* bench_events.c: bench_target with the bench_event tracepoint */
 
-static void bench_fprobe_entry(struct fprobe *fp, unsigned long ip, struct pt_regs *regs)
+static int bench_fprobe_entry(struct fprobe *fp, unsigned long ip, struct pt_regs *regs, void *data)
 {
+	return 0;
 }
 
-static void bench_fprobe_exit(struct fprobe *fp, unsigned long ip, struct pt_regs *regs)
+static void bench_fprobe_exit(struct fprobe *fp, unsigned long ip, struct pt_regs *regs, void *data)
 {
 }
 

@@ -5,10 +5,11 @@
  *      fp.ops: an ftrace_ops (SAVE_REGS) filtered on compute_*: every site calls fprobe_handler()
  *      fp.rethook: a pool of return-hook instances (2 per CPU per function, as Linux sizes it)
  *
- *   a call of compute_square      fprobe_handler(ip, parent, ops, regs):  recursion guard,
- *                                 entry_handler(fp, ip, regs), then the return address on the
- *                                 stack swapped for kretprobe_trampoline, ip kept in the instance
- *   its return                    the trampoline: exit_handler(fp, ip, regs), back to the caller
+ *   a call of compute_square      fprobe_handler(ip, parent, ops, regs):  recursion guard, the
+ *                                 return address on the stack swapped for kretprobe_trampoline,
+ *                                 ip kept in the instance; entry_handler(fp, ip, regs, data)
+ *   its return                    the trampoline: exit_handler(fp, ip, regs, data), back to
+ *                                 the caller (data: the instance's entry_data_size bytes)
  *
  * Why the kretprobe pool and not function_graph's shadow stack: our fgraph has one user (the
  * function_graph tracer, fgraph.c's graph_ops), and giving it several means a per-entry record of
@@ -29,18 +30,22 @@
 #include "lib/errno.h"
 #include "lib/string.h"
 
-/* What a return hook remembers of its call: the function's entry address. */
+/* What a return hook remembers of its call: the function's entry address, whether the entry
+ * handler asked for no exit handler, and the entry handler's data for the exit handler. */
 struct fprobe_rethook_node {
 	unsigned long entry_ip;
+	bool skip;
+	unsigned long data[];
 };
 
 static void fprobe_handler(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *ops,
 			   struct pt_regs *regs)
 {
 	struct fprobe *fp = container_of(ops, struct fprobe, ops);
+	struct fprobe_rethook_node *node = NULL;
 	struct kretprobe_instance *ri;
 	unsigned long flags;
-	int bit;
+	int bit, ret = 0;
 
 	if (!regs || fprobe_disabled(fp))
 		return;
@@ -49,32 +54,41 @@ static void fprobe_handler(unsigned long ip, unsigned long parent_ip, struct ftr
 		__atomic_add_fetch(&fp->nmissed, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (fp->entry_handler)
-		fp->entry_handler(fp, ip, regs);
 	if (fp->exit_handler) {
 		/* Off: the instance goes on this task's list, which an interrupt must see whole. */
 		flags = local_irq_save();
 		ri = kretprobe_hook_return(&fp->rethook, regs);
-		if (ri)
-			((struct fprobe_rethook_node *)ri->data)->entry_ip = ip;
-		else
-			__atomic_add_fetch(&fp->nmissed, 1, __ATOMIC_RELAXED);
 		local_irq_restore(flags);
+		if (!ri) { /* as Linux: no return hook, neither handler */
+			__atomic_add_fetch(&fp->nmissed, 1, __ATOMIC_RELAXED);
+			goto out;
+		}
+		node = (struct fprobe_rethook_node *)ri->data;
+		node->entry_ip = ip;
+		node->skip = false;
 	}
+	if (fp->entry_handler)
+		ret = fp->entry_handler(fp, ip, regs,
+					node && fp->entry_data_size ? node->data : NULL);
+	/* Hooked already (Linux hooks after the handler): the return passes by, unseen. */
+	if (node && ret)
+		node->skip = true;
+out:
 	ftrace_test_recursion_unlock(bit);
 }
 
 /* The trampoline's handler: the function returned, regs->ax is its value. */
 static int fprobe_exit_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	struct fprobe_rethook_node *node = (struct fprobe_rethook_node *)ri->data;
 	struct kretprobe *rh = get_kretprobe(ri);
 	struct fprobe *fp;
 
-	if (!rh)
+	if (!rh || node->skip)
 		return 0;
 	fp = container_of(rh, struct fprobe, rethook);
 	if (!fprobe_disabled(fp))
-		fp->exit_handler(fp, ((struct fprobe_rethook_node *)ri->data)->entry_ip, regs);
+		fp->exit_handler(fp, node->entry_ip, regs, fp->entry_data_size ? node->data : NULL);
 	return 0;
 }
 
@@ -89,7 +103,7 @@ static int fprobe_register(struct fprobe *fp, int nr_funcs)
 		/* Linux's fprobe_init_rethook(): two open calls per CPU per function */
 		fp->rethook.maxactive = MIN(nr_funcs * 2 * num_online_cpus(), 4096);
 		fp->rethook.handler = fprobe_exit_handler;
-		fp->rethook.data_size = sizeof(struct fprobe_rethook_node);
+		fp->rethook.data_size = sizeof(struct fprobe_rethook_node) + fp->entry_data_size;
 		ret = kretprobe_alloc_pool(&fp->rethook);
 		if (ret)
 			return ret;

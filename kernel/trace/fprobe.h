@@ -8,19 +8,25 @@
 #define FPROBE_FL_DISABLED 1U /* registered, handlers not called (Linux's fprobe.h) */
 
 /*
- * Linux 6.1's struct fprobe: ops is an ftrace_ops on every function the filter names, rethook
- * the return hook (ours: a kretprobe's instance pool with no kprobe). entry_handler runs at a
- * function's entry with its registers (regs->sp at the return address); exit_handler at its
- * return (regs->ax the return value), both told the function's entry address. nmissed counts
- * the calls whose handlers did not run: recursion, or no free return-hook instance.
+ * Linux's struct fprobe (its handlers as 6.4 has them): ops is an ftrace_ops on every function
+ * the filter names, rethook the return hook (ours: a kretprobe's instance pool with no kprobe).
+ * entry_handler runs at a function's entry with its registers (regs->sp at the return address);
+ * exit_handler at its return (regs->ax the return value), both told the function's entry
+ * address. With an exit handler, each call gets entry_data_size bytes (entry_data: NULL if 0)
+ * that the entry handler fills and the exit handler of the same call reads; an entry handler
+ * that returns nonzero asks for no exit handler on that call. nmissed counts the calls whose
+ * handlers did not run: recursion, or no free return-hook instance (then neither runs).
  */
 struct fprobe {
 	struct ftrace_ops ops;
 	unsigned long nmissed;
 	unsigned int flags;
+	size_t entry_data_size;
 	struct kretprobe rethook;
-	void (*entry_handler)(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs);
-	void (*exit_handler)(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs);
+	int (*entry_handler)(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs,
+			     void *entry_data);
+	void (*exit_handler)(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs,
+			     void *entry_data);
 };
 
 /* On every function filter matches (a glob list, as set_ftrace_filter takes it), except those

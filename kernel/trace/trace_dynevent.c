@@ -234,16 +234,32 @@ const char *trace_probe_current_comm(void)
 	return !t || !t->pid ? swapper_names[smp_processor_id()] : t->comm;
 }
 
+static const unsigned long *probe_entry_data[NR_CPUS];
+
+/* Set only around the record trace_probe_record() writes, with interrupts off. */
+const unsigned long *trace_probe_entry_data(void)
+{
+	return probe_entry_data[smp_processor_id()];
+}
+
 /* The record: head, arguments, strings; cut to the largest record an event may write. */
 void trace_probe_record(struct trace_event_call *call, const struct trace_probe *tp, bool is_return,
-			struct pt_regs *regs, unsigned long ip, unsigned long ret_ip)
+			struct pt_regs *regs, unsigned long ip, unsigned long ret_ip,
+			const unsigned long *edata)
 {
 	unsigned long flags = local_irq_save(), outer = this_cpu()->tp_irq_flags;
-	u32 head = traceprobe_head_size(is_return), fixed = head + tp->size;
-	u32 dsize = MIN(traceprobe_data_size(tp, regs), TRACE_EVENT_MAX_SIZE - fixed);
+	u32 head = traceprobe_head_size(is_return), fixed = head + tp->size, dsize;
+	const unsigned long *outer_edata = NULL;
 	struct trace_event_buffer fb;
 	unsigned long *entry;
 
+	/* A return probe's $argN read what its entry kept; a record written from an NMI inside
+	 * this one puts back what it found. */
+	if (edata) {
+		outer_edata = probe_entry_data[smp_processor_id()];
+		probe_entry_data[smp_processor_id()] = edata;
+	}
+	dsize = MIN(traceprobe_data_size(tp, regs), TRACE_EVENT_MAX_SIZE - fixed);
 	/* The irqs-off column shows the probed context; a tracepoint we interrupted keeps its own. */
 	this_cpu()->tp_irq_flags = flags;
 	perf_trace_probe_regs(regs); /* perf's samples and BPF programs start from them */
@@ -257,5 +273,7 @@ void trace_probe_record(struct trace_event_call *call, const struct trace_probe 
 	}
 	perf_trace_probe_regs(NULL);
 	this_cpu()->tp_irq_flags = outer;
+	if (edata)
+		probe_entry_data[smp_processor_id()] = outer_edata;
 	local_irq_restore(flags);
 }

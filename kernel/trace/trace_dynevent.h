@@ -66,10 +66,12 @@ int create_dyn_event(int argc, const char **argv);
 void dyn_event_log_err(const char *loc, const struct probe_log *log);
 
 /* A kprobe or fprobe event's record at a hit: the probed address (and a return probe's return
- * address), then the arguments fetched from regs (trace_probe_fetch.c). */
+ * address), then the arguments fetched from regs and, for a return probe's $argN, from what its
+ * entry kept in edata (trace_probe_fetch.c; NULL if nothing). */
 struct trace_event_call;
 void trace_probe_record(struct trace_event_call *call, const struct trace_probe *tp, bool is_return,
-			struct pt_regs *regs, unsigned long ip, unsigned long ret_ip);
+			struct pt_regs *regs, unsigned long ip, unsigned long ret_ip,
+			const unsigned long *edata);
 
 void init_dynamic_event(void);
 /* Event probes (trace_eprobe.c): `e` joins dynamic_events. */

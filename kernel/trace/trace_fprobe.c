@@ -6,16 +6,18 @@
  *   sq: (compute_square+0x0/0x12) x=3          compute_square__exit: (compute_sum_squares+0x2c/0x4d <- compute_square) r=9
  *
  * The fetch arguments are kprobe events' (trace_probe.c), on the registers the fprobe's
- * ftrace_ops saved: `$argN` at the entry, `$retval` at the exit. The fprobe is registered when
- * the line is written, disabled (FPROBE_FL_DISABLED), so a function that is no ftrace site is
- * refused at `echo` time; the event's enable only clears the flag, as Linux does.
+ * ftrace_ops saved: `$argN` at the entry; `$retval`, and `$argN` as the entry had it, at the
+ * exit. The fprobe is registered when the line is written, disabled (FPROBE_FL_DISABLED), so a
+ * function that is no ftrace site is refused at `echo` time; the event's enable only clears the
+ * flag, as Linux does.
  *
  * Linux: kernel/trace/trace_fprobe.c (6.5 and later: __trace_fprobe_create(), fentry_dispatcher(),
  * fexit_dispatcher(), print_fentry_event(), print_fexit_event(), trace_fprobe_show()), and its
  * tracepoint probes (`t`, tprobe). A definition naming an existing event adds a probe to it
- * (Linux's append_trace_fprobe()), as for kprobe and uprobe events. Not here: `$argN` at the exit
- * (later Linux stores the entry's), a tracepoint's arguments by BTF (Linux reads them through the
- * tracepoint's stub function; ours arrive in registers: tprobe_func()).
+ * (Linux's append_trace_fprobe()), as for kprobe and uprobe events. `$argN` at the exit is the
+ * argument as the function got it: the entry keeps it (fexit_entry_handler(), in the fprobe's
+ * entry data), as Linux 6.9 does. Not here: a tracepoint's arguments by BTF (Linux reads them
+ * through the tracepoint's stub function; ours arrive in registers: tprobe_func()).
  */
 #include "kernel/trace/fprobe.h"
 #include "kernel/trace/trace_dynevent.h"
@@ -48,19 +50,34 @@ static struct dyn_event_operations trace_fprobe_ops;
 
 /* --- at a hit ------------------------------------------------------------------------------ */
 
-static void fentry_dispatcher(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs)
+static int fentry_dispatcher(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs,
+			     void *data)
 {
 	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
 
-	trace_probe_record(&tf->owner->call, &tf->tp, false, regs, entry_ip, 0);
+	trace_probe_record(&tf->owner->call, &tf->tp, false, regs, entry_ip, 0, NULL);
+	return 0;
 }
 
-/* At the return: regs->ip is where the function returns to (the trampoline set it). */
-static void fexit_dispatcher(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs)
+/* A return probe's entry, when its arguments name $argN: they are kept for the exit (Linux's
+ * trace_fprobe_entry_handler()). */
+static int fexit_entry_handler(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs,
+			       void *data)
 {
 	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
 
-	trace_probe_record(&tf->owner->call, &tf->tp, true, regs, entry_ip, regs->ip);
+	traceprobe_store_entry_args(&tf->tp, regs, data);
+	return 0;
+}
+
+/* At the return: regs->ip is where the function returns to (the trampoline set it); data what
+ * the entry kept, if it kept anything. */
+static void fexit_dispatcher(struct fprobe *fp, unsigned long entry_ip, struct pt_regs *regs,
+			     void *data)
+{
+	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
+
+	trace_probe_record(&tf->owner->call, &tf->tp, true, regs, entry_ip, regs->ip, data);
 }
 
 /*
@@ -77,7 +94,7 @@ static void tprobe_func(void *data, unsigned long a1, unsigned long a2, unsigned
 
 	/* the address the record names: inside the tracepoint's __traceiter_<name> */
 	trace_probe_record(&tf->owner->call, &tf->tp, false, &regs,
-			   (unsigned long)__builtin_return_address(0), 0);
+			   (unsigned long)__builtin_return_address(0), 0, NULL);
 }
 
 /* `(compute_square+0x0/0x12)`, or at the exit `(compute_sum_squares+0x2b/0x40 <- compute_square)` */
@@ -165,9 +182,13 @@ static int register_fprobe_of(struct trace_fprobe *tf, struct probe_log *log)
 	if (tf->tpoint)
 		return 0;
 	tf->fp.flags = FPROBE_FL_DISABLED;
-	if (tf->is_return)
+	if (tf->is_return) {
 		tf->fp.exit_handler = fexit_dispatcher;
-	else
+		if (tf->tp.nr_entry_args) {
+			tf->fp.entry_handler = fexit_entry_handler;
+			tf->fp.entry_data_size = tf->tp.nr_entry_args * sizeof(unsigned long);
+		}
+	} else
 		tf->fp.entry_handler = fentry_dispatcher;
 	ret = register_fprobe_syms(&tf->fp, &sym, 1);
 	if (ret) {

@@ -46,7 +46,7 @@ static int kprobe_dispatcher(struct kprobe *kp, struct pt_regs *regs)
 	struct trace_kprobe *tk = container_of(kp, struct trace_kprobe, rp.kp);
 
 	__atomic_add_fetch(&tk->nhit, 1, __ATOMIC_RELAXED);
-	trace_probe_record(&tk->tpe->call, &tk->tp, false, regs, (unsigned long)kp->addr, 0);
+	trace_probe_record(&tk->tpe->call, &tk->tp, false, regs, (unsigned long)kp->addr, 0, NULL);
 	return 0;
 }
 
@@ -55,18 +55,37 @@ static int kprobe_dispatcher(struct kprobe *kp, struct pt_regs *regs)
  * the instance came from. The list only grows at its end, and an entry is freed only after
  * unregister_kretprobe() has waited out every handler, so walking it here is safe.
  */
-static int kretprobe_dispatcher(struct kretprobe_instance *ri, struct pt_regs *regs)
+static struct trace_kprobe *kretprobe_owner(struct kretprobe_instance *ri)
 {
 	struct trace_kprobe *tk;
 
 	for (tk = READ_ONCE(trace_kprobes); tk; tk = READ_ONCE(tk->next))
 		if (tk->is_return && READ_ONCE(tk->rp.rph) == ri->rph)
-			break;
+			return tk;
+	return NULL;
+}
+
+/* An `r` event's entry, when its arguments name $argN: they are kept in the instance for the
+ * return (Linux's trace_kprobe_entry_handler(), 6.9). */
+static int kretprobe_entry_dispatcher(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct trace_kprobe *tk = kretprobe_owner(ri);
+
+	if (tk)
+		traceprobe_store_entry_args(&tk->tp, regs, (unsigned long *)ri->data);
+	return 0;
+}
+
+static int kretprobe_dispatcher(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct trace_kprobe *tk = kretprobe_owner(ri);
+
 	if (!tk)
 		return 0;
 	__atomic_add_fetch(&tk->nhit, 1, __ATOMIC_RELAXED);
 	trace_probe_record(&tk->tpe->call, &tk->tp, true, regs, (unsigned long)tk->rp.kp.addr,
-			   get_kretprobe_retaddr(ri));
+			   get_kretprobe_retaddr(ri),
+			   tk->tp.nr_entry_args ? (unsigned long *)ri->data : NULL);
 	return 0;
 }
 
@@ -246,6 +265,10 @@ static int register_probe(struct trace_kprobe *tk, bool armed, bool may_wait, st
 		ret = traceprobe_update_arg(&tk->tp.args[i]);
 	if (armed)
 		tk->rp.kp.flags &= ~KPROBE_FLAG_DISABLED;
+	if (tk->is_return && tk->tp.nr_entry_args) {
+		tk->rp.entry_handler = kretprobe_entry_dispatcher;
+		tk->rp.data_size = tk->tp.nr_entry_args * sizeof(unsigned long);
+	}
 	if (!ret)
 		ret = tk->is_return ? register_kretprobe(&tk->rp) : register_kprobe(&tk->rp.kp);
 	if (ret == -ENOENT && may_wait && tk->symbol && strchr(tk->symbol, ':')) {
@@ -444,6 +467,10 @@ int create_local_trace_kprobe(const char *func, unsigned long addr, unsigned lon
 	struct trace_kprobe *tk;
 	int ret = -ENOMEM;
 
+	/* Linux 6.1.y: a name two functions share says neither (an address can), one nobody has
+	 * is refused before any probe is made; a module's waits for nothing here. */
+	if (func && !strchr(func, ':') && kallsyms_count_name(func) != 1)
+		return kallsyms_count_name(func) ? -EADDRNOTAVAIL : -ENOENT;
 	strscpy(pl.symbol, func ? func : "", sizeof(pl.symbol));
 	tk = alloc_trace_kprobe(&pl, 0, 0, is_return);
 	if (tk && (tpe = alloc_probe_event(tk, KPROBE_EVENT_SYSTEM, func ? func : "kprobe_addr")))

@@ -78,8 +78,9 @@ static int parse_place(const char *word, bool *is_return, struct probe_place *pl
 	if (strchr(pl->symbol, ':'))
 		return 0;
 	addr = kallsyms_lookup_name(pl->symbol);
-	/* An unknown symbol is register_kprobe()'s to refuse, as in Linux. */
-	if (addr && !pl->offset)
+	/* An unknown symbol is register_kprobe()'s to refuse, as in Linux. A return probe's
+	 * $argN is what its entry kept (Linux 6.9), not the registers at the entry. */
+	if (addr && !pl->offset && !*is_return)
 		pl->flags |= TPARG_FL_FENTRY;
 	if (addr && pl->offset && *is_return)
 		return probe_log_err(log, 0, TP_ERR_BAD_RETPROBE), -EINVAL;

@@ -198,9 +198,11 @@ static int parse_probe_vars(const char *name, struct fetch_insn *code, unsigned 
 		}
 	} else if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
 		code->op = FETCH_OP_COMM;
-	} else if ((flags & TPARG_FL_MASK) == (TPARG_FL_KERNEL | TPARG_FL_FENTRY) &&
+	} else if (((flags & TPARG_FL_MASK) == (TPARG_FL_KERNEL | TPARG_FL_FENTRY) ||
+		    (flags & TPARG_FL_MASK) == (TPARG_FL_KERNEL | TPARG_FL_RETURN)) &&
 		   !strncmp(name, "arg", 3)) {
-		/* only where the arguments are still where the calling convention put them */
+		/* where the arguments are still where the calling convention put them, or at a
+		 * function's return (its entry keeps them: traceprobe_keep_entry_arg()) */
 		if (kstrtoul(name + 3, 10, &param))
 			goto inval_var;
 		if (!param || param > PARAM_MAX_STACK)
@@ -539,6 +541,8 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg, u
 	ret = parg->comm && text ? parse_arg_body(text, &tp->size, parg, flags, body - arg, log)
 				 : -ENOMEM;
 	kfree(text);
+	if (!ret && parg->code[0].op == FETCH_OP_ARG && (flags & TPARG_FL_RETURN))
+		ret = traceprobe_keep_entry_arg(tp, &parg->code[0], log);
 	return ret;
 }
 

@@ -46,7 +46,8 @@ struct seq_file;
 #define TPARG_FL_MASK 15U
 
 /* Linux 6.1's error texts (trace_probe.h: ERRORS), the kprobe and eprobe ones; TOO_MANY_ARGS
- * is later Linux's (6.1 ignores the arguments past 128), NON_UNIQ_SYMBOL 6.1.y's (Debian's). */
+ * is later Linux's (6.1 ignores the arguments past 128), NON_UNIQ_SYMBOL 6.1.y's (Debian's),
+ * TOO_MANY_EARGS a 2025 Linux's (the entry arguments a return probe keeps: MAX_ENTRY_ARGS). */
 #define PROBE_ERRORS                                                                               \
 	C(MAXACT_NO_KPROBE, "Maxactive is not for kprobe"),                                        \
 		C(BAD_MAXACT, "Invalid maxactive number"),                                         \
@@ -104,6 +105,7 @@ struct seq_file;
 		C(NO_TRACEPOINT, "Tracepoint is not found"),                                       \
 		C(TOO_MANY_ARGS, "Too many arguments are specified"),                              \
 		C(NON_UNIQ_SYMBOL, "The symbol is not unique"),                                    \
+		C(TOO_MANY_EARGS, "Too many entry arguments specified"),                           \
 		C(FILE_NOT_FOUND, "Failed to find the given file"),                                \
 		C(NO_REGULAR_FILE, "Not a regular file"),                                          \
 		C(BAD_UPROBE_OFFS, "Invalid uprobe offset"),                                       \
@@ -148,6 +150,7 @@ enum fetch_op {
 	FETCH_OP_DATA,	 /* data: an immediate string */
 	FETCH_OP_TP_ARG, /* a field of the event an eprobe fires on (data: its trace_event_field) */
 	FETCH_OP_FOFFS,	 /* a uprobe's @+OFFS: where the probed file's offset param is mapped */
+	FETCH_OP_EDATA,	 /* the param-th word a return probe kept at the entry (its $argN) */
 	/* dereference: value = *(value + offset) */
 	FETCH_OP_DEREF,
 	/* store */
@@ -198,11 +201,16 @@ int parse_bitfield_probe_arg(const char *bf, const struct fetch_type *t, struct 
 int parse_array_suffix(char *t, unsigned int *count, int *err_offs, enum probe_err *err);
 
 struct probe_arg;
+struct trace_probe;
 /* For traceprobe_parse_probe_arg(): `NAME=ARG:TYPE[N]`'s type cut off arg (*pt points at it) into
  * parg (type, count); then, after the store step, the bitfield and array steps. 0 or -EINVAL
  * with log filled, as Linux places each error. */
 int traceprobe_parse_type(char *arg, char **pt, struct probe_arg *parg, unsigned int flags,
 			  int offset, struct probe_log *log);
+/* A return probe's $argN (code, an ARG step) made a read of what its entry keeps: 0, or -E2BIG
+ * with TOO_MANY_EARGS in log past MAX_ENTRY_ARGS distinct ones. */
+int traceprobe_keep_entry_arg(struct trace_probe *tp, struct fetch_insn *code,
+			      struct probe_log *log);
 int traceprobe_add_modifiers(struct probe_arg *parg, struct fetch_insn **pcode, const char *t,
 			     int type_pos, int offset, struct probe_log *log);
 
@@ -217,8 +225,15 @@ struct probe_arg {
 	const struct fetch_type *type;
 };
 
+/* The distinct $argN one return probe keeps from the function's entry for its exit. */
+#define MAX_ENTRY_ARGS 16
+
 struct trace_probe {
 	u32 size; /* bytes of the arguments' fixed parts */
+	/* A return probe's $argN (Linux's entry_arg, 6.9): which arguments (0 = the first) its
+	 * entry keeps, a word each, in this order; the exit's EDATA steps read them. */
+	int nr_entry_args;
+	u16 entry_arg[MAX_ENTRY_ARGS];
 	int nr_args;
 	struct probe_arg args[];
 };
@@ -264,6 +279,10 @@ u32 traceprobe_head_size(enum probe_print_type ptype);
 /* A uprobe hit: where the probed file's offset 0 is in the process (the probed address less its
  * file offset), for @+OFFS, on this CPU until the record is written (interrupts are off). */
 void traceprobe_set_file_base(unsigned long base);
+/* A return probe with $argN: at the entry, the arguments tp keeps, into edata (nr_entry_args
+ * words); at the exit, trace_probe_entry_data() hands them to its fetch steps. */
+void traceprobe_store_entry_args(const struct trace_probe *tp, struct pt_regs *regs,
+				 unsigned long *edata);
 u32 traceprobe_data_size(const struct trace_probe *tp, struct pt_regs *regs);
 void traceprobe_store_args(void *rec, u32 head, u32 dsize, const struct trace_probe *tp,
 			   struct pt_regs *regs);
@@ -273,5 +292,8 @@ void traceprobe_print_args(struct seq_file *m, const struct trace_probe *tp, con
 
 /* The current task's name, for $comm (trace_kprobe.c; the unit tests give their own). */
 const char *trace_probe_current_comm(void);
+/* What a return probe's entry kept for the record being written on this CPU, or NULL
+ * (trace_dynevent.c's trace_probe_record() says; the unit tests give their own). */
+const unsigned long *trace_probe_entry_data(void);
 
 #endif

@@ -100,6 +100,14 @@ void traceprobe_set_file_base(unsigned long base)
 	file_base[smp_processor_id()] = base;
 }
 
+void traceprobe_store_entry_args(const struct trace_probe *tp, struct pt_regs *regs,
+				 unsigned long *edata)
+{
+	for (int i = 0; i < tp->nr_entry_args; i++)
+		if (!fetch_arg(regs, tp->entry_arg[i], &edata[i]))
+			edata[i] = 0; /* a stack argument that could not be read: stored as 0 */
+}
+
 /* The value the load step starts from; false if reading it faulted. An eprobe's program runs
  * on the record of its event where a kprobe's runs on registers (Linux passes either as rec). */
 static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsigned long *val)
@@ -130,6 +138,12 @@ static bool fetch_load(const struct fetch_insn *code, struct pt_regs *regs, unsi
 	case FETCH_OP_TP_ARG:
 		*val = fetch_field((const void *)code->param, (const u8 *)regs);
 		return true;
+	case FETCH_OP_EDATA: {
+		const unsigned long *edata = trace_probe_entry_data();
+
+		*val = edata ? edata[code->param] : 0;
+		return edata;
+	}
 	case FETCH_OP_FOFFS: /* Linux's translate_user_vaddr() */
 		*val = file_base[smp_processor_id()] + code->param;
 		return true;

@@ -1,12 +1,14 @@
 /* Probe arguments' types: the table of Linux's names, sizes and formats, and the two suffixes
- * a type may carry, an array's `[N]` and a bitfield's `b<width>@<offset>/<container>`.
+ * a type may carry, an array's `[N]` and a bitfield's `b<width>@<offset>/<container>`; and the
+ * entry arguments a return probe's `$argN` reads (kept at the entry, one word each).
  *
  *   +0(%di):u32[4]     four u32 from the address in di: field "u32[4]", printed {1,2,3,4}
  *   +0(%di):b4@2/32    bits 2..5 of the u32 at di, printed as a u32 (%u)
  *   %ip:symstr         the text of the symbol ("vfs_read+0x0/0x60") stored, not the address
  *
  * Linux: kernel/trace/trace_probe.c (probe_fetch_types[], find_fetch_type(),
- * __parse_bitfield_probe_arg(), the array part of traceprobe_parse_probe_arg_body()).
+ * __parse_bitfield_probe_arg(), the array part of traceprobe_parse_probe_arg_body(),
+ * __store_entry_arg()).
  */
 #include "kernel/trace/trace_probe.h"
 #include "lib/compiler.h"
@@ -217,4 +219,22 @@ int traceprobe_check_append(bool is_return, const struct trace_probe *tp, bool e
 		return 0;
 	log->index = i + 1; /* argv[2] is the first argument */
 	return probe_log_err(log, 0, TP_ERR_DIFF_ARG_TYPE), -EEXIST;
+}
+
+/* A return probe's $argN: its entry keeps the argument (once for every use), the exit reads it
+ * back (Linux's __store_entry_arg()). */
+int traceprobe_keep_entry_arg(struct trace_probe *tp, struct fetch_insn *code,
+			      struct probe_log *log)
+{
+	int slot = 0;
+
+	while (slot < tp->nr_entry_args && tp->entry_arg[slot] != code->param)
+		slot++;
+	if (slot == MAX_ENTRY_ARGS)
+		return probe_log_err(log, 0, TP_ERR_TOO_MANY_EARGS), -E2BIG;
+	if (slot == tp->nr_entry_args)
+		tp->entry_arg[tp->nr_entry_args++] = code->param;
+	code->op = FETCH_OP_EDATA;
+	code->param = slot;
+	return 0;
 }

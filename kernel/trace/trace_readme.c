@@ -108,6 +108,7 @@ static const char readme_text[] =
 	"\t fetcharg: %<register>, $<efield>, @<address>, @<symbol>[+|-<offset>], $stack<index>, "
 	"$stack, $retval, $comm, $arg<N>,\n"
 	"\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"\n"
+	"\t     kernel return probes support: $retval, $arg<N>, $comm\n"
 	"\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,\n"
 	"\t           b<bit-width>@<bit-offset>/<container-size>, ustring,\n"
 	"\t           symstr, <type>\\[<array-size>\\]\n";

@@ -432,6 +432,28 @@ def test_fprobe_events_entry_and_exit(console):
     assert console.run("cat dynamic_events") == ""
 
 
+@pytest.mark.parametrize("kind", ["f:ex compute_square%return", "r:ex compute_square"])
+def test_entry_arguments_at_the_exit(console, kind):
+    # $argN at a function's return (Linux 6.9, fprobe and kretprobe events alike): the argument as the
+    # function got it, kept by the entry for this call, beside $retval and a dereference made at the exit.
+    group = "fprobes" if kind[0] == "f" else "kprobes"
+    dyn(console, kind + " x=$arg1:u64 r=$retval:u64 x2=$arg1:u8")
+    shown = kind.replace("f:ex", "f:fprobes/ex").replace("r:ex", "r10:kprobes/ex")   # 6.1 shows maxactive
+    assert console.run("cat dynamic_events") == shown + " x=$arg1:u64 r=$retval:u64 x2=$arg1:u8"
+    assert console.run("echo 1 > events/%s/ex/enable" % group) == ""
+    run_workload(console, "run compute 0 1")
+    assert console.run("echo 0 > events/%s/ex/enable" % group) == ""
+    xs = set()
+    for e in events(console, "ex"):
+        m = re.fullmatch(r"ex: \(compute_sum_squares\+0x[0-9a-f]+/0x[0-9a-f]+ <- compute_square\) "
+                         r"x=(\d+) r=(\d+) x2=(\d+)", e["rest"])
+        assert m, e
+        x, r, x2 = int(m[1]), int(m[2]), int(m[3])
+        assert r == x * x and x2 == x, e
+        xs.add(x)
+    assert xs == set(range(1, 17))
+
+
 def test_several_probes_on_one_fprobe_event(console):
     # Linux's append_trace_fprobe(), as for kprobe events: the same kind, the same argument names and types,
     # not the same probe again; a probe added while the event is on is on at once; the first removed, the
@@ -472,13 +494,19 @@ def test_several_probes_on_one_fprobe_event(console):
     assert console.run("cat dynamic_events") == "" and "two" not in console.run("ls events/fprobes")
 
 
+E2BIG = "echo: write error: Argument list too long"
+EARGS_17 = "f:bad compute_square%return " + " ".join("$arg%d" % i for i in range(1, 18))
+
 FPROBE_BAD = [
     ("f:bad no_such_function", EINVAL, "Invalid probed address or symbol", 6),
     ("f:bad compute_square+4", EINVAL, "Invalid probed address or symbol", 6),
     ("f:bad compute_square%ret", EINVAL, "Invalid probed address suffix", 20),
     ("f:bad strlen", ENOENT, "Invalid probed address or symbol", 6),       # no ftrace site: notrace code
     ("f:bad compute_square $retval", EINVAL, "$retval is not available on probe", 21),
-    ("f:bad compute_square%return $arg1", EINVAL, "Invalid $-valiable specified", 28),
+    ("f:bad compute_square%return $arg0", EINVAL, "Invalid argument number", 28),
+    ("f:bad compute_square%return $argx", EINVAL, "Invalid $-valiable specified", 28),
+    # 17 different $argN at the exit: the entry keeps at most 16 (later Linux's TOO_MANY_EARGS)
+    (EARGS_17, E2BIG, "Too many entry arguments specified", len(EARGS_17) - len("$arg17")),
     ("f:sched/sched_switch compute_square", EEXIST, "Given group/event name is already used by another event", 0),
 ]
 

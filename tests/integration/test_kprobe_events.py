@@ -422,12 +422,12 @@ def test_non_unique_symbol_is_refused_and_its_address_taken(console):
         if kind == "t":
             names.setdefault(sym, []).append(int(addr, 16))
     dup = sorted(n for n, a in names.items() if len(a) > 1 and n in AVAILABLE(console))[0]
-    line = "p:dup %s" % dup
     before = state(console)
     assert console.run("echo > error_log") == ""
-    assert console.run("echo '%s' >> kprobe_events" % line) == \
-        "echo: write error: Cannot assign requested address"
-    assert last_error(console) == ("trace_kprobe: error: The symbol is not unique", line, 6)
+    for line in ("p:dup %s" % dup, "p:dup %s+4" % dup, "r:dup %s" % dup):   # nor +offs, nor a return
+        assert console.run("echo '%s' >> kprobe_events" % line) == \
+            "echo: write error: Cannot assign requested address"
+        assert last_error(console) == ("trace_kprobe: error: The symbol is not unique", line, 6)
     assert state(console) == before
     # the one with an fentry site (the other may be notrace: kprobes/blacklist)
     taken = [a for a in names[dup]

@@ -36,7 +36,7 @@ def wait_optimized(console, n=1):
 def test_selftests_on_4_cpus(console):
     out = console.run("selftest optprobes_*", timeout=900 * TIMEOUT_SCALE)
     results = parse_ktap(out)
-    assert len(results) == 5, out
+    assert len(results) == 6, out
     assert all(r.ok and not r.skip for r in results), out
 
 

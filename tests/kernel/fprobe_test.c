@@ -30,7 +30,7 @@ static int fpt_slot(unsigned long ip)
 	return -1;
 }
 
-static void fpt_entry(struct fprobe *fp, unsigned long ip, struct pt_regs *regs)
+static int fpt_entry(struct fprobe *fp, unsigned long ip, struct pt_regs *regs, void *data)
 {
 	int i = fpt_slot(ip);
 
@@ -38,9 +38,10 @@ static void fpt_entry(struct fprobe *fp, unsigned long ip, struct pt_regs *regs)
 		fpt_unknown++;
 	else
 		__atomic_add_fetch(&fpt_funcs[i].entries, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
-static void fpt_exit(struct fprobe *fp, unsigned long ip, struct pt_regs *regs)
+static void fpt_exit(struct fprobe *fp, unsigned long ip, struct pt_regs *regs, void *data)
 {
 	int i = fpt_slot(ip);
 
@@ -127,10 +128,11 @@ SELFTEST_DYNAMIC(fprobe_by_symbols_and_addresses)
 static unsigned long fpt_nested;
 
 /* An entry handler that calls a probed function: the inner hit is missed, not followed. */
-static void fpt_recurse(struct fprobe *fp, unsigned long ip, struct pt_regs *regs)
+static int fpt_recurse(struct fprobe *fp, unsigned long ip, struct pt_regs *regs, void *data)
 {
 	fpt_nested++;
 	compute_square(2);
+	return 0;
 }
 
 SELFTEST_DYNAMIC(fprobe_recursion_is_counted_in_nmissed)
@@ -157,4 +159,47 @@ SELFTEST_DYNAMIC(fprobe_refusals)
 	KT_EXPECT_EQ(t, register_fprobe_ips(&fp, &bad, 1), -ENOENT);
 	KT_EXPECT_EQ(t, unregister_fprobe(&fp), -EINVAL);
 	KT_EXPECT(t, !(fp.ops.flags & FTRACE_OPS_FL_ENABLED));
+}
+
+static unsigned long fpt_data_calls, fpt_data_bad, fpt_data_exits;
+
+/* Keeps the argument for the exit; an odd one asks for no exit handler on that call. */
+static int fpt_data_entry(struct fprobe *fp, unsigned long ip, struct pt_regs *regs, void *data)
+{
+	fpt_data_calls++;
+	if (!data)
+		fpt_data_bad++;
+	else
+		*(unsigned long *)data = regs->di;
+	return regs->di & 1;
+}
+
+/* The exit sees its own call's argument beside the return value. */
+static void fpt_data_exit(struct fprobe *fp, unsigned long ip, struct pt_regs *regs, void *data)
+{
+	unsigned long x = data ? *(unsigned long *)data : 1;
+
+	fpt_data_exits++;
+	if (x & 1 || regs->ax != x * x)
+		fpt_data_bad++;
+}
+
+u64 compute_sum_squares(int n);
+
+SELFTEST_DYNAMIC(fprobe_entry_data_reaches_the_exit)
+{
+	static struct fprobe fp = { .entry_handler = fpt_data_entry,
+				    .exit_handler = fpt_data_exit,
+				    .entry_data_size = sizeof(unsigned long) };
+
+	fpt_data_calls = fpt_data_bad = fpt_data_exits = 0;
+	KT_ASSERT(t, !register_fprobe(&fp, "compute_square", NULL));
+	for (int i = 0; i < 10; i++)
+		compute_square(i);
+	compute_sum_squares(4); /* 0..3 (or 1..4): two even, two odd */
+	KT_EXPECT_EQ(t, unregister_fprobe(&fp), 0);
+	KT_EXPECT_EQ(t, fpt_data_calls, 14);
+	KT_EXPECT_EQ(t, fpt_data_exits, 7);
+	KT_EXPECT_EQ(t, fpt_data_bad, 0);
+	KT_EXPECT_EQ(t, fp.nmissed, 0);
 }

@@ -363,3 +363,51 @@ SELFTEST_DYNAMIC(optprobes_optimized_and_unoptimized_under_load)
 	KT_EXPECT_EQ(t, opt_bad_hits, 0);
 	KT_EXPECT(t, opt_hits > 0);
 }
+
+static volatile unsigned long opt_nested_bad;
+
+/* Runs the probed code again from inside the handler: that hit is nested (the buffer finds this
+ * CPU inside a kprobe), so it runs no handler, counts a miss, and still leaves every register as
+ * the code set it. */
+static int opt_nest_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct opt_state st;
+
+	__atomic_add_fetch(&opt_hits, 1, __ATOMIC_RELAXED);
+	st.seed = regs->si + 0x55;
+	opt_regs(&st, st.seed);
+	if (!opt_state_ok(&st))
+		__atomic_add_fetch(&opt_nested_bad, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* The buffer's two ways besides the common one: a nested hit (optimized_callback() counts it),
+ * and two probes on the site (its `only` is the site's walk, which calls both). */
+SELFTEST_DYNAMIC(optprobes_nested_hit_missed_two_probes_walked)
+{
+	struct kprobe kp = { .addr = opt_regs_probe(), .pre_handler = opt_nest_pre };
+	struct kprobe second = { .addr = opt_regs_probe(), .pre_handler = opt_check_pre };
+
+	opt_hits = opt_bad_hits = opt_nested_bad = 0;
+	KT_ASSERT(t, register_kprobe(&kp) == 0);
+	wait_for_kprobe_optimizer();
+	KT_ASSERT(t, site_is_jmp(&kp));
+	KT_EXPECT_EQ(t, opt_run(100, 0x2000), 0);
+	KT_EXPECT_EQ(t, opt_hits, 100);
+	KT_EXPECT_EQ(t, kp.nmissed, 100);
+	KT_EXPECT_EQ(t, opt_nested_bad, 0);
+	KT_ASSERT(t, register_kprobe(&second) == 0);
+	wait_for_kprobe_optimizer();
+	KT_EXPECT(t, site_is_jmp(&kp));
+	KT_EXPECT(t, kp.site->only == &kp.site->walk);
+	opt_hits = 0;
+	KT_EXPECT_EQ(t, opt_run(50, 0x9000), 0);
+	KT_EXPECT_EQ(t, opt_hits, 100); /* both probes, each call */
+	KT_EXPECT_EQ(t, kp.nmissed, 150);
+	KT_EXPECT_EQ(t, second.nmissed, 50);
+	KT_EXPECT_EQ(t, opt_bad_hits, 0);
+	KT_EXPECT_EQ(t, opt_nested_bad, 0);
+	unregister_kprobe(&second);
+	unregister_kprobe(&kp);
+	KT_EXPECT_EQ(t, opt_run(10, 0x40), 0);
+}

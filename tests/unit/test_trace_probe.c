@@ -80,6 +80,13 @@ const char *trace_probe_current_comm(void)
 	return "sh";
 }
 
+static const unsigned long *test_entry_data; /* what a return probe's entry kept, in a test */
+
+const unsigned long *trace_probe_entry_data(void)
+{
+	return test_entry_data;
+}
+
 void console_write(const char *s, size_t len)
 {
 	(void)s, (void)len; /* seq_file's console flush: these tests print into buffers */
@@ -293,7 +300,8 @@ static const struct {
 	{ "$foo", K, TP_ERR_BAD_VAR, 0 },
 	{ "$", K, TP_ERR_BAD_VAR, 0 },
 	{ "$arg1", K, TP_ERR_BAD_VAR, 0 },  /* not at a function's entry */
-	{ "$arg1", R, TP_ERR_BAD_VAR, 0 },  /* nor at its return */
+	{ "$arg1", TPARG_FL_RETURN, TP_ERR_BAD_VAR, 0 }, /* nor at a uprobe's return */
+	{ "$arg0", R, TP_ERR_BAD_ARG_NUM, 0 },
 	{ "$arg0", E, TP_ERR_BAD_ARG_NUM, 0 },
 	{ "$arg9999", E, TP_ERR_BAD_ARG_NUM, 0 },
 	{ "$argx", E, TP_ERR_BAD_VAR, 0 },
@@ -371,6 +379,51 @@ KTEST(trace_probe_used_names)
 	EXPECT_EQ(traceprobe_parse_probe_arg(tp, 0, "%di", K, &log), 0);
 	EXPECT_EQ(traceprobe_parse_probe_arg(tp, 1, "arg1=%si", K, &log), -EINVAL);
 	EXPECT_EQ(log.err, TP_ERR_USED_ARG_NAME);
+	free_probe(tp);
+}
+
+/* $argN at a function's return (an fprobe's exit): each distinct N is kept once by the entry, the
+ * exit reads the kept word (a later change of the register is not seen), a dereference still
+ * reads memory at the exit; a 17th distinct N is refused. */
+KTEST(trace_probe_return_entry_args)
+{
+	static const char *const args[] = { "a=$arg3", "b=$arg1", "c=$arg3:u8", "d=+0($arg2):string" };
+	static u8 rec[512];
+	struct trace_probe *tp = new_probe(MAX_ENTRY_ARGS + 1);
+	struct probe_log log = { .err = TP_ERR_NONE };
+	struct seq_file m = { .buf = (char *)rec + 256, .size = 255 };
+	unsigned long edata[MAX_ENTRY_ARGS];
+	char want[64], arg[16];
+	u32 dsize;
+
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(traceprobe_parse_probe_arg(tp, i, args[i], R, &log), 0);
+	EXPECT_EQ(tp->nr_entry_args, 3);
+	EXPECT_EQ(tp->entry_arg[0], 2);
+	EXPECT_EQ(tp->entry_arg[1], 0);
+	EXPECT_EQ(tp->entry_arg[2], 1);
+	EXPECT_EQ(tp->args[2].code[0].op, FETCH_OP_EDATA);
+	traceprobe_store_entry_args(tp, &regs, edata);
+	regs.dx = 999; /* the function changed it before it returned */
+	test_entry_data = edata;
+	dsize = traceprobe_data_size(tp, &regs);
+	traceprobe_store_args(rec, 16, dsize, tp, &regs);
+	traceprobe_print_args(&m, tp, rec, 16, 16 + tp->size + dsize);
+	test_entry_data = NULL;
+	m.buf[m.count] = '\0';
+	snprintf(want, sizeof(want), " a=0x3 b=0x%lx c=3 d=\"hello\"", regs.di);
+	EXPECT_STREQ(m.buf, want);
+	free_probe(tp);
+	set_regs();
+
+	tp = new_probe(MAX_ENTRY_ARGS + 1);
+	for (int i = 0; i < MAX_ENTRY_ARGS; i++) {
+		snprintf(arg, sizeof(arg), "$arg%d", i + 1);
+		EXPECT_EQ(traceprobe_parse_probe_arg(tp, i, arg, R, &log), 0);
+	}
+	EXPECT_EQ(traceprobe_parse_probe_arg(tp, MAX_ENTRY_ARGS, "x=$arg17", R, &log), -E2BIG);
+	EXPECT_STREQ(probe_err_text(log.err), "Too many entry arguments specified");
+	EXPECT_EQ(log.err_offset, 0);
 	free_probe(tp);
 }
 

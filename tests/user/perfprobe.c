@@ -3,7 +3,8 @@
  * from /sys/bus/event_source/devices/, a probe made by perf_event_open alone (config1 the name or
  * path, config2 the offset) and listed nowhere, counted; a uprobe program reading the probed ip
  * and sp where bpf_tracing.h's PT_REGS_IP and PT_REGS_SP read them in Linux's struct pt_regs; and
- * Linux's errors. One check a line, "PASS n/m" last (tests/integration/test_perf_events.py).
+ * Linux's errors (argv[1], if given, a name two functions share). One check a line, "PASS n/m"
+ * last (tests/integration/test_perf_events.py).
  */
 #include "bpf_insn.h"
 
@@ -14,6 +15,7 @@ enum { NR_perf_event_open = 298, NR_setuid = 105 };
 #define E2BIG 7
 #define EINVAL 22
 #define EOPNOTSUPP 95
+#define EADDRNOTAVAIL 99
 
 #define PERF_EVENT_IOC_SET_BPF 0x40042408
 #define PT_REGS_SP_OFF 152 /* Linux's offsetof(struct pt_regs, sp) */
@@ -249,7 +251,7 @@ static void test_uprobe_ref_ctr(const char *exe)
 	check("none left: the semaphore reads 0", perfprobe_semaphore, 0);
 }
 
-static void test_errors(void)
+static void test_errors(const char *dup)
 {
 	char longname[200];
 	long fd, pid;
@@ -260,6 +262,9 @@ static void test_errors(void)
 	check("kprobe PMU, no such function: ENOENT",
 	      probe_open(kprobe_type, 0, (unsigned long)"no_such_function_here", 0, -1, 0),
 	      -ENOENT);
+	if (dup) /* a name two static functions share (the test finds one in /proc/kallsyms) */
+		check("kprobe PMU, a name two functions share: EADDRNOTAVAIL",
+		      probe_open(kprobe_type, 0, (unsigned long)dup, 0, -1, 0), -EADDRNOTAVAIL);
 	check("kprobe PMU, a name past KSYM_NAME_LEN: E2BIG",
 	      probe_open(kprobe_type, 0, (unsigned long)longname, 0, -1, 0), -E2BIG);
 	check("kprobe PMU, a bad name pointer: EFAULT", probe_open(kprobe_type, 0, 8, 0, -1, 0),
@@ -287,6 +292,6 @@ int main(int argc, char **argv, char **envp)
 	test_kprobe_counts();
 	test_uprobe_regs(argc > 0 ? argv[0] : "/tests/perfprobe");
 	test_uprobe_ref_ctr(argc > 0 ? argv[0] : "/tests/perfprobe");
-	test_errors();
+	test_errors(argc > 1 ? argv[1] : 0);
 	return check_summary();
 }

@@ -21,24 +21,9 @@
 #define FL_TF (1UL << 8)
 #define FL_IF (1UL << 9)
 
-struct prev_kprobe {
-	struct kprobe_site *site;
-	unsigned long status, old_flags;
-};
-
-struct kprobe_ctlblk {
-	struct kprobe_site *site; /* Linux's current_kprobe: whose handlers or step is running */
-	unsigned long status;
-	unsigned long old_flags;  /* TF and IF as the probed code had them */
-	struct prev_kprobe prev;  /* the outer hit, while a re-entered one steps */
-	struct prev_kprobe stale; /* the state a step in place (step_in_place) set aside */
-};
-
-static struct kprobe_ctlblk kcbs[NR_CPUS];
-
 static struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 {
-	return this_cpu_read(kprobe_ctlblk);
+	return &this_cpu()->kprobe_ctlblk;
 }
 
 bool kprobe_running(void)
@@ -183,13 +168,12 @@ static bool kprobe_int3_handler(struct pt_regs *regs)
 }
 
 /*
- * A hit through an optimized site's detour buffer (arch/x86/kprobes/opt_template.asm), which has
- * pushed regs as the int3 path shows them and turned interrupts off, as the int3 gate does, so
- * kprobes_synchronize() waits for us too. Only what a hit needs: the nesting check, the pre
- * handlers (the site's one armed probe, the common case, called without the list walk or a test
- * of its flags: kernel/kprobes.c keeps it in s->only). Nonzero: a handler moved
- * ip, and the buffer resumes there. Nothing is kept across the handler's call (the state is
- * found again through gs), so the function saves no register of its own.
+ * Linux's optimized_callback(), ours the detour's slow path. The buffer's template
+ * (arch/x86/kprobes/opt_template.asm) does a hit itself: the nesting check and the site's mark
+ * through gs, the site's `only` probe called with the regs it pushed, interrupts off as under
+ * the int3 gate (so kprobes_synchronize() waits for it too). It calls here only when this CPU is
+ * inside a kprobe already; the whole hit is done here, so any caller gets it right. Nonzero: a
+ * handler moved ip, and the buffer resumes there.
  */
 int optimized_callback(struct kprobe_site *s, struct pt_regs *regs)
 {
@@ -197,14 +181,13 @@ int optimized_callback(struct kprobe_site *s, struct pt_regs *regs)
 	struct kprobe *p = READ_ONCE(s->only);
 	int moved;
 
-	if (unlikely(kcb->site)) {
+	if (kcb->site) {
 		kprobe_site_missed(s);
 		return 0;
 	}
 	kcb->site = s;
-	kcb->status = KPROBE_HIT_ACTIVE;
-	moved = likely(p) ? p->pre_handler(p, regs) : kprobe_run_pre_handlers(s, regs);
-	get_kprobe_ctlblk()->site = NULL;
+	moved = p->pre_handler(p, regs);
+	kcb->site = NULL;
 	return moved;
 }
 
@@ -266,13 +249,14 @@ static void kprobe_fault_handler(struct pt_regs *regs)
 		regs->ip = (unsigned long)s->addr;
 		regs->flags = (regs->flags & ~FL_TF) | kcb->old_flags;
 		kcb->site = NULL;
+		kcb->status = KPROBE_HIT_SSDONE;
 	}
 }
 
 void arch_kprobes_init(void)
 {
 	for (int c = 0; c < NR_CPUS; c++)
-		percpu_area[c].kprobe_ctlblk = &kcbs[c];
+		percpu_area[c].kprobe_ctlblk.status = KPROBE_HIT_SSDONE;
 	kprobe_int3_hook = kprobe_int3_handler;
 	kprobe_debug_hook = kprobe_debug_handler;
 	kprobe_fault_hook = kprobe_fault_handler;

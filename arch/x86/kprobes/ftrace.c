@@ -36,7 +36,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip, struct ftr
 		regs->ip = orig_ip;
 	}
 	/* else a handler moved ip: ftrace_regs_caller returns wherever it points */
-	kprobe_set_current(NULL, 0);
+	kprobe_set_current(NULL, KPROBE_HIT_SSDONE);
 out:
 	local_irq_restore(flags);
 }

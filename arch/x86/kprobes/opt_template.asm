@@ -8,12 +8,17 @@
 ;   S - 8 .. S - 48           ss, sp, flags, cs, ip (one past the probed byte), orig_ax
 ;   S - 168                   the general registers, r15 lowest: the struct's start
 ;
-; Every word is pushed (one instruction each, as Linux's optprobe template does): the hot path is
-; nothing but the struct, one call and the struct back, after which it falls into the copied
-; instructions with rsp at S again. Only when a handler moved ip (optimized_callback() returns
-; nonzero) does it leave by the block in front of the entry, which turns the ss word into the
-; resume address and ends in a ret. The 32-bit immediate is sign-extended by push: the text and
-; execmem both live in the top 2 GiB (kernel/mm/mm.h).
+; Every word is pushed (one instruction each, as Linux's optprobe template does). The hit itself
+; is done here, not in a C callback (Linux's optimized_callback(), which ours keeps for the rare
+; case): with this CPU's kprobe_ctlblk inside struct percpu, the nesting check and the mark are
+; instructions on gs, and the site's `only` (kernel/kprobes.c: the one probe, or a walk of the
+; list) is called with regs as a handler is. Its status word is not written: while no site is
+; marked it already holds one a nested hit accepts (arch/x86/kprobes/ctlblk.h). Nested (a hit
+; from inside a handler), the buffer calls optimized_callback(), which counts the miss. Then the
+; struct back, after which it falls into the copied instructions with rsp at S again. Only when
+; a handler moved ip (it returned nonzero) does it leave by the block in front of the entry,
+; which turns the ss word into the resume address and ends in a ret. The 32-bit immediate is
+; sign-extended by push: the text and execmem both live in the top 2 GiB (kernel/mm/mm.h).
 ;
 ; The handlers run on an 8-byte aligned stack (S is only 8-aligned at an arbitrary instruction),
 ; as every Linux kernel function does (Linux builds with -mpreferred-stack-boundary=3): nothing
@@ -26,6 +31,7 @@ bits 64
 section .rodata
 
 %include "arch/x86/pt_regs.inc"
+%include "asm-offsets.inc"              ; generated from arch/x86/asm-offsets.c
 
 global optprobe_template_start, optprobe_template_entry, optprobe_template_ip
 global optprobe_template_val, optprobe_template_call, optprobe_template_end
@@ -39,6 +45,11 @@ optprobe_template_moved:                 ; a handler moved ip: resume where regs
 	popfq                           ; IF as it was
 	lea rsp, [rsp + 8]              ; past sp: at the resume address
 	ret                             ; rsp is S again
+optprobe_template_nested:                ; rdi the site, rsi regs
+optprobe_template_call:
+	db 0xe8                         ; call rel32 optimized_callback, aimed by opt.c
+	dd 0
+	jmp optprobe_template_check
 optprobe_template_entry:
 	push strict byte 0x10           ; ss
 	push rsp                        ; sp, S - 8 as pushed: corrected below
@@ -53,9 +64,13 @@ optprobe_template_ip:
 	mov rsi, rsp                    ; regs; the call's return leaves rsp at them again
 optprobe_template_val:
 	mov rdi, strict qword 0         ; the kprobe_site
-optprobe_template_call:
-	db 0xe8                         ; call rel32 optimized_callback, aimed by opt.c
-	dd 0
+	cmp qword [gs:PC_KPROBE_SITE], 0
+	jne optprobe_template_nested    ; inside a kprobe already: a miss
+	mov [gs:PC_KPROBE_SITE], rdi    ; Linux's current_kprobe
+	mov rdi, [rdi + KPROBE_SITE_ONLY]
+	call [rdi + KPROBE_PRE_HANDLER] ; p->pre_handler(p, regs)
+	mov qword [gs:PC_KPROBE_SITE], 0
+optprobe_template_check:
 	test eax, eax
 	jnz optprobe_template_moved
 	POP_REGS                        ; rsp at orig_ax
