@@ -43,7 +43,7 @@ u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn);
 struct bpf_prog *bpf_prog_alloc(u32 len);
 void bpf_prog_free(struct bpf_prog *prog);
 
-/* kernel/bpf/syscall.c */
+/* kernel/bpf/objs.c */
 void bpf_map_inc(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 struct bpf_map *bpf_map_get(int ufd); /* a reference taken, or ERR_PTR(-EBADF/-EINVAL) */
