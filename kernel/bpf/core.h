@@ -47,6 +47,8 @@ void bpf_prog_free(struct bpf_prog *prog);
 void bpf_map_inc(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 struct bpf_map *bpf_map_get(int ufd); /* a reference taken, or ERR_PTR(-EBADF/-EINVAL) */
+/* The same, and the fd's O_ACCMODE in *acc: what the holder of the fd may do with elements. */
+struct bpf_map *bpf_map_get_mode(int ufd, unsigned int *acc);
 bool bpf_capable(void);
 extern const struct file_operations bpf_map_fops, bpf_prog_fops;
 /* kernel/bpf/info.c: BPF_OBJ_GET_INFO_BY_FD, the attr's tail already checked. */

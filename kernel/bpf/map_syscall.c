@@ -5,6 +5,7 @@
 #include "kernel/bpf/core.h"
 #include "kernel/bpf/maps.h"
 #include "kernel/bpf/syscall.h"
+#include "kernel/fs/file.h"
 #include "kernel/mm/mm.h"
 #include "kernel/uaccess.h"
 #include "lib/string.h"
@@ -70,7 +71,7 @@ int map_create(union bpf_attr *attr)
 	}
 	memcpy(map->name, attr->map_name, BPF_OBJ_NAME_LEN);
 	bpf_map_alloc_id(map);
-	fd = bpf_anon_fd(&bpf_map_fops, map);
+	fd = bpf_anon_fd(&bpf_map_fops, map, O_RDWR);
 	if (fd < 0)
 		bpf_map_put(map);
 	return fd;
@@ -96,15 +97,21 @@ int map_elem_cmd(int cmd, union bpf_attr *attr)
 {
 	struct bpf_map *map;
 	void *key = NULL, *value = NULL;
+	unsigned int acc = O_RDWR;
+	bool writes = cmd == BPF_MAP_UPDATE_ELEM || cmd == BPF_MAP_DELETE_ELEM;
 	u32 vsize;
 	int err;
 
 	if (CHECK_ATTR(attr, flags))
 		return -EINVAL;
-	map = bpf_map_get(attr->map_fd);
+	map = bpf_map_get_mode(attr->map_fd, &acc);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	vsize = map_value_size_user(map);
+	/* an fd from MAP_GET_FD_BY_ID with BPF_F_RDONLY or BPF_F_WRONLY: Linux's map_get_sys_perms() */
+	err = -EPERM;
+	if (acc == (writes ? O_RDONLY : O_WRONLY))
+		goto out;
 	err = -EINVAL;
 	if (map->map_type == BPF_MAP_TYPE_RINGBUF)
 		goto out; /* Linux: no element commands on a ring buffer */

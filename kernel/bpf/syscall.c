@@ -75,10 +75,26 @@ void *memdup_user(const void __user *p, size_t n)
 
 /* ---- programs ---- */
 
+/* Linux's license_is_gpl_compatible(): the module licenses taken as GPL. */
+static bool license_is_gpl_compatible(const char *license)
+{
+	static const char *const gpl[] = {
+		"GPL",		"GPL v2",	"GPL and additional rights",
+		"Dual BSD/GPL", "Dual MIT/GPL", "Dual MPL/GPL"
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(gpl); i++)
+		if (!strcmp(license, gpl[i]))
+			return true;
+	return false;
+}
+
 static int bpf_prog_load(union bpf_attr *attr)
 {
 	struct bpf_verifier_log log = { .level = attr->log_level, .size = attr->log_size };
+	struct btf *btf = NULL;
 	struct bpf_prog *prog;
+	char license[128] = "";
 	int err, fd;
 	u32 max = bpf_capable() ? BPF_COMPLEXITY_LIMIT_INSNS : BPF_MAXINSNS;
 
@@ -97,16 +113,22 @@ static int bpf_prog_load(union bpf_attr *attr)
 		return -EINVAL;
 	if (!attr->insn_cnt || attr->insn_cnt > max)
 		return -E2BIG;
-	/* Linux's check_btf_info(): function and line info come with the BTF they point into */
+	/* a NULL license reads as none (Linux: EFAULT), which our older callers rely on */
+	if (attr->license &&
+	    strncpy_from_user(license, u64_to_user_ptr(attr->license), sizeof(license) - 1) < 0)
+		return -EFAULT;
+	/* Linux's check_btf_info(): function and line info come with the BTF they point into, which
+	 * the program then holds (its info's btf_id) */
 	if (attr->func_info_cnt || attr->line_info_cnt) {
-		struct btf *btf = btf_get_by_fd(attr->prog_btf_fd);
+		btf = btf_get_by_fd(attr->prog_btf_fd);
 		if (IS_ERR(btf))
 			return PTR_ERR(btf);
-		btf_put(btf);
 	}
 	prog = bpf_prog_alloc(attr->insn_cnt);
+	err = -ENOMEM;
 	if (!prog)
-		return -ENOMEM;
+		goto put_btf;
+	prog->gpl_compatible = license_is_gpl_compatible(license);
 	err = -EFAULT;
 	if (copy_from_user(prog->insnsi, u64_to_user_ptr(attr->insns),
 			   attr->insn_cnt * sizeof(struct bpf_insn)))
@@ -141,13 +163,17 @@ static int bpf_prog_load(union bpf_attr *attr)
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
 		if (!bpf_prog_map_compatible(prog->used_maps[i], prog))
 			goto free_prog;
+	prog->btf = btf;
 	bpf_prog_alloc_id(prog);
-	fd = bpf_anon_fd(&bpf_prog_fops, prog);
+	fd = bpf_anon_fd(&bpf_prog_fops, prog, O_RDWR);
 	if (fd < 0)
 		bpf_prog_put(prog);
 	return fd;
 free_prog:
 	bpf_prog_free(prog);
+put_btf:
+	if (btf)
+		btf_put(btf);
 	return err;
 }
 
@@ -193,7 +219,7 @@ static int raw_tracepoint_open(union bpf_attr *attr)
 	err = bpf_raw_tp_register(link, name);
 	if (err)
 		goto free_link;
-	fd = bpf_anon_fd(&bpf_link_fops, link);
+	fd = bpf_anon_fd(&bpf_link_fops, link, O_RDWR);
 	if (fd >= 0)
 		return fd;
 	bpf_raw_tp_unregister(link);
@@ -203,20 +229,6 @@ free_link:
 put_prog:
 	bpf_prog_put(prog);
 	return err;
-}
-
-/* Linux's bpf_obj_get_next_id() for BTF: the next id written back in attr->next_id. */
-static int btf_get_next_id(const union bpf_attr *attr, union bpf_attr __user *uattr)
-{
-	u32 next;
-
-	if (CHECK_ATTR(attr, next_id) || attr->start_id >= 0x7fffffff)
-		return -EINVAL;
-	if (!bpf_capable())
-		return -EPERM;
-	if (!(next = btf_next_id_after(attr->start_id)))
-		return -ENOENT;
-	return put_user(next, &uattr->next_id) ? -EFAULT : 0;
 }
 
 SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, size)
@@ -253,8 +265,14 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 		if (CHECK_ATTR(&attr, btf_id))
 			return -EINVAL;
 		return bpf_capable() ? btf_get_fd_by_id(attr.btf_id) : -EPERM;
+	case BPF_PROG_GET_NEXT_ID:
+	case BPF_MAP_GET_NEXT_ID:
 	case BPF_BTF_GET_NEXT_ID:
-		return btf_get_next_id(&attr, uattr);
+		return bpf_obj_get_next_id(&attr, uattr, cmd);
+	case BPF_PROG_GET_FD_BY_ID:
+		return bpf_prog_get_fd_by_id(&attr);
+	case BPF_MAP_GET_FD_BY_ID:
+		return bpf_map_get_fd_by_id(&attr);
 	case BPF_LINK_CREATE: /* perf events' links: kernel/events/bpf_perf.c */
 		return bpf_perf_link_attach(&attr);
 	default: /* what we do not have reads to libbpf's probes as a kernel without it */

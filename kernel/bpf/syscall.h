@@ -20,11 +20,16 @@ static inline const void __user *u64_to_user_ptr(u64 v)
 /* A kernel copy of n bytes of user memory (kfree() it), or ERR_PTR(-ENOMEM/-EFAULT). */
 void *memdup_user(const void __user *p, size_t n);
 
-/* kernel/bpf/objs.c: a new fd (O_CLOEXEC) holding obj, the caller's reference given to it. */
-int bpf_anon_fd(const struct file_operations *fops, void *obj);
+/* kernel/bpf/objs.c: a new fd (O_CLOEXEC, flags' access mode) holding obj, the caller's reference
+ * given to it. */
+int bpf_anon_fd(const struct file_operations *fops, void *obj, unsigned int flags);
 /* A new object's id, never one used before, and its place on the list of live ones. */
 void bpf_prog_alloc_id(struct bpf_prog *prog);
 void bpf_map_alloc_id(struct bpf_map *map);
+/* The id commands: cmd is BPF_PROG_GET_NEXT_ID, BPF_MAP_GET_NEXT_ID or BPF_BTF_GET_NEXT_ID. */
+int bpf_obj_get_next_id(const union bpf_attr *attr, union bpf_attr __user *uattr, int cmd);
+int bpf_prog_get_fd_by_id(const union bpf_attr *attr);
+int bpf_map_get_fd_by_id(const union bpf_attr *attr);
 
 /* kernel/bpf/map_syscall.c */
 int map_create(union bpf_attr *attr);

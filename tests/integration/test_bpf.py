@@ -67,6 +67,19 @@ def test_lab_program_and_bpfprog(console):
     assert "bpfprog: 999: no such program" in console.run("bpfprog 999")
 
 
+def test_ids_walked_as_bpftool_walks_them(console):
+    """tests/user/bpfids.c: PROG/MAP GET_NEXT_ID from 0 to ENOENT, GET_FD_BY_ID and OBJ_GET_INFO_BY_FD on each id
+    (the program's map ids, gpl, tag), read-only and write-only map fds, ids never reused, Linux's errnos, and uid
+    1000 refused with unprivileged bpf() allowed; `bpfids show` lists what the walk met as bpftool prints it."""
+    run_checks(console, "/tests/bpfids", 40)
+    out = program_lines(console.run("/tests/bpfids show"))
+    prog = [i for i, line in enumerate(out) if re.match(r"^\d+: kprobe  name ids_prog  tag [0-9a-f]{16}  gpl$", line)]
+    assert len(prog) == 1, out
+    m = re.match(r"^\txlated 64B  (jited \d+B|not jited)  map_ids (\d+)$", out[prog[0] + 2])
+    assert m, out
+    assert any(re.match(rf"^{m.group(2)}: array  name ids_map  flags 0x0$", line) for line in out), out
+
+
 def test_unprivileged_bpf_disabled_one_is_for_good(console):
     """Linux's rule: 0 and 2 switch freely; once 1, only a reboot clears it (so this test runs last)."""
     f = "/proc/sys/kernel/unprivileged_bpf_disabled"
@@ -132,3 +145,4 @@ def test_btf_load(console):
     """tests/user/btf.c: BPF_BTF_LOAD of a small blob (its log as Linux writes it), a map naming its types, the blob
     read back by BPF_OBJ_GET_INFO_BY_FD, and each field broken in turn refused with Linux's errno and log line."""
     run_checks(console, "/tests/btf", 50)
+
