@@ -212,23 +212,46 @@ static void atomic_op(const struct bpf_insn *in, u64 *regs)
 		regs[in->src_reg] = dw ? old : (u32)old;
 }
 
-u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn);
+static u64 run_insns(u64 *regs, const struct bpf_insn *insn, u32 tail_calls, u32 windows);
+
+/* windows | BPF_IN_CALLEE: the function running is a bpf-to-bpf callee */
+#define BPF_IN_CALLEE 0x80000000U
 
 /*
  * A bpf-to-bpf call: the callee's frame sits below its caller's in the one 512-byte stack (the
  * verifier put the caller's share in off and proved all frames fit), and R6-R9 come back as the
- * caller left them, as the calling convention promises. Out of line: its locals would otherwise
- * weigh on every run of ___bpf_prog_run()'s loop.
+ * caller left them, as the calling convention promises. The callee starts with the caller's count
+ * of tail calls (Linux's JIT hands it down in rax). Out of line: its locals would otherwise weigh
+ * on every run of the interpreter's loop.
  */
-static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn)
+static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn, u32 tail_calls,
+				 u32 windows)
 {
 	u64 saved[5], r0;
 
 	memcpy(saved, &regs[BPF_REG_6], sizeof(saved)); /* R6-R9 and R10 */
 	regs[BPF_REG_FP] -= (u16)insn->off;
-	r0 = ___bpf_prog_run(regs, insn + insn->imm + 1);
+	r0 = run_insns(regs, insn + insn->imm + 1, tail_calls, windows | BPF_IN_CALLEE);
 	memcpy(&regs[BPF_REG_6], saved, sizeof(saved));
 	return r0;
+}
+
+/*
+ * A tail call made inside a callee: the JIT unwinds the callee's frame and the target's frame
+ * takes its place below the callers' (the verifier keeps those under 256 bytes, so the sum stays
+ * bounded). The interpreter's one stack has only 512 bytes, so the target gets a fresh 512-byte
+ * window here instead, and its r0 is the callee's return value. Each window is kernel stack: a
+ * run takes at most BPF_TAIL_CALL_WINDOWS of them, and a tail call that would need one more falls
+ * through, as one past MAX_TAIL_CALL_CNT does.
+ */
+#define BPF_TAIL_CALL_WINDOWS 4
+static noinline u64 tail_call_window(u64 *regs, const struct bpf_insn *to, u32 tail_calls,
+				     u32 windows)
+{
+	u64 stack[MAX_BPF_STACK / 8] __aligned(8);
+
+	regs[BPF_REG_FP] = (u64)(unsigned long)&stack[MAX_BPF_STACK / 8];
+	return run_insns(regs, to, tail_calls, windows + 1);
 }
 
 /*
@@ -251,13 +274,11 @@ static const struct bpf_insn *tail_call_target(const u64 *regs, u32 *tail_calls)
 
 /*
  * Runs a verified program: the verifier has proved every access in bounds, every register read
- * initialised and every path ending in exit, so this loop checks nothing itself.
+ * initialised and every path ending in exit, so this loop checks nothing itself. tail_calls: the
+ * run's count so far; windows: the fresh stacks taken for tail calls inside callees.
  */
-u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
+static u64 run_insns(u64 *regs, const struct bpf_insn *insn, u32 tail_calls, u32 windows)
 {
-	u32 tail_calls =
-		0; /* a callee never tail-calls: the verifier refuses both in one program */
-
 	for (;; insn++) {
 		u8 code = insn->code, cls = BPF_CLASS(code);
 		u64 *dst = &regs[insn->dst_reg];
@@ -301,14 +322,21 @@ u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 			if (BPF_OP(code) == BPF_EXIT)
 				return regs[0];
 			if (code == (BPF_JMP | BPF_TAIL_CALL)) {
-				const struct bpf_insn *to = tail_call_target(regs, &tail_calls);
+				bool callee = windows & BPF_IN_CALLEE;
+				const struct bpf_insn *to;
 
+				if (callee && (windows & ~BPF_IN_CALLEE) >= BPF_TAIL_CALL_WINDOWS)
+					break;
+				to = tail_call_target(regs, &tail_calls);
+				if (to && callee)
+					return tail_call_window(regs, to, tail_calls,
+								windows & ~BPF_IN_CALLEE);
 				if (to)
 					insn = to - 1; /* the loop's insn++ lands on it */
 				break;
 			}
 			if (BPF_OP(code) == BPF_CALL && insn->src_reg == BPF_PSEUDO_CALL) {
-				regs[0] = call_subprog(regs, insn);
+				regs[0] = call_subprog(regs, insn, tail_calls, windows);
 				break;
 			}
 			if (BPF_OP(code) == BPF_CALL) {
@@ -323,6 +351,11 @@ u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 			break;
 		}
 	}
+}
+
+u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
+{
+	return run_insns(regs, insn, 0, 0);
 }
 
 /* The interpreter's entry as a bpf_func: a 512-byte stack on the caller's, r1 = ctx. */

@@ -18,8 +18,8 @@ struct jit_ctx {
 	u32 stack;
 	u32 *entry;	 /* x86 offset of each function's prologue (bpf-to-bpf calls land there) */
 	u8 saved;	 /* R6-R9 the function being written saves (callee_regs_used()) */
-	bool tail_calls; /* the program makes some: its prologue keeps a counter at [rbp - tcc_off] */
-	u32 tcc_off;
+	bool tail_calls; /* the program makes some: each prologue keeps a counter at [rbp - tcc_off] */
+	u32 tcc_off;	 /* ... in the function being written */
 };
 
 void emit(struct jit_ctx *c, const u8 *b, int n);
@@ -37,7 +37,8 @@ void emit_mov_reg(struct jit_ctx *c, bool w, u8 dst, u8 src);
 u8 callee_regs_used(const struct bpf_prog *prog, u32 start, u32 end);
 void emit_prologue(struct jit_ctx *c, u32 stack, u8 saved);
 void emit_epilogue(struct jit_ctx *c);
-void emit_main_prologue(struct jit_ctx *c, u8 saved);
+void emit_fn_prologue(struct jit_ctx *c, u32 stack, u8 saved, bool main);
+void emit_bpf_call(struct jit_ctx *c, u32 target);
 void emit_tail_call(struct jit_ctx *c, u32 out);
 u32 subprog_at(const struct bpf_prog *prog, u32 start);
 

@@ -53,17 +53,22 @@ void emit_epilogue(struct jit_ctx *c)
 }
 
 /*
- * A program that makes tail calls starts `xor eax, eax` and enters its frame at +2 with rax the
- * run's count of tail calls so far (0 from a real call), which it keeps below its BPF stack.
+ * A function's prologue. In a program that makes tail calls, every function keeps the run's count
+ * of them at [rbp - tcc_off], below its BPF stack: the main function starts `xor eax, eax` and is
+ * entered at +2 by a tail call, with rax the count so far (0 from a real call); a callee gets the
+ * count in rax from its caller (emit_bpf_call()), so a tail call inside it goes on counting from
+ * there, as Linux's JIT carries tail_call_cnt through bpf-to-bpf calls since 5.10.
  */
-void emit_main_prologue(struct jit_ctx *c, u8 saved)
+void emit_fn_prologue(struct jit_ctx *c, u32 stack, u8 saved, bool main)
 {
 	if (!c->tail_calls) {
-		emit_prologue(c, c->stack, saved);
+		emit_prologue(c, stack, saved);
 		return;
 	}
-	EMIT(0x31, 0xc0); /* xor eax, eax */
-	emit_prologue(c, c->stack + 16, 0);
+	if (main)
+		EMIT(0x31, 0xc0); /* xor eax, eax */
+	emit_prologue(c, stack + 16, 0);
+	c->tcc_off = stack + 8;
 	EMIT(0x48, 0x89); /* mov [rbp - tcc_off], rax */
 	emit_mem(c, RAX, RBP, -(s32)c->tcc_off);
 	c->saved = saved;
@@ -72,11 +77,24 @@ void emit_main_prologue(struct jit_ctx *c, u8 saved)
 			emit_push_pop(c, 0x50, BPF_REG_6 + r);
 }
 
+/* A bpf-to-bpf call to the function whose prologue is at x86 offset target; R0 (rax) is the
+ * callee's to set, so it may carry the count of tail calls in. */
+void emit_bpf_call(struct jit_ctx *c, u32 target)
+{
+	if (c->tail_calls) {
+		EMIT(0x48, 0x8b); /* mov rax, [rbp - tcc_off] */
+		emit_mem(c, RAX, RBP, -(s32)c->tcc_off);
+	}
+	EMIT(0xe8);
+	emit_u32(c, target - (c->len + 4));
+}
+
 /*
  * BPF_JMP | BPF_TAIL_CALL, R1 ctx, R2 (rsi) the prog array, R3 (rdx) the index: on an index past
  * the end, a run that used up MAX_TAIL_CALL_CNT, or an empty slot, on to the next instruction
- * (out); otherwise this frame is undone as the epilogue would, so that the stack is as this
- * program was entered, and the jump lands in the target's prologue with rax the count. R0 and
+ * (out); otherwise this function's frame is undone as the epilogue would, so that the stack is as
+ * it was entered, and the jump lands in the target's prologue with rax the count. In a callee,
+ * the target then returns to the callee's caller, under the callers' frames. R0 and
  * R3-R5 are scratch here: the verifier takes a call to leave them unreadable.
  */
 void emit_tail_call(struct jit_ctx *c, u32 out)

@@ -409,9 +409,11 @@ static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 
 	c->len = 0;
 	c->entry[0] = 0;
-	emit_main_prologue(
-		c, callee_regs_used(prog, 0,
-				    prog->subprog_cnt > 1 ? prog->subprogs[1].start : prog->len));
+	emit_fn_prologue(
+		c, c->stack,
+		callee_regs_used(prog, 0,
+				 prog->subprog_cnt > 1 ? prog->subprogs[1].start : prog->len),
+		true);
 	for (u32 i = 0; i < prog->len; i++) {
 		const struct bpf_insn *insn = &prog->insnsi[i];
 		u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
@@ -422,8 +424,8 @@ static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 			u32 end = next_fn + 1 < prog->subprog_cnt
 					  ? prog->subprogs[next_fn + 1].start
 					  : prog->len;
-			emit_prologue(c, ALIGN(prog->subprogs[next_fn].stack_depth, 16),
-				      callee_regs_used(prog, i, end));
+			emit_fn_prologue(c, ALIGN(prog->subprogs[next_fn].stack_depth, 16),
+					 callee_regs_used(prog, i, end), false);
 			next_fn++;
 		}
 		c->addrs[i] = c->len;
@@ -454,9 +456,7 @@ static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 			} else if (insn->code == (BPF_JMP | BPF_TAIL_CALL)) {
 				emit_tail_call(c, c->addrs[i + 1]);
 			} else if (op == BPF_CALL && insn->src_reg == BPF_PSEUDO_CALL) {
-				EMIT(0xe8);
-				emit_u32(c, c->entry[subprog_at(prog, i + 1 + insn->imm)] -
-						    (c->len + 4));
+				emit_bpf_call(c, c->entry[subprog_at(prog, i + 1 + insn->imm)]);
 			} else if (op == BPF_CALL) {
 				unsigned long fn = (unsigned long)__bpf_call_base + (long)insn->imm;
 				EMIT(0xe8);
@@ -480,7 +480,6 @@ void bpf_int_jit_compile(struct bpf_prog *prog)
 
 	for (u32 i = 0; i < prog->len; i++)
 		c.tail_calls |= prog->insnsi[i].code == (BPF_JMP | BPF_TAIL_CALL);
-	c.tcc_off = c.stack + 8;
 
 	c.addrs = kzalloc((prog->len + 1) * sizeof(u32));
 	c.entry = kzalloc(MAX(prog->subprog_cnt, 1U) * sizeof(u32));
