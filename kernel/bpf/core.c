@@ -2,6 +2,7 @@
 #include "kernel/bpf/bpf.h"
 #include "kernel/bpf/core.h"
 #include "kernel/mm/mm.h"
+#include "lib/sha1.h"
 #include "lib/string.h"
 
 /*
@@ -368,6 +369,40 @@ u64 __bpf_prog_run(const void *ctx, const struct bpf_insn *insn)
 	regs[BPF_REG_FP] = (u64)(unsigned long)&stack[MAX_BPF_STACK / 8];
 	regs[1] = (u64)(unsigned long)ctx;
 	return ___bpf_prog_run(regs, insn);
+}
+
+/*
+ * Linux's bpf_prog_calc_tag(): the first 8 bytes of the SHA-1 of the instructions as loaded, with
+ * the fds of ld_imm64 map loads zeroed (they differ from one load to the next, the program does
+ * not). What bpftool prints as `tag`, and what tells the same program loaded twice.
+ */
+int bpf_prog_calc_tag(struct bpf_prog *prog)
+{
+	struct bpf_insn *dst = kmalloc(prog->len * sizeof(*dst) + 1);
+	u8 digest[SHA1_DIGEST_SIZE];
+	bool was_ld_map = false;
+
+	if (!dst)
+		return -ENOMEM;
+	for (u32 i = 0; i < prog->len; i++) {
+		dst[i] = prog->insnsi[i];
+		if (!was_ld_map && dst[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+		    (dst[i].src_reg == BPF_PSEUDO_MAP_FD ||
+		     dst[i].src_reg == BPF_PSEUDO_MAP_VALUE)) {
+			was_ld_map = true;
+			dst[i].imm = 0;
+		} else if (was_ld_map && !dst[i].code && !dst[i].dst_reg && !dst[i].src_reg &&
+			   !dst[i].off) {
+			was_ld_map = false;
+			dst[i].imm = 0; /* a map value's offset: zeroed too, as Linux does */
+		} else {
+			was_ld_map = false;
+		}
+	}
+	sha1(dst, prog->len * sizeof(*dst), digest);
+	memcpy(prog->tag, digest, sizeof(prog->tag));
+	kfree(dst);
+	return 0;
 }
 
 struct bpf_prog *bpf_prog_alloc(u32 len)

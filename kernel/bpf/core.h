@@ -41,6 +41,7 @@ u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 u64 __bpf_prog_run(const void *ctx, const struct bpf_insn *insn);
 u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn);
 struct bpf_prog *bpf_prog_alloc(u32 len);
+int bpf_prog_calc_tag(struct bpf_prog *prog); /* prog->tag, or -ENOMEM */
 void bpf_prog_free(struct bpf_prog *prog);
 
 /* kernel/bpf/objs.c */

@@ -5,7 +5,9 @@ the verifier's log line, good programs attached to raw tracepoints and run in th
 uid 1000 refused. Here also: the sysctls' defaults, and bpf_trace_printk's line in trace.
 """
 
+import hashlib
 import re
+import struct
 
 from tests.console import LOG_LINE
 
@@ -73,8 +75,13 @@ def test_ids_walked_as_bpftool_walks_them(console):
     1000 refused with unprivileged bpf() allowed; `bpfids show` lists what the walk met as bpftool prints it."""
     run_checks(console, "/tests/bpfids", 40)
     out = program_lines(console.run("/tests/bpfids show"))
-    prog = [i for i, line in enumerate(out) if re.match(r"^\d+: kprobe  name ids_prog  tag [0-9a-f]{16}  gpl$", line)]
-    assert len(prog) == 1, out
+    # Linux's tag: the first 8 bytes of the SHA-1 of the instructions as loaded, the map's fd zeroed
+    insns = [(0x62, 10, 0, -4, 0), (0xbf, 2, 10, 0, 0), (0x07, 2, 0, 0, -4), (0x18, 1, 1, 0, 0), (0, 0, 0, 0, 0),
+             (0x85, 0, 0, 0, 1), (0xb7, 0, 0, 0, 0), (0x95, 0, 0, 0, 0)]
+    raw = b"".join(struct.pack("<BBhi", c, d | s << 4, o, i) for c, d, s, o, i in insns)
+    tag = hashlib.sha1(raw).hexdigest()[:16]
+    prog = [i for i, line in enumerate(out) if line.endswith(f": kprobe  name ids_prog  tag {tag}  gpl")]
+    assert len(prog) == 1, (tag, out)
     m = re.match(r"^\txlated 64B  (jited \d+B|not jited)  map_ids (\d+)$", out[prog[0] + 2])
     assert m, out
     assert any(re.match(rf"^{m.group(2)}: array  name ids_map  flags 0x0$", line) for line in out), out

@@ -272,6 +272,12 @@ static void test_progs(long map, long prog)
 	check("  and the walk no longer meets it", found, 0);
 	fd = load_named(map, "ids_again");
 	check("a program loaded again takes a new id", prog_id_of(fd) > pid, 1);
+	memset(&info, 0, sizeof(info));
+	info_of(fd, &info, sizeof(info));
+	same_tag = 1;
+	for (int i = 0; i < BPF_TAG_SIZE; i++)
+		same_tag &= info.tag[i] == orig.tag[i];
+	check("  the same tag (the map fd is not in it)", same_tag, 1);
 	sys1(NR_close, fd);
 }
 
