@@ -213,10 +213,16 @@ static void atomic_op(const struct bpf_insn *in, u64 *regs)
 		regs[in->src_reg] = dw ? old : (u32)old;
 }
 
-static u64 run_insns(u64 *regs, const struct bpf_insn *insn, u32 tail_calls, u32 windows);
-
-/* windows | BPF_IN_CALLEE: the function running is a bpf-to-bpf callee */
-#define BPF_IN_CALLEE 0x80000000U
+/*
+ * The run's state in the register file's spare slot, after R10 (no instruction can name it): the
+ * count of tail calls in the low half, the windows taken (below) above it, and whether the function
+ * running is a bpf-to-bpf callee. Kept there rather than in arguments, so that the interpreter's
+ * loop costs what it did before programs could mix the two.
+ */
+#define RUN_STATE MAX_BPF_REG
+#define RUN_WINDOW (1ULL << 32)
+#define RUN_IN_CALLEE (1ULL << 63)
+#define run_windows(st) ((u32)(((st) & ~RUN_IN_CALLEE) >> 32))
 
 /*
  * A bpf-to-bpf call: the callee's frame sits below its caller's in the one 512-byte stack (the
@@ -225,14 +231,14 @@ static u64 run_insns(u64 *regs, const struct bpf_insn *insn, u32 tail_calls, u32
  * of tail calls (Linux's JIT hands it down in rax). Out of line: its locals would otherwise weigh
  * on every run of the interpreter's loop.
  */
-static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn, u32 tail_calls,
-				 u32 windows)
+static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn)
 {
-	u64 saved[5], r0;
+	u64 saved[6], r0;
 
-	memcpy(saved, &regs[BPF_REG_6], sizeof(saved)); /* R6-R9 and R10 */
+	memcpy(saved, &regs[BPF_REG_6], sizeof(saved)); /* R6-R9, R10 and the run's state */
 	regs[BPF_REG_FP] -= (u16)insn->off;
-	r0 = run_insns(regs, insn + insn->imm + 1, tail_calls, windows | BPF_IN_CALLEE);
+	regs[RUN_STATE] |= RUN_IN_CALLEE;
+	r0 = ___bpf_prog_run(regs, insn + insn->imm + 1);
 	memcpy(&regs[BPF_REG_6], saved, sizeof(saved));
 	return r0;
 }
@@ -246,13 +252,13 @@ static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn, u32 tai
  * through, as one past MAX_TAIL_CALL_CNT does.
  */
 #define BPF_TAIL_CALL_WINDOWS 4
-static noinline u64 tail_call_window(u64 *regs, const struct bpf_insn *to, u32 tail_calls,
-				     u32 windows)
+static noinline u64 tail_call_window(u64 *regs, const struct bpf_insn *to)
 {
 	u64 stack[MAX_BPF_STACK / 8] __aligned(8);
 
 	regs[BPF_REG_FP] = (u64)(unsigned long)&stack[MAX_BPF_STACK / 8];
-	return run_insns(regs, to, tail_calls, windows + 1);
+	regs[RUN_STATE] = (regs[RUN_STATE] & ~RUN_IN_CALLEE) + RUN_WINDOW;
+	return ___bpf_prog_run(regs, to);
 }
 
 /*
@@ -260,25 +266,25 @@ static noinline u64 tail_call_window(u64 *regs, const struct bpf_insn *to, u32 t
  * or NULL to go on with the next one (an index past the end, an empty slot, or the run's
  * MAX_TAIL_CALL_CNT used up). The target keeps this run's registers and stack: R1 is the context.
  */
-static const struct bpf_insn *tail_call_target(const u64 *regs, u32 *tail_calls)
+static const struct bpf_insn *tail_call_target(u64 *regs)
 {
 	struct bpf_prog_array_map *a = (void *)(unsigned long)regs[BPF_REG_2];
 	u32 index = (u32)regs[BPF_REG_3];
 	struct bpf_prog *prog;
 
-	if (index >= a->map.max_entries || *tail_calls >= MAX_TAIL_CALL_CNT)
+	if (index >= a->map.max_entries || (u32)regs[RUN_STATE] >= MAX_TAIL_CALL_CNT)
 		return NULL;
-	++*tail_calls;
+	regs[RUN_STATE]++;
 	prog = READ_ONCE(a->ptrs[index]);
 	return prog ? prog->insnsi : NULL;
 }
 
 /*
  * Runs a verified program: the verifier has proved every access in bounds, every register read
- * initialised and every path ending in exit, so this loop checks nothing itself. tail_calls: the
- * run's count so far; windows: the fresh stacks taken for tail calls inside callees.
+ * initialised and every path ending in exit, so this loop checks nothing itself. The caller has
+ * set regs[RUN_STATE].
  */
-static u64 run_insns(u64 *regs, const struct bpf_insn *insn, u32 tail_calls, u32 windows)
+u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 {
 	for (;; insn++) {
 		u8 code = insn->code, cls = BPF_CLASS(code);
@@ -323,21 +329,20 @@ static u64 run_insns(u64 *regs, const struct bpf_insn *insn, u32 tail_calls, u32
 			if (BPF_OP(code) == BPF_EXIT)
 				return regs[0];
 			if (code == (BPF_JMP | BPF_TAIL_CALL)) {
-				bool callee = windows & BPF_IN_CALLEE;
+				bool callee = regs[RUN_STATE] & RUN_IN_CALLEE;
 				const struct bpf_insn *to;
 
-				if (callee && (windows & ~BPF_IN_CALLEE) >= BPF_TAIL_CALL_WINDOWS)
+				if (callee && run_windows(regs[RUN_STATE]) >= BPF_TAIL_CALL_WINDOWS)
 					break;
-				to = tail_call_target(regs, &tail_calls);
+				to = tail_call_target(regs);
 				if (to && callee)
-					return tail_call_window(regs, to, tail_calls,
-								windows & ~BPF_IN_CALLEE);
+					return tail_call_window(regs, to);
 				if (to)
 					insn = to - 1; /* the loop's insn++ lands on it */
 				break;
 			}
 			if (BPF_OP(code) == BPF_CALL && insn->src_reg == BPF_PSEUDO_CALL) {
-				regs[0] = call_subprog(regs, insn, tail_calls, windows);
+				regs[0] = call_subprog(regs, insn);
 				break;
 			}
 			if (BPF_OP(code) == BPF_CALL) {
@@ -352,11 +357,6 @@ static u64 run_insns(u64 *regs, const struct bpf_insn *insn, u32 tail_calls, u32
 			break;
 		}
 	}
-}
-
-u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
-{
-	return run_insns(regs, insn, 0, 0);
 }
 
 /* The interpreter's entry as a bpf_func: a 512-byte stack on the caller's, r1 = ctx. */
