@@ -15,6 +15,7 @@ struct poll_table_struct;
 struct vm_area_struct;
 struct pt_regs;
 struct bpf_map;
+struct btf;
 
 /* Pointers that carry an errno, as Linux's ERR_PTR(): the top 4095 addresses are never objects. */
 #ifndef IS_ERR
@@ -59,6 +60,7 @@ struct bpf_map {
 	u32 btf_id, btf_key_type_id, btf_value_type_id; /* what MAP_CREATE named, for its info */
 	int refcnt;					/* fds and programs that use it */
 	char name[BPF_OBJ_NAME_LEN];
+	struct bpf_map *next_loaded; /* every live map, by id (kernel/bpf/objs.c) */
 };
 
 /* A loaded program. bpf_func is what runs it: the interpreter, or the JITed image. */
@@ -82,7 +84,9 @@ struct bpf_prog {
 	struct bpf_subprog_info *subprogs; /* each one's start and stack depth */
 	void *jit_image;		   /* execmem, RX */
 	void *tail_call_entry;		   /* where a JITed tail call into it lands */
-	struct bpf_prog *next_loaded;	   /* every loaded program, for `bpfprog` (syscall.c) */
+	struct bpf_prog *next_loaded;	   /* every loaded program, by id (objs.c) */
+	struct btf *btf;		   /* the BTF its func_info points into, or NULL */
+	bool gpl_compatible;		   /* its license is one Linux takes as GPL */
 	u64 (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
 	struct bpf_insn insnsi[];
 };

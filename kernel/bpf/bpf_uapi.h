@@ -89,6 +89,10 @@ enum bpf_cmd {
 	BPF_MAP_DELETE_ELEM,
 	BPF_MAP_GET_NEXT_KEY,
 	BPF_PROG_LOAD,
+	BPF_PROG_GET_NEXT_ID = 11,
+	BPF_MAP_GET_NEXT_ID = 12,
+	BPF_PROG_GET_FD_BY_ID = 13,
+	BPF_MAP_GET_FD_BY_ID = 14,
 	BPF_OBJ_GET_INFO_BY_FD = 15,
 	BPF_RAW_TRACEPOINT_OPEN = 17,
 	BPF_BTF_LOAD = 18,
@@ -229,7 +233,12 @@ struct bpf_prog_info {
 	u64 __attribute__((aligned(8))) map_ids;
 	char name[BPF_OBJ_NAME_LEN];
 	u32 ifindex, gpl_compatible : 1, : 31;
-	u8 __pad1[192 - 88];
+	u64 netns_dev, netns_ino;
+	u32 nr_jited_ksyms, nr_jited_func_lens;
+	u64 __attribute__((aligned(8))) jited_ksyms;
+	u64 __attribute__((aligned(8))) jited_func_lens;
+	u32 btf_id, func_info_rec_size;
+	u8 __pad1[192 - 136]; /* func_info .. prog_tags: not filled here */
 	u64 run_time_ns, run_cnt, recursion_misses;
 	u32 verified_insns, attach_btf_obj_id, attach_btf_id;
 } __attribute__((aligned(8)));

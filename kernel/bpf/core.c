@@ -2,6 +2,7 @@
 #include "kernel/bpf/bpf.h"
 #include "kernel/bpf/core.h"
 #include "kernel/mm/mm.h"
+#include "lib/sha1.h"
 #include "lib/string.h"
 
 /*
@@ -212,23 +213,52 @@ static void atomic_op(const struct bpf_insn *in, u64 *regs)
 		regs[in->src_reg] = dw ? old : (u32)old;
 }
 
-u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn);
+/*
+ * The run's state in the register file's spare slot, after R10 (no instruction can name it): the
+ * count of tail calls in the low half, the windows taken (below) above it, and whether the function
+ * running is a bpf-to-bpf callee. Kept there rather than in arguments, so that the interpreter's
+ * loop costs what it did before programs could mix the two.
+ */
+#define RUN_STATE MAX_BPF_REG
+#define RUN_WINDOW (1ULL << 32)
+#define RUN_IN_CALLEE (1ULL << 63)
+#define run_windows(st) ((u32)(((st) & ~RUN_IN_CALLEE) >> 32))
 
 /*
  * A bpf-to-bpf call: the callee's frame sits below its caller's in the one 512-byte stack (the
  * verifier put the caller's share in off and proved all frames fit), and R6-R9 come back as the
- * caller left them, as the calling convention promises. Out of line: its locals would otherwise
- * weigh on every run of ___bpf_prog_run()'s loop.
+ * caller left them, as the calling convention promises. The callee starts with the caller's count
+ * of tail calls (Linux's JIT hands it down in rax). Out of line: its locals would otherwise weigh
+ * on every run of the interpreter's loop.
  */
 static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn)
 {
-	u64 saved[5], r0;
+	u64 saved[6], r0;
 
-	memcpy(saved, &regs[BPF_REG_6], sizeof(saved)); /* R6-R9 and R10 */
+	memcpy(saved, &regs[BPF_REG_6], sizeof(saved)); /* R6-R9, R10 and the run's state */
 	regs[BPF_REG_FP] -= (u16)insn->off;
+	regs[RUN_STATE] |= RUN_IN_CALLEE;
 	r0 = ___bpf_prog_run(regs, insn + insn->imm + 1);
 	memcpy(&regs[BPF_REG_6], saved, sizeof(saved));
 	return r0;
+}
+
+/*
+ * A tail call made inside a callee: the JIT unwinds the callee's frame and the target's frame
+ * takes its place below the callers' (the verifier keeps those under 256 bytes, so the sum stays
+ * bounded). The interpreter's one stack has only 512 bytes, so the target gets a fresh 512-byte
+ * window here instead, and its r0 is the callee's return value. Each window is kernel stack: a
+ * run takes at most BPF_TAIL_CALL_WINDOWS of them, and a tail call that would need one more falls
+ * through, as one past MAX_TAIL_CALL_CNT does.
+ */
+#define BPF_TAIL_CALL_WINDOWS 4
+static noinline u64 tail_call_window(u64 *regs, const struct bpf_insn *to)
+{
+	u64 stack[MAX_BPF_STACK / 8] __aligned(8);
+
+	regs[BPF_REG_FP] = (u64)(unsigned long)&stack[MAX_BPF_STACK / 8];
+	regs[RUN_STATE] = (regs[RUN_STATE] & ~RUN_IN_CALLEE) + RUN_WINDOW;
+	return ___bpf_prog_run(regs, to);
 }
 
 /*
@@ -236,28 +266,26 @@ static noinline u64 call_subprog(u64 *regs, const struct bpf_insn *insn)
  * or NULL to go on with the next one (an index past the end, an empty slot, or the run's
  * MAX_TAIL_CALL_CNT used up). The target keeps this run's registers and stack: R1 is the context.
  */
-static const struct bpf_insn *tail_call_target(const u64 *regs, u32 *tail_calls)
+static const struct bpf_insn *tail_call_target(u64 *regs)
 {
 	struct bpf_prog_array_map *a = (void *)(unsigned long)regs[BPF_REG_2];
 	u32 index = (u32)regs[BPF_REG_3];
 	struct bpf_prog *prog;
 
-	if (index >= a->map.max_entries || *tail_calls >= MAX_TAIL_CALL_CNT)
+	if (index >= a->map.max_entries || (u32)regs[RUN_STATE] >= MAX_TAIL_CALL_CNT)
 		return NULL;
-	++*tail_calls;
+	regs[RUN_STATE]++;
 	prog = READ_ONCE(a->ptrs[index]);
 	return prog ? prog->insnsi : NULL;
 }
 
 /*
  * Runs a verified program: the verifier has proved every access in bounds, every register read
- * initialised and every path ending in exit, so this loop checks nothing itself.
+ * initialised and every path ending in exit, so this loop checks nothing itself. The caller has
+ * set regs[RUN_STATE].
  */
 u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 {
-	u32 tail_calls =
-		0; /* a callee never tail-calls: the verifier refuses both in one program */
-
 	for (;; insn++) {
 		u8 code = insn->code, cls = BPF_CLASS(code);
 		u64 *dst = &regs[insn->dst_reg];
@@ -301,8 +329,14 @@ u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 			if (BPF_OP(code) == BPF_EXIT)
 				return regs[0];
 			if (code == (BPF_JMP | BPF_TAIL_CALL)) {
-				const struct bpf_insn *to = tail_call_target(regs, &tail_calls);
+				bool callee = regs[RUN_STATE] & RUN_IN_CALLEE;
+				const struct bpf_insn *to;
 
+				if (callee && run_windows(regs[RUN_STATE]) >= BPF_TAIL_CALL_WINDOWS)
+					break;
+				to = tail_call_target(regs);
+				if (to && callee)
+					return tail_call_window(regs, to);
 				if (to)
 					insn = to - 1; /* the loop's insn++ lands on it */
 				break;
@@ -335,6 +369,40 @@ u64 __bpf_prog_run(const void *ctx, const struct bpf_insn *insn)
 	regs[BPF_REG_FP] = (u64)(unsigned long)&stack[MAX_BPF_STACK / 8];
 	regs[1] = (u64)(unsigned long)ctx;
 	return ___bpf_prog_run(regs, insn);
+}
+
+/*
+ * Linux's bpf_prog_calc_tag(): the first 8 bytes of the SHA-1 of the instructions as loaded, with
+ * the fds of ld_imm64 map loads zeroed (they differ from one load to the next, the program does
+ * not). What bpftool prints as `tag`, and what tells the same program loaded twice.
+ */
+int bpf_prog_calc_tag(struct bpf_prog *prog)
+{
+	struct bpf_insn *dst = kmalloc(prog->len * sizeof(*dst) + 1);
+	u8 digest[SHA1_DIGEST_SIZE];
+	bool was_ld_map = false;
+
+	if (!dst)
+		return -ENOMEM;
+	for (u32 i = 0; i < prog->len; i++) {
+		dst[i] = prog->insnsi[i];
+		if (!was_ld_map && dst[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+		    (dst[i].src_reg == BPF_PSEUDO_MAP_FD ||
+		     dst[i].src_reg == BPF_PSEUDO_MAP_VALUE)) {
+			was_ld_map = true;
+			dst[i].imm = 0;
+		} else if (was_ld_map && !dst[i].code && !dst[i].dst_reg && !dst[i].src_reg &&
+			   !dst[i].off) {
+			was_ld_map = false;
+			dst[i].imm = 0; /* a map value's offset: zeroed too, as Linux does */
+		} else {
+			was_ld_map = false;
+		}
+	}
+	sha1(dst, prog->len * sizeof(*dst), digest);
+	memcpy(prog->tag, digest, sizeof(prog->tag));
+	kfree(dst);
+	return 0;
 }
 
 struct bpf_prog *bpf_prog_alloc(u32 len)

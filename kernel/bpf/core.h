@@ -41,12 +41,15 @@ u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 u64 __bpf_prog_run(const void *ctx, const struct bpf_insn *insn);
 u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn);
 struct bpf_prog *bpf_prog_alloc(u32 len);
+int bpf_prog_calc_tag(struct bpf_prog *prog); /* prog->tag, or -ENOMEM */
 void bpf_prog_free(struct bpf_prog *prog);
 
-/* kernel/bpf/syscall.c */
+/* kernel/bpf/objs.c */
 void bpf_map_inc(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 struct bpf_map *bpf_map_get(int ufd); /* a reference taken, or ERR_PTR(-EBADF/-EINVAL) */
+/* The same, and the fd's O_ACCMODE in *acc: what the holder of the fd may do with elements. */
+struct bpf_map *bpf_map_get_mode(int ufd, unsigned int *acc);
 bool bpf_capable(void);
 extern const struct file_operations bpf_map_fops, bpf_prog_fops;
 /* kernel/bpf/info.c: BPF_OBJ_GET_INFO_BY_FD, the attr's tail already checked. */

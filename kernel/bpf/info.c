@@ -1,21 +1,34 @@
 /* BPF_OBJ_GET_INFO_BY_FD: what a program, map or BTF fd holds, in Linux's info structs, cut to
  * the caller's info_len (Linux's bpf_obj_get_info_by_fd() and its per-object halves). */
 #include "kernel/bpf/btf.h"
+#include "kernel/bpf/bpf.h"
 #include "kernel/bpf/core.h"
 #include "kernel/fs/file.h"
 #include "kernel/uaccess.h"
 #include "lib/string.h"
 
+/*
+ * What bpftool's `prog show` prints: the fields below, and the ids of the maps the program uses,
+ * copied into the caller's map_ids array up to the nr_map_ids it gave (nr_map_ids comes back as
+ * the real count, as Linux's bpf_prog_get_info_by_fd() does). The instruction dumps
+ * (xlated_prog_insns, jited_prog_insns) are not built: their pointers come back 0, as Linux hands
+ * them to a caller it does not let see raw kernel addresses.
+ */
+/* Linux 6.1's layout, which libbpf and bpftool were built against */
+_Static_assert(sizeof(struct bpf_prog_info) == 232 && offsetof(struct bpf_prog_info, btf_id) == 128,
+	       "struct bpf_prog_info");
+
 static int prog_get_info(struct bpf_prog *prog, union bpf_attr *attr)
 {
-	struct bpf_prog_info info;
+	struct bpf_prog_info info, in;
 	u32 len = MIN(attr->info.info_len, (u32)sizeof(info));
 	void __user *uinfo = (void __user *)(unsigned long)attr->info.info;
+	u32 __user *uids;
+	u32 n;
 
-	memset(&info, 0, sizeof(info));
-	if (copy_from_user(&info, uinfo, len))
+	memset(&in, 0, sizeof(in));
+	if (copy_from_user(&in, uinfo, len))
 		return -EFAULT;
-	/* what we fill; the rest of what the caller sent, Linux refuses unless zero */
 	info = (struct bpf_prog_info){ .type = prog->type,
 				       .id = prog->id,
 				       .jited_prog_len = prog->jited ? prog->jited_len : 0,
@@ -23,9 +36,17 @@ static int prog_get_info(struct bpf_prog *prog, union bpf_attr *attr)
 				       .load_time = prog->load_time,
 				       .created_by_uid = prog->uid,
 				       .nr_map_ids = prog->used_map_cnt,
+				       .map_ids = in.map_ids,
+				       .gpl_compatible = prog->gpl_compatible,
+				       .btf_id = prog->btf ? prog->btf->id : 0,
 				       .verified_insns = prog->verified_insns };
 	memcpy(info.tag, prog->tag, sizeof(info.tag));
 	memcpy(info.name, prog->name, sizeof(info.name));
+	uids = (u32 __user *)(unsigned long)in.map_ids;
+	n = MIN(in.nr_map_ids, prog->used_map_cnt);
+	for (u32 i = 0; i < n; i++)
+		if (put_user(prog->used_maps[i]->id, &uids[i]))
+			return -EFAULT;
 	if (copy_to_user(uinfo, &info, len))
 		return -EFAULT;
 	return 0;

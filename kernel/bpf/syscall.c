@@ -1,9 +1,11 @@
-/* bpf(2): the commands, map and program fds, privilege (Linux's kernel/bpf/syscall.c). */
+/* bpf(2): the attr, the command switch, loading a program, privilege and the sysctls (Linux's
+ * kernel/bpf/syscall.c; the map commands are in map_syscall.c, fds and ids in objs.c). */
 #include "kernel/events/perf_event.h"
 #include "kernel/bpf/bpf.h"
 #include "kernel/bpf/btf.h"
 #include "kernel/bpf/core.h"
 #include "kernel/bpf/maps.h"
+#include "kernel/bpf/syscall.h"
 #include "kernel/cred.h"
 #include "kernel/fs/file.h"
 #include "kernel/fs/poll.h"
@@ -21,190 +23,15 @@
  * settable back to 0 only by a reboot; 1 is off for good. */
 unsigned long sysctl_unprivileged_bpf_disabled = 2;
 unsigned long bpf_jit_enable = 1;
-static u32 next_prog_id, next_map_id;
 
 bool bpf_capable(void)
 {
 	return capable_root();
 }
 
-/* ---- fds: a map or a program behind an anonymous file, as Linux's anon_inode_getfd() ---- */
-
-static void bpf_map_release(struct file *f)
-{
-	bpf_map_put(f->private_data);
-	f->private_data = NULL;
-}
-
-static void bpf_prog_release(struct file *f)
-{
-	bpf_prog_put(f->private_data);
-	f->private_data = NULL;
-}
-
-/* Linux's bpf_map_mmap() and bpf_map_poll(): what the map type has, or what Linux says without. */
-static int bpf_map_mmap(struct file *f, struct vm_area_struct *vma, unsigned long off)
-{
-	struct bpf_map *map = f->private_data;
-
-	return map->ops->map_mmap ? map->ops->map_mmap(map, vma, off) : -ENOTSUPP;
-}
-
-static unsigned int bpf_map_poll(struct file *f, poll_table *pt)
-{
-	struct bpf_map *map = f->private_data;
-
-	return map->ops->map_poll ? map->ops->map_poll(map, f, pt) : EPOLLERR;
-}
-
-const struct file_operations bpf_map_fops = {
-	.release = bpf_map_release,
-	.mmap = bpf_map_mmap,
-	.poll = bpf_map_poll,
-	.mode = 0600,
-};
-const struct file_operations bpf_prog_fops = { .release = bpf_prog_release, .mode = 0600 };
-
-/* A new fd (O_CLOEXEC, as Linux's) holding obj; the fd's file owns the reference given. */
-static int anon_fd(const struct file_operations *fops, void *obj)
-{
-	struct file *f = alloc_file(fops, O_RDWR);
-	int fd;
-
-	if (!f)
-		return -ENOMEM;
-	f->private_data = obj;
-	fd = fd_install_from(f, 0, true);
-	if (fd < 0)
-		f->private_data = NULL; /* the caller still holds obj */
-	fput(f);
-	return fd;
-}
-
-void bpf_map_inc(struct bpf_map *map)
-{
-	__atomic_add_fetch(&map->refcnt, 1, __ATOMIC_RELAXED);
-}
-
-void bpf_map_put(struct bpf_map *map)
-{
-	if (map && !__atomic_sub_fetch(&map->refcnt, 1, __ATOMIC_ACQ_REL))
-		map->ops->map_free(map);
-}
-
-struct bpf_map *bpf_map_get(int ufd)
-{
-	struct file *f = ufd < 0 ? NULL : fget(ufd);
-	struct bpf_map *map = ERR_PTR(-EINVAL);
-
-	if (!f)
-		return ERR_PTR(-EBADF);
-	if (f->f_op == &bpf_map_fops) {
-		map = f->private_data;
-		bpf_map_inc(map); /* the caller's reference outlives the file's, which goes now */
-	}
-	fput(f);
-	return map;
-}
-
-void bpf_prog_inc(struct bpf_prog *prog)
-{
-	__atomic_add_fetch(&prog->refcnt, 1, __ATOMIC_RELAXED);
-}
-
-static struct bpf_prog *loaded_progs;
-static DEFINE_SPINLOCK(loaded_lock);
-
-static void prog_list_add(struct bpf_prog *prog)
-{
-	unsigned long irq = spin_lock_irqsave(&loaded_lock);
-
-	prog->next_loaded = loaded_progs;
-	loaded_progs = prog;
-	spin_unlock_irqrestore(&loaded_lock, irq);
-}
-
-/* The last reference: off the list first, so bpf_prog_by_id() never finds it going. */
-void bpf_prog_put(struct bpf_prog *prog)
-{
-	unsigned long irq;
-
-	if (!prog)
-		return;
-	irq = spin_lock_irqsave(&loaded_lock);
-	if (__atomic_sub_fetch(&prog->refcnt, 1, __ATOMIC_ACQ_REL)) {
-		spin_unlock_irqrestore(&loaded_lock, irq);
-		return;
-	}
-	for (struct bpf_prog **p = &loaded_progs; *p; p = &(*p)->next_loaded)
-		if (*p == prog) {
-			*p = prog->next_loaded;
-			break;
-		}
-	spin_unlock_irqrestore(&loaded_lock, irq);
-	bpf_prog_free(prog);
-}
-
-struct bpf_prog *bpf_prog_by_id(u32 id)
-{
-	unsigned long irq = spin_lock_irqsave(&loaded_lock);
-	struct bpf_prog *prog = loaded_progs;
-
-	while (prog && prog->id != id)
-		prog = prog->next_loaded;
-	if (prog)
-		bpf_prog_inc(prog);
-	spin_unlock_irqrestore(&loaded_lock, irq);
-	return prog;
-}
-
-u32 bpf_prog_next_id(u32 id)
-{
-	unsigned long irq = spin_lock_irqsave(&loaded_lock);
-	u32 next = 0;
-
-	for (struct bpf_prog *p = loaded_progs; p; p = p->next_loaded)
-		if (p->id > id && (!next || p->id < next))
-			next = p->id;
-	spin_unlock_irqrestore(&loaded_lock, irq);
-	return next;
-}
-
-int bpf_prog_new_fd(struct bpf_prog *prog)
-{
-	return anon_fd(&bpf_prog_fops, prog);
-}
-
-struct bpf_prog *bpf_prog_get(int ufd)
-{
-	struct file *f = ufd < 0 ? NULL : fget(ufd);
-	struct bpf_prog *prog = ERR_PTR(-EBADF);
-
-	if (!f)
-		return prog;
-	if (f->f_op == &bpf_prog_fops) {
-		prog = f->private_data;
-		bpf_prog_inc(prog);
-	}
-	fput(f);
-	return prog;
-}
-
-struct bpf_prog *bpf_prog_get_type(int ufd, enum bpf_prog_type type)
-{
-	struct bpf_prog *prog = bpf_prog_get(ufd);
-
-	if (!IS_ERR(prog) && prog->type != type) {
-		bpf_prog_put(prog);
-		return ERR_PTR(-EINVAL);
-	}
-	return prog;
-}
-
 /* ---- the attr: Linux's rules for a struct that grows ---- */
 
-/* Bytes of attr past what a command reads must be zero (Linux's CHECK_ATTR): -EINVAL. */
-static bool attr_tail_nonzero(const union bpf_attr *attr, size_t used)
+bool bpf_attr_tail_nonzero(const union bpf_attr *attr, size_t used)
 {
 	const u8 *p = (const u8 *)attr;
 
@@ -213,8 +40,6 @@ static bool attr_tail_nonzero(const union bpf_attr *attr, size_t used)
 			return true;
 	return false;
 }
-#define CHECK_ATTR(attr, last) attr_tail_nonzero(attr, offsetofend(union bpf_attr, last))
-#define offsetofend(T, m) (offsetof(T, m) + sizeof(((T *)0)->m))
 
 /* A size larger than ours is accepted only if the bytes we do not know are zero (E2BIG). */
 static int copy_attr(union bpf_attr *attr, const void __user *uattr, unsigned int size)
@@ -235,7 +60,7 @@ static int copy_attr(union bpf_attr *attr, const void __user *uattr, unsigned in
 	return 0;
 }
 
-static void *memdup_user(const void __user *p, size_t n)
+void *memdup_user(const void __user *p, size_t n)
 {
 	void *k = kmalloc(n ? n : 1);
 
@@ -248,159 +73,28 @@ static void *memdup_user(const void __user *p, size_t n)
 	return k;
 }
 
-static const void __user *u64_to_user_ptr(u64 v)
-{
-	return (const void __user *)(unsigned long)v;
-}
-
-/* ---- maps ---- */
-
-/* Linux's map_check_btf(): the key and value types the map names in its BTF are the map's sizes
- * (a key type of 0 is for maps without keys, a value type must be there); *id: the BTF's. */
-static int map_check_btf(const union bpf_attr *attr, u32 *id)
-{
-	struct btf *btf = btf_get_by_fd(attr->btf_fd);
-	int err = -EINVAL;
-
-	if (IS_ERR(btf))
-		return PTR_ERR(btf);
-	if (!attr->btf_value_type_id)
-		goto out;
-	if (attr->btf_key_type_id && btf_type_id_size(btf, attr->btf_key_type_id) != attr->key_size)
-		goto out;
-	if (btf_type_id_size(btf, attr->btf_value_type_id) != attr->value_size)
-		goto out;
-	*id = btf->id;
-	err = 0;
-out:
-	btf_put(btf);
-	return err;
-}
-
-static int map_create(union bpf_attr *attr)
-{
-	const struct bpf_map_ops *ops;
-	struct bpf_map *map;
-	u32 btf_id = 0;
-	int err, fd;
-
-	if (CHECK_ATTR(attr, map_extra))
-		return -EINVAL;
-	ops = bpf_map_ops_of(attr->map_type);
-	if (!ops)
-		return -EINVAL;
-	if (!bpf_capable()) /* the tracing maps need CAP_BPF, as on Linux */
-		return -EPERM;
-	if (attr->map_name[BPF_OBJ_NAME_LEN - 1] || attr->map_extra || attr->inner_map_fd ||
-	    attr->btf_vmlinux_value_type_id)
-		return -EINVAL;
-	if (ops->map_alloc_check && (err = ops->map_alloc_check(attr)))
-		return err;
-	if ((attr->btf_key_type_id || attr->btf_value_type_id) &&
-	    (err = map_check_btf(attr, &btf_id)))
-		return err;
-	map = ops->map_alloc(attr);
-	if (IS_ERR(map))
-		return PTR_ERR(map);
-	map->ops = ops;
-	map->map_type = attr->map_type;
-	map->key_size = attr->key_size;
-	map->value_size = attr->value_size;
-	map->max_entries = attr->max_entries;
-	map->map_flags = attr->map_flags;
-	map->refcnt = 1;
-	map->id = __atomic_add_fetch(&next_map_id, 1, __ATOMIC_RELAXED);
-	if (attr->btf_value_type_id) {
-		map->btf_id = btf_id;
-		map->btf_key_type_id = attr->btf_key_type_id;
-		map->btf_value_type_id = attr->btf_value_type_id;
-	}
-	memcpy(map->name, attr->map_name, BPF_OBJ_NAME_LEN);
-	fd = anon_fd(&bpf_map_fops, map);
-	if (fd < 0)
-		bpf_map_put(map);
-	return fd;
-}
-
-/* The same from kernel code whose attr is already in kernel memory (the benches). */
-int bpf_map_create_kernel(union bpf_attr *attr)
-{
-	return map_create(attr);
-}
-
-/* The size of a value as bpf(2) moves it: one per possible CPU for per-CPU maps. */
-static u32 map_value_size_user(const struct bpf_map *map)
-{
-	if (map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY || map->map_type == BPF_MAP_TYPE_PERCPU_HASH)
-		return ALIGN(map->value_size, 8) * bpf_num_possible_cpus();
-	if (map->map_type == BPF_MAP_TYPE_STACK_TRACE)
-		return map->value_size;
-	return map->value_size;
-}
-
-static int map_elem_cmd(int cmd, union bpf_attr *attr)
-{
-	struct bpf_map *map;
-	void *key = NULL, *value = NULL;
-	u32 vsize;
-	int err;
-
-	if (CHECK_ATTR(attr, flags))
-		return -EINVAL;
-	map = bpf_map_get(attr->map_fd);
-	if (IS_ERR(map))
-		return PTR_ERR(map);
-	vsize = map_value_size_user(map);
-	err = -EINVAL;
-	if (map->map_type == BPF_MAP_TYPE_RINGBUF)
-		goto out; /* Linux: no element commands on a ring buffer */
-	if (cmd != BPF_MAP_GET_NEXT_KEY || attr->key) {
-		key = memdup_user(u64_to_user_ptr(attr->key), map->key_size);
-		if (IS_ERR(key)) {
-			err = PTR_ERR(key);
-			key = NULL;
-			goto out;
-		}
-	}
-	value = kzalloc(MAX(vsize, map->key_size) + 1);
-	err = -ENOMEM;
-	if (!value)
-		goto out;
-	switch (cmd) {
-	case BPF_MAP_LOOKUP_ELEM:
-		err = attr->flags ? -EINVAL : bpf_map_copy_value(map, key, value);
-		if (!err && copy_to_user((void __user *)u64_to_user_ptr(attr->value), value, vsize))
-			err = -EFAULT;
-		break;
-	case BPF_MAP_UPDATE_ELEM:
-		err = -EFAULT;
-		if (copy_from_user(value, u64_to_user_ptr(attr->value), vsize))
-			break;
-		err = bpf_map_update_value(map, key, value, attr->flags);
-		break;
-	case BPF_MAP_DELETE_ELEM:
-		err = map->ops->map_delete_elem ? map->ops->map_delete_elem(map, key) : -EINVAL;
-		break;
-	default: /* BPF_MAP_GET_NEXT_KEY */
-		err = map->ops->map_get_next_key(map, key, value);
-		if (!err && copy_to_user((void __user *)u64_to_user_ptr(attr->next_key), value,
-					 map->key_size))
-			err = -EFAULT;
-		break;
-	}
-out:
-	kfree(key);
-	kfree(value);
-	bpf_map_put(map);
-	return err;
-}
-
 /* ---- programs ---- */
+
+/* Linux's license_is_gpl_compatible(): the module licenses taken as GPL. */
+static bool license_is_gpl_compatible(const char *license)
+{
+	static const char *const gpl[] = {
+		"GPL",		"GPL v2",	"GPL and additional rights",
+		"Dual BSD/GPL", "Dual MIT/GPL", "Dual MPL/GPL"
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(gpl); i++)
+		if (!strcmp(license, gpl[i]))
+			return true;
+	return false;
+}
 
 static int bpf_prog_load(union bpf_attr *attr)
 {
 	struct bpf_verifier_log log = { .level = attr->log_level, .size = attr->log_size };
+	struct btf *btf = NULL;
 	struct bpf_prog *prog;
+	char license[128] = "";
 	int err, fd;
 	u32 max = bpf_capable() ? BPF_COMPLEXITY_LIMIT_INSNS : BPF_MAXINSNS;
 
@@ -419,16 +113,22 @@ static int bpf_prog_load(union bpf_attr *attr)
 		return -EINVAL;
 	if (!attr->insn_cnt || attr->insn_cnt > max)
 		return -E2BIG;
-	/* Linux's check_btf_info(): function and line info come with the BTF they point into */
+	/* a NULL license reads as none (Linux: EFAULT), which our older callers rely on */
+	if (attr->license &&
+	    strncpy_from_user(license, u64_to_user_ptr(attr->license), sizeof(license) - 1) < 0)
+		return -EFAULT;
+	/* Linux's check_btf_info(): function and line info come with the BTF they point into, which
+	 * the program then holds (its info's btf_id) */
 	if (attr->func_info_cnt || attr->line_info_cnt) {
-		struct btf *btf = btf_get_by_fd(attr->prog_btf_fd);
+		btf = btf_get_by_fd(attr->prog_btf_fd);
 		if (IS_ERR(btf))
 			return PTR_ERR(btf);
-		btf_put(btf);
 	}
 	prog = bpf_prog_alloc(attr->insn_cnt);
+	err = -ENOMEM;
 	if (!prog)
-		return -ENOMEM;
+		goto put_btf;
+	prog->gpl_compatible = license_is_gpl_compatible(license);
 	err = -EFAULT;
 	if (copy_from_user(prog->insnsi, u64_to_user_ptr(attr->insns),
 			   attr->insn_cnt * sizeof(struct bpf_insn)))
@@ -463,14 +163,17 @@ static int bpf_prog_load(union bpf_attr *attr)
 	for (u32 i = 0; i < prog->used_map_cnt; i++)
 		if (!bpf_prog_map_compatible(prog->used_maps[i], prog))
 			goto free_prog;
-	prog->id = __atomic_add_fetch(&next_prog_id, 1, __ATOMIC_RELAXED);
-	prog_list_add(prog);
-	fd = anon_fd(&bpf_prog_fops, prog);
+	prog->btf = btf;
+	bpf_prog_alloc_id(prog);
+	fd = bpf_anon_fd(&bpf_prog_fops, prog, O_RDWR);
 	if (fd < 0)
 		bpf_prog_put(prog);
 	return fd;
 free_prog:
 	bpf_prog_free(prog);
+put_btf:
+	if (btf)
+		btf_put(btf);
 	return err;
 }
 
@@ -516,7 +219,7 @@ static int raw_tracepoint_open(union bpf_attr *attr)
 	err = bpf_raw_tp_register(link, name);
 	if (err)
 		goto free_link;
-	fd = anon_fd(&bpf_link_fops, link);
+	fd = bpf_anon_fd(&bpf_link_fops, link, O_RDWR);
 	if (fd >= 0)
 		return fd;
 	bpf_raw_tp_unregister(link);
@@ -526,20 +229,6 @@ free_link:
 put_prog:
 	bpf_prog_put(prog);
 	return err;
-}
-
-/* Linux's bpf_obj_get_next_id() for BTF: the next id written back in attr->next_id. */
-static int btf_get_next_id(const union bpf_attr *attr, union bpf_attr __user *uattr)
-{
-	u32 next;
-
-	if (CHECK_ATTR(attr, next_id) || attr->start_id >= 0x7fffffff)
-		return -EINVAL;
-	if (!bpf_capable())
-		return -EPERM;
-	if (!(next = btf_next_id_after(attr->start_id)))
-		return -ENOENT;
-	return put_user(next, &uattr->next_id) ? -EFAULT : 0;
 }
 
 SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, size)
@@ -576,8 +265,14 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 		if (CHECK_ATTR(&attr, btf_id))
 			return -EINVAL;
 		return bpf_capable() ? btf_get_fd_by_id(attr.btf_id) : -EPERM;
+	case BPF_PROG_GET_NEXT_ID:
+	case BPF_MAP_GET_NEXT_ID:
 	case BPF_BTF_GET_NEXT_ID:
-		return btf_get_next_id(&attr, uattr);
+		return bpf_obj_get_next_id(&attr, uattr, cmd);
+	case BPF_PROG_GET_FD_BY_ID:
+		return bpf_prog_get_fd_by_id(&attr);
+	case BPF_MAP_GET_FD_BY_ID:
+		return bpf_map_get_fd_by_id(&attr);
 	case BPF_LINK_CREATE: /* perf events' links: kernel/events/bpf_perf.c */
 		return bpf_perf_link_attach(&attr);
 	default: /* what we do not have reads to libbpf's probes as a kernel without it */

@@ -432,7 +432,9 @@ int bpf_check(struct bpf_prog *prog, struct bpf_verifier_log *log, bool privileg
 	env.subprog = kzalloc((BPF_MAX_SUBPROGS + 1) * sizeof(*env.subprog));
 	if (!env.aux || !env.explored || !env.cur || !env.subprog)
 		goto out;
-	err = resolve_pseudo_ldimm64(&env);
+	err = bpf_prog_calc_tag(prog); /* on the instructions as loaded, before any rewriting */
+	if (!err)
+		err = resolve_pseudo_ldimm64(&env);
 	if (!err)
 		err = check_subprogs(&env);
 	if (!err)

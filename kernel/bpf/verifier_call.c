@@ -206,17 +206,12 @@ static int set_return(struct bpf_verifier_env *env, const struct bpf_func_proto 
 }
 
 /*
- * A tail call leaves this frame for the target's, so it may not happen inside a bpf-to-bpf callee
- * (Linux's JIT can; ours refuses every program with calls, with Linux's message for a runtime that
- * cannot), nor while a ring buffer record is held: the target could never submit it.
+ * A tail call leaves this frame for the target's, so it may not happen while a ring buffer record
+ * is held: the target could never submit it. Inside a bpf-to-bpf callee it may (Linux's x86 JIT
+ * since 5.10): check_max_stack_depth() bounds the frames the target then runs under.
  */
 static int check_tail_call(struct bpf_verifier_env *env)
 {
-	if (env->subprog_cnt > 1) {
-		verbose(env,
-			"tail_calls are not allowed in non-JITed programs with bpf-to-bpf calls\n");
-		return -EINVAL;
-	}
 	for (int i = 0; i < MAX_ACQUIRED_REFS; i++)
 		if (env->cur->refs[i]) {
 			verbose(env, "Unreleased reference id=%u alloc_insn=%u\n",

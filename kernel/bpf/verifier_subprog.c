@@ -207,12 +207,37 @@ struct chain_seen {
 	int frame;
 };
 
-/* Every chain of calls the code holds, walked or not, fits the stack all frames share. */
+/* Whether function s calls bpf_tail_call() (before fixup_insns() turns the call into a jump). */
+static bool has_tail_call(const struct bpf_verifier_env *env, u32 s)
+{
+	const struct bpf_insn *insn = env->prog->insnsi;
+
+	for (u32 i = env->subprog[s].start; i < env->subprog[s + 1].start; i++)
+		if (insn[i].code == (BPF_JMP | BPF_CALL) && !insn[i].src_reg &&
+		    insn[i].imm == BPF_FUNC_tail_call)
+			return true;
+	return false;
+}
+
+/*
+ * Every chain of calls the code holds, walked or not, fits the stack all frames share. A tail
+ * call inside a callee replaces only the callee's frame: the callers' stay under the target's,
+ * and each of up to MAX_TAIL_CALL_CNT targets may do it again. So, as Linux's
+ * check_max_stack_depth(), the frames above a callee that tail-calls must stay under 256 bytes,
+ * which keeps the worst case near 33 * 256 + 512 bytes.
+ */
 static int chain_depth(struct bpf_verifier_env *env, struct chain_seen *seen, u32 s, int frame,
 		       u32 depth)
 {
 	const struct bpf_insn *insn = env->prog->insnsi;
 
+	if (s && depth >= 256 && has_tail_call(env, s)) {
+		verbose(env,
+			"tail_calls are not allowed when call stack of previous frames is %u "
+			"bytes. Too large\n",
+			depth);
+		return -EACCES;
+	}
 	depth += frame_size(&env->subprog[s]);
 	if (depth > MAX_BPF_STACK) {
 		verbose(env, "combined stack size of %d calls is %u. Too large\n", frame + 1,

@@ -5,7 +5,9 @@ the verifier's log line, good programs attached to raw tracepoints and run in th
 uid 1000 refused. Here also: the sysctls' defaults, and bpf_trace_printk's line in trace.
 """
 
+import hashlib
 import re
+import struct
 
 from tests.console import LOG_LINE
 
@@ -65,6 +67,24 @@ def test_lab_program_and_bpfprog(console):
     assert "call bpf_map_lookup_elem" in dump
     assert re.search(r"^   0:  55 48 89 e5 48 81 ec ", dump, re.M), dump
     assert "bpfprog: 999: no such program" in console.run("bpfprog 999")
+
+
+def test_ids_walked_as_bpftool_walks_them(console):
+    """tests/user/bpfids.c: PROG/MAP GET_NEXT_ID from 0 to ENOENT, GET_FD_BY_ID and OBJ_GET_INFO_BY_FD on each id
+    (the program's map ids, gpl, tag), read-only and write-only map fds, ids never reused, Linux's errnos, and uid
+    1000 refused with unprivileged bpf() allowed; `bpfids show` lists what the walk met as bpftool prints it."""
+    run_checks(console, "/tests/bpfids", 40)
+    out = program_lines(console.run("/tests/bpfids show"))
+    # Linux's tag: the first 8 bytes of the SHA-1 of the instructions as loaded, the map's fd zeroed
+    insns = [(0x62, 10, 0, -4, 0), (0xbf, 2, 10, 0, 0), (0x07, 2, 0, 0, -4), (0x18, 1, 1, 0, 0), (0, 0, 0, 0, 0),
+             (0x85, 0, 0, 0, 1), (0xb7, 0, 0, 0, 0), (0x95, 0, 0, 0, 0)]
+    raw = b"".join(struct.pack("<BBhi", c, d | s << 4, o, i) for c, d, s, o, i in insns)
+    tag = hashlib.sha1(raw).hexdigest()[:16]
+    prog = [i for i, line in enumerate(out) if line.endswith(f": kprobe  name ids_prog  tag {tag}  gpl")]
+    assert len(prog) == 1, (tag, out)
+    m = re.match(r"^\txlated 64B  (jited \d+B|not jited)  map_ids (\d+)$", out[prog[0] + 2])
+    assert m, out
+    assert any(re.match(rf"^{m.group(2)}: array  name ids_map  flags 0x0$", line) for line in out), out
 
 
 def test_unprivileged_bpf_disabled_one_is_for_good(console):
@@ -132,3 +152,4 @@ def test_btf_load(console):
     """tests/user/btf.c: BPF_BTF_LOAD of a small blob (its log as Linux writes it), a map naming its types, the blob
     read back by BPF_OBJ_GET_INFO_BY_FD, and each field broken in turn refused with Linux's errno and log line."""
     run_checks(console, "/tests/btf", 50)
+

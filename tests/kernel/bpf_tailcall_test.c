@@ -1,6 +1,7 @@
 /* Self-tests of bpf_tail_call() through a BPF_MAP_TYPE_PROG_ARRAY, interpreted and JITed: the
  * 33-call limit, falling through on a bad index or an empty slot, a refused mix of program types,
- * and a slot replaced again and again while another CPU runs the caller in a loop. */
+ * a slot replaced again and again while another CPU runs the caller in a loop, and tail calls
+ * made inside bpf-to-bpf callees with the stack limit that comes with them. */
 #include "kernel/bpf/core.h"
 #include "kernel/bpf/maps.h"
 #include "kernel/fs/file.h"
@@ -343,14 +344,6 @@ SELFTEST(bpf_tail_call_refused)
 	struct bpf_insn not_prog_array[] = {
 		LD_MAP(2, COUNTER), MOV_IMM(3, 0), CALL(BPF_FUNC_tail_call), MOV_IMM(0, 0), EXIT,
 	};
-	/* a tail call in a program with a bpf-to-bpf call */
-	struct bpf_insn with_call[] = {
-		MOV_REG(6, 1), INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 7),
-		MOV_REG(1, 6), LD_MAP(2, PROG_ARRAY),
-		MOV_IMM(3, 0), CALL(BPF_FUNC_tail_call),
-		MOV_IMM(0, 0), EXIT,
-		MOV_IMM(0, 0), EXIT,
-	};
 	/* the context is not R1 */
 	struct bpf_insn no_ctx[] = {
 		MOV_IMM(1, 0), LD_MAP(2, PROG_ARRAY),
@@ -364,11 +357,115 @@ SELFTEST(bpf_tail_call_refused)
 	KT_EXPECT(t, strstr(log, "cannot pass map_type 3 into func bpf_map_lookup_elem#1"));
 	KT_EXPECT_EQ(t, load(not_prog_array, ARRAY_SIZE(not_prog_array), &m, false, log), -EINVAL);
 	KT_EXPECT(t, strstr(log, "cannot pass map_type 2 into func bpf_tail_call#12"));
-	KT_EXPECT_EQ(t, load(with_call, ARRAY_SIZE(with_call), &m, false, log), -EINVAL);
-	KT_EXPECT(t,
-		  strstr(log, "tail_calls are not allowed in non-JITed programs with bpf-to-bpf"));
 	KT_EXPECT_EQ(t, load(no_ctx, ARRAY_SIZE(no_ctx), &m, false, log), -EACCES);
 	KT_EXPECT(t, strstr(log, "R1 type=scalar expected=ctx"));
+	drop_maps(&m);
+	put_test_files(saved);
+}
+
+/* main: r0 = callee(ctx) + 100; the callee: bpf_tail_call(ctx, prog_array, 0); return 7 */
+static const struct bpf_insn call_then_tail[] = {
+	INSN(BPF_ST | BPF_DW | BPF_MEM, 10, 0, -8, 0),
+	INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 2),
+	INSN(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 100),
+	EXIT,
+	LD_MAP(2, PROG_ARRAY),
+	MOV_IMM(3, 0),
+	CALL(BPF_FUNC_tail_call),
+	MOV_IMM(0, 7),
+	EXIT,
+};
+
+/* counter[0] += 1; return callee(ctx), the callee tail-calling slot 0 (this program again) */
+static const struct bpf_insn count_then_call[] = {
+	MOV_REG(6, 1),
+	INSN(BPF_ST | BPF_W | BPF_MEM, 10, 0, -4, 0),
+	MOV_REG(2, 10),
+	INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+	LD_MAP(1, COUNTER),
+	CALL(BPF_FUNC_map_lookup_elem),
+	INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),
+	MOV_IMM(1, 1),
+	INSN(BPF_STX | BPF_DW | BPF_ATOMIC, 0, 1, 0, BPF_ADD),
+	MOV_REG(1, 6),
+	INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 1),
+	EXIT,
+	LD_MAP(2, PROG_ARRAY),
+	MOV_IMM(3, 0),
+	CALL(BPF_FUNC_tail_call),
+	MOV_IMM(0, 7),
+	EXIT,
+};
+
+static void check_mix(struct ktest *t, bool jit)
+{
+	struct tc_maps m = { 0 };
+	static char log[LOG_SIZE];
+	int mix, ret42, chain, key = 0;
+
+	KT_ASSERT(t, make_maps(&m) == 0);
+	mix = load(call_then_tail, ARRAY_SIZE(call_then_tail), &m, jit, log);
+	ret42 = load_ret(&m, jit, 42, log);
+	chain = load(count_then_call, ARRAY_SIZE(count_then_call), &m, jit, log);
+	KT_ASSERT(t, mix >= 0 && ret42 >= 0 && chain >= 0);
+	KT_EXPECT_EQ(t, bpf_prog_get(mix)->jited, jit);
+	bpf_prog_put(bpf_prog_get(mix));
+	/* an empty slot: the callee goes on and returns 7 to main */
+	KT_EXPECT_EQ(t, run_fd(mix), 107);
+	/* the target replaces the callee: its 42 is what main gets back */
+	KT_EXPECT_EQ(t, set_slot(&m, 0, ret42), 0);
+	KT_EXPECT_EQ(t, run_fd(mix), 142);
+	/*
+	 * Each callee tail-calls the whole program again, under its caller's frame. The JIT carries
+	 * the count through the calls, so the run stops at MAX_TAIL_CALL_CNT as a flat chain does;
+	 * the interpreter gives each such target a fresh stack window and stops after
+	 * BPF_TAIL_CALL_WINDOWS (4) of them (kernel/bpf/core.c: tail_call_window()).
+	 */
+	KT_EXPECT_EQ(t, set_slot(&m, 0, chain), 0);
+	KT_EXPECT_EQ(t, run_fd(chain), 7);
+	KT_EXPECT_EQ(t, counter_value(&m), jit ? 1 + MAX_TAIL_CALL_CNT : 1 + 4);
+	KT_EXPECT_EQ(t, m.array->ops->map_delete_elem(m.array, &key), 0);
+	close_fd(current->files, mix);
+	close_fd(current->files, ret42);
+	close_fd(current->files, chain);
+	drop_maps(&m);
+}
+
+SELFTEST(bpf_tail_call_from_callee)
+{
+	struct files_struct *saved = current->files;
+
+	KT_ASSERT(t, test_files() != NULL);
+	check_mix(t, false);
+	check_mix(t, true);
+	put_test_files(saved);
+}
+
+/*
+ * The frames above a callee that tail-calls must stay under 256 bytes (Linux's
+ * check_max_stack_depth()): a main frame of 224 bytes passes, one of 256 is refused with EACCES.
+ */
+SELFTEST(bpf_tail_call_from_callee_stack_limit)
+{
+	struct files_struct *saved = current->files;
+	struct tc_maps m = { 0 };
+	static char log[LOG_SIZE];
+	struct bpf_insn p[ARRAY_SIZE(call_then_tail)];
+	int fd;
+
+	KT_ASSERT(t, test_files() != NULL);
+	KT_ASSERT(t, make_maps(&m) == 0);
+	memcpy(p, call_then_tail, sizeof(p));
+	p[0].off = -224;
+	fd = load(p, ARRAY_SIZE(p), &m, true, log);
+	KT_EXPECT(t, fd >= 0);
+	if (fd >= 0)
+		close_fd(current->files, fd);
+	p[0].off = -256;
+	KT_EXPECT_EQ(t, load(p, ARRAY_SIZE(p), &m, true, log), -EACCES);
+	KT_EXPECT(t, strstr(log, "tail_calls are not allowed when call stack of previous frames is "
+				 "256 bytes. Too large"));
+	KT_EXPECT_EQ(t, load(p, ARRAY_SIZE(p), &m, false, log), -EACCES);
 	drop_maps(&m);
 	put_test_files(saved);
 }

@@ -1,8 +1,7 @@
 /* The eBPF JIT for x86-64: each BPF instruction becomes a few x86 instructions in an execmem page,
  * written only through text_poke's alias, never mapped writable (Linux's
  * arch/x86/net/bpf_jit_comp.c: do_jit(), bpf_int_jit_compile()). */
-#include "kernel/bpf/core.h"
-#include "kernel/mm/mm.h"
+#include "arch/x86/net/bpf_jit.h"
 #include "arch/x86/text_poke.h"
 #include "lib/string.h"
 
@@ -19,43 +18,20 @@
  * Each function of the program (bpf-to-bpf calls) has its own frame and prologue, so a `call`
  * to it keeps R1-R5 as arguments and gives back R6-R9 and R10 as its caller had them.
  */
-enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
-static const u8 reg2x86[MAX_BPF_REG] = { RAX, RDI, RSI, RDX, RCX, R8, RBX, R13, R14, R15, RBP };
-
-#define JIT_MAX_SIZE PAGE_SIZE /* one execmem page; a larger program stays interpreted */
-
-struct jit_ctx {
-	u8 *buf;	    /* NULL while sizing */
-	u32 len;	    /* bytes emitted so far */
-	u32 *addrs;	    /* x86 offset of each BPF insn's code, and of the end */
-	unsigned long base; /* where the image will run: call targets are relative to it */
-	u32 stack;
-	u32 *entry;	 /* x86 offset of each function's prologue (bpf-to-bpf calls land there) */
-	u8 saved;	 /* R6-R9 the function being written saves (callee_regs_used()) */
-	bool tail_calls; /* the program makes some: its prologue keeps a counter at [rbp - tcc_off] */
-	u32 tcc_off;
-};
-
-static void emit(struct jit_ctx *c, const u8 *b, int n)
+void emit(struct jit_ctx *c, const u8 *b, int n)
 {
 	for (int i = 0; i < n; i++, c->len++)
 		if (c->buf && c->len < JIT_MAX_SIZE)
 			c->buf[c->len] = b[i];
 }
 
-#define EMIT(...)                                                                                  \
-	do {                                                                                       \
-		const u8 __b[] = { __VA_ARGS__ };                                                  \
-		emit(c, __b, sizeof(__b));                                                         \
-	} while (0)
-
-static void emit_u32(struct jit_ctx *c, u32 v)
+void emit_u32(struct jit_ctx *c, u32 v)
 {
 	EMIT(v, v >> 8, v >> 16, v >> 24);
 }
 
 /* REX prefix: W for 64-bit, R extends ModRM.reg, B extends ModRM.rm; force for byte regs. */
-static void emit_rex(struct jit_ctx *c, bool w, u8 reg, u8 rm, bool force)
+void emit_rex(struct jit_ctx *c, bool w, u8 reg, u8 rm, bool force)
 {
 	u8 rex = 0x40 | (w << 3) | ((reg >> 3) << 2) | (rm >> 3);
 
@@ -71,7 +47,7 @@ static void emit_rr(struct jit_ctx *c, bool w, u8 op, u8 reg, u8 rm)
 }
 
 /* [opcode bytes] with ModRM for [base + disp32]; reg is the /r or /digit field. */
-static void emit_mem(struct jit_ctx *c, u8 reg, u8 base, s32 disp)
+void emit_mem(struct jit_ctx *c, u8 reg, u8 base, s32 disp)
 {
 	EMIT(0x80 | ((reg & 7) << 3) | (base & 7));
 	if ((base & 7) == RSP)
@@ -100,7 +76,7 @@ static void emit_mov_imm(struct jit_ctx *c, bool w, u8 dst, s32 imm)
 	emit_u32(c, imm);
 }
 
-static void emit_mov_reg(struct jit_ctx *c, bool w, u8 dst, u8 src)
+void emit_mov_reg(struct jit_ctx *c, bool w, u8 dst, u8 src)
 {
 	emit_rr(c, w, 0x89, src, dst);
 }
@@ -426,118 +402,6 @@ static void emit_cond_jmp(struct jit_ctx *c, const struct bpf_insn *insn, u32 ta
 	emit_u32(c, target - (c->len + 4));
 }
 
-/*
- * R6-R9 (bit n - 6) that insns [start, end) name: only those are saved, as Linux's JIT saves only
- * the callee-saved registers a program uses. A register is written before it is read (the
- * verifier saw to it), so one never named needs no saving. An even number is pushed, so that
- * rsp stays 16-byte aligned at every helper call.
- */
-static u8 callee_regs_used(const struct bpf_prog *prog, u32 start, u32 end)
-{
-	u8 used = 0;
-
-	for (u32 i = start; i < end; i++) {
-		u8 d = prog->insnsi[i].dst_reg, s = prog->insnsi[i].src_reg;
-		if (d >= BPF_REG_6 && d <= BPF_REG_6 + 3)
-			used |= 1 << (d - BPF_REG_6);
-		if (s >= BPF_REG_6 && s <= BPF_REG_6 + 3 &&
-		    BPF_CLASS(prog->insnsi[i].code) != BPF_LD)
-			used |= 1 << (s - BPF_REG_6);
-	}
-	for (u8 r = 0; __builtin_popcount(used) % 2; r++)
-		used |= 1 << r;
-	return used;
-}
-
-/* push (0x50) or pop (0x58) the x86 register of BPF register r */
-static void emit_push_pop(struct jit_ctx *c, u8 op, int r)
-{
-	emit_rex(c, false, 0, reg2x86[r], false);
-	EMIT(op | (reg2x86[r] & 7));
-}
-
-static void emit_prologue(struct jit_ctx *c, u32 stack, u8 saved)
-{
-	EMIT(0x55, 0x48, 0x89, 0xe5); /* push rbp; mov rbp, rsp */
-	EMIT(0x48, 0x81, 0xec);	      /* sub rsp, stack */
-	emit_u32(c, stack);
-	c->saved = saved;
-	for (int r = 0; r < 4; r++) /* push rbx, r13, r14, r15 */
-		if (saved & (1 << r))
-			emit_push_pop(c, 0x50, BPF_REG_6 + r);
-}
-
-static void emit_epilogue(struct jit_ctx *c)
-{
-	for (int r = 3; r >= 0; r--) /* pop r15, r14, r13, rbx */
-		if (c->saved & (1 << r))
-			emit_push_pop(c, 0x58, BPF_REG_6 + r);
-	EMIT(0xc9, 0xc3); /* leave; ret */
-}
-
-/*
- * A program that makes tail calls starts `xor eax, eax` and enters its frame at +2 with rax the
- * run's count of tail calls so far (0 from a real call), which it keeps below its BPF stack.
- */
-static void emit_main_prologue(struct jit_ctx *c, u8 saved)
-{
-	if (!c->tail_calls) {
-		emit_prologue(c, c->stack, saved);
-		return;
-	}
-	EMIT(0x31, 0xc0); /* xor eax, eax */
-	emit_prologue(c, c->stack + 16, 0);
-	EMIT(0x48, 0x89); /* mov [rbp - tcc_off], rax */
-	emit_mem(c, RAX, RBP, -(s32)c->tcc_off);
-	c->saved = saved;
-	for (int r = 0; r < 4; r++)
-		if (saved & (1 << r))
-			emit_push_pop(c, 0x50, BPF_REG_6 + r);
-}
-
-/*
- * BPF_JMP | BPF_TAIL_CALL, R1 ctx, R2 (rsi) the prog array, R3 (rdx) the index: on an index past
- * the end, a run that used up MAX_TAIL_CALL_CNT, or an empty slot, on to the next instruction
- * (out); otherwise this frame is undone as the epilogue would, so that the stack is as this
- * program was entered, and the jump lands in the target's prologue with rax the count. R0 and
- * R3-R5 are scratch here: the verifier takes a call to leave them unreadable.
- */
-static void emit_tail_call(struct jit_ctx *c, u32 out)
-{
-	emit_mov_reg(c, false, RDX, RDX); /* the index is a u32 */
-	EMIT(0x3b);			  /* cmp edx, [rsi + max_entries] */
-	emit_mem(c, RDX, RSI, offsetof(struct bpf_prog_array_map, map.max_entries));
-	EMIT(0x0f, 0x83); /* jae out */
-	emit_u32(c, out - (c->len + 4));
-	EMIT(0x8b); /* mov eax, [rbp - tcc_off] */
-	emit_mem(c, RAX, RBP, -(s32)c->tcc_off);
-	EMIT(0x83, 0xf8, MAX_TAIL_CALL_CNT); /* cmp eax, MAX_TAIL_CALL_CNT */
-	EMIT(0x0f, 0x83);		     /* jae out */
-	emit_u32(c, out - (c->len + 4));
-	EMIT(0x83, 0xc0, 0x01); /* add eax, 1 */
-	EMIT(0x89);		/* mov [rbp - tcc_off], eax */
-	emit_mem(c, RAX, RBP, -(s32)c->tcc_off);
-	EMIT(0x48, 0x8b, 0x8c, 0xd6); /* mov rcx, [rsi + rdx * 8 + ptrs] */
-	emit_u32(c, offsetof(struct bpf_prog_array_map, ptrs));
-	EMIT(0x48, 0x85, 0xc9); /* test rcx, rcx */
-	EMIT(0x0f, 0x84);	/* jz out */
-	emit_u32(c, out - (c->len + 4));
-	for (int r = 3; r >= 0; r--)
-		if (c->saved & (1 << r))
-			emit_push_pop(c, 0x58, BPF_REG_6 + r);
-	EMIT(0xc9, 0xff); /* leave; jmp [rcx + tail_call_entry] */
-	emit_mem(c, 4, RCX, offsetof(struct bpf_prog, tail_call_entry));
-}
-
-/* The function starting at insn start (the verifier made every call target one). */
-static u32 subprog_at(const struct bpf_prog *prog, u32 start)
-{
-	for (u32 k = 1; k < prog->subprog_cnt; k++)
-		if (prog->subprogs[k].start == start)
-			return k;
-	return 0;
-}
-
 /* One pass over the program; addrs and entry from the pass before give the jump targets. */
 static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 {
@@ -545,9 +409,11 @@ static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 
 	c->len = 0;
 	c->entry[0] = 0;
-	emit_main_prologue(
-		c, callee_regs_used(prog, 0,
-				    prog->subprog_cnt > 1 ? prog->subprogs[1].start : prog->len));
+	emit_fn_prologue(
+		c, c->stack,
+		callee_regs_used(prog, 0,
+				 prog->subprog_cnt > 1 ? prog->subprogs[1].start : prog->len),
+		true);
 	for (u32 i = 0; i < prog->len; i++) {
 		const struct bpf_insn *insn = &prog->insnsi[i];
 		u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
@@ -558,8 +424,8 @@ static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 			u32 end = next_fn + 1 < prog->subprog_cnt
 					  ? prog->subprogs[next_fn + 1].start
 					  : prog->len;
-			emit_prologue(c, ALIGN(prog->subprogs[next_fn].stack_depth, 16),
-				      callee_regs_used(prog, i, end));
+			emit_fn_prologue(c, ALIGN(prog->subprogs[next_fn].stack_depth, 16),
+					 callee_regs_used(prog, i, end), false);
 			next_fn++;
 		}
 		c->addrs[i] = c->len;
@@ -590,9 +456,7 @@ static void do_jit(struct bpf_prog *prog, struct jit_ctx *c)
 			} else if (insn->code == (BPF_JMP | BPF_TAIL_CALL)) {
 				emit_tail_call(c, c->addrs[i + 1]);
 			} else if (op == BPF_CALL && insn->src_reg == BPF_PSEUDO_CALL) {
-				EMIT(0xe8);
-				emit_u32(c, c->entry[subprog_at(prog, i + 1 + insn->imm)] -
-						    (c->len + 4));
+				emit_bpf_call(c, c->entry[subprog_at(prog, i + 1 + insn->imm)]);
 			} else if (op == BPF_CALL) {
 				unsigned long fn = (unsigned long)__bpf_call_base + (long)insn->imm;
 				EMIT(0xe8);
@@ -616,7 +480,6 @@ void bpf_int_jit_compile(struct bpf_prog *prog)
 
 	for (u32 i = 0; i < prog->len; i++)
 		c.tail_calls |= prog->insnsi[i].code == (BPF_JMP | BPF_TAIL_CALL);
-	c.tcc_off = c.stack + 8;
 
 	c.addrs = kzalloc((prog->len + 1) * sizeof(u32));
 	c.entry = kzalloc(MAX(prog->subprog_cnt, 1U) * sizeof(u32));
