@@ -25,15 +25,6 @@ unsigned long text_insn_target(unsigned long addr, const u8 *p)
 	return addr + CALL_INSN_SIZE + rel;
 }
 
-u8 text_insn_irq_site(const u8 *p)
-{
-	static const u8 prefixes[] = { BYTES_IRQ_PREFIXES };
-
-	if (memcmp(p, prefixes, sizeof(prefixes)))
-		return 0;
-	return p[4] == CLI_INSN_OPCODE || p[4] == STI_INSN_OPCODE ? p[4] : 0;
-}
-
 int text_insn_poke_len(const u8 *p)
 {
 	if (p[0] == CALL_INSN_OPCODE || p[0] == JMP32_INSN_OPCODE || !memcmp(p, nop5, 5) ||

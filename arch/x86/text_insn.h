@@ -49,8 +49,16 @@
 #define ASM_CLI5 ".byte 0x3e, 0x66, 0x67, 0x40, 0xfa"
 #define ASM_STI5 ".byte 0x3e, 0x66, 0x67, 0x40, 0xfb"
 
-/* CLI_INSN_OPCODE or STI_INSN_OPCODE if p holds that padded 5-byte form, else 0. */
-u8 text_insn_irq_site(const u8 *p);
+/* CLI_INSN_OPCODE or STI_INSN_OPCODE if p holds that padded 5-byte form, else 0. Inline, and out
+ * at the first byte for anything else: the int3 handler asks it of every NOP it emulates. */
+static __always_inline u8 text_insn_irq_site(const u8 *p)
+{
+	static const u8 pre[] = { BYTES_IRQ_PREFIXES };
+
+	if (p[0] != pre[0] || p[1] != pre[1] || p[2] != pre[2] || p[3] != pre[3])
+		return 0;
+	return p[4] == CLI_INSN_OPCODE || p[4] == STI_INSN_OPCODE ? p[4] : 0;
+}
 
 /* x86_nops[len]: the NOP of len bytes we write (2 and 5; others NULL). Linux's x86_nops. */
 extern const u8 *const x86_nops[6];
