@@ -190,7 +190,10 @@ $(B)/kernel.tmp.elf: $(OBJS) $(B)/kallsyms0.o linker.ld
 # BTF as Linux's link-vmlinux.sh makes it: pahole encodes the first link's DWARF (the types do not
 # depend on where the links put things), and the raw blob becomes a .BTF section in the later links,
 # after .rodata (linker.ld): no function moves, and the last two links hold the same blob.
+# rm first: pahole 1.24 writes over an existing file without truncating it, so a blob shorter than
+# the last one kept the old tail, and the kernel's parser refused the whole (trailing bytes).
 $(B)/vmlinux.btf: $(B)/kernel.tmp.elf
+	rm -f $@
 	$(PAHOLE) --btf_encode_detached=$@ $<
 
 $(B)/btf.o: $(B)/vmlinux.btf

@@ -8,7 +8,8 @@
 /*
  * trace_hardirqs_off() when interrupts go off, trace_hardirqs_on() just before they come back on
  * (kernel/trace/trace_preemptirq.c): what irqsoff and the preemptirq events hear. With no listener
- * the key is off and each hook is one NOP after the cli or before the sti.
+ * the key is off and each hook costs nothing: the cli (sti) is itself the key's site, and only
+ * safe_halt() keeps a NOP of its own (see there).
  *
  * Code that must never run a hook uses the raw_ forms, and a file built with TRACE_IRQFLAGS_RAW
  * (the Makefile's NOTRACE_SRCS: the tracers, the ring buffer, the patcher, stop_machine, the trap
@@ -36,44 +37,54 @@ void trace_preempt_on(unsigned long ip, unsigned long fp);
 #ifdef TRACE_IRQFLAGS_RAW
 #define irqflags_traced() false
 #define preempt_traced() false
+#define irqflags_cli(thunk) raw_local_irq_disable()
+#define irqflags_sti(thunk) raw_local_irq_enable()
 #else
 #define irqflags_traced() static_branch_unlikely(&trace_irqflags_key)
 #define preempt_traced() static_branch_unlikely(&trace_preempt_key)
+/*
+ * The irqflags sites (arch_static_insn, arch/x86/jump_label.h): with the key off, the cli or sti
+ * itself in a 5-byte encoding, one instruction, exactly what the raw form costs; with it on,
+ * `call thunk`, and the thunk does the instruction and the hook in the order above.
+ */
+#define irqflags_cli(thunk) arch_static_insn(&trace_irqflags_key.key, ASM_CLI5, thunk)
+#define irqflags_sti(thunk) arch_static_insn(&trace_irqflags_key.key, ASM_STI5, thunk)
 #endif
 
+/* On: irq_disable_thunk, cli then the hook. */
 static __always_inline void local_irq_disable(void)
 {
-	raw_local_irq_disable();
-	if (irqflags_traced())
-		irqflags_hook(trace_hardirqs_off_thunk);
+	irqflags_cli(irq_disable_thunk);
 }
 
+/* On: irq_enable_thunk, the hook then sti. */
 static __always_inline void local_irq_enable(void)
 {
-	if (irqflags_traced())
-		irqflags_hook(trace_hardirqs_on_thunk);
-	raw_local_irq_enable();
+	irqflags_sti(irq_enable_thunk);
 }
 
+/* On: irq_save_thunk, cli then the hook only if interrupts were on (the flag changed). */
 static __always_inline unsigned long local_irq_save(void)
 {
-	unsigned long f = raw_local_irq_save();
+	unsigned long f = read_flags();
 
-	if (irqflags_traced() && (f & X86_EFLAGS_IF))
-		irqflags_hook(trace_hardirqs_off_thunk);
+	irqflags_cli(irq_save_thunk);
 	return f;
 }
 
+/* The hook only where the flag changes back: the site is reached only if f had IF. */
 static __always_inline void local_irq_restore(unsigned long f)
 {
-	if (!(f & X86_EFLAGS_IF))
-		return;
-	if (irqflags_traced())
-		irqflags_hook(trace_hardirqs_on_thunk);
-	raw_local_irq_enable();
+	if (f & X86_EFLAGS_IF)
+		irqflags_sti(irq_enable_thunk);
 }
 
-/* The idle loop's `sti; hlt`: interrupts come on here, so a section ends here. */
+/*
+ * The idle loop's `sti; hlt`: interrupts come on here, so a section ends here. Not an irqflags
+ * site: the sti's one-instruction interrupt shadow is what keeps a wake-up from slipping in before
+ * the hlt, and a thunk's sti would shadow its ret instead (the int3 protocol's emulated sti, an
+ * iretq, shadows nothing). So the hook stays a static branch, a NOP before a CPU goes to sleep.
+ */
 static __always_inline void safe_halt(void)
 {
 	if (irqflags_traced())

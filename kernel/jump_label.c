@@ -6,9 +6,9 @@
  *   +------+--------+----------+          key B: [site]         <- B.entries
  *   (one per use, any order)              by_code[]: the same entries by address (lookup)
  *
- * Flipping key A builds one batch of all of A's sites (NOP <-> jmp, each checked first) and applies
- * it with the patch method in force, under jump_label_lock: one flip at a time, and text_mutex
- * keeps it apart from ftrace's batches.
+ * Flipping key A builds one batch of all of A's sites (NOP <-> jmp, or an irqflags site's cli or
+ * sti <-> call; each checked first) and applies it with the patch method in force, under
+ * jump_label_lock: one flip at a time, and text_mutex keeps it apart from ftrace's batches.
  */
 #include "kernel/jump_label.h"
 #include "kernel/locking/mutex.h"
@@ -28,7 +28,7 @@ static DEFINE_MUTEX(jump_label_lock);
 static struct text_patch_batch jl_batch = { .client = "jump_label" };
 static struct jump_entry **by_code;
 static bool jump_label_ready;
-u8 *jump_site_info; /* per entry: its length (2 or 5), | JUMP_SITE_BAD */
+u8 *jump_site_info; /* per entry: its shape (length, irqflags kind), | JUMP_SITE_BAD */
 unsigned long jump_label_nr_sites, jump_label_bug_count;
 u64 jump_label_init_ticks;
 
@@ -41,6 +41,13 @@ unsigned long jump_entry_index(const struct jump_entry *e)
 bool jump_label_type(const struct jump_entry *e)
 {
 	return static_key_enabled(jump_entry_key(e)) ^ jump_entry_is_branch(e);
+}
+
+const char *jump_site_form_name(u8 shape, bool taken)
+{
+	if (shape & (JUMP_SITE_CLI | JUMP_SITE_STI))
+		return taken ? "call" : shape & JUMP_SITE_CLI ? "cli" : "sti";
+	return taken ? "jmp" : "nop";
 }
 
 static void print_bytes(const char *label, const u8 *p, int len)
@@ -76,10 +83,17 @@ static void jump_label_bug(const struct jump_entry *e, const u8 *actual, const u
 
 static void jl_mismatch(const struct text_poke_loc *site, const u8 *actual, void *cookie)
 {
-	jump_label_bug(cookie, actual, site->old, site->len,
-		       site->new[0] == JMP8_INSN_OPCODE || site->new[0] == JMP32_INSN_OPCODE
-			       ? "Setting jump label site to jmp"
-			       : "Setting jump label site to NOP");
+	const char *action = "Setting jump label site to NOP";
+	u8 irq = site->len == IRQ_SITE_INSN_SIZE ? text_insn_irq_site(site->new) : 0;
+
+	if (site->new[0] == JMP8_INSN_OPCODE || site->new[0] == JMP32_INSN_OPCODE)
+		action = "Setting jump label site to jmp";
+	else if (site->new[0] == CALL_INSN_OPCODE)
+		action = "Setting jump label site to call";
+	else if (irq)
+		action = irq == CLI_INSN_OPCODE ? "Setting jump label site to cli"
+						: "Setting jump label site to sti";
+	jump_label_bug(cookie, actual, site->old, site->len, action);
 }
 
 /* Sorting moves entries, and each field is relative to itself: carry the offsets along. */
@@ -134,10 +148,11 @@ const struct jump_entry *jump_label_lookup(unsigned long addr)
 }
 
 /*
- * The length the assembler gave a site, from the bytes it holds at boot: the 5-byte NOP of
- * arch_static_branch, or the jmp (2 or 5 bytes) of arch_static_branch_jump. 0: neither.
+ * The shape of a site, from the bytes it holds at boot: the 5-byte NOP of arch_static_branch, the
+ * jmp (2 or 5 bytes) of arch_static_branch_jump, or the padded cli or sti of arch_static_insn.
+ * 0: none of them.
  */
-static int boot_site_len(const struct jump_entry *e)
+static u8 boot_site_shape(const struct jump_entry *e)
 {
 	const u8 *p = (const u8 *)jump_entry_code(e);
 	u8 want[5];
@@ -146,6 +161,9 @@ static int boot_site_len(const struct jump_entry *e)
 		return 0;
 	if (!memcmp(p, x86_nops[5], 5))
 		return 5;
+	if (text_insn_irq_site(p))
+		return IRQ_SITE_INSN_SIZE |
+		       (text_insn_irq_site(p) == CLI_INSN_OPCODE ? JUMP_SITE_CLI : JUMP_SITE_STI);
 	for (int len = 2; len <= 5; len += 3)
 		if (!jump_site_insn(e, len, true, want) && !memcmp(p, want, len))
 			return len;
@@ -155,10 +173,10 @@ static int boot_site_len(const struct jump_entry *e)
 /* Boot: check one site and write the form its key wants now (usually what it already holds). */
 static void jump_label_init_site(struct jump_entry *e)
 {
-	int len = boot_site_len(e);
-	u8 cur[5], want[5];
+	u8 shape = boot_site_shape(e), cur[5], want[5];
+	int len = shape & JUMP_SITE_LEN;
 
-	if (!len) {
+	if (!shape) {
 		/* What it should have been: the form its key's initial state wants, 5 bytes. */
 		jump_site_insn(e, 5, jump_label_type(e), want);
 		jump_site_info[jump_entry_index(e)] = 5;
@@ -169,9 +187,9 @@ static void jump_label_init_site(struct jump_entry *e)
 			jump_site_info[jump_entry_index(e)] |= JUMP_SITE_BAD;
 		return;
 	}
-	jump_site_info[jump_entry_index(e)] = len;
+	jump_site_info[jump_entry_index(e)] = shape;
 	memcpy(cur, (const void *)jump_entry_code(e), len);
-	jump_site_insn(e, len, jump_label_type(e), want);
+	jump_site_insn(e, shape, jump_label_type(e), want);
 	text_patch_queue(&jl_batch, (void *)jump_entry_code(e), cur, want, len, e);
 }
 
@@ -226,8 +244,8 @@ static noinline int jump_label_update(struct static_key *key)
 		bool type = jump_label_type(e);
 		if (info & JUMP_SITE_BAD)
 			continue;
-		jump_site_insn(e, len, !type, old);
-		jump_site_insn(e, len, type, new);
+		jump_site_insn(e, info & JUMP_SITE_SHAPE, !type, old);
+		jump_site_insn(e, info & JUMP_SITE_SHAPE, type, new);
 		text_patch_queue(&jl_batch, (void *)jump_entry_code(e), old, new, len, e);
 	}
 	text_patch_commit(&jl_batch);
@@ -318,10 +336,11 @@ int jump_label_verify_all_sites(char *why, size_t size)
 		int len = info & JUMP_SITE_LEN;
 		if (info & JUMP_SITE_BAD)
 			continue;
-		jump_site_insn(e, len, jump_label_type(e), want);
+		jump_site_insn(e, info & JUMP_SITE_SHAPE, jump_label_type(e), want);
 		if (memcmp((const void *)jump_entry_code(e), want, len)) {
 			snprintf(why, size, "%pS: not the %s its key %ps (enabled %d) wants",
-				 (void *)jump_entry_code(e), jump_label_type(e) ? "jmp" : "NOP",
+				 (void *)jump_entry_code(e),
+				 jump_site_form_name(info, jump_label_type(e)),
 				 (void *)jump_entry_key(e), jump_entry_key(e)->enabled);
 			err = -EINVAL;
 		}

@@ -27,7 +27,8 @@ static void show_key_name(struct seq_file *m, const struct static_key *key)
 		seq_puts(m, name);
 }
 
-/* What the site holds now: "nop", "jmp", "bad" (reported, left alone) or "???" (neither). */
+/* What the site holds now: "nop" or "jmp" (an irqflags site: "cli" or "sti", and "call"), "bad"
+ * (reported, left alone) or "???" (neither form). */
 static const char *site_form(const struct jump_entry *e)
 {
 	u8 info = jump_site_info[jump_entry_index(e)], insn[5];
@@ -36,10 +37,10 @@ static const char *site_form(const struct jump_entry *e)
 
 	if (info & JUMP_SITE_BAD)
 		return "bad";
-	if (!jump_site_insn(e, len, false, insn) && !memcmp(code, insn, len))
-		return "nop";
-	if (!jump_site_insn(e, len, true, insn) && !memcmp(code, insn, len))
-		return "jmp";
+	for (int taken = 0; taken < 2; taken++)
+		if (!jump_site_insn(e, info & JUMP_SITE_SHAPE, taken, insn) &&
+		    !memcmp(code, insn, len))
+			return jump_site_form_name(info, taken);
 	return "???";
 }
 

@@ -27,7 +27,8 @@ unsigned long text_insn_target(unsigned long addr, const u8 *p)
 
 int text_insn_poke_len(const u8 *p)
 {
-	if (p[0] == CALL_INSN_OPCODE || p[0] == JMP32_INSN_OPCODE || !memcmp(p, nop5, 5))
+	if (p[0] == CALL_INSN_OPCODE || p[0] == JMP32_INSN_OPCODE || !memcmp(p, nop5, 5) ||
+	    text_insn_irq_site(p))
 		return 5;
 	if (p[0] == JMP8_INSN_OPCODE || !memcmp(p, nop2, 2))
 		return 2;

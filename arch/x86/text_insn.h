@@ -6,6 +6,8 @@
  *   0f 1f 44 00 00      nopl 0x0(%rax,%rax,1): gcc's -mnop-mcount NOP, every site  5 bytes
  *   66 90               xchg %ax,%ax: the 2-byte NOP of a short site               2 bytes
  *   cc                  int3   (the int3 protocol's first byte, a kprobe)           1 byte
+ *   3e 66 67 40 fa      cli padded with four prefixes it ignores: an irqflags site  5 bytes
+ *   3e 66 67 40 fb      sti, the same way                                           5 bytes
  *
  * rel is counted from the end of the instruction: target = addr + size + rel.
  */
@@ -32,6 +34,32 @@
 #define BYTES_NOP5 0x0f, 0x1f, 0x44, 0x00, 0x00
 #define ASM_NOP5 ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
 
+/*
+ * An irqflags site (kernel/irqflags.h) is the cli or sti itself, made 5 bytes long so that it can
+ * become `call thunk`: one prefix from each group that means nothing to it, the DS segment override
+ * (no memory operand; in 64-bit mode DS is ignored anyway), operand size (no operand), address size
+ * (no address), and an empty REX (the SDM: a REX prefix with no meaning is ignored). Never two from
+ * one group: the AMD manual leaves that undefined. LOCK would fault, and REP/REPNE are reserved
+ * outside string instructions (and F3 before 0f 1e fa is endbr64), so group 1 stays empty.
+ */
+#define BYTES_IRQ_PREFIXES 0x3e, 0x66, 0x67, 0x40
+#define CLI_INSN_OPCODE 0xfa
+#define STI_INSN_OPCODE 0xfb
+#define IRQ_SITE_INSN_SIZE 5
+#define ASM_CLI5 ".byte 0x3e, 0x66, 0x67, 0x40, 0xfa"
+#define ASM_STI5 ".byte 0x3e, 0x66, 0x67, 0x40, 0xfb"
+
+/* CLI_INSN_OPCODE or STI_INSN_OPCODE if p holds that padded 5-byte form, else 0. Inline, and out
+ * at the first byte for anything else: the int3 handler asks it of every NOP it emulates. */
+static __always_inline u8 text_insn_irq_site(const u8 *p)
+{
+	static const u8 pre[] = { BYTES_IRQ_PREFIXES };
+
+	if (p[0] != pre[0] || p[1] != pre[1] || p[2] != pre[2] || p[3] != pre[3])
+		return 0;
+	return p[4] == CLI_INSN_OPCODE || p[4] == STI_INSN_OPCODE ? p[4] : 0;
+}
+
 /* x86_nops[len]: the NOP of len bytes we write (2 and 5; others NULL). Linux's x86_nops. */
 extern const u8 *const x86_nops[6];
 
@@ -56,7 +84,8 @@ bool text_jmp8_fits(unsigned long addr, unsigned long dest);
 unsigned long text_insn_target(unsigned long addr, const u8 *p);
 
 /* The length of p if it is an instruction a patch writes as a site's new form (call, jmp rel32
- * or rel8, a 5- or 2-byte NOP), else 0: what the int3 protocol is willing to emulate. */
+ * or rel8, a 5- or 2-byte NOP, an irqflags site's cli or sti), else 0: what the int3 protocol is
+ * willing to emulate. */
 int text_insn_poke_len(const u8 *p);
 
 #endif

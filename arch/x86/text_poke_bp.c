@@ -47,6 +47,7 @@ static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 {
 	unsigned long next = (unsigned long)tp->addr + tp->len;
 	s32 rel;
+	u8 irq;
 
 	switch (tp->new[0]) {
 	case CALL_INSN_OPCODE: /* call: push the return address into the gap entry.asm left, jump */
@@ -62,7 +63,15 @@ static void emulate(struct pt_regs *regs, const struct text_poke_loc *tp)
 	case JMP8_INSN_OPCODE: /* jmp rel8 */
 		regs->ip = next + (s8)tp->new[1];
 		break;
-	default: /* a NOP of any length: skip it */
+	default:
+		/* A NOP of any length: skip it. An irqflags site's cli or sti: on the flags iretq
+		 * restores. The emulated sti has no one-instruction interrupt shadow, which only
+		 * `sti; hlt` needs: safe_halt() is not such a site (kernel/irqflags.h). */
+		irq = tp->len == IRQ_SITE_INSN_SIZE ? text_insn_irq_site(tp->new) : 0;
+		if (irq == CLI_INSN_OPCODE)
+			regs->flags &= ~X86_EFLAGS_IF;
+		else if (irq == STI_INSN_OPCODE)
+			regs->flags |= X86_EFLAGS_IF;
 		regs->ip = next;
 	}
 }

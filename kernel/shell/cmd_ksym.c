@@ -85,7 +85,8 @@ static bool is_site(unsigned long addr)
 }
 
 /* The names dis gives, by the exact bytes: a function's usual first instruction (objdump's
- * spelling), or a NOP patching writes. Anything else it leaves to the raw dump. */
+ * spelling), or a NOP or irqflags site's cli or sti patching writes. Anything else it leaves to
+ * the raw dump. */
 static const char *insn_name(const struct insn *in, const u8 *p)
 {
 	static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
@@ -96,6 +97,9 @@ static const char *insn_name(const struct insn *in, const u8 *p)
 		return "xchg   %ax,%ax";
 	if (in->length == 4 && !memcmp(p, endbr64, 4))
 		return "endbr64";
+	if (in->length == IRQ_SITE_INSN_SIZE && text_insn_irq_site(p))
+		return p[4] == CLI_INSN_OPCODE ? "ds data16 addr32 rex cli"
+					       : "ds data16 addr32 rex sti";
 	if (in->length == 1 && p[0] == INT3_INSN_OPCODE)
 		return "int3";
 	if (in->length == 1 && p[0] == 0x55)

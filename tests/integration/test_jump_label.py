@@ -22,7 +22,7 @@ FLIPS = 20 * STRESS                         # 200 in `make stress`
 
 KEY_LINE = r"^(?P<key>\S+): (?P<state>on|off), enabled (?P<count>-?\d+), (?P<n>\d+) sites?$"
 SITE_LINE = (r"^  0x(?P<addr>[0-9a-f]{16}) (?P<sym>\S+\+0x[0-9a-f]+/0x[0-9a-f]+) len (?P<len>[25]) "
-             r"(?P<form>nop|jmp|bad|\?\?\?) -> (?P<target>\S+\+0x[0-9a-f]+/0x[0-9a-f]+)$")
+             r"(?P<form>nop|jmp|cli|sti|call|bad|\?\?\?) -> (?P<target>\S+\+0x[0-9a-f]+/0x[0-9a-f]+)$")
 DIS_SITE = r"^(?P<addr>[0-9a-f]+):  (?P<bytes>(?:[0-9a-f]{2} )+) +(?P<insn>.*?)   # jump label (?P<key>\S+)$"
 
 
@@ -65,8 +65,50 @@ def test_proc_jump_labels_lists_the_demo_key(console):
         assert s["target"].startswith("jump_label_demo+")
     # A key inside a structure (as in a tracepoint) is named by the structure and the offset.
     assert ks["jlt_tracepoint+0x8"]["sites"][0]["sym"].startswith("jlt_tracepoint_hit+")
-    # Every other key is well formed too, and nothing is bad or unexplained after boot.
-    assert all(s["form"] in ("nop", "jmp") for k in ks.values() for s in k["sites"])
+    # Every other key is well formed too, and nothing is bad or unexplained after boot (an irqflags site is
+    # its cli or sti while its key is off).
+    assert all(s["form"] in ("nop", "jmp", "cli", "sti") for k in ks.values() for s in k["sites"])
+
+
+IRQ_SITE = {"cli": ("3e 66 67 40 fa", "ds data16 addr32 rex cli"), "sti": ("3e 66 67 40 fb", "ds data16 addr32 rex sti")}
+
+
+def test_irqflags_sites_are_the_cli_and_sti_until_an_event_listens(console):
+    """local_irq_disable()/enable() sites: the padded cli/sti with no listener, `call` the thunk with one, and back."""
+    def irq_sites():
+        k = keys(console)["trace_irqflags_key"]
+        return k, [s for s in k["sites"] if s["target"].startswith(("irq_disable_thunk+", "irq_save_thunk+",
+                                                                        "irq_enable_thunk+"))]
+
+    k, sites = irq_sites()
+    assert (k["state"], k["count"]) == ("off", 0)
+    assert len(sites) > 10 and {s["form"] for s in sites} == {"cli", "sti"}, sites
+    assert all(s["len"] == "5" for s in sites)
+    # The rest of the key's sites (safe_halt(), the entry code) stay static branches: 5-byte NOPs.
+    assert all(s["form"] == "nop" for s in k["sites"] if s not in sites)
+    # `dis` names the two sites of latency_spin_irqs_off() (noirq's cli and sti) as objdump would.
+    size = int(console.run("ksym latency_spin_irqs_off").rsplit("/", 1)[1], 16)
+    out = console.run("dis latency_spin_irqs_off %d" % size).splitlines()
+    dis = [re.match(DIS_SITE, l) for l in out]
+    dis = [m for m in dis if m and m["key"] == "trace_irqflags_key"]
+    assert [m["insn"] for m in dis] == [IRQ_SITE["cli"][1], IRQ_SITE["sti"][1]], out
+    assert [m["bytes"].strip() for m in dis] == [IRQ_SITE["cli"][0], IRQ_SITE["sti"][0]], out
+    try:
+        assert console.run("echo 1 > events/preemptirq/irq_disable/enable") == ""
+        k, on = irq_sites()
+        assert (k["state"], k["count"]) == ("on", 1)
+        assert [s["form"] for s in on] == ["call"] * len(sites)
+        assert all(s["form"] == "jmp" for s in k["sites"] if s not in on)
+        out = console.run("dis latency_spin_irqs_off %d" % size).splitlines()
+        calls = [m for m in (re.match(DIS_SITE, l) for l in out) if m and m["key"] == "trace_irqflags_key"]
+        assert [m["insn"].split()[0] for m in calls] == ["call", "call"], out
+        assert "<irq_disable_thunk>" in calls[0]["insn"] and "<irq_enable_thunk>" in calls[1]["insn"], out
+        assert [m["addr"] for m in calls] == [m["addr"] for m in dis]
+    finally:
+        console.run("echo 0 > events/preemptirq/irq_disable/enable")
+    k, off = irq_sites()
+    assert (k["state"], k["count"]) == ("off", 0)
+    assert [s["form"] for s in off] == [s["form"] for s in sites]
 
 
 def test_dis_shows_the_sites_flip(console):

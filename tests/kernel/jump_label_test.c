@@ -78,10 +78,10 @@ static const struct jump_entry *site_in(struct static_key *key, void *fn)
 
 static bool site_is(const struct jump_entry *e, bool jmp)
 {
-	u8 want[5];
-	int len = jump_site_info[jump_entry_index(e)] & JUMP_SITE_LEN;
+	u8 want[5], shape = jump_site_info[jump_entry_index(e)] & JUMP_SITE_SHAPE;
 
-	return !jump_site_insn(e, len, jmp, want) && !memcmp((void *)jump_entry_code(e), want, len);
+	return !jump_site_insn(e, shape, jmp, want) &&
+	       !memcmp((void *)jump_entry_code(e), want, shape & JUMP_SITE_LEN);
 }
 
 SELFTEST(jump_label_sites_after_boot)
