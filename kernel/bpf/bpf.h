@@ -82,7 +82,11 @@ struct bpf_prog {
 	struct bpf_subprog_info *subprogs; /* each one's start and stack depth */
 	void *jit_image;		   /* execmem, RX */
 	void *tail_call_entry;		   /* where a JITed tail call into it lands */
-	struct bpf_prog *next_loaded;	   /* every loaded program, for `bpfprog` (syscall.c) */
+	/* BPF_PROG_TYPE_TRACING: the function attach_btf_id names (kernel/bpf/tracing_btf.c) */
+	u32 attach_btf_id, attach_nr_args;
+	unsigned long attach_func_addr;
+	const char *attach_func_name;
+	struct bpf_prog *next_loaded; /* every loaded program, for `bpfprog` (syscall.c) */
 	u64 (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
 	struct bpf_insn insnsi[];
 };

@@ -4,6 +4,7 @@
 #include "kernel/bpf/btf.h"
 #include "kernel/bpf/core.h"
 #include "kernel/bpf/maps.h"
+#include "kernel/bpf/trampoline.h"
 #include "kernel/cred.h"
 #include "kernel/fs/file.h"
 #include "kernel/fs/poll.h"
@@ -66,7 +67,7 @@ const struct file_operations bpf_map_fops = {
 const struct file_operations bpf_prog_fops = { .release = bpf_prog_release, .mode = 0600 };
 
 /* A new fd (O_CLOEXEC, as Linux's) holding obj; the fd's file owns the reference given. */
-static int anon_fd(const struct file_operations *fops, void *obj)
+int anon_fd(const struct file_operations *fops, void *obj)
 {
 	struct file *f = alloc_file(fops, O_RDWR);
 	int fd;
@@ -446,7 +447,8 @@ static int bpf_prog_load(union bpf_attr *attr)
 		if (!log.buf)
 			goto free_prog;
 	}
-	err = bpf_check(prog, &log, bpf_capable());
+	err = prog->type == BPF_PROG_TYPE_TRACING ? bpf_check_attach_target(prog, attr, &log) : 0;
+	err = err ?: bpf_check(prog, &log, bpf_capable());
 	if (log.level && copy_to_user((void __user *)u64_to_user_ptr(attr->log_buf), log.buf,
 				      MIN(log.len + 1, log.size)))
 		err = err ? err : -EFAULT;
@@ -500,6 +502,8 @@ static int raw_tracepoint_open(union bpf_attr *attr)
 
 	if (CHECK_ATTR(attr, raw_tracepoint.prog_fd))
 		return -EINVAL;
+	if (!attr->raw_tracepoint.name) /* libbpf's fentry/fexit attach */
+		return bpf_tracing_raw_tp_open(attr->raw_tracepoint.prog_fd);
 	n = strncpy_from_user(name, u64_to_user_ptr(attr->raw_tracepoint.name), sizeof(name));
 	if (n < 0)
 		return n;
@@ -579,6 +583,8 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 	case BPF_BTF_GET_NEXT_ID:
 		return btf_get_next_id(&attr, uattr);
 	case BPF_LINK_CREATE: /* perf events' links: kernel/events/bpf_perf.c */
+		if (bpf_tracing_attach_type(attr.link_create.attach_type))
+			return bpf_tracing_link_create(&attr);
 		return bpf_perf_link_attach(&attr);
 	default: /* what we do not have reads to libbpf's probes as a kernel without it */
 		return -EINVAL;
