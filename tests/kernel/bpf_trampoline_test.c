@@ -10,6 +10,7 @@
 #include "kernel/mm/mm.h"
 #include "kernel/sched/sched.h"
 #include "kernel/selftest.h"
+#include "kernel/smp.h"
 #include "kernel/trace/ftrace.h"
 #include "lib/string.h"
 
@@ -237,6 +238,70 @@ SELFTEST(bpf_trampoline_refusals)
 		close_fd(current->files, fd);
 	}
 	KT_EXPECT_EQ(t, bpf_tracing_raw_tp_open(e.map_fd), -EBADF);
+out:
+	env_fini(&e);
+}
+
+/* ---- attached and detached while another CPU calls the function ---- */
+
+struct tramp_loop {
+	volatile bool stop, done;
+	u64 runs, bad; /* answers that are not the function's */
+};
+
+static void target_loop(void *arg)
+{
+	struct tramp_loop *s = arg;
+
+	for (u64 i = 1; !s->stop; i++) {
+		if (bpf_tramp_selftest_target(i, 3, 1) != 3 * i + 1)
+			s->bad++;
+		s->runs++;
+		cond_resched();
+	}
+	__atomic_store_n(&s->done, true, __ATOMIC_RELEASE);
+}
+
+SELFTEST(bpf_trampoline_rebuilt_while_called)
+{
+	static struct tramp_loop s;
+	struct tramp_env e = { .map_fd = -1 };
+	struct bpf_insn p[40];
+	int entry, exit;
+
+	if (num_online_cpus() < 2) {
+		ktest_skip(t, "needs 2 CPUs");
+		return;
+	}
+	memset(&s, 0, sizeof(s));
+	if (!env_init(t, &e))
+		goto out;
+	entry = load_tracing(p, gen_prog(p, e.map_fd, 0, 3), BPF_TRACE_FENTRY, e.id, true, e.log);
+	exit = load_tracing(p, gen_prog(p, e.map_fd, 4, 4), BPF_TRACE_FEXIT, e.id, true, e.log);
+	KT_ASSERT(t, entry >= 0 && exit >= 0);
+	KT_ASSERT(t, kthread_create(target_loop, &s, 1, "tramp-loop") != NULL);
+	/* each step moves the site: NOP -> fentry image -> both -> fexit alone -> NOP */
+	for (int round = 0; round < 8; round++) {
+		int l1 = bpf_tracing_raw_tp_open(entry), l2 = bpf_tracing_raw_tp_open(exit);
+
+		KT_EXPECT(t, l1 >= 0 && l2 >= 0);
+		if (l1 >= 0)
+			close_fd(current->files, l1);
+		if (l2 >= 0)
+			close_fd(current->files, l2);
+	}
+	s.stop = true;
+	while (!__atomic_load_n(&s.done, __ATOMIC_ACQUIRE))
+		msleep(1);
+	KT_EXPECT(t, s.runs > 0);
+	KT_EXPECT_EQ(t, s.bad, 0);
+	KT_EXPECT_EQ(t, bpf_trampoline_links(e.ip), 0);
+	KT_EXPECT(t, !site_direct(e.ip));
+	KT_EXPECT(t, e.v[3] <= s.runs && e.v[8] <= s.runs);
+	if (e.v[8]) /* the last run fexit saw: the arguments and the return of one call */
+		KT_EXPECT_EQ(t, e.v[7], e.v[4] * e.v[5] + e.v[6]);
+	close_fd(current->files, entry);
+	close_fd(current->files, exit);
 out:
 	env_fini(&e);
 }
