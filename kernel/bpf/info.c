@@ -23,7 +23,10 @@ static int prog_get_info(struct bpf_prog *prog, union bpf_attr *attr)
 				       .load_time = prog->load_time,
 				       .created_by_uid = prog->uid,
 				       .nr_map_ids = prog->used_map_cnt,
-				       .verified_insns = prog->verified_insns };
+				       .verified_insns = prog->verified_insns,
+				       .attach_btf_obj_id =
+					       prog->attach_btf_id ? 1 : 0, /* vmlinux */
+				       .attach_btf_id = prog->attach_btf_id };
 	memcpy(info.tag, prog->tag, sizeof(info.tag));
 	memcpy(info.name, prog->name, sizeof(info.name));
 	if (copy_to_user(uinfo, &info, len))

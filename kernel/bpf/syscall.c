@@ -492,28 +492,12 @@ static void bpf_raw_tp_release(struct file *f)
 
 static const struct file_operations bpf_link_fops = { .release = bpf_raw_tp_release, .mode = 0600 };
 
-static int raw_tracepoint_open(union bpf_attr *attr)
+/* prog (its reference taken over) on the tracepoint name: a link fd, or -errno. */
+int bpf_raw_tp_link_open(struct bpf_prog *prog, const char *name)
 {
-	struct bpf_raw_tp_link *link;
-	struct bpf_prog *prog;
-	char name[128];
-	long n;
-	int err, fd;
+	struct bpf_raw_tp_link *link = kzalloc(sizeof(*link));
+	int err = -ENOMEM, fd;
 
-	if (CHECK_ATTR(attr, raw_tracepoint.prog_fd))
-		return -EINVAL;
-	if (!attr->raw_tracepoint.name) /* libbpf's fentry/fexit attach */
-		return bpf_tracing_raw_tp_open(attr->raw_tracepoint.prog_fd);
-	n = strncpy_from_user(name, u64_to_user_ptr(attr->raw_tracepoint.name), sizeof(name));
-	if (n < 0)
-		return n;
-	if (n == sizeof(name))
-		return -E2BIG;
-	prog = bpf_prog_get_type(attr->raw_tracepoint.prog_fd, BPF_PROG_TYPE_RAW_TRACEPOINT);
-	if (IS_ERR(prog))
-		return PTR_ERR(prog);
-	link = kzalloc(sizeof(*link));
-	err = -ENOMEM;
 	if (!link)
 		goto put_prog;
 	link->prog = prog;
@@ -530,6 +514,27 @@ free_link:
 put_prog:
 	bpf_prog_put(prog);
 	return err;
+}
+
+static int raw_tracepoint_open(union bpf_attr *attr)
+{
+	struct bpf_prog *prog;
+	char name[128];
+	long n;
+
+	if (CHECK_ATTR(attr, raw_tracepoint.prog_fd))
+		return -EINVAL;
+	if (!attr->raw_tracepoint.name) /* libbpf's fentry, fexit and tp_btf attach */
+		return bpf_tracing_raw_tp_open(attr->raw_tracepoint.prog_fd);
+	n = strncpy_from_user(name, u64_to_user_ptr(attr->raw_tracepoint.name), sizeof(name));
+	if (n < 0)
+		return n;
+	if (n == sizeof(name))
+		return -E2BIG;
+	prog = bpf_prog_get_type(attr->raw_tracepoint.prog_fd, BPF_PROG_TYPE_RAW_TRACEPOINT);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	return bpf_raw_tp_link_open(prog, name);
 }
 
 /* Linux's bpf_obj_get_next_id() for BTF: the next id written back in attr->next_id. */

@@ -6,6 +6,7 @@
 #include "kernel/bpf/trampoline.h"
 #include "kernel/bpf/verifier.h"
 #include "kernel/kallsyms.h"
+#include "lib/string.h"
 
 static void attach_log(struct bpf_verifier_log *log, const char *fmt, ...)
 {
@@ -53,11 +54,16 @@ static bool btf_type_is_scalar_slot(const struct btf *btf, u32 id)
 /* Linux's btf_distill_func_proto(): the argument count, every argument and the return value a
  * slot's worth. */
 static int distill_func_proto(struct bpf_prog *prog, const struct btf_type *proto,
-			      const char *tname, struct bpf_verifier_log *log)
+			      const char *tname, u32 skip, struct bpf_verifier_log *log)
 {
 	const struct btf *btf = btf_vmlinux;
 	const struct btf_param *p = (const void *)(proto + 1);
 	u32 nargs = BTF_INFO_VLEN(proto->info);
+
+	if (nargs < skip)
+		return -EINVAL;
+	p += skip;
+	nargs -= skip;
 
 	if (nargs > MAX_BPF_FUNC_ARGS) {
 		attach_log(log, "The function %s has %u arguments. Too many.\n", tname, nargs);
@@ -82,6 +88,41 @@ static int distill_func_proto(struct bpf_prog *prog, const struct btf_type *prot
 	return 0;
 }
 
+/* tp_btf: the typedef btf_trace_<tracepoint>, a pointer to the probe's prototype, whose first
+ * argument (the probe's data) the program does not see (Linux's bpf_check_attach_target()). */
+static int check_tp_btf(struct bpf_prog *prog, u32 id, const char *tname,
+			struct bpf_verifier_log *log)
+{
+	const struct btf *btf = btf_vmlinux;
+	const struct btf_type *t = btf->types[id], *ptr;
+	const char *prefix = "btf_trace_";
+	int err;
+
+	if (BTF_INFO_KIND(t->info) != BTF_KIND_TYPEDEF) {
+		attach_log(log, "attach_btf_id %u is not a typedef\n", id);
+		return -EINVAL;
+	}
+	if (strncmp(tname, prefix, strlen(prefix))) {
+		attach_log(log, "attach_btf_id %u points to wrong type name %s\n", id, tname);
+		return -EINVAL;
+	}
+	ptr = btf_resolve(btf, t->size_or_type);
+	if (!ptr || BTF_INFO_KIND(ptr->info) != BTF_KIND_PTR || !ptr->size_or_type ||
+	    BTF_INFO_KIND(btf->types[ptr->size_or_type]->info) != BTF_KIND_FUNC_PROTO)
+		return -EINVAL;
+	tname += strlen(prefix);
+	err = distill_func_proto(prog, btf->types[ptr->size_or_type], tname, 1, log);
+	if (err)
+		return err;
+	if (prog->attach_nr_args > 5) { /* what bpf_trace.c's __bpf_trace_run() passes on */
+		attach_log(log, "tracepoint %s has more than 5 arguments\n", tname);
+		return -EINVAL;
+	}
+	prog->attach_btf_id = id;
+	prog->attach_func_name = tname;
+	return 0;
+}
+
 int bpf_check_attach_target(struct bpf_prog *prog, const union bpf_attr *attr,
 			    struct bpf_verifier_log *log)
 {
@@ -93,8 +134,9 @@ int bpf_check_attach_target(struct bpf_prog *prog, const union bpf_attr *attr,
 	int err;
 
 	if (attr->expected_attach_type != BPF_TRACE_FENTRY &&
-	    attr->expected_attach_type != BPF_TRACE_FEXIT)
-		return -EINVAL;	    /* tp_btf, fmod_ret, iter: not built here */
+	    attr->expected_attach_type != BPF_TRACE_FEXIT &&
+	    attr->expected_attach_type != BPF_TRACE_RAW_TP)
+		return -EINVAL;	    /* fmod_ret, iter: not built here */
 	if (attr->attach_prog_fd) { /* a module's BTF or another program: neither exists here */
 		struct btf *obj = btf_get_by_fd(attr->attach_prog_fd);
 
@@ -115,11 +157,13 @@ int bpf_check_attach_target(struct bpf_prog *prog, const union bpf_attr *attr,
 	}
 	t = btf->types[id];
 	tname = btf->strings + t->name_off;
+	if (attr->expected_attach_type == BPF_TRACE_RAW_TP)
+		return check_tp_btf(prog, id, tname, log);
 	if (BTF_INFO_KIND(t->info) != BTF_KIND_FUNC) {
 		attach_log(log, "attach_btf_id %u is not a function\n", id);
 		return -EINVAL;
 	}
-	err = distill_func_proto(prog, btf->types[t->size_or_type], tname, log);
+	err = distill_func_proto(prog, btf->types[t->size_or_type], tname, 0, log);
 	if (err)
 		return err;
 	addr = kallsyms_lookup_name(tname);

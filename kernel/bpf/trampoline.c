@@ -297,13 +297,18 @@ static const struct file_operations bpf_tracing_link_fops = {
 	.mode = 0600,
 };
 
-/* Linux's bpf_tracing_prog_attach(): takes the caller's reference on prog. */
+/* Linux's bpf_tracing_prog_attach(): takes the caller's reference on prog. A tp_btf program goes
+ * on its tracepoint as a raw tracepoint program does (Linux's bpf_raw_tp_link_attach()). */
 static int tracing_prog_attach(struct bpf_prog *prog)
 {
-	struct bpf_tramp_link *link = kzalloc(sizeof(*link));
-	struct file f = { .private_data = link };
+	struct bpf_tramp_link *link;
+	struct file f = { 0 };
 	int err, fd;
 
+	if (prog->expected_attach_type == BPF_TRACE_RAW_TP)
+		return bpf_raw_tp_link_open(prog, prog->attach_func_name);
+	link = kzalloc(sizeof(*link));
+	f.private_data = link;
 	if (!link) {
 		bpf_prog_put(prog);
 		return -ENOMEM;

@@ -71,8 +71,10 @@ int bpf_tracing_raw_tp_open(int prog_fd);
 int bpf_tracing_link_create(const union bpf_attr *attr);
 static inline bool bpf_tracing_attach_type(u32 type)
 {
-	return type == BPF_TRACE_FENTRY || type == BPF_TRACE_FEXIT;
+	return type == BPF_TRACE_FENTRY || type == BPF_TRACE_FEXIT || type == BPF_TRACE_RAW_TP;
 }
+/* kernel/bpf/syscall.c: prog (its reference taken over) on tracepoint name: a link fd or -errno. */
+int bpf_raw_tp_link_open(struct bpf_prog *prog, const char *name);
 
 /* kernel/bpf/syscall.c: a new fd whose file holds obj (Linux's anon_inode_getfd()). */
 struct file_operations;

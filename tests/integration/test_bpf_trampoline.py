@@ -42,3 +42,18 @@ def test_fentry_fexit_see_arguments_and_returns(console):
     assert maps["entry_count"][pid] == maps["exit_count"][pid] == 256, out
     assert maps["bytes"][pid] == sum(rets) > 0, out     # what read() returned, as fexit saw it in rax
     assert site(console, "file_read") is None           # detached: the site is a NOP again
+
+
+def test_tp_btf_sees_the_tracepoint_arguments(console):
+    """switchbtf.bpf.c: SEC("tp_btf/sched_switch"), whose BTF id libbpf finds as the typedef btf_trace_sched_switch;
+    attached with BPF_RAW_TRACEPOINT_OPEN and no name, it runs on the tracepoint with (preempt, prev, next). The
+    ftrace event counts the switches out of the loader in the same window."""
+    console.run("echo 1 > events/sched/sched_switch/enable")
+    pid, maps, out = load(console, "switchbtf.bpf.o", "sleep", 10)
+    seen = [line for line in window(console) if "sched_switch:" in line and " prev_pid=%d " % pid in line]
+    console.run("echo 0 > events/sched/sched_switch/enable")
+    n = maps["switched_out"][pid]
+    assert n >= 10, out                                   # out for each of 10 sleeps
+    # the program also saw the switches between attaching and the first marker, and after the last
+    assert len(seen) <= n <= len(seen) + 2, (len(seen), out)
+    assert maps["task_args"][pid] == maps["preempt_args"][pid] == n, out

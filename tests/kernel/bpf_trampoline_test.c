@@ -217,6 +217,12 @@ SELFTEST(bpf_trampoline_refusals)
 	KT_EXPECT_EQ(t, load_tracing(p, len, BPF_TRACE_FENTRY, fd, false, e.log), -EINVAL);
 	KT_EXPECT(t, strstr(e.log, "is not a function") != NULL);
 	KT_EXPECT_EQ(t, load_tracing(p, len, 99, e.id, false, e.log), -EINVAL);
+	/* tp_btf names the typedef btf_trace_<tracepoint>, nothing else */
+	KT_EXPECT_EQ(t, load_tracing(p, len, BPF_TRACE_RAW_TP, e.id, false, e.log), -EINVAL);
+	KT_EXPECT(t, strstr(e.log, "is not a typedef") != NULL);
+	fd = btf_find_by_name_kind(btf_vmlinux, "u64", BTF_KIND_TYPEDEF);
+	KT_EXPECT_EQ(t, load_tracing(p, len, BPF_TRACE_RAW_TP, fd, false, e.log), -EINVAL);
+	KT_EXPECT(t, strstr(e.log, "points to wrong type name u64") != NULL);
 	/* a fourth slot: fentry has three arguments; fexit's fourth is the return, its fifth none */
 	len = gen_prog(p, e.map_fd, 0, 4);
 	KT_EXPECT_EQ(t, load_tracing(p, len, BPF_TRACE_FENTRY, e.id, false, e.log), -EACCES);
@@ -238,6 +244,24 @@ SELFTEST(bpf_trampoline_refusals)
 		close_fd(current->files, fd);
 	}
 	KT_EXPECT_EQ(t, bpf_tracing_raw_tp_open(e.map_fd), -EBADF);
+	/* LINK_CREATE: the attach type must be the program's own */
+	len = gen_prog(p, e.map_fd, 0, 3);
+	fd = load_tracing(p, len, BPF_TRACE_FENTRY, e.id, true, e.log);
+	KT_EXPECT(t, fd >= 0);
+	if (fd >= 0) {
+		union bpf_attr la = { .link_create = { .prog_fd = fd,
+						       .attach_type = BPF_TRACE_FEXIT } };
+		int link;
+
+		KT_EXPECT_EQ(t, bpf_tracing_link_create(&la), -EINVAL);
+		la.link_create.attach_type = BPF_TRACE_FENTRY;
+		link = bpf_tracing_link_create(&la);
+		KT_EXPECT(t, link >= 0 && site_direct(e.ip));
+		if (link >= 0)
+			close_fd(current->files, link);
+		KT_EXPECT(t, !site_direct(e.ip));
+		close_fd(current->files, fd);
+	}
 out:
 	env_fini(&e);
 }
