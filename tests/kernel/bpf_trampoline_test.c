@@ -273,7 +273,7 @@ struct tramp_loop {
 	u64 runs, bad; /* answers that are not the function's */
 };
 
-static void target_loop(void *arg)
+static void tramp_caller_loop(void *arg)
 {
 	struct tramp_loop *s = arg;
 
@@ -303,7 +303,7 @@ SELFTEST(bpf_trampoline_rebuilt_while_called)
 	entry = load_tracing(p, gen_prog(p, e.map_fd, 0, 3), BPF_TRACE_FENTRY, e.id, true, e.log);
 	exit = load_tracing(p, gen_prog(p, e.map_fd, 4, 4), BPF_TRACE_FEXIT, e.id, true, e.log);
 	KT_ASSERT(t, entry >= 0 && exit >= 0);
-	KT_ASSERT(t, kthread_create(target_loop, &s, 1, "tramp-loop") != NULL);
+	KT_ASSERT(t, kthread_create(tramp_caller_loop, &s, 1, "tramp-loop") != NULL);
 	/* each step moves the site: NOP -> fentry image -> both -> fexit alone -> NOP */
 	for (int round = 0; round < 8; round++) {
 		int l1 = bpf_tracing_raw_tp_open(entry), l2 = bpf_tracing_raw_tp_open(exit);
@@ -326,6 +326,71 @@ SELFTEST(bpf_trampoline_rebuilt_while_called)
 		KT_EXPECT_EQ(t, e.v[7], e.v[4] * e.v[5] + e.v[6]);
 	close_fd(current->files, entry);
 	close_fd(current->files, exit);
+out:
+	env_fini(&e);
+}
+
+/* ---- a call asleep inside the function under fexit when its link closes ---- */
+
+static volatile bool sleeper_in, sleeper_release;
+
+/* What the fexit program traces: it waits (sleeping) until the test lets it return. */
+u64 bpf_tramp_selftest_sleeper(u64 a);
+__attribute__((__noinline__)) __attribute__((noipa)) u64 bpf_tramp_selftest_sleeper(u64 a)
+{
+	sleeper_in = true;
+	while (!sleeper_release)
+		msleep(1);
+	return a + 1;
+}
+
+struct sleeper_call {
+	volatile bool done;
+	u64 ret;
+};
+
+static void sleeper_thread(void *arg)
+{
+	struct sleeper_call *c = arg;
+
+	c->ret = bpf_tramp_selftest_sleeper(41);
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+}
+
+SELFTEST(bpf_trampoline_fexit_outlives_its_link)
+{
+	static struct sleeper_call c;
+	struct tramp_env e = { .map_fd = -1 };
+	unsigned long ip = (unsigned long)bpf_tramp_selftest_sleeper;
+	struct bpf_insn p[40];
+	int prog, link;
+
+	memset(&c, 0, sizeof(c));
+	sleeper_in = sleeper_release = false;
+	if (!env_init(t, &e))
+		goto out;
+	prog = load_tracing(p, gen_prog(p, e.map_fd, 0, 2), BPF_TRACE_FEXIT,
+			    func_id("bpf_tramp_selftest_sleeper"), true, e.log);
+	KT_ASSERT(t, prog >= 0);
+	link = bpf_tracing_raw_tp_open(prog);
+	KT_ASSERT(t, link >= 0);
+	KT_ASSERT(t, kthread_create(sleeper_thread, &c, smp_processor_id(), "tramp-sleeper"));
+	while (!sleeper_in)
+		msleep(1);
+	/* the sleeper's return address is in the image: closing the link must not free it */
+	close_fd(current->files, link);
+	close_fd(current->files, prog);
+	KT_EXPECT_EQ(t, bpf_trampoline_links(ip), 0);
+	KT_EXPECT(t, !site_direct(ip));
+	KT_EXPECT_EQ(t, e.v[2], 0);
+	sleeper_release = true;
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+		msleep(1);
+	/* it came back through the old image, whose fexit program (held by the image) still ran */
+	KT_EXPECT_EQ(t, c.ret, 42);
+	KT_EXPECT_EQ(t, e.v[0], 41);
+	KT_EXPECT_EQ(t, e.v[1], 42);
+	KT_EXPECT_EQ(t, e.v[2], 1);
 out:
 	env_fini(&e);
 }
