@@ -218,9 +218,10 @@ static struct bpf_trampoline *trampoline_get(const struct bpf_prog *prog)
 	return tr;
 }
 
+/* Frees tr once nothing is attached and the site no longer calls it (a failed detach keeps both). */
 static void trampoline_put(struct bpf_trampoline *tr)
 {
-	if (tr->nr_links)
+	if (tr->nr_links || tr->cur)
 		return;
 	for (struct bpf_trampoline **p = &trampolines; *p; p = &(*p)->next)
 		if (*p == tr) {
