@@ -247,6 +247,8 @@ PERF_CONFIGS = [
      PERF_STAT),
     ("a BPF program counting it (libbpf, interpreted)", ["echo 0 > " + JIT], BPF_LOOP),
     ("a BPF program counting it (libbpf, JITed)", ["echo 1 > " + JIT], BPF_LOOP),
+    ("an empty fentry program on __x64_sys_getppid (libbpf, JITed; BPF trampoline)", ["echo 1 > " + JIT],
+     "/tests/bpfload /tests/getppidfentry.bpf.o loop %d" % SYSCALL_LOOPS),
 ]
 
 

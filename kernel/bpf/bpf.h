@@ -87,6 +87,10 @@ struct bpf_prog {
 	struct bpf_prog *next_loaded;	   /* every loaded program, by id (objs.c) */
 	struct btf *btf;		   /* the BTF its func_info points into, or NULL */
 	bool gpl_compatible;		   /* its license is one Linux takes as GPL */
+	/* BPF_PROG_TYPE_TRACING: the function attach_btf_id names (kernel/bpf/tracing_btf.c) */
+	u32 attach_btf_id, attach_nr_args;
+	unsigned long attach_func_addr;
+	const char *attach_func_name;
 	u64 (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
 	struct bpf_insn insnsi[];
 };

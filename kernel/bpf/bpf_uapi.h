@@ -120,6 +120,7 @@ enum bpf_prog_type {
 	BPF_PROG_TYPE_TRACEPOINT = 5,
 	BPF_PROG_TYPE_PERF_EVENT = 7,
 	BPF_PROG_TYPE_RAW_TRACEPOINT = 17,
+	BPF_PROG_TYPE_TRACING = 26,
 };
 
 /* map_update_elem flags */

@@ -108,9 +108,13 @@ struct bpf_func_proto {
 };
 
 /* What a program type allows (Linux's struct bpf_verifier_ops). */
+struct bpf_verifier_env;
 struct bpf_verifier_ops {
 	const struct bpf_func_proto *(*get_func_proto)(enum bpf_func_id id);
 	bool (*is_valid_access)(int off, int size, bool write);
+	/* Instead, when the context depends on the program (tracing: its function's arguments):
+	 * 0, or -EACCES with the reason logged. */
+	int (*ctx_access)(struct bpf_verifier_env *env, int off, int size, bool write);
 };
 
 /* kernel/trace/bpf_trace.c (or the fuzz target's own): the ops of a program type, NULL if none. */

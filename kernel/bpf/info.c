@@ -39,7 +39,10 @@ static int prog_get_info(struct bpf_prog *prog, union bpf_attr *attr)
 				       .map_ids = in.map_ids,
 				       .gpl_compatible = prog->gpl_compatible,
 				       .btf_id = prog->btf ? prog->btf->id : 0,
-				       .verified_insns = prog->verified_insns };
+				       .verified_insns = prog->verified_insns,
+				       .attach_btf_obj_id =
+					       prog->attach_btf_id ? 1 : 0, /* vmlinux */
+				       .attach_btf_id = prog->attach_btf_id };
 	memcpy(info.tag, prog->tag, sizeof(info.tag));
 	memcpy(info.name, prog->name, sizeof(info.name));
 	uids = (u32 __user *)(unsigned long)in.map_ids;

@@ -6,6 +6,7 @@
 #include "kernel/bpf/core.h"
 #include "kernel/bpf/maps.h"
 #include "kernel/bpf/syscall.h"
+#include "kernel/bpf/trampoline.h"
 #include "kernel/cred.h"
 #include "kernel/fs/file.h"
 #include "kernel/fs/poll.h"
@@ -146,7 +147,8 @@ static int bpf_prog_load(union bpf_attr *attr)
 		if (!log.buf)
 			goto free_prog;
 	}
-	err = bpf_check(prog, &log, bpf_capable());
+	err = prog->type == BPF_PROG_TYPE_TRACING ? bpf_check_attach_target(prog, attr, &log) : 0;
+	err = err ?: bpf_check(prog, &log, bpf_capable());
 	if (log.level && copy_to_user((void __user *)u64_to_user_ptr(attr->log_buf), log.buf,
 				      MIN(log.len + 1, log.size)))
 		err = err ? err : -EFAULT;
@@ -193,26 +195,12 @@ static void bpf_raw_tp_release(struct file *f)
 
 static const struct file_operations bpf_link_fops = { .release = bpf_raw_tp_release, .mode = 0600 };
 
-static int raw_tracepoint_open(union bpf_attr *attr)
+/* prog (its reference taken over) on the tracepoint name: a link fd, or -errno. */
+int bpf_raw_tp_link_open(struct bpf_prog *prog, const char *name)
 {
-	struct bpf_raw_tp_link *link;
-	struct bpf_prog *prog;
-	char name[128];
-	long n;
-	int err, fd;
+	struct bpf_raw_tp_link *link = kzalloc(sizeof(*link));
+	int err = -ENOMEM, fd;
 
-	if (CHECK_ATTR(attr, raw_tracepoint.prog_fd))
-		return -EINVAL;
-	n = strncpy_from_user(name, u64_to_user_ptr(attr->raw_tracepoint.name), sizeof(name));
-	if (n < 0)
-		return n;
-	if (n == sizeof(name))
-		return -E2BIG;
-	prog = bpf_prog_get_type(attr->raw_tracepoint.prog_fd, BPF_PROG_TYPE_RAW_TRACEPOINT);
-	if (IS_ERR(prog))
-		return PTR_ERR(prog);
-	link = kzalloc(sizeof(*link));
-	err = -ENOMEM;
 	if (!link)
 		goto put_prog;
 	link->prog = prog;
@@ -229,6 +217,27 @@ free_link:
 put_prog:
 	bpf_prog_put(prog);
 	return err;
+}
+
+static int raw_tracepoint_open(union bpf_attr *attr)
+{
+	struct bpf_prog *prog;
+	char name[128];
+	long n;
+
+	if (CHECK_ATTR(attr, raw_tracepoint.prog_fd))
+		return -EINVAL;
+	if (!attr->raw_tracepoint.name) /* libbpf's fentry, fexit and tp_btf attach */
+		return bpf_tracing_raw_tp_open(attr->raw_tracepoint.prog_fd);
+	n = strncpy_from_user(name, u64_to_user_ptr(attr->raw_tracepoint.name), sizeof(name));
+	if (n < 0)
+		return n;
+	if (n == sizeof(name))
+		return -E2BIG;
+	prog = bpf_prog_get_type(attr->raw_tracepoint.prog_fd, BPF_PROG_TYPE_RAW_TRACEPOINT);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	return bpf_raw_tp_link_open(prog, name);
 }
 
 SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, size)
@@ -274,6 +283,8 @@ SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr __user *, uattr, unsigned int, siz
 	case BPF_MAP_GET_FD_BY_ID:
 		return bpf_map_get_fd_by_id(&attr);
 	case BPF_LINK_CREATE: /* perf events' links: kernel/events/bpf_perf.c */
+		if (bpf_tracing_attach_type(attr.link_create.attach_type))
+			return bpf_tracing_link_create(&attr);
 		return bpf_perf_link_attach(&attr);
 	default: /* what we do not have reads to libbpf's probes as a kernel without it */
 		return -EINVAL;

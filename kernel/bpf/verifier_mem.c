@@ -228,7 +228,10 @@ static int check_mem_access(struct bpf_verifier_env *env, u32 regno, int off, in
 				regno, reg->off);
 			return -EACCES;
 		}
-		if (!env->ops->is_valid_access(off, size, write)) {
+		if (env->ops->ctx_access) {
+			if (env->ops->ctx_access(env, off, size, write))
+				return -EACCES;
+		} else if (!env->ops->is_valid_access(off, size, write)) {
 			verbose(env, "invalid bpf_context access off=%d size=%d\n", off, size);
 			return -EACCES;
 		}

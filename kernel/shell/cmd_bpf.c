@@ -10,6 +10,7 @@ static const char *const prog_type_names[] = {
 	[BPF_PROG_TYPE_TRACEPOINT] = "tracepoint",
 	[BPF_PROG_TYPE_PERF_EVENT] = "perf_event",
 	[BPF_PROG_TYPE_RAW_TRACEPOINT] = "raw_tracepoint",
+	[BPF_PROG_TYPE_TRACING] = "tracing",
 };
 
 static void show_prog(const struct bpf_prog *p)

@@ -2,6 +2,7 @@
  * probe_read family, and each program type's context (Linux's kernel/trace/bpf_trace.c). */
 #include "kernel/bpf/helpers.h"
 #include "kernel/bpf/maps.h"
+#include "kernel/bpf/trampoline.h"
 #include "kernel/fs/file.h"
 #include "kernel/mm/mm.h"
 #include "kernel/percpu.h"
@@ -347,6 +348,12 @@ static const struct bpf_verifier_ops perf_event_verifier_ops = {
 	.is_valid_access = pe_prog_is_valid_access,
 };
 
+/* fentry/fexit: the function's arguments, as many as its BTF prototype has (tracing_btf.c). */
+static const struct bpf_verifier_ops tracing_verifier_ops = {
+	.get_func_proto = bpf_tracing_func_proto,
+	.ctx_access = bpf_tracing_ctx_access,
+};
+
 const struct bpf_verifier_ops *bpf_verifier_ops_of(u32 prog_type)
 {
 	switch (prog_type) {
@@ -356,6 +363,8 @@ const struct bpf_verifier_ops *bpf_verifier_ops_of(u32 prog_type)
 		return &tracepoint_verifier_ops;
 	case BPF_PROG_TYPE_RAW_TRACEPOINT:
 		return &raw_tracepoint_verifier_ops;
+	case BPF_PROG_TYPE_TRACING:
+		return &tracing_verifier_ops;
 	case BPF_PROG_TYPE_PERF_EVENT:
 		return &perf_event_verifier_ops;
 	default:

@@ -189,13 +189,18 @@
 #undef DEFINE_EVENT
 #define DEFINE_EVENT(cls, evname, proto, args)                                                \
 	struct tracepoint __tracepoint_##evname = { .name = #evname };                        \
+	/* what a probe is, named as Linux names it: its BTF is how tp_btf programs find   */ \
+	/* the arguments (a typedef reaches DWARF, and so BTF, only through a use: __fn)   */ \
+	typedef void (*btf_trace_##evname)(void *__data, proto);                              \
 	void __traceiter_##evname(proto)                                                      \
 	{                                                                                     \
 		unsigned long __flags = local_irq_save();                                     \
 		struct tracepoint_func *__f = READ_ONCE(__tracepoint_##evname.funcs);         \
 		this_cpu()->tp_irq_flags = __flags;                                           \
-		for (; __f && __f->func; __f++)                                               \
-			((void (*)(void *, proto))__f->func)(__f->data, args);                \
+		for (; __f && __f->func; __f++) {                                             \
+			btf_trace_##evname __fn = (btf_trace_##evname)__f->func;              \
+			__fn(__f->data, args);                                                \
+		}                                                                             \
 		local_irq_restore(__flags);                                                   \
 	}                                                                                     \
 	static struct trace_event_call event_##evname = {                                     \

@@ -268,6 +268,7 @@ unsigned long ftrace_find_rec_direct(unsigned long ip);
  * trampoline; if other ops share a site, ftrace_regs_caller runs them and then goes to addr. */
 int register_ftrace_direct(struct ftrace_ops *ops, unsigned long addr);
 int unregister_ftrace_direct(struct ftrace_ops *ops, unsigned long addr);
+int modify_ftrace_direct(struct ftrace_ops *ops, unsigned long addr);
 void ftrace_direct_init(void);
 extern char direct_count_tramp[], direct_count_tramp_end[];
 extern u64 direct_count_calls;

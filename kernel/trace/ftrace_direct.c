@@ -8,6 +8,7 @@
  *   /sys/kernel/tracing/direct_count    ours: attach arch/x86/lab/direct_count.asm to one function
  */
 #include "kernel/trace/ftrace.h"
+#include "kernel/trace/ftrace_internal.h"
 #include "kernel/fs/fs.h"
 #include "kernel/fs/tracefs.h"
 #include "kernel/kallsyms.h"
@@ -48,6 +49,35 @@ int unregister_ftrace_direct(struct ftrace_ops *ops, unsigned long addr)
 	err = unregister_ftrace_function(ops);
 	if (!err)
 		synchronize_rcu_tasks();
+	return err;
+}
+
+/*
+ * Points ops's sites at addr instead (Linux's modify_ftrace_direct()): each site goes from one
+ * call to the other in one patch, so no call is missed meanwhile. The caller waits
+ * (synchronize_rcu_tasks) before freeing the old code.
+ */
+int modify_ftrace_direct(struct ftrace_ops *ops, unsigned long addr)
+{
+	unsigned long old = ops->direct_call;
+	int err;
+
+	if (!addr || !(ops->flags & FTRACE_OPS_FL_DIRECT))
+		return -EINVAL;
+	err = ftrace_lock_update();
+	if (err)
+		return err;
+	if (!(ops->flags & FTRACE_OPS_FL_ENABLED)) {
+		err = -EINVAL;
+	} else {
+		WRITE_ONCE(ops->direct_call, addr);
+		err = ftrace_update();
+		if (err) { /* ftrace_bug said which site; the others go back */
+			WRITE_ONCE(ops->direct_call, old);
+			ftrace_update();
+		}
+	}
+	ftrace_unlock_update();
 	return err;
 }
 
