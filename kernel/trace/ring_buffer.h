@@ -327,6 +327,9 @@ void ring_buffer_read_finish(struct trace_buffer *b);
 void *rb_iter_peek(struct rb_iter *it, u32 *len, u64 *ts);
 /* rb_iter_peek() in place, without the copy's checks (ring_buffer.c). */
 void *rb_iter_peek_raw(struct rb_iter *it, u32 *len, u64 *ts);
+/* The next page of the walk, if it is not past the tail; its length with its header, of one event. */
+bool rb_iter_next_before_tail(struct rb_iter *it);
+u32 rb_event_length(const struct ring_buffer_event *e);
 void rb_iter_advance(struct rb_iter *it);
 /* Consuming: like peek+advance, but copies the payload out and moves the buffer's head. */
 bool ring_buffer_consume(struct ring_buffer_per_cpu *cb, struct rb_iter *it, void *out, u32 size,
