@@ -29,8 +29,9 @@ import weakref
 
 from tests.serial_spec import (  # noqa: F401  (re-exported: the tests import these from here)
     ROOT, TEST_ISO, QEMU, QEMU_ARGS, BANNER, PROMPT, INITIAL_CWD, ENTER, NEWLINE, LOG_LINE, BAD_PATTERNS,
-    ANNOUNCED_REPORTS, EXIT_POWEROFF, EXIT_PANIC, TIMEOUT_SCALE, STRESS, BOOT_TIMEOUT, COMMAND_TIMEOUT, EXIT_TIMEOUT,
-    LOG_DIR, FAKE_KERNEL, FAKE_KERNEL_SCRIPT, unannounced_reports, debug_exit_status, boot_media, qemu_command)
+    ANNOUNCED_REPORTS, EXIT_POWEROFF, EXIT_PANIC, TIMEOUT_SCALE, STRESS, BOOT_TIMEOUT, COMMAND_TIMEOUT,
+    EXIT_TIMEOUT, LOG_DIR, FAKE_KERNEL, FAKE_KERNEL_SCRIPT, unannounced_reports, debug_exit_status, boot_media,
+    qemu_command, stress_rounds)
 
 
 class ConsoleError(Exception):

@@ -70,8 +70,14 @@ EXIT_POWEROFF = 0                               # ACPI power off, and reboot und
 EXIT_PANIC = debug_exit_status(1)               # 3: the test-mode kernel writes 1 to the port after a panic
 
 TIMEOUT_SCALE = float(os.environ.get("FTRACE_OS_TIMEOUT_SCALE", "1"))   # for very slow hosts
-# The stress loops (flips, toggles) run STRESS times their `make test` size: `make stress` sets 10, their long form.
+# The stress loops (flips, toggles, switches): their `make test` size, bounded so that the suite stays quick, or,
+# with FTRACE_OS_STRESS=N, N tenths of their long form (`make stress` sets 10: the long form itself).
 STRESS = int(os.environ.get("FTRACE_OS_STRESS", "1"))
+
+
+def stress_rounds(test_size, long_size):
+    """How many rounds a stress loop makes: `test_size` in `make test`, `long_size` in `make stress`."""
+    return test_size if STRESS <= 1 else max(1, long_size * STRESS // 10)
 BOOT_TIMEOUT = 60 * TIMEOUT_SCALE               # QEMU start to the first prompt (TCG on a loaded 2-core host)
 COMMAND_TIMEOUT = 20 * TIMEOUT_SCALE            # one shell command
 EXIT_TIMEOUT = 30 * TIMEOUT_SCALE               # a crash or poweroff until QEMU has exited
