@@ -23,7 +23,7 @@
 #   make check      the edit-build-test loop (about 2 minutes): host unit tests, the fuzz seeds, one boot
 #                   running every in-kernel self-test
 #   make test-flake the suite ROUNDS times (default 5) with a second copy running beside it; every failure listed
-#   make stress     the stress tests (flips and toggles under load) at ten times their make-test size
+#   make stress     the stress tests (flips and toggles under load) in their long forms (200 flips or toggles a method; make test makes 8)
 #   make LEAN=1 [all|run]   the product kernel without test code, in build-lean/: no in-kernel self-tests
 #                   (tests/kernel/, kernel/selftest.c: Linux's CONFIG_KUNIT) and no benches (kernel/bench/);
 #                   and no lock validator (kernel/locking/lockdep*.c: Linux's CONFIG_LOCKDEP); SELFTEST=0,
@@ -322,7 +322,7 @@ check: deps
 	@tools/run-tests $(if $(TEST_JOBS),-j $(TEST_JOBS)) tests/unit tests/fuzz/test_fuzz.py::test_fuzz_replay \
 		tests/kernel/test_selftest.py
 
-# The stress tests at ten times their `make test` size (tests/console.py: STRESS). Never part of `make test`.
+# The stress tests in their long forms (tests/serial_spec.py: stress_rounds). Never part of `make test`.
 stress: deps
 	@$(MAKE) --no-print-directory all $(B)/ftrace-os-test.iso
 	@FTRACE_OS_STRESS=10 tools/run-tests tests/integration/test_smp.py tests/integration/test_jump_label.py \

@@ -8,7 +8,7 @@ Fixtures
 
 Number of CPUs: a module sets `SMP = 4` or `pytestmark = pytest.mark.smp(4)`; a fresh_console test may use
 `@pytest.mark.smp(2)` on itself.  Extra QEMU arguments: `QEMU_ARGS = [...]` or `@pytest.mark.qemu_args(...)`.
-The ISO is a virtio disk (tests/console.py: boot_media), unless the module sets `CDROM = True` to boot from the
+The ISO is a virtio disk (tests/serial_spec.py: boot_media), unless the module sets `CDROM = True` to boot from the
 CD-ROM as `make run` does.  Which kernel: build/ftrace-os-test.iso (dynamic ftrace), unless the module sets
 `ISO = ...`, as test_static.py does for the static-ftrace build; every other module tests the dynamic build only.
 FTRACE_OS_ISO=path overrides both, to run a module once against another build, e.g. the stress test

@@ -7,7 +7,7 @@ import os
 import re
 import time
 
-from tests.console import STRESS
+from tests.console import stress_rounds
 
 SMP = 4
 EINVAL = "echo: write error: Invalid argument"
@@ -323,7 +323,7 @@ def test_filter_keeps_only_matching_records(console):
     assert console.run("cat events/sched/sched_switch/filter") == "none"
 
 
-FLIPS = 4 * STRESS                          # 40 in `make stress`
+FLIPS = stress_rounds(2, 40)                # with each method; 40 in `make stress`
 
 
 def test_event_flips_under_load_with_both_methods(console):

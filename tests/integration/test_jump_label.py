@@ -2,7 +2,7 @@
 
 /proc/jump_labels lists every key with its sites; /proc/sys/kernel/jump_label_demo flips the demo key, whose
 two sites in jump_label_demo() are one 5-byte NOP <-> `jmp rel32` and one `jmp rel8` <-> 2-byte NOP; `dis`
-shows the bytes.  The stress test flips the key 20 times (200 in `make stress`) with each patch method while three CPUs run the
+shows the bytes.  The stress test flips the key 8 times (200 in `make stress`) with each patch method while three CPUs run the
 branch (the `jump` workload checks every answer), reading the demo's site bytes after every flip, then checks
 every site's bytes against its key.
 """
@@ -11,14 +11,14 @@ import re
 
 import pytest
 
-from tests.console import STRESS
+from tests.console import stress_rounds
 
 from tests.integration.test_smp import start, wait_gone, workloads
 
 SMP = 4
 EINVAL = "echo: write error: Invalid argument"
 DEMO = "/proc/sys/kernel/jump_label_demo"
-FLIPS = 20 * STRESS                         # 200 in `make stress`
+FLIPS = stress_rounds(8, 200)               # with each method; 200 in `make stress`
 
 KEY_LINE = r"^(?P<key>\S+): (?P<state>on|off), enabled (?P<count>-?\d+), (?P<n>\d+) sites?$"
 SITE_LINE = (r"^  0x(?P<addr>[0-9a-f]{16}) (?P<sym>\S+\+0x[0-9a-f]+/0x[0-9a-f]+) len (?P<len>[25]) "

@@ -1,7 +1,8 @@
 """tests/integration/test_smp.py: four CPUs, tasks and workloads, and patching live code under load.
 
 The stress test is the point of this module: three CPUs call traced functions in tight loops while
-the shell switches func_hits (every function traced) on and off 200 times with each patch method.
+the shell switches func_hits (every function traced) on and off with each patch method, 8 times in
+`make test` and 200 in `make stress`.
 It passes when nothing faults, every call site holds exactly the bytes its record says, and the
 `spin` workload, which compares its own calls with func_hits between updates, saw no disagreement.
 """
@@ -11,7 +12,7 @@ import time
 
 import pytest
 
-from tests.console import STRESS
+from tests.console import stress_rounds
 
 SMP = 4
 
@@ -20,7 +21,7 @@ PS_LINE = r"^ *(?P<pid>\d+) +(?P<cpu>\d+) (?P<state>[RSX]) +(?P<switches>\d+) (?
 WORK_LINE = (r"^ *(?P<pid>\d+) +(?P<cpu>\d+) (?P<name>\w+) +(?P<iter>\d+) +(?P<windows>\d+) +"
              r"(?P<mismatches>\d+)(?P<exited> \(exited\))?$")
 EINVAL = "echo: write error: Invalid argument"
-TOGGLES = 20 * STRESS                       # 200 in `make stress`
+TOGGLES = stress_rounds(8, 200)             # on and off with each method; 200 in `make stress`
 
 
 def ps(console):

@@ -7,10 +7,10 @@ that ops coming and going under load leave every site, trampoline and answer rig
 import re
 import time
 
-from tests.console import STRESS
+from tests.console import stress_rounds
 
 SMP = 4
-SWITCHES = 10 * STRESS      # livepatch on and off under load; 100 in `make stress` (it was 50 in make test)
+SWITCHES = stress_rounds(10, 100)   # livepatch on and off under load; 100 in `make stress`
 EINVAL = "echo: write error: Invalid argument"
 EBUSY = "echo: write error: Device or resource busy"
 ORIGINAL = "Hello from ftrace-os, the kernel that traces it's own calls"
