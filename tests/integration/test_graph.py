@@ -251,7 +251,7 @@ def read_as(console, *opts):
 
 
 def test_funcgraph_cpu_and_overhead_options(console):
-    # msleep: each fs round ends in a 2 ms sleep, which always earns the '#' mark (over 1 ms)
+    # msleep: each fs round ends in a 2 ms sleep, which always earns at least the '#' mark (over 1 ms)
     on = HEADER[2:] + recorded(console, "fs_iteration vfs_open path_lookup msleep")
     nocpu = read_as(console, "nofuncgraph-cpu")[2:]
     assert nocpu[:2] == ["#  DURATION                  FUNCTION CALLS",
