@@ -66,9 +66,11 @@ static __always_inline void function_graph_enter(unsigned long ip, unsigned long
 	bit = ftrace_test_recursion_trylock();
 	if (bit < 0)
 		return;
-	if (g->curr_ret_stack >= (int)MIN(max, (unsigned)FTRACE_RETFUNC_DEPTH)) {
+	/* Only a full shadow stack is an overrun (Linux's trace_overrun); max_graph_depth is a
+	 * choice, not a loss. */
+	if (g->curr_ret_stack >= FTRACE_RETFUNC_DEPTH) {
 		g->overrun++;
-	} else {
+	} else if (g->curr_ret_stack < (int)max) {
 		struct ftrace_graph_ent ent = { .func = ip, .depth = g->curr_ret_stack };
 		if (gops->entryfunc(&ent, gops)) {
 			/* Claim the slot first: an interrupt arriving now pushes above it, not onto it. */

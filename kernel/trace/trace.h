@@ -202,6 +202,9 @@ enum trace_option_bit {
 	TRACE_OPT_PAUSE_ON_TRACE, /* reading `trace` holds the writers off (trace_output.c) */
 	TRACE_OPT_SYM_USEROBJ,	  /* userstacktrace's addresses as object[+offset] */
 	TRACE_OPT_HASH_PTR,	  /* an event's %p printed hashed (trace_hash_ptr.c) */
+	TRACE_OPT_GRAPH_OVERRUN,  /* funcgraph-overrun: "(Overruns: N)" after a return's `}` */
+	TRACE_OPT_GRAPH_CPU,	  /* funcgraph-cpu: the " N) " column */
+	TRACE_OPT_GRAPH_OVERHEAD, /* funcgraph-overhead: the + ! # * @ $ duration marks */
 	NR_TRACE_OPTS
 };
 /* Linux's defaults: these on, the rest off. */
@@ -211,7 +214,8 @@ enum trace_option_bit {
 	 (1UL << TRACE_OPT_RECORD_CMD) | (1UL << TRACE_OPT_IRQ_INFO) |                             \
 	 (1UL << TRACE_OPT_MARKERS) | (1UL << TRACE_OPT_FUNCTION_TRACE) |                          \
 	 (1UL << TRACE_OPT_PRINTK) | (1UL << TRACE_OPT_ANNOTATE) | (1UL << TRACE_OPT_OVERWRITE) |  \
-	 (1UL << TRACE_OPT_HASH_PTR))
+	 (1UL << TRACE_OPT_HASH_PTR) | (1UL << TRACE_OPT_GRAPH_CPU) |                              \
+	 (1UL << TRACE_OPT_GRAPH_OVERHEAD))
 /* trace_options and options/ in an array's directory (trace_options.c); 0 or -ENOMEM. */
 int trace_options_create(struct fnode *dir);
 /* trace_clock and timestamp_mode in dir (trace_clock.c); tracing_set_clock() is the write. */
@@ -441,10 +445,13 @@ enum {
 	GRAPH_PRINT_OVERHEAD = 16,
 	GRAPH_PRINT_TAIL = 32,
 	GRAPH_PRINT_RETVAL = 64,
-	GRAPH_PRINT_LAT = 128
+	GRAPH_PRINT_LAT = 128,
+	GRAPH_PRINT_CPU = 256,
+	GRAPH_PRINT_OVERRUN = 512
 };
 #define GRAPH_LATENCY_FLAGS                                                                        \
-	(GRAPH_PRINT_REL_TIME | GRAPH_PRINT_PROC | GRAPH_PRINT_DURATION | GRAPH_PRINT_LAT)
+	(GRAPH_PRINT_REL_TIME | GRAPH_PRINT_CPU | GRAPH_PRINT_PROC | GRAPH_PRINT_DURATION |        \
+	 GRAPH_PRINT_LAT)
 bool print_graph_function_flags(struct seq_file *m, struct trace_iterator *it, u32 flags);
 void print_graph_headers_flags(struct seq_file *m, u32 flags);
 /* A tracer's own entry as a comment line of that layout, body printing what it holds. */

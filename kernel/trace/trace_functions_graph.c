@@ -168,15 +168,17 @@ static struct {
 } graph_cpu[NR_CPUS];
 static u32 gflags; /* GRAPH_PRINT_*: what the lines being printed show */
 
-/* function_graph's columns, from its options (the overhead marks always, as Linux's default). */
+/* function_graph's columns, from its options. */
 static u32 graph_option_flags(void)
 {
-	return (trace_option(TRACE_OPT_GRAPH_ABSTIME) ? GRAPH_PRINT_ABS_TIME : 0) |
+	return (trace_option(TRACE_OPT_GRAPH_OVERRUN) ? GRAPH_PRINT_OVERRUN : 0) |
+	       (trace_option(TRACE_OPT_GRAPH_CPU) ? GRAPH_PRINT_CPU : 0) |
+	       (trace_option(TRACE_OPT_GRAPH_OVERHEAD) ? GRAPH_PRINT_OVERHEAD : 0) |
+	       (trace_option(TRACE_OPT_GRAPH_ABSTIME) ? GRAPH_PRINT_ABS_TIME : 0) |
 	       (trace_option(TRACE_OPT_GRAPH_PROC) ? GRAPH_PRINT_PROC : 0) |
 	       (trace_option(TRACE_OPT_GRAPH_DURATION) ? GRAPH_PRINT_DURATION : 0) |
 	       (trace_option(TRACE_OPT_GRAPH_TAIL) ? GRAPH_PRINT_TAIL : 0) |
-	       (trace_option(TRACE_OPT_GRAPH_RETVAL) ? GRAPH_PRINT_RETVAL : 0) |
-	       GRAPH_PRINT_OVERHEAD;
+	       (trace_option(TRACE_OPT_GRAPH_RETVAL) ? GRAPH_PRINT_RETVAL : 0);
 }
 
 /* Linux's __print_graph_headers_flags(): columns come and go with the flags. */
@@ -188,16 +190,19 @@ void print_graph_headers_flags(struct seq_file *m, u32 flags)
 		graph_cpu[c].last_pid = -1, graph_cpu[c].in_irq = false, graph_cpu[c].depth = 0;
 	if (lat) /* the flag columns' legend, past the columns before them */
 		print_graph_lat_header(m, (flags & GRAPH_PRINT_ABS_TIME ? 16 : 0) +
-						  (flags & GRAPH_PRINT_REL_TIME ? 16 : 0) + 4 +
+						  (flags & GRAPH_PRINT_REL_TIME ? 16 : 0) +
+						  (flags & GRAPH_PRINT_CPU ? 4 : 0) +
 						  (flags & GRAPH_PRINT_PROC ? 17 : 0));
-	seq_printf(m, "#%s%s CPU%s%s%s               FUNCTION CALLS\n",
+	seq_printf(m, "#%s%s%s%s%s%s               FUNCTION CALLS\n",
 		   flags & GRAPH_PRINT_ABS_TIME ? "     TIME       " : "",
 		   flags & GRAPH_PRINT_REL_TIME ? "   REL TIME     " : "",
+		   flags & GRAPH_PRINT_CPU ? " CPU" : "",
 		   flags & GRAPH_PRINT_PROC ? "  TASK/PID       " : "", lat ? "||||   " : "",
 		   flags & GRAPH_PRINT_DURATION ? "  DURATION   " : "");
-	seq_printf(m, "#%s%s |  %s%s%s               |   |   |   |\n",
+	seq_printf(m, "#%s%s%s%s%s%s               |   |   |   |\n",
 		   flags & GRAPH_PRINT_ABS_TIME ? "      |         " : "",
 		   flags & GRAPH_PRINT_REL_TIME ? "      |         " : "",
+		   flags & GRAPH_PRINT_CPU ? " |  " : "",
 		   flags & GRAPH_PRINT_PROC ? "   |    |        " : "", lat ? "||||   " : "",
 		   flags & GRAPH_PRINT_DURATION ? "   |   |      " : "");
 }
@@ -278,7 +283,7 @@ static void print_graph_prologue(struct seq_file *m, struct trace_iterator *it)
 		if (gflags &
 		    GRAPH_PRINT_LAT) /* Linux's print_graph_irq(): with the context columns */
 			print_graph_cpu_proc(m, it);
-		else
+		else if (gflags & GRAPH_PRINT_CPU)
 			seq_printf(m, " %d) ", cpu);
 		seq_printf(m, "  %s |\n", irq ? "==========>" : "<==========");
 		graph_cpu[cpu].in_irq = irq;
@@ -314,7 +319,8 @@ static void print_graph_cpu_proc(struct seq_file *m, struct trace_iterator *it)
 	if (gflags & GRAPH_PRINT_REL_TIME)
 		seq_printf(m, "%9llu us |  ",
 			   (it->ts > it->time_start ? it->ts - it->time_start : 0) / 1000);
-	seq_printf(m, " %d) ", it->cpu);
+	if (gflags & GRAPH_PRINT_CPU)
+		seq_printf(m, " %d) ", it->cpu);
 	if (gflags & GRAPH_PRINT_PROC) {
 		print_graph_proc(m, it->ent->pid);
 		seq_puts(m, " | ");
@@ -378,6 +384,8 @@ static bool print_graph_return(struct seq_file *m, struct trace_iterator *it)
 		seq_puts(m, "}\n");
 	else
 		seq_printf(m, "} /* %ps */\n", (void *)r->func);
+	if (gflags & GRAPH_PRINT_OVERRUN) /* as Linux: the return line only, never a leaf's */
+		seq_printf(m, " (Overruns: %lu)\n", r->overrun);
 	graph_cpu[it->cpu].enter_funcs[d] = 0;
 	graph_cpu[it->cpu].depth = r->depth - 1;
 	return true;

@@ -143,7 +143,8 @@ def test_trace_options_shape_the_output(console):
         "trace_printk", "annotate", "nouserstacktrace", "nosym-userobj", "noprintk-msg-only", "context-info", "nolatency-format",
         "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers", "noevent-fork",
         "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph", "nostacktrace",
-        "nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
+        "nofunc_stack_trace", "nofuncgraph-overrun", "funcgraph-cpu", "funcgraph-overhead",
+        "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
         "nofuncgraph-tail", "nofuncgraph-retval"]
     try:
         for opt in ("funcgraph-proc", "nofuncgraph-duration", "funcgraph-tail"):
@@ -222,6 +223,79 @@ def test_retval_and_abstime_options(console):
     finally:
         for opt in ("nofuncgraph-retval", "nofuncgraph-abstime"):
             console.run("echo %s > trace_options" % opt)
+
+
+
+def recorded(console, filt):
+    """One `fs` run graphed and tracing left off: a fixed buffer that each read prints the same."""
+    console.run("echo '%s' > set_ftrace_filter" % filt)
+    assert console.run("echo function_graph > current_tracer") == ""
+    console.run("echo > trace")
+    console.run("run fs 1 1")
+    console.run("selftest timer_ticks")
+    console.run("echo 0 > tracing_on")
+    out = console.run("cat trace", timeout=60).splitlines()
+    assert out[:4] == HEADER
+    return out[4:]
+
+
+def read_as(console, *opts):
+    """The trace already recorded, printed with these options set, then set back."""
+    for opt in opts:
+        assert console.run("echo %s > trace_options" % opt) == ""
+    try:
+        return console.run("cat trace", timeout=60).splitlines()
+    finally:
+        for opt in opts:
+            console.run("echo %s > trace_options" % (opt[2:] if opt.startswith("no") else "no" + opt))
+
+
+def test_funcgraph_cpu_and_overhead_options(console):
+    # msleep: each fs round ends in a 2 ms sleep, which always earns at least the '#' mark (over 1 ms)
+    on = HEADER[2:] + recorded(console, "fs_iteration vfs_open path_lookup msleep")
+    nocpu = read_as(console, "nofuncgraph-cpu")[2:]
+    assert nocpu[:2] == ["#  DURATION                  FUNCTION CALLS",
+                         "#   |   |                     |   |   |   |"]
+    assert len(nocpu) == len(on)
+    graphed = 0
+    for a, b in zip(on[2:], nocpu[2:]):
+        if re.match(ENTRY, a) or re.match(LEAF, a) or re.match(RET, a):
+            assert a == " 1) " + b, (a, b)        # the CPU column alone is gone
+            graphed += 1
+        else:
+            assert a == b, (a, b)                 # the task-switch banner keeps its CPU, as Linux's
+    assert graphed
+    nomark = read_as(console, "nofuncgraph-overhead")[2:]
+    assert nomark[:2] == HEADER[2:] and len(nomark) == len(on)
+    marked = 0
+    for a, b in zip(on[2:], nomark[2:]):
+        m = re.match(LEAF, a) or re.match(RET, a)
+        if m and m.group("mark") != " ":
+            marked += 1
+            a = a[:m.start("mark")] + " " + a[m.end("mark"):]
+        assert a == b, (a, b)                     # the mark's column blank, all else the same
+    assert marked and any(l.endswith("msleep();") and re.match(r"^ 1\) [#*@$] ", l) for l in on)
+
+
+def test_funcgraph_overrun_option(console):
+    """Linux's "(Overruns: N)" after each return's `}` (never after a leaf); N counts calls refused
+    because the shadow stack was full, not those max_graph_depth leaves out."""
+    assert console.run("echo 2 > max_graph_depth") == ""
+    try:
+        lines = recorded(console, "fs_iteration vfs_open path_lookup dentry_lookup")
+    finally:
+        console.run("echo 0 > max_graph_depth")
+    with_n = read_as(console, "funcgraph-overrun")[4:]
+    assert [l for l in with_n if not l.startswith(" (Overruns: ")] == lines
+    returns = 0
+    for i, line in enumerate(with_n):
+        if line.startswith(" (Overruns: "):
+            assert line == " (Overruns: 0)", line          # depth refusals are no overrun
+            assert re.match(RET, with_n[i - 1]), with_n[i - 1]
+        elif re.match(RET, line):
+            returns += 1
+            assert i + 1 < len(with_n) and with_n[i + 1].startswith(" (Overruns: "), line
+    assert returns and not any("dentry_lookup" in l for l in lines)     # depth 2 left it out
 
 
 def test_trace_pipe_prints_graph_leaves_on_one_line(console):

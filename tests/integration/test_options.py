@@ -10,7 +10,8 @@ GENERAL = ["print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "
            "trace_printk", "annotate", "nouserstacktrace", "nosym-userobj", "noprintk-msg-only", "context-info", "nolatency-format",
            "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers", "noevent-fork",
            "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph", "nostacktrace"]
-TRACERS = ["nofunc_stack_trace", "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
+TRACERS = ["nofunc_stack_trace", "nofuncgraph-overrun", "funcgraph-cpu", "funcgraph-overhead",
+           "nofuncgraph-proc", "funcgraph-duration", "nofuncgraph-abstime", "funcgraph-irqs",
            "nofuncgraph-tail", "nofuncgraph-retval"]
 IRQ_HEADER = [
     "#                                _-----=> irqs-off/BH-disabled",
