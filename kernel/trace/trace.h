@@ -371,8 +371,9 @@ void trace_save_cmdline(int pid, const char *comm);
 /* The same, replacing a name already saved: a task renamed itself (execve, prctl PR_SET_NAME). */
 void trace_update_cmdline(int pid, const char *comm);
 const char *trace_find_cmdline(int pid);
-/* The table behind them: SAVED_CMDLINES slots, a pid hashed to one (a newer pid evicts). The pid
- * in slot (its name into comm), or -1 if the slot is free. Pid 0 is never listed: it is <idle>. */
+/* The table behind them (kernel/trace/trace_saved_cmdlines.c): a ring of SAVED_CMDLINES slots, a
+ * new pid taking the oldest. The pid in slot (its name into comm), or -1 if the slot is free. Pid
+ * 0 is never listed: it is <idle>. */
 #define SAVED_CMDLINES 128
 int trace_saved_cmdline_at(unsigned int slot, char *comm);
 /* saved_cmdlines_size: the slots now (SAVED_CMDLINES at boot), and a write's resize. */

@@ -210,3 +210,20 @@ def test_set_ftrace_pid_with_function_fork(console):
         console.run("echo nop > current_tracer")
         console.run("echo > set_ftrace_pid")
         console.run("echo > set_ftrace_filter")
+
+
+def test_a_program_keeps_its_name_beside_the_shell(console):
+    """saved_cmdlines is Linux's ring: a pid keeps its slot while it is in the ring, and a new pid takes the
+    oldest one. A program whose pid is 1 mod 128 (the boot table's size) once shared a slot with the shell
+    (pid 1), which took it back at every switch to it, so the program printed as <...>. The loop (in the
+    guest) runs programs until the next pid is 1 mod 128, and the next program started is tracee."""
+    assert console.run("/bin/sh -c 'while :; do /bin/busybox true & wait $!; "
+                       "[ $(( ($! + 1) % 128 )) = 1 ] && break; done'", timeout=120) == ""
+    console.run("echo 1 > events/syscalls/sys_enter_getppid/enable")
+    assert program_lines(console.run("/tests/tracee")) == ["tracee"]
+    console.run("echo 0 > events/syscalls/sys_enter_getppid/enable")
+    calls = [(comm, pid) for comm, pid, rest in trace_body(console) if rest.startswith("sys_getppid(")]
+    assert calls and all(pid % 128 == 1 and comm == "tracee" for comm, pid in calls), calls
+    # ... and the shell kept its own name all along.
+    assert console.run("echo hello > trace_marker") == ""
+    assert any(comm == "sh" and pid == 1 for comm, pid, _ in trace_body(console))
