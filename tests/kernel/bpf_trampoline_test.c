@@ -156,7 +156,7 @@ static void env_fini(struct tramp_env *e)
 	}
 }
 
-SELFTEST(bpf_trampoline_fentry_fexit)
+SELFTEST_DYNAMIC(bpf_trampoline_fentry_fexit)
 {
 	struct tramp_env e = { .map_fd = -1 };
 	struct bpf_insn p[40];
@@ -201,7 +201,7 @@ out:
 	env_fini(&e);
 }
 
-SELFTEST(bpf_trampoline_refusals)
+SELFTEST_DYNAMIC(bpf_trampoline_refusals)
 {
 	struct tramp_env e = { .map_fd = -1 };
 	struct bpf_insn p[40];
@@ -286,7 +286,7 @@ static void tramp_caller_loop(void *arg)
 	__atomic_store_n(&s->done, true, __ATOMIC_RELEASE);
 }
 
-SELFTEST(bpf_trampoline_rebuilt_while_called)
+SELFTEST_DYNAMIC(bpf_trampoline_rebuilt_while_called)
 {
 	static struct tramp_loop s;
 	struct tramp_env e = { .map_fd = -1 };
@@ -357,7 +357,7 @@ static void sleeper_thread(void *arg)
 	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 }
 
-SELFTEST(bpf_trampoline_fexit_outlives_its_link)
+SELFTEST_DYNAMIC(bpf_trampoline_fexit_outlives_its_link)
 {
 	static struct sleeper_call c;
 	struct tramp_env e = { .map_fd = -1 };
