@@ -22,11 +22,11 @@ struct jit_ctx {
 	u32 tcc_off;	 /* ... in the function being written */
 };
 
-void emit(struct jit_ctx *c, const u8 *b, int n);
+void emit_code(struct jit_ctx *c, const u8 *b, int n);
 #define EMIT(...)                                                                                  \
 	do {                                                                                       \
 		const u8 __b[] = { __VA_ARGS__ };                                                  \
-		emit(c, __b, sizeof(__b));                                                         \
+		emit_code(c, __b, sizeof(__b));                                                    \
 	} while (0)
 void emit_u32(struct jit_ctx *c, u32 v);
 void emit_rex(struct jit_ctx *c, bool w, u8 reg, u8 rm, bool force);

@@ -18,7 +18,7 @@
  * Each function of the program (bpf-to-bpf calls) has its own frame and prologue, so a `call`
  * to it keeps R1-R5 as arguments and gives back R6-R9 and R10 as its caller had them.
  */
-void emit(struct jit_ctx *c, const u8 *b, int n)
+void emit_code(struct jit_ctx *c, const u8 *b, int n)
 {
 	for (int i = 0; i < n; i++, c->len++)
 		if (c->buf && c->len < JIT_MAX_SIZE)
