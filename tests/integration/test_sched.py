@@ -97,26 +97,24 @@ def test_rt_sysctls_refuse_bad_input(console):
 
 
 def fifo_loop(console):
-    """Starts a SCHED_FIFO 50 loop that never sleeps, in the background on CPU 0 (the shell's; taskset keeps it
-    there: the sh it starts on CPU 0 forks the loop with only CPU 0 allowed, where a fork would otherwise choose the
-    idle CPU); its pid, once it runs as the FIFO loop."""
-    out = program_lines(console.run(
-        "/usr/bin/taskset 1 /bin/sh -c '/usr/bin/chrt -f 50 /bin/sh -c \"while :; do :; done\" > /dev/null 2>&1 "
-        "& echo $!'",
-        timeout=120))
-    pid = int(out[-1])
-    # Spinning once it is FIFO, then sh again (chrt has exec'd it; asked in that order, a "sh" can only be the
-    # loop's): chrt's own start, under SCHED_OTHER beside the shell, may outlast the commands that follow, which
-    # would then never need the throttle. The wait runs in the guest, on CPU 1: one answer from the shell.
-    # Its output holds the kernel's throttling line when the throttle begins meanwhile: only log lines.
+    """Starts a SCHED_FIFO 50 loop that never sleeps, in the background on CPU 0 (the shell's; taskset moves it
+    there, where a fork would otherwise choose the idle CPU); its pid, once it runs as the FIFO loop.
+
+    The sh that starts it stays on CPU 1 and waits there until the loop is FIFO, then sh again (chrt has
+    exec'd it; asked in that order, a "sh" can only be the loop's): chrt's own start, under SCHED_OTHER beside
+    the shell, may outlast the commands that follow, which would then never need the throttle. All of it is one
+    command, typed before the loop exists, so the kernel's throttling line can only come in its output, never
+    inside the echo of a command typed while the shell waits for its 50 ms."""
     try:
-        out = console.run("/bin/busybox sh -c 'until /usr/bin/chrt -p %d | grep -q SCHED_FIFO "
-                          "&& [ $(cat /proc/%d/comm) = sh ]; do :; done'" % (pid, pid), timeout=120)
-        assert not any(program_lines(out)), out
+        out = program_lines(console.run(
+            "/bin/sh -c '/usr/bin/taskset 1 /usr/bin/chrt -f 50 /bin/sh -c \"while :; do :; done\" "
+            "> /dev/null 2>&1 & p=$!; until /usr/bin/chrt -p $p | grep -q SCHED_FIFO && "
+            "[ $(cat /proc/$p/comm) = sh ]; do :; done; echo $p'",
+            timeout=120))
     except BaseException:
-        console.run("/bin/busybox kill -9 %d" % pid, timeout=120)   # never leave the loop to later tests
+        console.run("/bin/busybox pkill -9 -f 'while :; do :; done'", timeout=120)  # never leave it to others
         raise
-    return pid
+    return int(out[-1])
 
 
 def test_rt_throttling_keeps_the_shell_alive(console):
