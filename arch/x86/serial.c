@@ -23,8 +23,8 @@
 #define LSR_THR_EMPTY 0x20
 
 /*
- * Typed bytes wait here between the interrupt and the shell. Single producer (the IRQ handler)
- * and single consumer (the shell), so head and tail need no lock, only ordered accesses.
+ * Typed bytes wait here between the interrupt and the shell. One producer at a time (serial_rx())
+ * and a single consumer (the shell), so head and tail need no lock, only ordered accesses.
  */
 #define RX_RING 4096 /* Linux's tty keeps as much typed-ahead input (N_TTY_BUF_SIZE) */
 static u8 rx_ring[RX_RING];
@@ -46,7 +46,26 @@ void serial_init(void)
 /* A BREAK seen by an LSR read that did not take the byte (reading LSR clears BI). */
 static u8 lsr_break_seen;
 
+/*
+ * The ring has one producer at a time: the IRQ may come on one CPU while another polls (with its
+ * own interrupts off, which holds off only its own CPU's IRQ), and two drainers would interleave
+ * bytes. A CPU that finds the flag taken leaves the FIFO to the one draining it, which looks at
+ * the FIFO again after letting go, so a byte that came in between is never left behind.
+ */
+static u8 rx_busy;
+static void serial_rx_drain(void);
+
 static void serial_rx(void)
+{
+	do {
+		if (__atomic_exchange_n(&rx_busy, 1, __ATOMIC_ACQUIRE))
+			return;
+		serial_rx_drain();
+		__atomic_store_n(&rx_busy, 0, __ATOMIC_RELEASE);
+	} while (inb(COM1 + LSR) & LSR_DATA_READY);
+}
+
+static void serial_rx_drain(void)
 {
 	static bool sysrq_armed;
 	u8 lsr;
@@ -130,7 +149,7 @@ bool serial_rx_pending(void)
 
 void serial_poll(void)
 {
-	/* Interrupts off: the IRQ handler is the ring's other producer. */
+	/* Interrupts off: this CPU's IRQ handler cannot come in while we hold rx_busy. */
 	unsigned long flags = local_irq_save();
 
 	serial_rx();
